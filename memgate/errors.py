@@ -1,0 +1,65 @@
+"""One error hierarchy for memgate.
+
+Transient errors (a store down, a 429) are retried with backoff; permanent
+ones go to the dead-letter topic with their reason. :func:`is_transient` is
+the single predicate that decides which is which.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+
+class MemgateError(Exception):
+    """Base class of every error memgate raises on purpose."""
+
+
+class ConfigError(MemgateError):
+    """The settings are wrong; the message says which one and how to fix it."""
+
+
+class InvalidEvent(MemgateError):
+    """An input event failed validation. Permanent: it goes to the dead-letter topic."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+    @classmethod
+    def from_validation(cls, exc: ValidationError, *, where: str = "") -> InvalidEvent:
+        problems = []
+        for err in exc.errors(include_url=False, include_input=False):
+            loc = ".".join(str(p) for p in err["loc"]) or "(event)"
+            problems.append(f"{loc}: {err['msg']}")
+        prefix = f"{where}: " if where else ""
+        return cls(prefix + "invalid turn: " + "; ".join(problems), problems)
+
+
+class TransientError(MemgateError):
+    """A failure that may succeed if retried (store unavailable, throttled)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentError(MemgateError):
+    """A failure that retrying cannot fix (a mapping conflict, a rejected document)."""
+
+
+class StoreError(MemgateError):
+    """A store answered with an error that is neither transient nor the caller's fault."""
+
+
+class ExtractionError(MemgateError):
+    """The extractor could not produce a valid answer (counted, never stored)."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for errors worth retrying with backoff."""
+    if isinstance(exc, TransientError):
+        return True
+    return isinstance(exc, ConnectionError | TimeoutError)

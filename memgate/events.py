@@ -1,0 +1,422 @@
+"""Typed events that flow between the stages (and over Kafka topics).
+
+Every event is a frozen pydantic v2 model with a ``schema_version`` so that a
+consumer can tell which shape it reads. Invalid input raises
+:class:`pydantic.ValidationError`, whose message names the field and the
+problem; :func:`parse_turn` turns that into a :class:`memgate.errors.InvalidEvent`
+with one line per problem.
+
+>>> t = parse_turn({"tenant_id": "acme", "user_id": "u1", "session_id": "s1",
+...                 "turn_id": "t1", "role": "user", "content": "hi",
+...                 "ts": "2024-05-01T10:00:00Z"})
+>>> t.partition_key
+'acme/u1'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+
+from memgate.errors import InvalidEvent
+
+SCHEMA_VERSION = 1
+
+# Identifiers: printable, no slashes (they build keys and document ids).
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}$")
+
+
+def _check_id(v: str) -> str:
+    if not _ID_RE.match(v):
+        raise ValueError(
+            "must be 1-200 characters of letters, digits and . _ : @ + -, "
+            "starting with a letter or digit"
+        )
+    return v
+
+
+Ident = Annotated[str, AfterValidator(_check_id)]
+
+
+def _aware(v: datetime) -> datetime:
+    if v.tzinfo is None:
+        raise ValueError("must carry a time zone (e.g. 2024-05-01T10:00:00Z)")
+    return v.astimezone(UTC)
+
+
+AwareDatetime = Annotated[datetime, AfterValidator(_aware)]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def stable_id(*parts: str, length: int = 24) -> str:
+    """A deterministic id from its parts (same parts, same id, on every worker)."""
+    h = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    return h[:length]
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_PUNCT_RE = re.compile(r"[^\w\s:/\-]+", re.UNICODE)
+_WS_RE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Case-, width- and whitespace-insensitive form used in keys and value comparison.
+
+    >>> normalise("  The  User's   Editor ")
+    'the users editor'
+    """
+    t = unicodedata.normalize("NFKC", text).casefold()
+    t = _PUNCT_RE.sub("", t)
+    return _WS_RE.sub(" ", t).strip()
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+    schema_version: Literal[1] = SCHEMA_VERSION
+
+
+# --------------------------------------------------------------------------- turn
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class Outcome(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+
+
+MetaValue = str | int | float | bool | None
+
+
+class TurnEvent(_Event):
+    """One conversation turn as a platform emits it (the input topic)."""
+
+    tenant_id: Ident
+    user_id: Ident
+    session_id: Ident
+    turn_id: Ident = Field(description="Idempotency key: the same turn twice is one turn.")
+    role: Role
+    content: str = Field(max_length=100_000)
+    ts: AwareDatetime = Field(description="Event time: when the turn was said.")
+    outcome: Outcome | None = Field(
+        default=None, description="Result of the task this turn belongs to (save-after-success)."
+    )
+    confirmed: bool | None = Field(
+        default=None, description="The user explicitly confirmed what this turn states."
+    )
+    metadata: dict[str, MetaValue] = Field(default_factory=dict)
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
+# ------------------------------------------------------------------------ triage
+
+
+class TriageVerdict(StrEnum):
+    KEEP = "keep"
+    DROP = "drop"
+
+
+class TriagedTurn(_Event):
+    """A turn that survived triage, on its way to extraction."""
+
+    turn: TurnEvent
+    reason: str
+
+    @property
+    def partition_key(self) -> str:
+        return self.turn.partition_key
+
+
+# ----------------------------------------------------------------------- extract
+
+
+class FactType(StrEnum):
+    PREFERENCE = "preference"
+    FACT = "fact"
+    EVENT = "event"
+    CORRECTION = "correction"
+    INSTRUCTION = "instruction"
+
+
+class CandidateFact(_Event):
+    """A typed fact an extractor proposes from one turn; not yet admitted."""
+
+    candidate_id: str
+    tenant_id: Ident
+    user_id: Ident
+    session_id: Ident
+    type: FactType
+    subject: str = Field(min_length=1, max_length=200)
+    predicate: str = Field(min_length=1, max_length=120)
+    object: str = Field(min_length=1, max_length=2_000)
+    confidence: float = Field(ge=0.0, le=1.0)
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    rationale: str = Field(default="", max_length=1_000)
+    source_turn_ids: list[Ident] = Field(min_length=1)
+    extractor: str
+    extractor_version: str
+    turn_ts: AwareDatetime
+    outcome: Outcome | None = None
+    confirmed: bool | None = None
+    multi_valued: bool = Field(
+        default=False,
+        description="The predicate can hold several values at once (e.g. 'likes'); "
+        "each value then has its own key and nothing is superseded.",
+    )
+
+    @field_validator("subject", "predicate", "object")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be blank")
+        return v
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+    def text(self) -> str:
+        """The sentence that is indexed and embedded for this fact."""
+        return render_fact_text(self.subject, self.predicate, self.object)
+
+
+def render_fact_text(subject: str, predicate: str, obj: str) -> str:
+    return f"{subject} {predicate.replace('_', ' ')} {obj}".strip()
+
+
+# ------------------------------------------------------------------------ redact
+
+
+class RedactionAction(StrEnum):
+    CLEAN = "clean"
+    REDACTED = "redacted"
+    REJECTED = "rejected"
+
+
+class RedactionResult(_Event):
+    """What the redactor found: kinds and counts only, never the values."""
+
+    action: RedactionAction
+    counts: dict[str, int] = Field(default_factory=dict)
+    reason: str = ""
+
+
+class RedactedCandidate(_Event):
+    candidate: CandidateFact
+    redaction: RedactionResult
+
+    @property
+    def partition_key(self) -> str:
+        return self.candidate.partition_key
+
+
+# ------------------------------------------------------------------------ resolve
+
+
+class ResolutionAction(StrEnum):
+    ADD = "ADD"
+    SUPERSEDE = "SUPERSEDE"
+    DUPLICATE = "DUPLICATE"
+    PENDING = "PENDING"
+    REJECT = "REJECT"
+
+
+class FactStatus(StrEnum):
+    ACTIVE = "active"
+    PENDING = "pending"
+    SUPERSEDED = "superseded"
+
+
+class StoredFact(_Event):
+    """A fact as the retrieval store holds it (one document per fact id)."""
+
+    fact_id: str
+    tenant_id: Ident
+    user_id: Ident
+    key: str
+    type: FactType
+    subject: str
+    predicate: str
+    value: str
+    text: str
+    status: FactStatus
+    confidence: float = Field(ge=0.0, le=1.0)
+    # valid time: when it was true in the world
+    valid_from: AwareDatetime
+    valid_to: AwareDatetime | None = None
+    # system time: when we recorded it and when we superseded it
+    recorded_at: AwareDatetime
+    superseded_at: AwareDatetime | None = None
+    superseded_by: str | None = None
+    supersedes: str | None = None
+    occurrences: int = Field(default=1, ge=1)
+    session_ids: list[str] = Field(default_factory=list)
+    first_seen: AwareDatetime
+    last_seen: AwareDatetime
+    source_turn_ids: list[str] = Field(min_length=1)
+    extractor: str
+    extractor_version: str
+    policy_version: str
+    rationale: str = ""
+    embedding: list[float] | None = Field(default=None, repr=False)
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
+class Resolution(_Event):
+    """The dedupe/resolve verdict for one candidate, with the writes it implies."""
+
+    event_id: str
+    action: ResolutionAction
+    reason: str
+    key: str
+    tenant_id: Ident
+    user_id: Ident
+    candidate_id: str
+    source_turn_ids: list[str]
+    writes: list[StoredFact] = Field(
+        default_factory=list,
+        description="Facts to upsert (new, updated or closed) for this verdict.",
+    )
+    policy_version: str
+    decided_at: AwareDatetime
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
+# ---------------------------------------------------------------------- audit
+
+
+class Stage(StrEnum):
+    TRIAGE = "triage"
+    EXTRACT = "extract"
+    REDACT = "redact"
+    DEDUPE = "dedupe"
+    PERSIST = "persist"
+    INGEST = "ingest"
+
+
+class DecisionRecord(_Event):
+    """One decision of one stage, for the audit store. Never carries raw content."""
+
+    event_id: str
+    stage: Stage
+    tenant_id: str
+    user_id: str
+    session_id: str = ""
+    turn_id: str
+    verdict: str
+    reason: str
+    key: str = ""
+    fact_id: str = ""
+    policy_version: str
+    decided_at: AwareDatetime
+    details: dict[str, str | int | float] = Field(default_factory=dict)
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
+class JournalRecord(_Event):
+    """Every turn, kept or not: ids, time, length, hash, verdict, redacted text only."""
+
+    event_id: str
+    tenant_id: str
+    user_id: str
+    session_id: str
+    turn_id: str
+    role: Role
+    ts: AwareDatetime
+    length: int
+    content_sha256: str
+    verdict: TriageVerdict
+    reason: str
+    redacted_text: str
+    redaction_counts: dict[str, int] = Field(default_factory=dict)
+    ingested_at: AwareDatetime
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
+class FactHistoryRecord(_Event):
+    """One change to one fact: add, duplicate (occurrence), supersede, pending, forget."""
+
+    event_id: str
+    tenant_id: str
+    user_id: str
+    fact_id: str
+    key: str
+    action: str
+    value: str
+    confidence: float
+    occurrences: int
+    superseded_by: str = ""
+    supersedes: str = ""
+    source_turn_id: str
+    policy_version: str
+    at: AwareDatetime
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
+class DeadLetter(_Event):
+    """An event that failed validation or failed permanently, with where it came from."""
+
+    reason: str
+    error_type: str
+    source_topic: str
+    partition: int = -1
+    offset: int = -1
+    key: str | None = None
+    payload: str = Field(description="The raw payload, redacted of secrets.")
+    failed_at: AwareDatetime
+
+
+AuditEvent = DecisionRecord | JournalRecord | FactHistoryRecord
+
+
+def parse_turn(data: dict[str, Any] | str | bytes, *, where: str = "") -> TurnEvent:
+    """Validate one input turn; raise :class:`InvalidEvent` naming every bad field."""
+    try:
+        if isinstance(data, str | bytes):
+            return TurnEvent.model_validate_json(data)
+        return TurnEvent.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidEvent.from_validation(exc, where=where) from None

@@ -1,0 +1,131 @@
+"""The small interfaces every store implements.
+
+A retrieval store holds :class:`StoredFact` documents (one per fact id) and
+answers hybrid queries; an audit store holds the journal, the decisions of
+every stage and the history of every fact. Both are scoped by tenant and
+user *inside* the store: every read takes them and filters in the query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from memgate.events import AuditEvent, FactStatus, FactType, Ident, StoredFact
+
+RRF_K = 60
+
+
+class SearchQuery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tenant_id: Ident
+    user_id: Ident
+    text: str = Field(min_length=1)
+    k: int = Field(default=10, ge=1, le=1000)
+    as_of: datetime | None = Field(
+        default=None,
+        description="Valid-time instant: return what was true then, superseded or not.",
+    )
+    types: tuple[FactType, ...] | None = None
+    candidates: int = Field(
+        default=50, ge=1, le=2000, description="How many hits each retriever contributes."
+    )
+
+
+class SearchHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    fact: StoredFact
+    score: float = Field(description="Reciprocal-rank-fusion score (after decay, if applied).")
+    bm25_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@runtime_checkable
+class RetrievalStore(Protocol):
+    """Facts with their embeddings; hybrid search fused by reciprocal rank."""
+
+    def upsert(self, facts: Sequence[StoredFact], *, wait: bool = False) -> None:
+        """Write facts (document id = fact id; a rewrite replaces). ``wait``: searchable on return."""
+
+    def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None: ...
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        """Every fact with this key, any status, oldest recorded first."""
+        ...
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        """k nearest facts by cosine similarity, best first, within tenant and user."""
+        ...
+
+    def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
+        """BM25 and k-NN, each filtered inside the store, fused with RRF (k=60)."""
+        ...
+
+    def list_facts(
+        self, tenant_id: str, user_id: str, *, include_inactive: bool = False
+    ) -> list[StoredFact]: ...
+
+    def forget(self, tenant_id: str, user_id: str) -> int:
+        """Delete every fact of a user; returns how many were deleted."""
+        ...
+
+    def stats(self) -> dict[str, int]:
+        """Counts by status across the store (for reports)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class AuditStore(Protocol):
+    """Journal, decisions and fact history; rows deduplicated by event id."""
+
+    def write(self, records: Sequence[AuditEvent]) -> None: ...
+
+    def query(
+        self, sql: str, parameters: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Raw SQL (read-only use); returns column names and rows."""
+        ...
+
+    def forget(self, tenant_id: str, user_id: str) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def rrf_fuse(
+    rankings: Sequence[Sequence[str]], *, k: int = RRF_K
+) -> list[tuple[str, float, list[int | None]]]:
+    """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank), rank from 1.
+
+    Returns (id, score, [rank in each ranking or None]) best first; ties broken
+    by best single rank then id, so the order is deterministic.
+
+    >>> [(d, round(s, 4)) for d, s, _ in rrf_fuse([["a", "b"], ["b", "c"]])]
+    [('b', 0.0325), ('a', 0.0164), ('c', 0.0161)]
+    """
+    scores: dict[str, float] = {}
+    ranks: dict[str, list[int | None]] = {}
+    for i, ranking in enumerate(rankings):
+        for r, doc in enumerate(ranking, start=1):
+            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + r)
+            ranks.setdefault(doc, [None] * len(rankings))[i] = r
+    return sorted(
+        ((d, s, ranks[d]) for d, s in scores.items()),
+        key=lambda x: (-x[1], min(r for r in x[2] if r is not None), x[0]),
+    )

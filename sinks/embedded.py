@@ -1,0 +1,522 @@
+"""An embedded retrieval store: one SQLite file, FTS5 for BM25, numpy for cosine.
+
+No server: :class:`EmbeddedIndex` keeps every fact of every tenant in one
+SQLite database (WAL mode) at a path the caller chooses. Lexical search is
+SQLite's FTS5 ranked by ``bm25()``; dense search is an exact cosine scan,
+in numpy, over the float32 embeddings of the rows of *one* tenant and user.
+Both retrievers filter by tenant, user, status and valid time in their SQL
+``WHERE`` clause, and their rankings are fused with reciprocal rank fusion
+(:func:`sinks.base.rrf_fuse`, k=60).
+
+>>> import tempfile
+>>> from datetime import UTC, datetime
+>>> from memgate.events import FactStatus, FactType, StoredFact
+>>> from sinks.base import SearchQuery
+>>> now = datetime(2024, 5, 1, tzinfo=UTC)
+>>> fact = StoredFact(
+...     fact_id="f1", tenant_id="acme", user_id="u1", key="acme/u1/user/editor",
+...     type=FactType.PREFERENCE, subject="user", predicate="editor", value="vim",
+...     text="user editor vim", status=FactStatus.ACTIVE, confidence=0.9,
+...     valid_from=now, recorded_at=now, first_seen=now, last_seen=now,
+...     source_turn_ids=["t1"], extractor="rules", extractor_version="1",
+...     policy_version="balanced-1", embedding=[1.0, 0.0, 0.0, 0.0])
+>>> with tempfile.TemporaryDirectory() as d, EmbeddedIndex(Path(d) / "facts.db", dim=4) as store:
+...     store.upsert([fact], wait=True)
+...     hits = store.search(SearchQuery(tenant_id="acme", user_id="u1", text="which editor?"),
+...                         np.array([1.0, 0.0, 0.0, 0.0]))
+...     [(h.fact.value, h.bm25_rank, h.vector_rank) for h in hits]
+[('vim', 1, 1)]
+
+Notes:
+
+* ``wait`` on :meth:`EmbeddedIndex.upsert` is accepted for the protocol; a
+  committed SQLite transaction is searchable at once.
+* BM25 statistics (document frequencies, average length) are those of the
+  whole FTS index, all tenants together: they shape scores, never which rows
+  can match, since the tenant and user filter is in the same SQL statement.
+* :meth:`EmbeddedIndex.forget` also rewrites the FTS index and checkpoints the
+  WAL, and ``secure_delete`` is on, so a forgotten fact's text does not linger
+  in the file's free pages or index segments.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
+from memgate.events import FactStatus, StoredFact
+from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+
+__all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
+
+#: ``PRAGMA user_version`` of the file layout this module writes.
+SCHEMA_VERSION = 1
+#: Free-text queries are cut to this many distinct terms (bounds the FTS cost).
+MAX_QUERY_TERMS = 64
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
+_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
+_HAS_ALNUM_RE = re.compile(r"[^\W_]", re.UNICODE)
+_ID_CHUNK = 500  # bound parameters per IN (...) list
+
+_DDL = (
+    # rid is the rowid alias: stable under VACUUM, so the FTS rows can key on it.
+    """
+    CREATE TABLE IF NOT EXISTS facts (
+        rid           INTEGER PRIMARY KEY,
+        fact_id       TEXT    NOT NULL UNIQUE,
+        tenant_id     TEXT    NOT NULL,
+        user_id       TEXT    NOT NULL,
+        key           TEXT    NOT NULL,
+        status        TEXT    NOT NULL,
+        predicate     TEXT    NOT NULL,
+        type          TEXT    NOT NULL,
+        valid_from    INTEGER NOT NULL,
+        valid_to      INTEGER,
+        recorded_at   INTEGER NOT NULL,
+        superseded_at INTEGER,
+        doc           TEXT    NOT NULL,
+        embedding     BLOB
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS facts_by_key ON facts (tenant_id, user_id, key)",
+    "CREATE INDEX IF NOT EXISTS facts_by_status ON facts (tenant_id, user_id, status)",
+    """
+    CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(
+        text, tokenize = 'porter unicode61 remove_diacritics 2'
+    )
+    """,
+)
+
+_COLUMNS = (
+    "fact_id, tenant_id, user_id, key, status, predicate, type, valid_from, valid_to, "
+    "recorded_at, superseded_at, doc, embedding"
+)
+_UPSERT = f"""
+    INSERT INTO facts ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (fact_id) DO UPDATE SET
+        tenant_id = excluded.tenant_id, user_id = excluded.user_id, key = excluded.key,
+        status = excluded.status, predicate = excluded.predicate, type = excluded.type,
+        valid_from = excluded.valid_from, valid_to = excluded.valid_to,
+        recorded_at = excluded.recorded_at, superseded_at = excluded.superseded_at,
+        doc = excluded.doc, embedding = excluded.embedding
+    RETURNING rid
+"""
+
+FloatVector = npt.NDArray[np.float32]
+
+
+def fts_query(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
+    """An FTS5 ``MATCH`` expression for free text: each word quoted, ORed together.
+
+    Quoting makes every term a plain string, so user text cannot use FTS5
+    syntax (``NEAR(``, ``*``, ``-``, ``:``, ``OR``, column filters). Returns
+    ``None`` when the text has no word at all: the BM25 side then finds nothing.
+
+    >>> fts_query('NEAR(editor* "vim") OR -emacs: x_y')
+    '"NEAR" OR "editor" OR "vim" OR "emacs" OR "x_y"'
+    >>> fts_query('"*" -- :') is None
+    True
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for token in _TOKEN_RE.findall(text):
+        folded = token.casefold()
+        if folded in seen or not _HAS_ALNUM_RE.search(token):
+            continue
+        seen.add(folded)
+        terms.append('"' + token.replace('"', '""') + '"')
+        if len(terms) >= max_terms:
+            break
+    return " OR ".join(terms) if terms else None
+
+
+def _micros(dt: datetime) -> int:
+    if dt.tzinfo is None:
+        raise ValueError(f"datetime {dt.isoformat()} must carry a time zone")
+    return (dt - _EPOCH) // _MICRO
+
+
+def _opt_micros(dt: datetime | None) -> int | None:
+    return None if dt is None else _micros(dt)
+
+
+class EmbeddedIndex:
+    """A :class:`sinks.base.RetrievalStore` in one SQLite file (no server).
+
+    * ``path``: the database file (created with its parent directory if
+      missing); the WAL and shared-memory files sit beside it.
+    * ``dim``: the embedding dimension; every stored embedding and every
+      query vector must have it. Opening a file whose embeddings have another
+      dimension raises :class:`memgate.errors.ConfigError`.
+    * ``busy_timeout``: seconds to wait for another process's write lock
+      before a write fails with :class:`memgate.errors.TransientError`.
+
+    One connection per instance, serialised by a lock: an instance may be
+    shared by threads. Use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, path: Path, dim: int, *, busy_timeout: float = 5.0) -> None:
+        if dim <= 0:
+            raise ConfigError(f"EmbeddedIndex dim must be positive, got {dim}")
+        self.path = Path(path)
+        self.dim = dim
+        self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=busy_timeout,
+                isolation_level=None,  # autocommit; transactions are explicit
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise ConfigError(f"cannot open the embedded index at {self.path}: {exc}") from exc
+        self._conn: sqlite3.Connection | None = conn
+        try:
+            self._init_schema(conn)
+        except BaseException:
+            conn.close()
+            self._conn = None
+            raise
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def _init_schema(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise ConfigError(
+                f"{self.path} has schema version {version}; this memgate reads up to "
+                f"{SCHEMA_VERSION}. Upgrade memgate or point the index at another path."
+            )
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise ConfigError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA secure_delete = ON")
+        conn.execute("PRAGMA foreign_keys = ON")
+        with self._tx(conn):
+            for stmt in _DDL:
+                conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        row = conn.execute(
+            "SELECT length(embedding) FROM facts WHERE embedding IS NOT NULL LIMIT 1"
+        ).fetchone()
+        if row is not None and row[0] != 4 * self.dim:
+            raise ConfigError(
+                f"{self.path} holds {row[0] // 4}-dimensional embeddings but the index was "
+                f"opened with dim={self.dim}; use the same embedder or another path."
+            )
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> EmbeddedIndex:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"EmbeddedIndex(path={str(self.path)!r}, dim={self.dim})"
+
+    # -- plumbing ------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, with SQLite errors mapped to memgate's."""
+        with self._lock:
+            if self._conn is None:
+                raise StoreError(f"{self!r} is closed")
+            try:
+                yield self._conn
+            except sqlite3.OperationalError as exc:
+                msg = str(exc)
+                if "locked" in msg or "busy" in msg:
+                    raise TransientError(f"embedded index {self.path}: {msg}") from exc
+                raise StoreError(f"embedded index {self.path}: {msg}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"embedded index {self.path}: {exc}") from exc
+
+    @staticmethod
+    @contextmanager
+    def _tx(conn: sqlite3.Connection) -> Iterator[None]:
+        """One write transaction: all or nothing."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _vector(self, vector: npt.ArrayLike) -> FloatVector:
+        v = np.asarray(vector, dtype=np.float32).ravel()
+        if v.shape != (self.dim,):
+            raise ValueError(f"query vector has {v.size} values; the index has dim={self.dim}")
+        return v
+
+    def _row(self, fact: StoredFact) -> tuple[Any, ...]:
+        blob: bytes | None = None
+        if fact.embedding is not None:
+            if len(fact.embedding) != self.dim:
+                raise PermanentError(
+                    f"fact {fact.fact_id}: embedding has {len(fact.embedding)} values, "
+                    f"the index has dim={self.dim}"
+                )
+            blob = np.asarray(fact.embedding, dtype="<f4").tobytes()
+        return (
+            fact.fact_id,
+            fact.tenant_id,
+            fact.user_id,
+            fact.key,
+            fact.status.value,
+            fact.predicate,
+            fact.type.value,
+            _micros(fact.valid_from),
+            _opt_micros(fact.valid_to),
+            _micros(fact.recorded_at),
+            _opt_micros(fact.superseded_at),
+            fact.model_dump_json(exclude={"embedding"}),
+            blob,
+        )
+
+    @staticmethod
+    def _fact(doc: str, blob: bytes | None) -> StoredFact:
+        fact = StoredFact.model_validate_json(doc)
+        if blob is None:
+            return fact
+        vec = np.frombuffer(blob, dtype="<f4")
+        return fact.model_copy(update={"embedding": vec.astype(np.float64).tolist()})
+
+    def _facts_by_id(self, conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, StoredFact]:
+        out: dict[str, StoredFact] = {}
+        for start in range(0, len(ids), _ID_CHUNK):
+            chunk = list(ids[start : start + _ID_CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            for fact_id, doc, blob in conn.execute(
+                f"SELECT fact_id, doc, embedding FROM facts WHERE fact_id IN ({marks})", chunk
+            ):
+                out[fact_id] = self._fact(doc, blob)
+        return out
+
+    def _cosine_top(
+        self,
+        conn: sqlite3.Connection,
+        where: str,
+        params: Sequence[Any],
+        vector: FloatVector,
+        k: int,
+    ) -> list[tuple[str, float]]:
+        """Exact cosine k-NN over the rows selected by ``where`` (which scopes tenant and user)."""
+        rows = conn.execute(
+            f"SELECT fact_id, embedding FROM facts AS f WHERE {where} AND f.embedding IS NOT NULL",
+            params,
+        ).fetchall()
+        if not rows or k <= 0:
+            return []
+        ids = [r[0] for r in rows]
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), -1)
+        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
+        dots = matrix @ vector
+        sims = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+        n = min(k, len(ids))
+        if n < len(ids):
+            top = np.argpartition(-sims, n - 1)[:n]
+        else:
+            top = np.arange(len(ids))
+        # best first; ties by fact id so the ranking is deterministic
+        order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), ids[i]))
+        return [(ids[i], float(sims[i])) for i in order]
+
+    @staticmethod
+    def _scope(query: SearchQuery) -> tuple[str, list[Any]]:
+        """The WHERE clause shared by both retrievers: tenant, user, status, valid time, type."""
+        clauses = ["f.tenant_id = ?", "f.user_id = ?"]
+        params: list[Any] = [query.tenant_id, query.user_id]
+        if query.as_of is None:
+            clauses.append("f.status = ?")
+            params.append(FactStatus.ACTIVE.value)
+        else:
+            t = _micros(query.as_of)
+            clauses.append(
+                "f.status IN (?, ?) AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)"
+            )
+            params += [FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value, t, t]
+        if query.types is not None:
+            types = sorted({t.value for t in query.types})
+            if not types:
+                clauses.append("0")  # an empty type filter admits nothing
+            else:
+                clauses.append(f"f.type IN ({', '.join('?' * len(types))})")
+                params += types
+        return " AND ".join(clauses), params
+
+    # -- RetrievalStore ------------------------------------------------------------
+
+    def upsert(self, facts: Sequence[StoredFact], *, wait: bool = False) -> None:
+        """Insert or replace facts by fact id, all in one transaction.
+
+        A fact id already held by another tenant or user is refused with
+        :class:`memgate.errors.PermanentError` (and nothing of the batch is
+        written): one tenant's write can never overwrite another's document.
+        ``wait`` is accepted for the protocol: a commit is searchable at once.
+        """
+        if not facts:
+            return
+        rows = [self._row(f) for f in facts]
+        owners = {f.fact_id: (f.tenant_id, f.user_id) for f in facts}
+        with self._locked() as conn, self._tx(conn):
+            ids = list(owners)
+            for start in range(0, len(ids), _ID_CHUNK):
+                chunk = ids[start : start + _ID_CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                for fact_id, tenant_id, user_id in conn.execute(
+                    f"SELECT fact_id, tenant_id, user_id FROM facts WHERE fact_id IN ({marks})",
+                    chunk,
+                ):
+                    if owners[fact_id] != (tenant_id, user_id):
+                        raise PermanentError(
+                            f"fact id {fact_id} already belongs to another tenant or user; "
+                            "refusing to overwrite it"
+                        )
+            for row, fact in zip(rows, facts, strict=True):
+                rid = conn.execute(_UPSERT, row).fetchone()[0]
+                conn.execute("DELETE FROM facts_fts WHERE rowid = ?", (rid,))
+                conn.execute("INSERT INTO facts_fts (rowid, text) VALUES (?, ?)", (rid, fact.text))
+
+    def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
+        with self._locked() as conn:
+            row = conn.execute(
+                "SELECT doc, embedding FROM facts WHERE fact_id = ? AND tenant_id = ? AND user_id = ?",
+                (fact_id, tenant_id, user_id),
+            ).fetchone()
+        return None if row is None else self._fact(row[0], row[1])
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        """Every fact with this key, any status, oldest recorded first."""
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT doc, embedding FROM facts WHERE tenant_id = ? AND user_id = ? AND key = ? "
+                "ORDER BY recorded_at, fact_id",
+                (tenant_id, user_id, key),
+            ).fetchall()
+        return [self._fact(doc, blob) for doc, blob in rows]
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        """k nearest facts by cosine similarity, best first, within tenant and user."""
+        q = self._vector(vector)
+        wanted = sorted({FactStatus(s).value for s in statuses})
+        if not wanted or k <= 0:
+            return []
+        where = f"f.tenant_id = ? AND f.user_id = ? AND f.status IN ({', '.join('?' * len(wanted))})"
+        params: list[Any] = [tenant_id, user_id, *wanted]
+        if predicate is not None:
+            where += " AND f.predicate = ?"
+            params.append(predicate)
+        with self._locked() as conn:
+            top = self._cosine_top(conn, where, params, q, k)
+            facts = self._facts_by_id(conn, [fid for fid, _ in top])
+        return [(facts[fid], sim) for fid, sim in top]
+
+    def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
+        """BM25 and cosine k-NN, each filtered in SQL, fused with RRF (k=60).
+
+        Default: active facts only. With ``query.as_of``: facts whose valid
+        time contains that instant, active or superseded (never pending).
+        """
+        q = self._vector(vector)
+        where, params = self._scope(query)
+        match = fts_query(query.text)
+        with self._locked() as conn:
+            lexical: list[str] = []
+            if match is not None:
+                lexical = [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT f.fact_id FROM facts_fts JOIN facts AS f ON f.rid = facts_fts.rowid "
+                        f"WHERE facts_fts MATCH ? AND {where} "
+                        "ORDER BY bm25(facts_fts), f.fact_id LIMIT ?",
+                        [match, *params, query.candidates],
+                    )
+                ]
+            dense = [fid for fid, _ in self._cosine_top(conn, where, params, q, query.candidates)]
+            fused = rrf_fuse([lexical, dense], k=RRF_K)[: query.k]
+            facts = self._facts_by_id(conn, [fid for fid, _, _ in fused])
+        return [
+            SearchHit(fact=facts[fid], score=score, bm25_rank=ranks[0], vector_rank=ranks[1])
+            for fid, score, ranks in fused
+        ]
+
+    def list_facts(
+        self, tenant_id: str, user_id: str, *, include_inactive: bool = False
+    ) -> list[StoredFact]:
+        """The user's facts, oldest recorded first; active only unless ``include_inactive``."""
+        sql = "SELECT doc, embedding FROM facts WHERE tenant_id = ? AND user_id = ?"
+        params: list[Any] = [tenant_id, user_id]
+        if not include_inactive:
+            sql += " AND status = ?"
+            params.append(FactStatus.ACTIVE.value)
+        with self._locked() as conn:
+            rows = conn.execute(sql + " ORDER BY recorded_at, fact_id", params).fetchall()
+        return [self._fact(doc, blob) for doc, blob in rows]
+
+    def forget(self, tenant_id: str, user_id: str) -> int:
+        """Delete every fact of a user, from the table and the FTS index; returns the count.
+
+        Afterwards the FTS index is merged (dropping the deleted terms from its
+        segments) and the WAL checkpointed, so the text is gone from the file.
+        """
+        with self._locked() as conn:
+            with self._tx(conn):
+                conn.execute(
+                    "DELETE FROM facts_fts WHERE rowid IN "
+                    "(SELECT rid FROM facts WHERE tenant_id = ? AND user_id = ?)",
+                    (tenant_id, user_id),
+                )
+                deleted = conn.execute(
+                    "DELETE FROM facts WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+                ).rowcount
+            if deleted:
+                with self._tx(conn):
+                    conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return int(deleted)
+
+    def stats(self) -> dict[str, int]:
+        """Counts by status across the store (every status present, zeros included)."""
+        counts = {s.value: 0 for s in FactStatus}
+        with self._locked() as conn:
+            for status, n in conn.execute("SELECT status, count(*) FROM facts GROUP BY status"):
+                counts[status] = int(n)
+        return counts

@@ -1,0 +1,340 @@
+"""Dedupe / resolve: one current fact per key.
+
+The key is tenant + user + normalised subject + predicate (plus the
+normalised value for multi-valued predicates such as ``likes``). Against
+what is stored under that key a candidate is:
+
+- a DUPLICATE: same value (or a near-duplicate wording by embedding
+  similarity): the occurrence is counted and last-seen refreshed, no new row;
+- a SUPERSEDE: a new value: the old fact keeps its row, gets
+  ``superseded_by`` and its valid time closed;
+- an ADD: nothing under the key yet;
+- PENDING: an inference that still needs explicit confirmation or repeated
+  evidence across sessions (stored, never served, promoted when the evidence
+  arrives);
+- a REJECT: the write policy refuses it (confidence, failed task).
+
+The stage is pure: what is stored is read through a :class:`FactView` passed
+in, the clock is injected, and the output is events (a :class:`Resolution`
+carrying the writes, and the :class:`DecisionRecord` for the audit store).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+
+from memgate.embedding import Embedder
+from memgate.events import (
+    DecisionRecord,
+    FactStatus,
+    RedactedCandidate,
+    Resolution,
+    ResolutionAction,
+    Stage,
+    StoredFact,
+    normalise,
+    stable_id,
+    utcnow,
+)
+from stages.policy import WritePolicy
+
+
+class FactView(Protocol):
+    """The read side of the retrieval store that resolution needs."""
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]: ...
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]: ...
+
+
+def fact_key(
+    tenant_id: str, user_id: str, subject: str, predicate: str, value: str | None = None
+) -> str:
+    """The stable key of a fact.
+
+    >>> fact_key("acme", "u1", " The User ", "Prefers:Editor")
+    'acme/u1/the user/prefers:editor'
+    >>> fact_key("acme", "u1", "user", "likes", "Hiking!")
+    'acme/u1/user/likes/hiking'
+    """
+    key = f"{tenant_id}/{user_id}/{normalise(subject)}/{normalise(predicate)}"
+    if value is not None:
+        key += "/" + normalise(value)
+    return key
+
+
+def fact_id_for(key: str, value: str, first_turn_id: str) -> str:
+    """Deterministic: the same candidate replayed gets the same id on every worker."""
+    return stable_id("fact", key, normalise(value), first_turn_id)
+
+
+def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
+    if a is None:
+        return 0.0
+    return float(np.dot(np.asarray(a, dtype=np.float32), b))
+
+
+@dataclass(frozen=True)
+class Resolver:
+    """Resolves redacted candidates against what is stored, under one write policy."""
+
+    policy: WritePolicy
+    embedder: Embedder
+    clock: Callable[[], datetime] = field(default=utcnow)
+
+    def __call__(
+        self, event: RedactedCandidate, view: FactView
+    ) -> list[Resolution | DecisionRecord]:
+        c = event.candidate
+        vec = self.embedder.embed([c.text()])[0]
+        return self.resolve(event, view, vec)
+
+    # ------------------------------------------------------------------ core
+
+    def resolve(
+        self, event: RedactedCandidate, view: FactView, vec: np.ndarray
+    ) -> list[Resolution | DecisionRecord]:
+        c = event.candidate
+        p = self.policy
+        now = self.clock()
+        key = fact_key(
+            c.tenant_id, c.user_id, c.subject, c.predicate, c.object if c.multi_valued else None
+        )
+        turn_id = c.source_turn_ids[0]
+
+        def out(
+            action: ResolutionAction,
+            reason: str,
+            writes: list[StoredFact],
+            details: dict[str, str | int | float] | None = None,
+        ) -> list[Resolution | DecisionRecord]:
+            fact_id = writes[0].fact_id if writes else ""
+            res = Resolution(
+                event_id=stable_id("resolve", c.candidate_id, action.value),
+                action=action,
+                reason=reason,
+                key=key,
+                tenant_id=c.tenant_id,
+                user_id=c.user_id,
+                candidate_id=c.candidate_id,
+                source_turn_ids=list(c.source_turn_ids),
+                writes=writes,
+                policy_version=p.version,
+                decided_at=now,
+            )
+            dec = DecisionRecord(
+                event_id=stable_id("decision", Stage.DEDUPE.value, c.candidate_id),
+                stage=Stage.DEDUPE,
+                tenant_id=c.tenant_id,
+                user_id=c.user_id,
+                session_id=c.session_id,
+                turn_id=turn_id,
+                verdict=action.value,
+                reason=reason,
+                key=key,
+                fact_id=fact_id,
+                policy_version=p.version,
+                decided_at=now,
+                details={"type": c.type.value, "confidence": c.confidence, **(details or {})},
+            )
+            return [res, dec]
+
+        # 1. policy gates that need no state
+        if c.confidence < p.min_confidence:
+            return out(ResolutionAction.REJECT, "below_min_confidence", [])
+        if p.save_after_success and c.outcome == "failure" and not c.confirmed:
+            return out(ResolutionAction.REJECT, "task_failed", [])
+
+        existing = view.by_key(c.tenant_id, c.user_id, key)
+        value_n = normalise(c.object)
+
+        # 2. redelivery of a turn we already applied: idempotent no-op
+        for f in existing:
+            if turn_id in f.source_turn_ids and normalise(f.value) == value_n:
+                return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": f.fact_id})
+
+        current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
+        active = next((f for f in current if f.status is FactStatus.ACTIVE), None)
+        pending = [f for f in current if f.status is FactStatus.PENDING]
+
+        # 3. same key, same value (or same meaning): count the occurrence
+        for f in current:
+            same = normalise(f.value) == value_n
+            sim = 1.0 if same else _cos(f.embedding, vec)
+            if same or sim >= p.near_duplicate:
+                updated = self._seen_again(f, event, now)
+                reason = "same_value" if same else "near_duplicate_same_key"
+                if f.status is FactStatus.PENDING:
+                    promote = self._promotion_reason(updated, c.confirmed)
+                    if promote is None:
+                        return out(
+                            ResolutionAction.PENDING,
+                            "awaiting_evidence",
+                            [updated],
+                            {"sessions": len(updated.session_ids)},
+                        )
+                    promoted = updated.model_copy(
+                        update={"status": FactStatus.ACTIVE, "recorded_at": now}
+                    )
+                    if active is not None:
+                        return self._supersede(active, promoted, now, out, promote)
+                    return out(ResolutionAction.ADD, promote, [promoted])
+                return out(
+                    ResolutionAction.DUPLICATE,
+                    reason,
+                    [updated],
+                    {"similarity": round(sim, 4), "occurrences": updated.occurrences},
+                )
+
+        # 4. near-duplicate under another key (different wording, same fact)
+        details: dict[str, str | int | float] = {}
+        for f, sim in view.nearest(
+            c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)
+        ):
+            if f.key == key:
+                continue
+            if sim >= p.near_duplicate and f.type == c.type:
+                updated = self._seen_again(f, event, now)
+                return out(
+                    ResolutionAction.DUPLICATE,
+                    "near_duplicate",
+                    [updated],
+                    {"similarity": round(sim, 4), "of": f.fact_id},
+                )
+            if sim >= p.ambiguous:
+                # flagged for the consolidation pass, not resolved on the hot path
+                details = {"consolidate_with": f.fact_id, "similarity": round(sim, 4)}
+                break
+
+        new = self._new_fact(event, key, vec, now)
+
+        # 5. an inference that needs confirmation or repeated evidence
+        needs_evidence = (
+            c.confidence < p.explicit_confidence or c.type in p.confirmation_required_types
+        ) and not c.confirmed
+        if c.type in p.success_required_types and c.outcome != "success" and not c.confirmed:
+            needs_evidence = True
+        if needs_evidence and p.min_sessions > 1:
+            if pending:
+                # a different pending value under the key: keep both as candidates
+                details["other_pending"] = len(pending)
+            pend = new.model_copy(update={"status": FactStatus.PENDING})
+            return out(ResolutionAction.PENDING, "needs_confirmation_or_evidence", [pend], details)
+        if needs_evidence and p.min_sessions <= 1 and c.type in p.confirmation_required_types:
+            pend = new.model_copy(update={"status": FactStatus.PENDING})
+            return out(ResolutionAction.PENDING, "needs_confirmation", [pend], details)
+
+        # 6. a new value for a key that has one: supersede
+        if active is not None:
+            return self._supersede(active, new, now, out, "new_value", details)
+        return out(ResolutionAction.ADD, "new_key", [new], details)
+
+    # --------------------------------------------------------------- helpers
+
+    def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
+        if confirmed:
+            return "promoted_confirmed"
+        if len(f.session_ids) >= self.policy.min_sessions:
+            return "promoted_repeated_evidence"
+        return None
+
+    def _seen_again(self, f: StoredFact, event: RedactedCandidate, now: datetime) -> StoredFact:
+        c = event.candidate
+        sessions = list(f.session_ids)
+        if c.session_id not in sessions:
+            sessions.append(c.session_id)
+        turns = list(f.source_turn_ids)
+        for t in c.source_turn_ids:
+            if t not in turns:
+                turns.append(t)
+        return f.model_copy(
+            update={
+                "occurrences": f.occurrences + 1,
+                "last_seen": max(f.last_seen, c.turn_ts),
+                "session_ids": sessions,
+                "source_turn_ids": turns,
+                "confidence": max(f.confidence, c.confidence),
+            }
+        )
+
+    def _new_fact(
+        self, event: RedactedCandidate, key: str, vec: np.ndarray, now: datetime
+    ) -> StoredFact:
+        c = event.candidate
+        return StoredFact(
+            fact_id=fact_id_for(key, c.object, c.source_turn_ids[0]),
+            tenant_id=c.tenant_id,
+            user_id=c.user_id,
+            key=key,
+            type=c.type,
+            subject=c.subject,
+            predicate=c.predicate,
+            value=c.object,
+            text=c.text(),
+            status=FactStatus.ACTIVE,
+            confidence=c.confidence,
+            valid_from=c.valid_from or c.turn_ts,
+            valid_to=c.valid_to,
+            recorded_at=now,
+            occurrences=1,
+            session_ids=[c.session_id],
+            first_seen=c.turn_ts,
+            last_seen=c.turn_ts,
+            source_turn_ids=list(c.source_turn_ids),
+            extractor=c.extractor,
+            extractor_version=c.extractor_version,
+            policy_version=self.policy.version,
+            rationale=c.rationale,
+            embedding=[float(x) for x in vec],
+        )
+
+    def _supersede(
+        self,
+        old: StoredFact,
+        new: StoredFact,
+        now: datetime,
+        out: Callable[..., list[Resolution | DecisionRecord]],
+        reason: str,
+        details: dict[str, str | int | float] | None = None,
+    ) -> list[Resolution | DecisionRecord]:
+        details = dict(details or {})
+        details["supersedes"] = old.fact_id
+        if new.valid_from < old.valid_from:
+            # An older statement arriving late: it becomes history, closed by the current fact.
+            hist = new.model_copy(
+                update={
+                    "status": FactStatus.SUPERSEDED,
+                    "valid_to": old.valid_from,
+                    "superseded_by": old.fact_id,
+                    "superseded_at": now,
+                }
+            )
+            details.pop("supersedes")
+            details["superseded_by"] = old.fact_id
+            return out(ResolutionAction.SUPERSEDE, "older_than_current", [hist], details)
+        closed = old.model_copy(
+            update={
+                "status": FactStatus.SUPERSEDED,
+                "valid_to": old.valid_to if old.valid_to and old.valid_to < new.valid_from
+                else new.valid_from,
+                "superseded_by": new.fact_id,
+                "superseded_at": now,
+            }
+        )
+        current = new.model_copy(update={"supersedes": old.fact_id, "status": FactStatus.ACTIVE})
+        return out(ResolutionAction.SUPERSEDE, reason, [current, closed], details)
+

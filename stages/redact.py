@@ -1,0 +1,122 @@
+"""Redact: nothing raw and sensitive goes past this stage.
+
+Every candidate's subject, object and rationale are scanned for PII,
+credentials and regulated categories (payment data, government IDs,
+health). PII is replaced by typed placeholders (``[EMAIL]``); a credential
+is never worth remembering, so a fact that carried one is rejected; a
+regulated category is rejected or reduced to its non-sensitive remainder,
+as the policy says. Findings record kinds and counts, never values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from memgate.events import (
+    CandidateFact,
+    DecisionRecord,
+    RedactedCandidate,
+    RedactionAction,
+    RedactionResult,
+    Stage,
+    stable_id,
+    utcnow,
+)
+from stages.detectors import KIND_CATEGORY, Category, Detector, MaskResult
+
+# Health is a regulated category with no fixed format: a term list catches the
+# common conditions, treatments and care settings in English, German, French
+# and Spanish. Mentions are reduced to [HEALTH] or the fact is rejected.
+_HEALTH_TERMS = (
+    r"diabet\w*|cancer|tumou?r|chemo\w*|hiv|aids|hepatitis|asthma|epilep\w*|"
+    r"depress\w*|anxiety disorder|bipolar|schizophreni\w*|adhd|autis\w*|ptsd|"
+    r"dementia|alzheimer\w*|parkinson\w*|multiple sclerosis|arthritis|"
+    r"pregnan\w*|miscarriage|abortion|std|sti|chlamydia|herpes|"
+    r"antidepressants?|insulin|metformin|sertraline|prozac|xanax|adderall|"
+    r"diagnos(?:ed|is)|prescri(?:bed|ption)|medication|therapist|psychiatrist|"
+    r"rehab|chemotherapy|surgery|blood pressure|hypertension|"
+    r"krebs|schwanger\w*|diagnose|medikament\w*|"
+    r"enceinte|diabète|dépression|médicament\w*|"
+    r"embarazada|diabetes|depresión|medicamento\w*"
+)
+HEALTH_RE = re.compile(rf"\b(?:{_HEALTH_TERMS})\b", re.IGNORECASE)
+HEALTH_PLACEHOLDER = "[HEALTH]"
+_PLACEHOLDER_ONLY = re.compile(r"^[\s\W]*(?:\[[A-Z_]+\][\s\W]*)+$")
+
+
+def mask_health(text: str) -> tuple[str, int]:
+    """Reduce health mentions to a placeholder; returns the text and the count."""
+    return HEALTH_RE.subn(HEALTH_PLACEHOLDER, text)
+
+
+def mask_all(detector: Detector, text: str) -> MaskResult:
+    """Everything sensitive masked: PII, credentials, regulated formats and health terms.
+
+    Used for the journal and before any text leaves for a third-party model.
+    """
+    res = detector.mask(text)
+    masked, n = mask_health(res.text)
+    counts = dict(res.counts)
+    if n:
+        counts["health"] = counts.get("health", 0) + n
+    return MaskResult(text=masked, counts=counts)
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """The redact stage: candidate in, redacted candidate (or a rejection) out."""
+
+    detector: Detector
+    regulated: Literal["reject", "redact"] = "reject"
+    policy_version: str = "redact-1"
+    clock: Callable[[], datetime] = field(default=utcnow)
+
+    def __call__(self, c: CandidateFact) -> list[RedactedCandidate | DecisionRecord]:
+        counts: Counter[str] = Counter()
+        fields: dict[str, str] = {}
+        for name in ("subject", "object", "rationale"):
+            res = mask_all(self.detector, getattr(c, name))
+            counts.update(res.counts)
+            fields[name] = res.text
+
+        categories = {_category(kind) for kind in counts}
+        if not counts:
+            action, reason = RedactionAction.CLEAN, "clean"
+        elif Category.CREDENTIAL in categories:
+            action, reason = RedactionAction.REJECTED, "credential"
+        elif Category.REGULATED in categories and self.regulated == "reject":
+            action, reason = RedactionAction.REJECTED, "regulated_category"
+        elif _PLACEHOLDER_ONLY.match(fields["object"]) or not fields["object"].strip():
+            action, reason = RedactionAction.REJECTED, "nothing_left_after_redaction"
+        else:
+            action, reason = RedactionAction.REDACTED, "placeholders"
+
+        result = RedactionResult(action=action, counts=dict(counts), reason=reason)
+        decision = DecisionRecord(
+            event_id=stable_id("decision", Stage.REDACT.value, c.candidate_id),
+            stage=Stage.REDACT,
+            tenant_id=c.tenant_id,
+            user_id=c.user_id,
+            session_id=c.session_id,
+            turn_id=c.source_turn_ids[0],
+            verdict=action.value,
+            reason=reason,
+            policy_version=f"{self.policy_version}/{self.regulated}",
+            decided_at=self.clock(),
+            details={f"kind.{k}": v for k, v in sorted(counts.items())},
+        )
+        if action is RedactionAction.REJECTED:
+            return [decision]
+        candidate = c if action is RedactionAction.CLEAN else c.model_copy(update=fields)
+        return [RedactedCandidate(candidate=candidate, redaction=result), decision]
+
+
+def _category(kind: str) -> Category:
+    if kind == "health":
+        return Category.REGULATED
+    return KIND_CATEGORY.get(kind, Category.PII)

@@ -1,0 +1,150 @@
+"""Prometheus metrics. The names below are stable: dashboards depend on them.
+
+One :class:`Metrics` object per process, holding its own registry (no
+module-level globals), served over HTTP by every worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    start_http_server,
+)
+
+from memgate.events import DecisionRecord, JournalRecord, Stage, TriageVerdict
+
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+AGE_BUCKETS = (3600, 86400, 7 * 86400, 30 * 86400, 90 * 86400, 365 * 86400, 3 * 365 * 86400)
+
+METRIC_NAMES = (
+    "memgate_events_in_total",
+    "memgate_events_out_total",
+    "memgate_events_dropped_total",
+    "memgate_stage_latency_seconds",
+    "memgate_turns_ingested_total",
+    "memgate_facts_written_total",
+    "memgate_write_amplification",
+    "memgate_redactions_total",
+    "memgate_extraction_calls_total",
+    "memgate_consumer_lag",
+    "memgate_served_fact_age_seconds",
+    "memgate_retrievals_total",
+    "memgate_dead_letters_total",
+    "memgate_store_retries_total",
+)
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        r = self.registry = registry or CollectorRegistry()
+        self.events_in = Counter(
+            "memgate_events_in", "Events consumed by a stage", ["stage"], registry=r
+        )
+        self.events_out = Counter(
+            "memgate_events_out", "Events a stage passed on to the next", ["stage"], registry=r
+        )
+        self.dropped = Counter(
+            "memgate_events_dropped",
+            "Events a stage dropped or rejected, by reason",
+            ["stage", "reason"],
+            registry=r,
+        )
+        self.latency = Histogram(
+            "memgate_stage_latency_seconds",
+            "Processing time of one event in a stage",
+            ["stage"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.turns = Counter(
+            "memgate_turns_ingested", "Turns that entered the gate", registry=r
+        )
+        self.facts_written = Counter(
+            "memgate_facts_written",
+            "Facts stored by action (add, supersede, promote: new rows only)",
+            ["action"],
+            registry=r,
+        )
+        self.write_amplification = Gauge(
+            "memgate_write_amplification",
+            "Facts stored per turn ingested, since this worker started",
+            registry=r,
+        )
+        self.redactions = Counter(
+            "memgate_redactions", "Sensitive spans found, by kind", ["kind"], registry=r
+        )
+        self.extraction_calls = Counter(
+            "memgate_extraction_calls",
+            "Extractor invocations by extractor and outcome",
+            ["extractor", "outcome"],
+            registry=r,
+        )
+        self.consumer_lag = Gauge(
+            "memgate_consumer_lag",
+            "Messages not yet consumed, per stage topic and partition",
+            ["stage", "topic", "partition"],
+            registry=r,
+        )
+        self.served_age = Histogram(
+            "memgate_served_fact_age_seconds",
+            "Age (since last seen) of facts returned by search",
+            buckets=AGE_BUCKETS,
+            registry=r,
+        )
+        self.retrievals = Counter(
+            "memgate_retrievals", "Searches served", ["backend"], registry=r
+        )
+        self.dead_letters = Counter(
+            "memgate_dead_letters",
+            "Events sent to the dead-letter topic",
+            ["source", "reason"],
+            registry=r,
+        )
+        self.store_retries = Counter(
+            "memgate_store_retries",
+            "Retried writes to a store after a transient failure",
+            ["store"],
+            registry=r,
+        )
+        self._turns = 0
+        self._stored = 0
+
+    def serve(self, port: int, addr: str = "127.0.0.1") -> None:
+        start_http_server(port, addr=addr, registry=self.registry)
+
+    # ------------------------------------------------------------- recorders
+
+    def record_turn(self) -> None:
+        self._turns += 1
+        self.turns.inc()
+        self._update_amplification()
+
+    def record_facts(self, action: str, n: int = 1) -> None:
+        self._stored += n
+        self.facts_written.labels(action=action).inc(n)
+        self._update_amplification()
+
+    def _update_amplification(self) -> None:
+        if self._turns:
+            self.write_amplification.set(self._stored / self._turns)
+
+    def record_audit(self, records: Iterable[object]) -> None:
+        """Count drops and redactions from the audit events a stage emitted."""
+        for rec in records:
+            if isinstance(rec, JournalRecord):
+                for kind, n in rec.redaction_counts.items():
+                    self.redactions.labels(kind=kind).inc(n)
+                if rec.verdict is TriageVerdict.DROP:
+                    self.dropped.labels(stage=Stage.TRIAGE.value, reason=rec.reason).inc()
+            elif isinstance(rec, DecisionRecord):
+                if rec.stage is Stage.REDACT and rec.verdict == "rejected":
+                    self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()
+                elif rec.stage is Stage.DEDUPE and rec.verdict in ("REJECT", "DUPLICATE"):
+                    self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()
+                elif rec.stage is Stage.EXTRACT and rec.verdict != "facts":
+                    self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()

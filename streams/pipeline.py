@@ -1,0 +1,133 @@
+"""The five stages as event-in, events-out steps, shared by every runner.
+
+Both the in-process runner and the Faust agents call exactly these steps;
+only the transport between them differs. Each step returns a list of
+events: the next stage's input, plus audit events (:class:`JournalRecord`,
+:class:`DecisionRecord`) that are routed to the audit store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memgate.errors import ExtractionError
+from memgate.events import (
+    CandidateFact,
+    DecisionRecord,
+    JournalRecord,
+    RedactedCandidate,
+    Resolution,
+    Stage,
+    TriagedTurn,
+    TriageVerdict,
+    TurnEvent,
+    content_hash,
+    stable_id,
+    utcnow,
+)
+from stages.dedupe import FactView, Resolver
+from stages.detectors import Detector
+from stages.extract import Extractor
+from stages.persist import PersistPlan, plan
+from stages.redact import Redactor, mask_all
+from stages.triage import TriagePolicy, triage
+
+TRIAGE_POLICY_VERSION = "triage-1"
+
+
+@dataclass(frozen=True)
+class TriageStep:
+    """Triage one turn; every turn, kept or not, is journaled (redacted text only)."""
+
+    detector: Detector
+    policy: TriagePolicy = field(default_factory=TriagePolicy)
+    clock: Callable[[], datetime] = field(default=utcnow)
+
+    def __call__(self, turn: TurnEvent) -> list[TriagedTurn | JournalRecord | DecisionRecord]:
+        verdict, reason = triage(turn, self.policy)
+        now = self.clock()
+        masked = mask_all(self.detector, turn.content)
+        journal = JournalRecord(
+            event_id=stable_id("journal", turn.tenant_id, turn.turn_id),
+            tenant_id=turn.tenant_id,
+            user_id=turn.user_id,
+            session_id=turn.session_id,
+            turn_id=turn.turn_id,
+            role=turn.role,
+            ts=turn.ts,
+            length=len(turn.content),
+            content_sha256=content_hash(turn.content),
+            verdict=verdict,
+            reason=reason,
+            redacted_text=masked.text,
+            redaction_counts=masked.counts,
+            ingested_at=now,
+        )
+        decision = DecisionRecord(
+            event_id=stable_id("decision", Stage.TRIAGE.value, turn.tenant_id, turn.turn_id),
+            stage=Stage.TRIAGE,
+            tenant_id=turn.tenant_id,
+            user_id=turn.user_id,
+            session_id=turn.session_id,
+            turn_id=turn.turn_id,
+            verdict=verdict.value,
+            reason=reason,
+            policy_version=TRIAGE_POLICY_VERSION,
+            decided_at=now,
+        )
+        out: list[TriagedTurn | JournalRecord | DecisionRecord] = [journal, decision]
+        if verdict is TriageVerdict.KEEP:
+            out.insert(0, TriagedTurn(turn=turn, reason=reason))
+        return out
+
+
+@dataclass(frozen=True)
+class ExtractStep:
+    """Run the extractor; zero facts is the common, normal outcome."""
+
+    extractor: Extractor
+    clock: Callable[[], datetime] = field(default=utcnow)
+
+    def __call__(self, item: TriagedTurn) -> list[CandidateFact | DecisionRecord]:
+        turn = item.turn
+        facts: list[CandidateFact] = []
+        try:
+            facts = self.extractor.extract(turn)
+            verdict, reason = ("facts", "extracted") if facts else ("none", "no_fact")
+        except ExtractionError as exc:
+            verdict, reason = "error", f"extraction_error:{type(exc).__name__}"
+        decision = DecisionRecord(
+            event_id=stable_id("decision", Stage.EXTRACT.value, turn.tenant_id, turn.turn_id),
+            stage=Stage.EXTRACT,
+            tenant_id=turn.tenant_id,
+            user_id=turn.user_id,
+            session_id=turn.session_id,
+            turn_id=turn.turn_id,
+            verdict=verdict,
+            reason=reason,
+            policy_version=f"{self.extractor.name}-{self.extractor.version}",
+            decided_at=self.clock(),
+            details={"facts": len(facts), **{f"type.{f.type.value}": 1 for f in facts}},
+        )
+        return [*facts, decision]
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """The gate: triage → extract → redact → dedupe → persist."""
+
+    triage: TriageStep
+    extract: ExtractStep
+    redact: Redactor
+    resolve: Resolver
+
+    def dedupe(
+        self, item: RedactedCandidate, view: FactView
+    ) -> list[Resolution | DecisionRecord]:
+        return self.resolve(item, view)
+
+    @staticmethod
+    def persist(res: Resolution) -> PersistPlan:
+        return plan(res)
