@@ -14,8 +14,9 @@ from memgate.errors import ConfigError
 from memgate.settings import Settings
 
 if TYPE_CHECKING:
-    from sinks.base import AuditStore, RetrievalStore
     from stages.extract import Extractor
+
+    from sinks.base import AuditStore, RetrievalStore
     from streams.pipeline import Pipeline
 
 

@@ -99,7 +99,9 @@ def main(
         str | None, typer.Option(help="Write policy preset: conservative, balanced, permissive.")
     ] = None,
     embedder: Annotated[str | None, typer.Option(help="minilm (default) or hashing.")] = None,
-    extractor: Annotated[str | None, typer.Option(help="rules (offline default) or anthropic.")] = None,
+    extractor: Annotated[
+        str | None, typer.Option(help="rules (offline default) or anthropic.")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log key=value lines.")] = False,
 ) -> None:
     logging.basicConfig(
@@ -151,9 +153,7 @@ def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[
     if not path.is_file():
         raise MemgateError(f"{path} does not exist or is not a file")
     fmt = detect_format(path)
-    total = (
-        sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else _count_lines(path)
-    )
+    total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else _count_lines(path)
     errors = ReadErrors()
     pipeline = build_pipeline(rt.settings, rt.embedder)
     runner = InProcessRunner(pipeline, rt.retrieval, rt.audit)
@@ -167,9 +167,7 @@ def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[
         disable=quiet,
     ) as progress:
         task = progress.add_task(path.name, total=total)
-        summary = runner.run(
-            read_turns(path, errors), progress=lambda n: progress.advance(task, n)
-        )
+        summary = runner.run(read_turns(path, errors), progress=lambda n: progress.advance(task, n))
     runner.close()
     return summary, errors.errors
 
@@ -241,7 +239,9 @@ def _parse_time(s: str | None) -> datetime | None:
     try:
         dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
     except ValueError:
-        raise typer.BadParameter(f"{s!r} is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)") from None
+        raise typer.BadParameter(
+            f"{s!r} is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)"
+        ) from None
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
@@ -283,12 +283,18 @@ def search(
             ]
         )
         return
-    t = Table(title=f"search {query!r} tenant={tenant} user={user}" + (f" as-of={as_of}" if as_of else ""))
+    t = Table(
+        title=f"search {query!r} tenant={tenant} user={user}" + (f" as-of={as_of}" if as_of else "")
+    )
     for col in ("score", "fact", "status", "valid", "conf", "source"):
         t.add_column(col)
     for h in hits:
         f = h.fact
-        valid = f"{f.valid_from:%Y-%m-%d}..{f.valid_to:%Y-%m-%d}" if f.valid_to else f"{f.valid_from:%Y-%m-%d}.."
+        valid = (
+            f"{f.valid_from:%Y-%m-%d}..{f.valid_to:%Y-%m-%d}"
+            if f.valid_to
+            else f"{f.valid_from:%Y-%m-%d}.."
+        )
         t.add_row(
             f"{h.score:.4f}",
             f.text,
@@ -359,7 +365,9 @@ def forget(
 def audit(
     ctx: typer.Context,
     report: Annotated[str | None, typer.Argument(help="A named report (see --list).")] = None,
-    sql: Annotated[str | None, typer.Option("--sql", help="Raw SQL against the audit store.")] = None,
+    sql: Annotated[
+        str | None, typer.Option("--sql", help="Raw SQL against the audit store.")
+    ] = None,
     tenant: Annotated[str | None, typer.Option("--tenant", "-t")] = None,
     list_reports: Annotated[bool, typer.Option("--list", help="List the named reports.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -428,8 +436,82 @@ def demo(ctx: typer.Context) -> None:
         summary, errors = _ingest(rt, Path(path))
     console.print(_summary_table(summary, "memgate demo: what the gate decided"))
     for tenant, user, q, as_of in DEMO_SEARCHES:
-        ctx.invoke(search, ctx=ctx, query=q, tenant=tenant, user=user, k=3, as_of=as_of, as_json=False)
+        ctx.invoke(
+            search, ctx=ctx, query=q, tenant=tenant, user=user, k=3, as_of=as_of, as_json=False
+        )
     console.print(f"\nstores: {demo_dir} (try `memgate --data-dir {demo_dir} audit verdicts`)")
+    if errors:
+        raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------- streaming
+
+
+@app.command()
+def worker(
+    ctx: typer.Context,
+    metrics_port: Annotated[
+        int | None, typer.Option(help="Serve Prometheus metrics on this port (0: off).")
+    ] = None,
+    loglevel: Annotated[str, typer.Option(help="Faust log level.")] = "warning",
+) -> None:
+    """Start a streaming worker on Kafka (several share the work through partitions)."""
+    import faust
+
+    from memgate.backends import build_pipeline
+    from streams.app import Worker, create_app
+    from streams.metrics import Metrics
+
+    rt = _rt(ctx)
+    s = rt.settings
+    with _errors():
+        metrics = Metrics()
+        port = s.metrics_port if metrics_port is None else metrics_port
+        if port:
+            metrics.serve(port)
+        w = Worker(
+            settings=s,
+            pipeline=build_pipeline(s, rt.embedder),
+            retrieval=rt.retrieval,
+            audit=rt.audit,
+            metrics=metrics,
+        )
+        fapp = create_app(w)
+    err.print(
+        f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
+        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}"
+    )
+    faust.Worker(fapp, loglevel=loglevel, quiet=True).execute_from_commandline()
+
+
+@app.command()
+def produce(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="JSONL of turn events, or a LoCoMo JSON file.")],
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw", help="Send JSONL lines unvalidated (bad ones reach the dead-letter topic)."
+        ),
+    ] = False,
+) -> None:
+    """Send turns from FILE to the input topic, keyed by tenant/user."""
+    import asyncio
+
+    from memgate.inputs import ReadErrors, read_turns
+    from streams.producer import produce_lines, produce_turns
+
+    rt = _rt(ctx)
+    s = rt.settings
+    errors = ReadErrors()
+    with _errors():
+        if raw:
+            n = asyncio.run(produce_lines(s, file.read_text(encoding="utf-8").splitlines()))
+        else:
+            n = asyncio.run(produce_turns(s, read_turns(file, errors)))
+    console.print(f"sent {n} turns to {s.topic_prefix}.turns at {s.kafka_bootstrap}")
+    for e in errors.errors:
+        err.print(f"[red]error:[/red] {e}")
     if errors:
         raise typer.Exit(1)
 

@@ -84,7 +84,9 @@ def normalise(text: str) -> str:
     >>> normalise("  The  User's   Editor ")
     'the users editor'
     """
-    t = unicodedata.normalize("NFKC", text).casefold()
+    # upper() before casefold() makes the form stable under case changes even for
+    # letters whose lower and upper forms do not round-trip (Turkish dotless i).
+    t = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).upper().casefold())
     t = _PUNCT_RE.sub("", t)
     return _WS_RE.sub(" ", t).strip()
 

@@ -39,7 +39,12 @@ def detect_format(path: Path) -> str:
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             return "jsonl"
-        if isinstance(data, list) and data and isinstance(data[0], dict) and "conversation" in data[0]:
+        if (
+            isinstance(data, list)
+            and data
+            and isinstance(data[0], dict)
+            and "conversation" in data[0]
+        ):
             return "locomo"
         return "json"
     return "jsonl"

@@ -30,7 +30,7 @@ PolicyName = Literal["conservative", "balanced", "permissive"]
 
 
 def default_data_dir() -> Path:
-    """``$XDG_DATA_HOME/memgate`` or ``~/.local/share/memgate``: one folder for every embedded store."""
+    """``$XDG_DATA_HOME/memgate`` or ``~/.local/share/memgate``: every embedded store."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "memgate"
 

@@ -51,7 +51,10 @@ class RetrievalStore(Protocol):
     """Facts with their embeddings; hybrid search fused by reciprocal rank."""
 
     def upsert(self, facts: Sequence[StoredFact], *, wait: bool = False) -> None:
-        """Write facts (document id = fact id; a rewrite replaces). ``wait``: searchable on return."""
+        """Write facts (document id = fact id; a rewrite replaces).
+
+        ``wait``: the facts are searchable when this returns.
+        """
 
     def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None: ...
 

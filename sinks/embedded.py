@@ -126,7 +126,7 @@ def fts_query(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
     ``None`` when the text has no word at all: the BM25 side then finds nothing.
 
     >>> fts_query('NEAR(editor* "vim") OR -emacs: x_y')
-    '"NEAR" OR "editor" OR "vim" OR "emacs" OR "x_y"'
+    '"NEAR" OR "editor" OR "vim" OR "OR" OR "emacs" OR "x_y"'
     >>> fts_query('"*" -- :') is None
     True
     """
@@ -342,10 +342,7 @@ class EmbeddedIndex:
         dots = matrix @ vector
         sims = np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
         n = min(k, len(ids))
-        if n < len(ids):
-            top = np.argpartition(-sims, n - 1)[:n]
-        else:
-            top = np.arange(len(ids))
+        top = np.argpartition(-sims, n - 1)[:n] if n < len(ids) else np.arange(len(ids))
         # best first; ties by fact id so the ranking is deterministic
         order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), ids[i]))
         return [(ids[i], float(sims[i])) for i in order]
@@ -361,7 +358,8 @@ class EmbeddedIndex:
         else:
             t = _micros(query.as_of)
             clauses.append(
-                "f.status IN (?, ?) AND f.valid_from <= ? AND (f.valid_to IS NULL OR f.valid_to > ?)"
+                "f.status IN (?, ?) AND f.valid_from <= ? "
+                "AND (f.valid_to IS NULL OR f.valid_to > ?)"
             )
             params += [FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value, t, t]
         if query.types is not None:
@@ -409,7 +407,8 @@ class EmbeddedIndex:
     def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
         with self._locked() as conn:
             row = conn.execute(
-                "SELECT doc, embedding FROM facts WHERE fact_id = ? AND tenant_id = ? AND user_id = ?",
+                "SELECT doc, embedding FROM facts "
+                "WHERE fact_id = ? AND tenant_id = ? AND user_id = ?",
                 (fact_id, tenant_id, user_id),
             ).fetchone()
         return None if row is None else self._fact(row[0], row[1])
@@ -439,7 +438,9 @@ class EmbeddedIndex:
         wanted = sorted({FactStatus(s).value for s in statuses})
         if not wanted or k <= 0:
             return []
-        where = f"f.tenant_id = ? AND f.user_id = ? AND f.status IN ({', '.join('?' * len(wanted))})"
+        where = (
+            f"f.tenant_id = ? AND f.user_id = ? AND f.status IN ({', '.join('?' * len(wanted))})"
+        )
         params: list[Any] = [tenant_id, user_id, *wanted]
         if predicate is not None:
             where += " AND f.predicate = ?"
@@ -464,7 +465,8 @@ class EmbeddedIndex:
                 lexical = [
                     r[0]
                     for r in conn.execute(
-                        "SELECT f.fact_id FROM facts_fts JOIN facts AS f ON f.rid = facts_fts.rowid "
+                        "SELECT f.fact_id FROM facts_fts "
+                        "JOIN facts AS f ON f.rid = facts_fts.rowid "
                         f"WHERE facts_fts MATCH ? AND {where} "
                         "ORDER BY bm25(facts_fts), f.fact_id LIMIT ?",
                         [match, *params, query.candidates],

@@ -202,9 +202,7 @@ class Resolver:
 
         # 4. near-duplicate under another key (different wording, same fact)
         details: dict[str, str | int | float] = {}
-        for f, sim in view.nearest(
-            c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)
-        ):
+        for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)):
             if f.key == key:
                 continue
             if sim >= p.near_duplicate and f.type == c.type:
@@ -329,7 +327,8 @@ class Resolver:
         closed = old.model_copy(
             update={
                 "status": FactStatus.SUPERSEDED,
-                "valid_to": old.valid_to if old.valid_to and old.valid_to < new.valid_from
+                "valid_to": old.valid_to
+                if old.valid_to and old.valid_to < new.valid_from
                 else new.valid_from,
                 "superseded_by": new.fact_id,
                 "superseded_at": now,
@@ -337,4 +336,3 @@ class Resolver:
         )
         current = new.model_copy(update={"supersedes": old.fact_id, "status": FactStatus.ACTIVE})
         return out(ResolutionAction.SUPERSEDE, reason, [current, closed], details)
-

@@ -61,9 +61,7 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
-        self.turns = Counter(
-            "memgate_turns_ingested", "Turns that entered the gate", registry=r
-        )
+        self.turns = Counter("memgate_turns_ingested", "Turns that entered the gate", registry=r)
         self.facts_written = Counter(
             "memgate_facts_written",
             "Facts stored by action (add, supersede, promote: new rows only)",
@@ -96,9 +94,7 @@ class Metrics:
             buckets=AGE_BUCKETS,
             registry=r,
         )
-        self.retrievals = Counter(
-            "memgate_retrievals", "Searches served", ["backend"], registry=r
-        )
+        self.retrievals = Counter("memgate_retrievals", "Searches served", ["backend"], registry=r)
         self.dead_letters = Counter(
             "memgate_dead_letters",
             "Events sent to the dead-letter topic",
@@ -142,9 +138,10 @@ class Metrics:
                 if rec.verdict is TriageVerdict.DROP:
                     self.dropped.labels(stage=Stage.TRIAGE.value, reason=rec.reason).inc()
             elif isinstance(rec, DecisionRecord):
-                if rec.stage is Stage.REDACT and rec.verdict == "rejected":
-                    self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()
-                elif rec.stage is Stage.DEDUPE and rec.verdict in ("REJECT", "DUPLICATE"):
-                    self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()
-                elif rec.stage is Stage.EXTRACT and rec.verdict != "facts":
+                dropped = (
+                    (rec.stage is Stage.REDACT and rec.verdict == "rejected")
+                    or (rec.stage is Stage.DEDUPE and rec.verdict in ("REJECT", "DUPLICATE"))
+                    or (rec.stage is Stage.EXTRACT and rec.verdict != "facts")
+                )
+                if dropped:
                     self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()

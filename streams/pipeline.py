@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from stages.extract import Extractor
+
 from memgate.errors import ExtractionError
 from memgate.events import (
     CandidateFact,
@@ -29,7 +31,6 @@ from memgate.events import (
 )
 from stages.dedupe import FactView, Resolver
 from stages.detectors import Detector
-from stages.extract import Extractor
 from stages.persist import PersistPlan, plan
 from stages.redact import Redactor, mask_all
 from stages.triage import TriagePolicy, triage
@@ -123,9 +124,7 @@ class Pipeline:
     redact: Redactor
     resolve: Resolver
 
-    def dedupe(
-        self, item: RedactedCandidate, view: FactView
-    ) -> list[Resolution | DecisionRecord]:
+    def dedupe(self, item: RedactedCandidate, view: FactView) -> list[Resolution | DecisionRecord]:
         return self.resolve(item, view)
 
     @staticmethod

@@ -133,13 +133,17 @@ class InProcessRunner:
 
     # ------------------------------------------------------------- internals
 
-    def _step(self, stage: Stage, fn: Callable[[object], list[object]], event: object) -> list[object]:
+    def _step(
+        self, stage: Stage, fn: Callable[[object], list[object]], event: object
+    ) -> list[object]:
         m = self.metrics
         m.events_in.labels(stage=stage.value).inc()
         t0 = time.perf_counter()
         out = fn(event)
         m.latency.labels(stage=stage.value).observe(time.perf_counter() - t0)
-        audit = [e for e in out if isinstance(e, DecisionRecord | JournalRecord | FactHistoryRecord)]
+        audit = [
+            e for e in out if isinstance(e, DecisionRecord | JournalRecord | FactHistoryRecord)
+        ]
         passed = len(out) - len(audit)
         if passed:
             m.events_out.labels(stage=stage.value).inc(passed)

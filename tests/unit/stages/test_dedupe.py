@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgate.embedding import HashingEmbedder
+from memgate.embedding import HashingEmbedder, MiniLMEmbedder
 from memgate.events import (
     CandidateFact,
     FactStatus,
@@ -67,9 +67,7 @@ def cand(
         outcome=outcome,  # type: ignore[arg-type]
         multi_valued=multi,
     )
-    return RedactedCandidate(
-        candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN)
-    )
+    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
 
 
 @pytest.fixture
@@ -227,11 +225,33 @@ def test_confirmation_promotes_pending(store: EmbeddedIndex) -> None:
     assert (res.action.value, res.reason) == ("ADD", "promoted_confirmed")
 
 
-def test_near_duplicate_under_another_key(store: EmbeddedIndex) -> None:
-    r = Resolver(preset("balanced"), EMB, clock=CLOCK)
-    apply(r, store, cand("dark mode in the editor", predicate="prefers:theme"))
-    res = apply(r, store, cand("dark mode in the editor", predicate="prefers:ui_theme", n=1))
+@pytest.fixture(scope="module")
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def test_near_duplicate_under_another_key(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
+    store = EmbeddedIndex(tmp_path / "r.sqlite3", dim=minilm.dim)
+    r = Resolver(preset("balanced"), minilm, clock=CLOCK)
+    apply(r, store, cand("hiking", predicate="likes", multi=True))
+    res = apply(r, store, cand("going hiking", predicate="likes", multi=True, n=1))
     assert (res.action.value, res.reason) == ("DUPLICATE", "near_duplicate")
+    [f] = store.list_facts("acme", "u1")
+    assert f.occurrences == 2
+
+
+def test_paraphrase_under_same_key_is_a_duplicate_not_a_supersede(
+    tmp_path: Path, minilm: MiniLMEmbedder
+) -> None:
+    store = EmbeddedIndex(tmp_path / "r.sqlite3", dim=minilm.dim)
+    r = Resolver(preset("balanced"), minilm, clock=CLOCK)
+    pred = "prefers:answer_style"
+    apply(r, store, cand("concise answers", predicate=pred))
+    res = apply(r, store, cand("short, concise answers", predicate=pred, n=1))
+    assert (res.action.value, res.reason) == ("DUPLICATE", "near_duplicate_same_key")
+    # a genuinely different value still supersedes
+    res = apply(r, store, cand("long detailed answers with examples", predicate=pred, n=2))
+    assert res.action.value == "SUPERSEDE"
 
 
 def test_tenants_and_users_never_share_keys(store: EmbeddedIndex) -> None:

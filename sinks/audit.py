@@ -1,0 +1,582 @@
+"""The audit store on ClickHouse: the journal, every stage's decisions, fact history.
+
+One class, one DDL, one SQL dialect, two ways to reach the engine, both
+through clickhouse-connect:
+
+* :meth:`ClickHouseAudit.embedded` runs ClickHouse in-process (chDB) with its
+  data in a directory on disk: for development, tests and single-node use;
+* :meth:`ClickHouseAudit.server` talks HTTP to a ClickHouse server.
+
+Every table is a ``ReplacingMergeTree`` whose sorting key ends in
+``event_id``, so a re-delivered record (same event id) collapses into one
+row; every read goes through ``FINAL``, so duplicates never reach a report
+even before the background merge. A batch is written with one
+column-oriented insert per table; there is no transaction across tables, so
+a failed :meth:`ClickHouseAudit.write` is retried whole and the rows that
+did land collapse with their second copy.
+
+The records are redacted by construction (:class:`memgate.events.JournalRecord`
+carries ``redacted_text``, never the raw turn); this module writes their
+fields and nothing else.
+
+Named reports live in :data:`REPORTS`; each takes an optional tenant, bound
+as a query parameter::
+
+    audit = ClickHouseAudit.embedded(Path("var/audit"))
+    columns, rows = audit.report("drop-reasons", tenant_id="acme")
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from memgate.errors import ConfigError, MemgateError, StoreError, TransientError
+from memgate.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
+
+if TYPE_CHECKING:
+    from clickhouse_connect.driver.client import Client
+
+__all__ = [
+    "ADMITTED_VERDICTS",
+    "DEFAULT_DATABASE",
+    "REPORTS",
+    "TABLES",
+    "ClickHouseAudit",
+    "Table",
+]
+
+DEFAULT_DATABASE = "memgate"
+_INSTALL_HINT = "pip install 'clickhouse-connect[chdb]'"
+_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+# ClickHouse error codes worth a retry: timeouts, overload, too many parts, network.
+_TRANSIENT_CODES = frozenset({159, 160, 202, 203, 209, 210, 241, 242, 252, 285, 319, 425, 999})
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class Table:
+    """One audit table: its columns (name, ClickHouse type) and how a record fills a row."""
+
+    name: str
+    record_type: type[JournalRecord] | type[DecisionRecord] | type[FactHistoryRecord]
+    columns: tuple[tuple[str, str], ...]
+    row: Callable[[Any], tuple[Any, ...]]
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c for c, _ in self.columns]
+
+    @property
+    def column_types(self) -> list[str]:
+        return [t for _, t in self.columns]
+
+    def ddl(self, database: str) -> str:
+        cols = ",\n    ".join(f"`{c}` {t}" for c, t in self.columns)
+        # The sorting key is the deduplication key: event_id decides, tenant and
+        # user lead so that per-tenant reports and forget() read little.
+        return (
+            f"CREATE TABLE IF NOT EXISTS `{database}`.`{self.name}` (\n    {cols}\n)\n"
+            "ENGINE = ReplacingMergeTree\n"
+            "ORDER BY (tenant_id, user_id, event_id)"
+        )
+
+
+_TS = "DateTime64(3, 'UTC')"
+_LC = "LowCardinality(String)"
+
+
+def _journal_row(r: JournalRecord) -> tuple[Any, ...]:
+    return (
+        r.event_id,
+        r.tenant_id,
+        r.user_id,
+        r.session_id,
+        r.turn_id,
+        r.role.value,
+        r.ts,
+        r.length,
+        r.content_sha256,
+        r.verdict.value,
+        r.reason,
+        r.redacted_text,
+        dict(r.redaction_counts),
+        r.ingested_at,
+    )
+
+
+def _decision_row(r: DecisionRecord) -> tuple[Any, ...]:
+    return (
+        r.event_id,
+        r.stage.value,
+        r.tenant_id,
+        r.user_id,
+        r.session_id,
+        r.turn_id,
+        r.verdict,
+        r.reason,
+        r.key,
+        r.fact_id,
+        r.policy_version,
+        r.decided_at,
+        {k: str(v) for k, v in r.details.items()},
+    )
+
+
+def _history_row(r: FactHistoryRecord) -> tuple[Any, ...]:
+    return (
+        r.event_id,
+        r.tenant_id,
+        r.user_id,
+        r.fact_id,
+        r.key,
+        r.action,
+        r.value,
+        r.confidence,
+        r.occurrences,
+        r.superseded_by,
+        r.supersedes,
+        r.source_turn_id,
+        r.policy_version,
+        r.at,
+    )
+
+
+JOURNAL = Table(
+    name="journal",
+    record_type=JournalRecord,
+    columns=(
+        ("event_id", "String"),
+        ("tenant_id", _LC),
+        ("user_id", "String"),
+        ("session_id", "String"),
+        ("turn_id", "String"),
+        ("role", _LC),
+        ("ts", _TS),
+        ("length", "UInt32"),
+        ("content_sha256", "String"),
+        ("verdict", _LC),
+        ("reason", _LC),
+        ("redacted_text", "String CODEC(ZSTD(3))"),
+        ("redaction_counts", "Map(String, UInt32)"),
+        ("ingested_at", _TS),
+    ),
+    row=_journal_row,
+)
+DECISIONS = Table(
+    name="decisions",
+    record_type=DecisionRecord,
+    columns=(
+        ("event_id", "String"),
+        ("stage", _LC),
+        ("tenant_id", _LC),
+        ("user_id", "String"),
+        ("session_id", "String"),
+        ("turn_id", "String"),
+        ("verdict", _LC),
+        ("reason", _LC),
+        ("key", "String"),
+        ("fact_id", "String"),
+        ("policy_version", _LC),
+        ("decided_at", _TS),
+        ("details", "Map(String, String)"),
+    ),
+    row=_decision_row,
+)
+FACT_HISTORY = Table(
+    name="fact_history",
+    record_type=FactHistoryRecord,
+    columns=(
+        ("event_id", "String"),
+        ("tenant_id", _LC),
+        ("user_id", "String"),
+        ("fact_id", "String"),
+        ("key", "String"),
+        ("action", _LC),
+        ("value", "String"),
+        ("confidence", "Float64"),
+        ("occurrences", "UInt32"),
+        ("superseded_by", "String"),
+        ("supersedes", "String"),
+        ("source_turn_id", "String"),
+        ("policy_version", _LC),
+        ("at", _TS),
+    ),
+    row=_history_row,
+)
+#: The audit tables, in write order.
+TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY)
+
+
+# -------------------------------------------------------------------------- reports
+
+#: Verdicts that let a candidate go on (or land); every other verdict is a drop
+#: reason in the ``drop-reasons`` report (compared case-insensitively).
+ADMITTED_VERDICTS: tuple[str, ...] = (
+    "keep",
+    "extracted",
+    "clean",
+    "redacted",
+    "add",
+    "supersede",
+    "stored",
+    "written",
+    "ok",
+)
+_ADMITTED_SQL = ", ".join(f"'{v}'" for v in ADMITTED_VERDICTS)
+_STAGE_ORDER = "['ingest', 'triage', 'extract', 'redact', 'dedupe', 'persist']"
+_TENANT = "({tenant:String} = '' OR tenant_id = {tenant:String})"
+_STORED_ACTIONS = "('add', 'supersede')"
+
+#: name -> (description, SQL). Every SQL reads through FINAL and takes one
+#: bound parameter, ``tenant`` (``''`` = every tenant).
+REPORTS: dict[str, tuple[str, str]] = {
+    "verdicts": (
+        "Decisions per stage and verdict.",
+        f"""
+        SELECT stage, verdict, count() AS decisions
+        FROM decisions FINAL
+        WHERE {_TENANT}
+        GROUP BY stage, verdict
+        ORDER BY indexOf({_STAGE_ORDER}, stage), stage, verdict
+        """,
+    ),
+    "drop-reasons": (
+        "Decisions per stage and reason whose verdict does not admit the candidate "
+        f"(anything but {', '.join(ADMITTED_VERDICTS)}).",
+        f"""
+        SELECT stage, reason, count() AS decisions
+        FROM decisions FINAL
+        WHERE lower(verdict) NOT IN ({_ADMITTED_SQL}) AND {_TENANT}
+        GROUP BY stage, reason
+        ORDER BY indexOf({_STAGE_ORDER}, stage), stage, decisions DESC, reason
+        """,
+    ),
+    "redactions": (
+        "Redactions by kind: summed from the journal's redaction_counts (turn text) and "
+        "from redact-stage decisions, whose details map each kind to a whole-number count.",
+        f"""
+        SELECT source, kind, sum(n) AS redactions
+        FROM (
+            SELECT 'journal' AS source, kind, toUInt64(n) AS n
+            FROM journal FINAL
+            ARRAY JOIN mapKeys(redaction_counts) AS kind, mapValues(redaction_counts) AS n
+            WHERE {_TENANT}
+            UNION ALL
+            SELECT 'redact' AS source, kind, toUInt64(v) AS n
+            FROM decisions FINAL
+            ARRAY JOIN mapKeys(details) AS kind, mapValues(details) AS v
+            WHERE stage = 'redact' AND match(v, '^[0-9]{{1,18}}$') AND {_TENANT}
+        )
+        GROUP BY source, kind
+        ORDER BY source, redactions DESC, kind
+        """,
+    ),
+    "write-amplification": (
+        "Per tenant: turns journaled, facts added and superseded (fact_history actions "
+        "add and supersede), and stored facts per turn.",
+        f"""
+        SELECT tenant_id,
+               sum(j) AS turns,
+               sum(a) AS facts_added,
+               sum(s) AS facts_superseded,
+               if(turns = 0, NULL, round((facts_added + facts_superseded) / turns, 6))
+                   AS facts_per_turn
+        FROM (
+            SELECT tenant_id, toUInt64(1) AS j, toUInt64(0) AS a, toUInt64(0) AS s
+            FROM journal FINAL WHERE {_TENANT}
+            UNION ALL
+            SELECT tenant_id, toUInt64(0), toUInt64(lower(action) = 'add'),
+                   toUInt64(lower(action) = 'supersede')
+            FROM fact_history FINAL WHERE {_TENANT}
+        )
+        GROUP BY tenant_id
+        ORDER BY tenant_id
+        """,
+    ),
+    "supersessions": (
+        "The 100 latest supersede events, newest first, with the key and both fact ids.",
+        f"""
+        SELECT at, tenant_id, user_id, key, fact_id, supersedes, superseded_by, value,
+               policy_version
+        FROM fact_history FINAL
+        WHERE lower(action) = 'supersede' AND {_TENANT}
+        ORDER BY at DESC, event_id
+        LIMIT 100
+        """,
+    ),
+    "daily": (
+        "Per UTC day: turns journaled, turns kept by triage, facts stored (added or superseded).",
+        f"""
+        SELECT day, sum(j) AS turns, sum(k) AS turns_kept, sum(f) AS facts_stored
+        FROM (
+            SELECT toDate(ts) AS day, toUInt64(1) AS j, toUInt64(verdict = 'keep') AS k,
+                   toUInt64(0) AS f
+            FROM journal FINAL WHERE {_TENANT}
+            UNION ALL
+            SELECT toDate(at), toUInt64(0), toUInt64(0),
+                   toUInt64(lower(action) IN {_STORED_ACTIONS})
+            FROM fact_history FINAL WHERE {_TENANT}
+        )
+        GROUP BY day
+        ORDER BY day
+        """,
+    ),
+}
+
+
+# ---------------------------------------------------------------------------- store
+
+
+def _check_ident(name: str, what: str) -> str:
+    if not _IDENT_RE.match(name):
+        raise ConfigError(
+            f"{what} {name!r} is not a plain identifier "
+            "(letters, digits and _, starting with a letter or _)"
+        )
+    return name
+
+
+def _translate(exc: Exception, what: str) -> MemgateError:
+    """A clickhouse-connect error as memgate's: transient (retry) or a store error."""
+    from clickhouse_connect.driver.exceptions import OperationalError
+
+    code = getattr(exc, "code", None)
+    message = f"audit store: {what} failed: {exc}"
+    if isinstance(exc, OperationalError | ConnectionError | TimeoutError) or (
+        code in _TRANSIENT_CODES
+    ):
+        return TransientError(message)
+    return StoreError(message)
+
+
+class ClickHouseAudit:
+    """A :class:`sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
+
+    ``client`` is a clickhouse-connect client; the store creates the database
+    and its tables if missing, sets the client's default database to it, and
+    owns the client from then on (:meth:`close` closes it).
+    """
+
+    def __init__(self, client: Client, *, database: str = DEFAULT_DATABASE) -> None:
+        self.database = _check_ident(database, "audit database")
+        self._client: Client | None = client
+        try:
+            client.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
+            for table in TABLES:
+                client.command(table.ddl(self.database))
+        except MemgateError:
+            raise
+        except Exception as exc:
+            raise _translate(exc, f"creating the tables in {self.database}") from exc
+        client.database = self.database
+
+    # -- factories -----------------------------------------------------------------
+
+    @classmethod
+    def embedded(cls, path: Path, *, database: str = DEFAULT_DATABASE) -> ClickHouseAudit:
+        """ClickHouse in-process (chDB), data kept on disk under ``path``.
+
+        chDB hosts one engine per process: stores on the same path share it,
+        and opening another path while a store is still open raises
+        :class:`memgate.errors.ConfigError`. Close every store of a path
+        before opening another one.
+        """
+        try:
+            import clickhouse_connect
+            from clickhouse_connect.driver.exceptions import ProgrammingError
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigError(f"the embedded audit store needs chDB: {_INSTALL_HINT}") from exc
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            client = clickhouse_connect.get_client(
+                interface="chdb", path=str(path), tz_mode="aware"
+            )
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigError(f"the embedded audit store needs chDB: {_INSTALL_HINT}") from exc
+        except ProgrammingError as exc:
+            raise ConfigError(
+                f"cannot open the embedded audit store at {path}: chDB runs one engine per "
+                "process and another path is open; close every ClickHouseAudit (and any "
+                f"other chDB client) of that path first. ({exc})"
+            ) from exc
+        try:
+            return cls(client, database=database)
+        except BaseException:
+            client.close()
+            raise
+
+    @classmethod
+    def server(
+        cls,
+        url: str,
+        username: str = "default",
+        password: str = "",
+        database: str = DEFAULT_DATABASE,
+    ) -> ClickHouseAudit:
+        """A ClickHouse server over HTTP(S), e.g. ``http://localhost:8123``."""
+        try:
+            import clickhouse_connect
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ConfigError(f"the audit store needs clickhouse-connect: {_INSTALL_HINT}") from exc
+        try:
+            client = clickhouse_connect.get_client(
+                dsn=url, username=username, password=password, tz_mode="aware"
+            )
+        except Exception as exc:
+            raise _translate(exc, f"connecting to {url}") from exc
+        try:
+            return cls(client, database=database)
+        except BaseException:
+            client.close()
+            raise
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise StoreError("the audit store is closed")
+        return self._client
+
+    def close(self) -> None:
+        """Close the client (idempotent); for chDB this releases the engine path."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+    def __enter__(self) -> ClickHouseAudit:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- AuditStore ----------------------------------------------------------------
+
+    def write(self, records: Sequence[AuditEvent]) -> None:
+        """One column-oriented insert per table; re-delivered event ids collapse."""
+        rows: dict[str, list[tuple[Any, ...]]] = {t.name: [] for t in TABLES}
+        for record in records:
+            for table in TABLES:
+                if isinstance(record, table.record_type):
+                    rows[table.name].append(table.row(record))
+                    break
+            else:
+                raise TypeError(
+                    f"the audit store takes JournalRecord, DecisionRecord or FactHistoryRecord, "
+                    f"not {type(record).__name__}"
+                )
+        client = self.client
+        for table in TABLES:
+            batch = rows[table.name]
+            if not batch:
+                continue
+            try:
+                client.insert(
+                    table.name,
+                    [list(col) for col in zip(*batch, strict=True)],
+                    column_names=table.column_names,
+                    database=self.database,
+                    column_type_names=table.column_types,
+                    column_oriented=True,
+                )
+            except Exception as exc:
+                raise _translate(exc, f"inserting {len(batch)} rows into {table.name}") from exc
+
+    def query(
+        self, sql: str, parameters: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run read-only SQL; parameters bind server-side as ``{name:Type}``.
+
+        Runs with ``readonly = 2`` (nothing can be written or altered) and
+        ``final = 1`` (tables read as if with ``FINAL``: no duplicate event).
+        """
+        statement = sql.strip().rstrip(";").rstrip()
+        try:
+            result = self.client.query(
+                statement, parameters=parameters or {}, settings={"readonly": 2, "final": 1}
+            )
+        except Exception as exc:
+            raise _translate(exc, f"query {' '.join(sql.split())[:200]!r}") from exc
+        columns = list(result.column_names)
+        rows = [tuple(r) for r in result.result_rows]
+        if not columns and not rows:
+            columns = self._probe_columns(statement, parameters or {})
+        return columns, rows
+
+    def _probe_columns(self, statement: str, parameters: dict[str, Any]) -> list[str]:
+        """Column names of an empty result.
+
+        chDB sends no block at all for an empty result, so no names either; a
+        ``LIMIT 0`` probe returns them, as a server always does. Best effort:
+        a statement that cannot be wrapped keeps an empty list.
+        """
+        try:
+            probe = self.client.query(
+                f"SELECT * FROM ({statement}) LIMIT 0",
+                parameters=parameters,
+                settings={"readonly": 2, "final": 1},
+            )
+        except Exception:
+            return []
+        return list(probe.column_names)
+
+    def report(
+        self, name: str, tenant_id: str | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run the named report of :data:`REPORTS`, for one tenant or (``None``) all."""
+        try:
+            _, sql = REPORTS[name]
+        except KeyError:
+            raise ValueError(
+                f"unknown audit report {name!r}; choose one of: {', '.join(REPORTS)}"
+            ) from None
+        return self.query(sql, {"tenant": tenant_id or ""})
+
+    def counts(self, tenant_id: str | None = None) -> Mapping[str, int]:
+        """Distinct events per table (for one tenant, or all)."""
+        out: dict[str, int] = {}
+        for table in TABLES:
+            _, rows = self.query(
+                f"SELECT count() FROM `{table.name}` FINAL WHERE {_TENANT}",
+                {"tenant": tenant_id or ""},
+            )
+            out[table.name] = int(rows[0][0])
+        return out
+
+    def forget(self, tenant_id: str, user_id: str) -> int:
+        """Delete a user's rows from every table; returns how many events were deleted.
+
+        ``ALTER TABLE ... DELETE`` with ``mutations_sync = 2`` rewrites the
+        affected parts before returning. The replaced parts are removed from
+        disk by the engine's cleanup thread shortly after (about 30 s).
+        """
+        params = {"tenant": tenant_id, "user": user_id}
+        where = "tenant_id = {tenant:String} AND user_id = {user:String}"
+        total = 0
+        for table in TABLES:
+            _, rows = self.query(f"SELECT count() FROM `{table.name}` FINAL WHERE {where}", params)
+            total += int(rows[0][0])
+        client = self.client
+        for table in TABLES:
+            try:
+                client.command(
+                    f"ALTER TABLE `{self.database}`.`{table.name}` DELETE WHERE {where}",
+                    parameters=params,
+                    settings={"mutations_sync": 2},
+                )
+            except Exception as exc:
+                raise _translate(exc, f"deleting {tenant_id}/{user_id} from {table.name}") from exc
+        return total

@@ -1,0 +1,1231 @@
+"""Detection and masking of PII and credentials.
+
+Pure and dependency-light: no I/O and no mutable module state (module-level
+compiled regular expressions and frozen tables only). Used on the write path to
+redact candidate facts and journal text, and to mask secrets before any text is
+sent to a third-party model.
+
+A :class:`Finding` records *what kind* of thing was found and *where*, never
+the value itself. :meth:`Detector.mask` replaces every finding with a typed
+placeholder (``"[" + kind.upper() + "]"``, e.g. ``[EMAIL]``, ``[API_KEY]``);
+masking is idempotent because placeholders are never detected themselves.
+
+Precision strategy: cheap regular expressions propose candidates, and each
+candidate must then pass a validator (Luhn, IBAN mod-97, national-ID check
+digits via ``python-stdnum``, phone metadata via ``phonenumbers``, JWT header
+decoding, entropy and placeholder checks for generic secrets). Weak formats
+(bare digit runs that could be a national ID) additionally need a keyword in
+the text just before them.
+
+For assignments and prose (``password=...``, ``my password is ...``,
+``token: ...``, ``Authorization: Bearer ...``) only the value is masked and the
+surrounding text is kept; connection strings, private-key blocks, JWTs and
+provider keys are masked whole.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final, NamedTuple
+
+import phonenumbers
+from stdnum import iban as _stdnum_iban
+from stdnum.de import idnr as _de_idnr
+from stdnum.es import dni as _es_dni
+from stdnum.es import nie as _es_nie
+from stdnum.fr import nir as _fr_nir
+from stdnum.it import codicefiscale as _it_codicefiscale
+from stdnum.nl import bsn as _nl_bsn
+
+__all__ = [
+    "ALL_KINDS",
+    "CREDENTIAL_KINDS",
+    "KIND_CATEGORY",
+    "PII_KINDS",
+    "REGULATED_KINDS",
+    "Category",
+    "Detector",
+    "Finding",
+    "MaskResult",
+    "iban_valid",
+    "looks_like_placeholder",
+    "luhn_valid",
+    "placeholder",
+]
+
+
+class Category(StrEnum):
+    """Why a finding matters: personal data, a credential, or a regulated category."""
+
+    PII = "pii"
+    CREDENTIAL = "credential"
+    REGULATED = "regulated"  # payment data and government IDs
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One detected span. Deliberately holds no copy of the matched value."""
+
+    kind: str
+    category: Category
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class MaskResult:
+    """Masked text plus how many findings of each kind were replaced."""
+
+    text: str
+    counts: dict[str, int]
+
+
+EMAIL: Final = "email"
+PHONE: Final = "phone"
+IP_ADDRESS: Final = "ip_address"
+NATIONAL_ID: Final = "national_id"
+CARD: Final = "card"
+IBAN: Final = "iban"
+API_KEY: Final = "api_key"
+BEARER_TOKEN: Final = "bearer_token"
+JWT: Final = "jwt"
+PASSWORD: Final = "password"
+CONNECTION_STRING: Final = "connection_string"
+PRIVATE_KEY: Final = "private_key"
+
+KIND_CATEGORY: dict[str, Category] = {
+    EMAIL: Category.PII,
+    PHONE: Category.PII,
+    IP_ADDRESS: Category.PII,
+    NATIONAL_ID: Category.REGULATED,
+    CARD: Category.REGULATED,
+    IBAN: Category.REGULATED,
+    API_KEY: Category.CREDENTIAL,
+    BEARER_TOKEN: Category.CREDENTIAL,
+    JWT: Category.CREDENTIAL,
+    PASSWORD: Category.CREDENTIAL,
+    CONNECTION_STRING: Category.CREDENTIAL,
+    PRIVATE_KEY: Category.CREDENTIAL,
+}
+
+ALL_KINDS: Final[frozenset[str]] = frozenset(KIND_CATEGORY)
+PII_KINDS: Final[frozenset[str]] = frozenset(
+    k for k, c in KIND_CATEGORY.items() if c is Category.PII
+)
+CREDENTIAL_KINDS: Final[frozenset[str]] = frozenset(
+    k for k, c in KIND_CATEGORY.items() if c is Category.CREDENTIAL
+)
+REGULATED_KINDS: Final[frozenset[str]] = frozenset(
+    k for k, c in KIND_CATEGORY.items() if c is Category.REGULATED
+)
+
+# On overlap the longest candidate wins; on equal length the higher priority.
+_PRIORITY: Final[dict[str, int]] = {
+    PRIVATE_KEY: 100,
+    CONNECTION_STRING: 90,
+    JWT: 85,
+    API_KEY: 80,
+    BEARER_TOKEN: 70,
+    PASSWORD: 60,
+    CARD: 55,
+    IBAN: 55,
+    NATIONAL_ID: 50,
+    EMAIL: 40,
+    PHONE: 30,
+    IP_ADDRESS: 20,
+}
+
+
+def placeholder(kind: str) -> str:
+    """The mask text for ``kind``: ``"[" + kind.upper() + "]"``."""
+    return "[" + kind.upper() + "]"
+
+
+# --------------------------------------------------------------------------
+# Checksums
+# --------------------------------------------------------------------------
+
+_SEPARATORS_RE: Final = re.compile(r"[\s\-]")
+
+
+def luhn_valid(digits: str) -> bool:
+    """Luhn (mod 10) check. Spaces and dashes are ignored; needs >= 2 digits."""
+    compact = _SEPARATORS_RE.sub("", digits)
+    if len(compact) < 2 or not (compact.isascii() and compact.isdigit()):
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(compact)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def iban_valid(s: str) -> bool:
+    """IBAN check: known country, country-specific length/format, mod-97 == 1.
+
+    Spaces are ignored and letters may be lower case.
+    """
+    compact = s.replace(" ", "").replace("\u00a0", "")
+    if not 15 <= len(compact) <= 34 or not compact.isascii():
+        return False
+    # mod-97 plus the registry's length/structure for the country; the
+    # optional national check digits are not required.
+    return bool(_stdnum_iban.is_valid(compact, check_country=False))
+
+
+# --------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------
+
+
+class _Cand(NamedTuple):
+    start: int
+    end: int
+    kind: str
+
+
+_PLACEHOLDER_WORD_RE: Final = re.compile(
+    r"your|example|placeholder|redacted|changeme|dummy|sample|replace|insert"
+    r"|_here|-here|xxxx|\.\.\.|…",
+    re.IGNORECASE,
+)
+_MASK_TOKEN_RE: Final = re.compile(r"\[[A-Z_]+\]")
+_ENV_NAME_RE: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_FILLER_CHARS: Final = frozenset("xX*._-#?0•")
+
+
+def looks_like_placeholder(value: str) -> bool:
+    """True for obvious non-secrets: ``<your-api-key>``, ``YOUR_API_KEY``,
+    ``xxx``, ``****``, ``${TOKEN}``, ``[API_KEY]`` (our own mask) and similar."""
+    v = value.strip().strip("\"'`")
+    if not v:
+        return True
+    if v[0] in "<[{$%(" or v.startswith("#{"):
+        return True
+    if set(v) <= _FILLER_CHARS:
+        return True
+    if _MASK_TOKEN_RE.search(v):
+        return True
+    if _PLACEHOLDER_WORD_RE.search(v):
+        return True
+    return _ENV_NAME_RE.fullmatch(v) is not None
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    if n == 0:
+        return 0.0
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def _char_classes(value: str) -> int:
+    lower = upper = digit = False
+    for ch in value:
+        if ch.isdigit():
+            digit = True
+        elif ch.islower():
+            lower = True
+        elif ch.isupper():
+            upper = True
+    return int(lower) + int(upper) + int(digit)
+
+
+_DOTTED_IDENT_RE: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _looks_random(value: str, *, min_len: int = 12) -> bool:
+    """Heuristic for a high-entropy secret value (not a word, path or URL)."""
+    if len(value) < min_len or looks_like_placeholder(value):
+        return False
+    if "://" in value or value[0] in "/.~" or "(" in value:
+        return False
+    if _DOTTED_IDENT_RE.fullmatch(value):
+        return False
+    if _char_classes(value) < 2:
+        return False
+    return _entropy(value) >= 3.0
+
+
+def _context_before(text: str, start: int, width: int = 48) -> str:
+    return text[max(0, start - width) : start]
+
+
+def _aligned_lower(text: str) -> str:
+    """``text.lower()`` with the same length, so indexes can be shared."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+def _occurrences(haystack: str, needles: Iterable[str]) -> list[int]:
+    """Sorted start indexes of all needles (fast C substring search)."""
+    found: set[int] = set()
+    for needle in needles:
+        i = haystack.find(needle)
+        while i != -1:
+            found.add(i)
+            i = haystack.find(needle, i + 1)
+    return sorted(found)
+
+
+_TOKEN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _segment_starts(text: str, i: int) -> list[int]:
+    """Start of the identifier-like token containing ``text[i]`` and every
+    position just after a ``_``/``.``/``-`` inside it, up to ``i``."""
+    j = i
+    while j > 0 and text[j - 1] in _TOKEN_CHARS and i - j < 64:
+        j -= 1
+    starts = [j]
+    starts.extend(k + 1 for k in range(j, i) if text[k] in "_.-")
+    return starts
+
+
+# --------------------------------------------------------------------------
+# Email
+# --------------------------------------------------------------------------
+
+_EMAIL_RE: Final = re.compile(
+    r"(?P<local>[a-z0-9](?:[a-z0-9._%+\-]{0,62}[a-z0-9_+\-])?)"
+    r"(?:@|%40)"
+    r"(?P<domain>(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})"
+    r"(?![a-z0-9\-]|\.[a-z0-9])",
+    re.IGNORECASE,
+)
+_RETINA_RE: Final = re.compile(r"\d+(?:\.\d+)?x\.", re.IGNORECASE)  # icon@2x.png
+_EMAIL_LOCAL_CHARS: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-"
+)
+_ALNUM_ASCII: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+def _find_emails(text: str, lower: str) -> Iterator[_Cand]:
+    last_end = -1
+    for at in _occurrences(lower, ("@", "%40")):
+        if at < last_end:
+            continue
+        start = at
+        while start > 0 and text[start - 1] in _EMAIL_LOCAL_CHARS and at - start < 64:
+            start -= 1
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue  # local part longer than allowed, or glued to a word
+        while start < at and text[start] not in _ALNUM_ASCII:
+            start += 1
+        m = _EMAIL_RE.match(text, start)
+        if m is None:
+            continue
+        if m.group("local").lower() == "git" or _RETINA_RE.match(m.group("domain")):
+            continue
+        last_end = m.end()
+        yield _Cand(m.start(), m.end(), EMAIL)
+
+
+# --------------------------------------------------------------------------
+# Phone (candidates by regex, validity by Google's libphonenumber metadata)
+# --------------------------------------------------------------------------
+
+_PHONE_SEP: Final = r"[ .\-\u00a0]"
+_PHONE_RE: Final = re.compile(
+    r"(?<![\w+#$€£¥./:@=\-])"
+    r"(?>"
+    r"(?:\+|00)\d+(?:" + _PHONE_SEP + r"?\(\d+\)|" + _PHONE_SEP + r"\d+)*"
+    r"|\(\d+\)" + _PHONE_SEP + r"?\d+(?:" + _PHONE_SEP + r"\d+)*"
+    r"|\d+(?:" + _PHONE_SEP + r"\d+)+"
+    r")"
+    r"(?![\w@]|[.,:/\-]\d)"
+)
+_PHONE_TOKEN_RE: Final = re.compile(r"\+?\(?\d+\)?")
+_DATE_LIKE_RE: Final = re.compile(
+    r"\d{4}[./\- ]\d{1,2}[./\- ]\d{1,2}|\d{1,2}[./\- ]\d{1,2}[./\- ]\d{2,4}"
+)
+_IP_LIKE_RE: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_PHONE_NEG_CONTEXT_RE: Final = re.compile(
+    r"(?:order|invoice|ticket|tracking|ref|reference|sku|serial|isbn|part|model"
+    r"|version|build|release|id|po)\s*(?:no\.?|nr\.?|number|#)?\s*[#:.]?\s*$",
+    re.IGNORECASE,
+)
+_NANP: Final = frozenset({"US", "CA"})
+_IBAN_HEAD_RE: Final = re.compile(r"[A-Za-z]{2}\d{2} ?$")
+
+
+def _make_number(country_code: int, nsn: str) -> phonenumbers.PhoneNumber:
+    num = phonenumbers.PhoneNumber(country_code=country_code, national_number=int(nsn))
+    zeros = len(nsn) - len(nsn.lstrip("0"))
+    if zeros:
+        num.italian_leading_zero = True
+        num.number_of_leading_zeros = zeros if zeros > 1 else None
+    return num
+
+
+def _international_valid(digits: str) -> bool:
+    """``digits`` = country code + national number (after ``+`` or ``00``).
+
+    Builds the number directly instead of calling ``phonenumbers.parse`` (which
+    costs ~10x more); country calling codes are prefix-free, so the first
+    known prefix is the country code.
+    """
+    for cc_len in (1, 2, 3):
+        cc = int(digits[:cc_len])
+        if cc in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
+            nsn = digits[cc_len:]
+            return len(nsn) >= 4 and bool(phonenumbers.is_valid_number(_make_number(cc, nsn)))
+    return False
+
+
+def _national_valid(digits: str, region: str) -> bool:
+    """A number written in ``region``'s national format (trunk prefix optional)."""
+    meta = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    if meta is None or meta.country_code is None:
+        return False
+    prefix = meta.national_prefix or ""
+    nsn = digits[len(prefix) :] if prefix and digits.startswith(prefix) else digits
+    if len(nsn) < 4:
+        return False
+    return bool(
+        phonenumbers.is_valid_number_for_region(_make_number(meta.country_code, nsn), region)
+    )
+
+
+def _phone_number_valid(candidate: str, regions: tuple[str, ...]) -> bool:
+    if candidate.startswith(("+", "00")):
+        candidate = candidate.replace("(0)", "")  # "+44 (0)20 7946 0958"
+    digits = "".join(ch for ch in candidate if ch.isdigit())
+    if not 7 <= len(digits) <= 15:
+        return False
+    if _DATE_LIKE_RE.fullmatch(candidate) or _IP_LIKE_RE.fullmatch(candidate):
+        return False
+    if candidate.startswith("+"):
+        return _international_valid(digits)
+    if candidate.startswith("00"):
+        return _international_valid(digits[2:])
+    if digits[0] == "0":
+        # national format with a trunk prefix ("020 7946 0958", "030 901820")
+        return any(_national_valid(digits, r) for r in regions if r not in _NANP)
+    if len(digits) == 10 or (len(digits) == 11 and digits[0] == "1"):
+        return any(_national_valid(digits, r) for r in regions if r in _NANP)
+    return False
+
+
+def _find_phones(text: str, regions: tuple[str, ...]) -> Iterator[_Cand]:
+    for m in _PHONE_RE.finditer(text):
+        run = m.group()
+        if _DATE_LIKE_RE.fullmatch(run) or _IP_LIKE_RE.fullmatch(run):
+            continue
+        if _PHONE_NEG_CONTEXT_RE.search(_context_before(text, m.start(), 24)):
+            continue
+        base = m.start()
+        if _IBAN_HEAD_RE.search(text, max(0, base - 5), base):
+            continue  # the digits of an IBAN-shaped string
+        tokens = [
+            (t.start(), t.end(), _count_digits(t.group())) for t in _PHONE_TOKEN_RE.finditer(run)
+        ]
+        if len(tokens) > 10:
+            continue
+        international = run.startswith(("+", "00"))
+        i = 0
+        while i < len(tokens):
+            found = -1
+            total = sum(t[2] for t in tokens[i:])
+            for j in range(len(tokens) - 1, i - 1, -1):
+                window = run[tokens[i][0] : tokens[j][1]]
+                # Windows that do not start the run must be unambiguous on
+                # their own: "(415) ...", or at least ten digits.
+                if (
+                    7 <= total <= 15
+                    and (i == 0 or window[0] == "(" or total >= 10)
+                    and _phone_number_valid(window, regions)
+                ):
+                    found = j
+                    break
+                total -= tokens[j][2]
+            if found >= 0:
+                yield _Cand(base + tokens[i][0], base + tokens[found][1], PHONE)
+                i = found + 1
+            elif international:
+                break  # a number with a country code is read from its "+" only
+            else:
+                i += 1
+
+
+def _count_digits(s: str) -> int:
+    return sum(1 for ch in s if ch.isdigit())
+
+
+# --------------------------------------------------------------------------
+# IP addresses (public ones only; private, loopback and documentation ranges
+# are not personal data)
+# --------------------------------------------------------------------------
+
+_IPV4_RE: Final = re.compile(
+    r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}"
+    r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![\w]|\.\d)"
+)
+_IPV6_RE: Final = re.compile(
+    r"(?<![\w:.])(?:[0-9a-f]{0,4}:){3,7}[0-9a-f]{0,4}(?![\w:.])", re.IGNORECASE
+)
+_VERSION_CONTEXT_RE: Final = re.compile(
+    r"(?:\bv|version|ver\.?|release|build|==|>=|<=|~=|\^|@)\s*$", re.IGNORECASE
+)
+
+
+def _find_ips(text: str, lower: str) -> Iterator[_Cand]:
+    for m in _IPV4_RE.finditer(text):
+        if _VERSION_CONTEXT_RE.search(_context_before(text, m.start(), 16)):
+            continue
+        if ipaddress.IPv4Address(m.group()).is_global:
+            yield _Cand(m.start(), m.end(), IP_ADDRESS)
+    if text.count(":") >= 3:
+        for m in _IPV6_RE.finditer(text):
+            try:
+                addr = ipaddress.IPv6Address(m.group())
+            except ValueError:
+                continue
+            if addr.is_global:
+                yield _Cand(m.start(), m.end(), IP_ADDRESS)
+
+
+# --------------------------------------------------------------------------
+# Payment: cards (Luhn) and IBANs (mod-97)
+# --------------------------------------------------------------------------
+
+_DIGIT_RUN_RE: Final = re.compile(r"(?<![\w.,+\-])\d+(?:[ \-]\d+)*(?![\w]|[.,]\d)")
+_DIGIT_GROUP_RE: Final = re.compile(r"\d+")
+
+
+def _card_prefix_ok(digits: str) -> bool:
+    first = digits[0]
+    if first in "3456":
+        return True
+    return first == "2" and 2221 <= int(digits[:4]) <= 2720
+
+
+def _card_grouping_ok(lengths: list[int]) -> bool:
+    """Digit groups as cards are written: one block, 4-4-4-4(-1..3), 4-6-4/5."""
+    if len(lengths) == 1:
+        return True
+    if lengths[0] == 4 and len(lengths) == 3 and lengths[1] == 6 and lengths[2] in (4, 5):
+        return True
+    return len(lengths) >= 3 and all(n == 4 for n in lengths[:-1]) and 1 <= lengths[-1] <= 4
+
+
+def _find_cards(text: str, lower: str) -> Iterator[_Cand]:
+    for m in _DIGIT_RUN_RE.finditer(text):
+        run = m.group()
+        if len(run) < 13:
+            continue
+        base = m.start()
+        if _IBAN_HEAD_RE.search(text, max(0, base - 5), base):
+            continue  # the digits of an IBAN-shaped string
+        groups = [(g.start(), g.end()) for g in _DIGIT_GROUP_RE.finditer(run)]
+        i = 0
+        while i < len(groups):
+            found = -1
+            for j in range(len(groups) - 1, i - 1, -1):
+                window = run[groups[i][0] : groups[j][1]]
+                digits = window.replace(" ", "").replace("-", "")
+                if not 13 <= len(digits) <= 19:
+                    continue
+                if ("-" in window and " " in window) or not _card_prefix_ok(digits):
+                    continue
+                if not _card_grouping_ok([e - s for s, e in groups[i : j + 1]]):
+                    continue
+                if luhn_valid(digits):
+                    found = j
+                    break
+            if found >= 0:
+                yield _Cand(base + groups[i][0], base + groups[found][1], CARD)
+                i = found + 1
+            else:
+                i += 1
+
+
+_IBAN_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,3})?"
+    r"(?![A-Za-z0-9])"
+)
+
+
+def _find_ibans(text: str, lower: str) -> Iterator[_Cand]:
+    for m in _IBAN_RE.finditer(text):
+        cand = m.group()
+        # shrink from the right at group boundaries: "BE68 5390 0754 7034 with"
+        while len(cand.replace(" ", "")) >= 15:
+            if iban_valid(cand):
+                yield _Cand(m.start(), m.start() + len(cand), IBAN)
+                break
+            cut = cand.rfind(" ")
+            if cut <= 0:
+                break
+            cand = cand[:cut]
+
+
+# --------------------------------------------------------------------------
+# Government IDs
+# --------------------------------------------------------------------------
+
+_ID_CONTEXT_RE: Final = re.compile(
+    r"ssn|social\s+security|national\s+(?:id|insurance|identity)|\bnino\b"
+    r"|\bid\s*(?:no|nr|number|#)|identity|identit[ée]|ausweis|\bdni\b|\bnie\b|\bnif\b"
+    r"|\bnir\b|s[ée]curit[ée]\s+sociale|num[ée]ro\s+de\s+s[ée]cu|\binsee\b"
+    r"|steuer[\s\-]?id|\bidnr\b|identifikationsnummer|tax\s+id|\btin\b|\bbsn\b"
+    r"|burgerservicenummer|sofi|codice\s+fiscale|personal\s+number|personnummer"
+    r"|\bcpf\b|passport",
+    re.IGNORECASE,
+)
+# Cheap substring gate before running _ID_CONTEXT_RE over the whole text.
+_ID_CONTEXT_HINTS: Final = (
+    "ssn", "social", "national", "nino", "insurance", "id no", "id nr", "id number",
+    "id#", "id #", "identi", "dni", "nie", "nif", "nir", "sécu", "secu", "insee",
+    "steuer", "idnr", "tax", "tin", "bsn", "burger", "sofi", "fiscal", "person",
+    "cpf", "passport", "ausweis",
+)  # fmt: skip
+# US SSN ###-##-#### (dashed: anywhere; spaced or bare: next to a keyword).
+_SSN_RE: Final = re.compile(r"\d(?<![\w\-]\d)\d{2}(?P<sep>[ \-]?)\d{2}(?P=sep)\d{4}(?![\w\-]|\.\d)")
+# Spain: DNI 12345678Z and NIE X1234567L (check letter).
+_ES_ID_RE: Final = re.compile(r"[XYZxyz\d](?<![\w\-][XYZxyz\d])-?\d{7}-?[A-Za-z](?![\w\-])")
+# UK NINO (prefix rules) and Italian codice fiscale (check letter), upper case.
+_NINO_OR_CF_RE: Final = re.compile(
+    r"[A-Z](?<![A-Za-z0-9][A-Z])"
+    r"(?:(?P<cf>[A-Z]{5}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z])"
+    r"|[A-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D])(?![A-Za-z0-9])"
+)
+_NINO_FIRST: Final = frozenset("ABCEGHJKLMNOPRSTWXYZ")
+_NINO_SECOND: Final = frozenset("ABCEGHJKLMNPRSTWXYZ")
+_NINO_BAD_PREFIX: Final = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
+# Bare digit IDs with weaker checks: France NIR (mod 97), Germany IdNr
+# (ISO 7064), Netherlands BSN (11-proof); only next to an ID keyword.
+_FR_NIR_RE: Final = re.compile(
+    r"[12](?<![\w\-][12]) ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[ABab]) ?\d{3} ?\d{3}"
+    r" ?\d{2}(?![\w\-]|\.\d)"
+)
+_DE_IDNR_RE: Final = re.compile(r"\d(?<![\w\-]\d)\d ?\d{3} ?\d{3} ?\d{3}(?![\w\-]|\.\d)")
+_NL_BSN_RE: Final = re.compile(r"\d(?<![\w\-.]\d)(?:\d{8}|\d{3}\.\d{2}\.\d{3})(?![\w\-]|\.\d)")
+
+
+def _has_id_context(text: str, start: int) -> bool:
+    return _ID_CONTEXT_RE.search(_context_before(text, start, 48)) is not None
+
+
+def _ssn_ranges_ok(value: str) -> bool:
+    digits = value.replace("-", "").replace(" ", "")
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    return not (area in ("000", "666") or area[0] == "9" or group == "00" or serial == "0000")
+
+
+def _find_national_ids(text: str, lower: str) -> Iterator[_Cand]:
+    # Keyword-dependent formats run only if some ID keyword may be present;
+    # the keyword itself is then checked just before each candidate.
+    context_anywhere = any(h in lower for h in _ID_CONTEXT_HINTS)
+    for m in _SSN_RE.finditer(text):
+        if not _ssn_ranges_ok(m.group()):
+            continue
+        if m.group("sep") == "-" or (context_anywhere and _has_id_context(text, m.start())):
+            yield _Cand(m.start(), m.end(), NATIONAL_ID)
+    for m in _ES_ID_RE.finditer(text):
+        value = m.group()
+        validator = _es_dni.is_valid if value[0].isdigit() else _es_nie.is_valid
+        if validator(value):
+            yield _Cand(m.start(), m.end(), NATIONAL_ID)
+    for m in _NINO_OR_CF_RE.finditer(text):
+        value = m.group()
+        if m.group("cf") is not None:
+            ok = bool(_it_codicefiscale.is_valid(value))
+        else:
+            ok = (
+                value[0] in _NINO_FIRST
+                and value[1] in _NINO_SECOND
+                and value[:2] not in _NINO_BAD_PREFIX
+            )
+        if ok:
+            yield _Cand(m.start(), m.end(), NATIONAL_ID)
+    if not context_anywhere:
+        return
+    for rx, validator in (
+        (_FR_NIR_RE, _fr_nir.is_valid),
+        (_DE_IDNR_RE, _de_idnr.is_valid),
+        (_NL_BSN_RE, _nl_bsn.is_valid),
+    ):
+        for m in rx.finditer(text):
+            if _has_id_context(text, m.start()) and validator(m.group()):
+                yield _Cand(m.start(), m.end(), NATIONAL_ID)
+
+
+# --------------------------------------------------------------------------
+# Provider API keys (format is enough, anywhere in the text)
+# --------------------------------------------------------------------------
+
+_KEY_END: Final = r"(?![A-Za-z0-9_\-])"
+_PROVIDER_KEY_RE: Final = re.compile(  # used with .match() at a hint position
+    r"(?<![A-Za-z0-9_\-])(?:"
+    r"(?P<anthropic>sk-ant-[A-Za-z0-9_\-]{20,})"
+    r"|(?P<openai>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})"
+    r"|(?P<aws>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})"
+    r"|(?P<github>gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
+    r"|(?P<gitlab>glpat-[A-Za-z0-9_\-]{20,})"
+    r"|(?P<slack>xox[baprs]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})"
+    r"|(?P<stripe>(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,})"
+    r"|(?P<google>AIza[0-9A-Za-z_\-]{35})"
+    r"|(?P<twilio>SK[0-9a-fA-F]{32})"
+    r"|(?P<sendgrid>SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64})"
+    r"|(?P<npm>npm_[A-Za-z0-9]{36})"
+    r"|(?P<huggingface>hf_[A-Za-z0-9]{30,})"
+    r")" + _KEY_END
+)
+# Formats whose prefix is short or common enough that the body must look random.
+_NEEDS_MIXED_BODY: Final = frozenset({"openai", "huggingface", "twilio", "slack"})
+_PROVIDER_PREFIX_RE: Final = re.compile(
+    r"sk-ant-|sk-(?:proj-|svcacct-|admin-)?|gh[pousr]_|github_pat_|glpat-|xox[baprs]-"
+    r"|xapp-|(?:sk|rk|pk)_(?:live|test)_|AIza|SK|SG\.|npm_|hf_|AKIA|ASIA|ABIA|ACCA"
+)
+
+
+def _find_provider_keys(text: str, lower: str) -> Iterator[_Cand]:
+    del lower  # provider prefixes are case-sensitive
+    last_end = -1
+    for i in _occurrences(text, _PROVIDER_HINTS):
+        if i < last_end:
+            continue
+        m = _PROVIDER_KEY_RE.match(text, i)
+        if m is None:
+            continue
+        provider = m.lastgroup or ""
+        value = m.group()
+        prefix = _PROVIDER_PREFIX_RE.match(value)
+        body = value[prefix.end() :] if prefix else value
+        if looks_like_placeholder(body):
+            continue
+        if provider in _NEEDS_MIXED_BODY and _char_classes(body) < 2:
+            continue
+        last_end = m.end()
+        yield _Cand(m.start(), m.end(), API_KEY)
+
+
+# --------------------------------------------------------------------------
+# Assignments: generic secrets, AWS secret keys, passwords
+# --------------------------------------------------------------------------
+
+_QUOTED_OR_BARE: Final = (
+    r"(?:(?P<q>[\"'`])(?P<qval>[^\"'`\n]{1,512})(?P=q)"
+    r"|[“«‘](?P<cval>[^”»’\n]{1,512})[”»’]"
+    r"|(?P<val>[^\s\"'`,;<>]{1,512}))"
+)
+_ASSIGN_OP: Final = r"[\"']?[ \t]*(?:=>|:=|==?|:)[ \t]*"
+
+_SECRET_NAME: Final = (
+    r"(?:api[_\-]?key|apikey|api[_\-]?secret|api[_\-]?token|access[_\-]?key(?:[_\-]?id)?"
+    r"|secret[_\-]?access[_\-]?key|secret[_\-]?key|client[_\-]?secret|private[_\-]?key"
+    r"|signing[_\-]?key|encryption[_\-]?key|master[_\-]?key|access[_\-]?token"
+    r"|auth[_\-]?token|refresh[_\-]?token|id[_\-]?token|session[_\-]?token"
+    r"|bearer[_\-]?token|token|secret|credentials?|auth)"
+)
+# The assignment patterns are matched (re.match) at identifier-segment starts
+# found by _anchored_matches, so they need no prefix or boundary of their own.
+_NAME_PREFIX: Final = r"(?:--?)?"
+
+_GENERIC_ASSIGN_RE: Final = re.compile(
+    _NAME_PREFIX
+    + _SECRET_NAME
+    + r"(?:"
+    + _ASSIGN_OP
+    + r"|(?<=[a-z])[ \t]+(?=[A-Za-z0-9]))"
+    + _QUOTED_OR_BARE,
+    re.IGNORECASE,
+)
+_AWS_SECRET_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9])(?:aws[_\-]?)?secret[_\-]?(?:access[_\-]?)?key[\"']?[ \t]*(?:=>|:=|=|:)"
+    r"[ \t]*[\"']?(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    re.IGNORECASE,
+)
+
+_PW_NAME: Final = (
+    r"(?:password|passwort|kennwort|passphrase|passcode|passwd|pass[ \-]?word|pwd|pw"
+    r"|mot[ \t]+de[ \t]+passe|mdp|contrase(?:ñ|n)a|senha|wachtwoord|salasana|has(?:ł|l)o"
+    r"|(?<=[_.\-])pass)"
+)
+_PW_PROSE_VERB: Final = (
+    r"(?:is[ \t]+now|is[ \t]+still|is[ \t]+set[ \t]+to|set[ \t]+to|changed[ \t]+to"
+    r"|will[ \t]+be|should[ \t]+be|is|was|ist|lautet|war|est|était|es|era|é|è|equals)"
+)
+_PW_QUALIFIER: Final = (
+    r"(?:[ \t]+(?:for|of|to|on|at|für|pour|de|del|para|van|voor|do|da)"
+    r"(?:[ \t]+[^\s=:\"']{1,40}){1,3}?)?"
+)
+_PASSWORD_RE: Final = re.compile(
+    _NAME_PREFIX
+    + _PW_NAME
+    + r"(?:(?P<assign>"
+    + _ASSIGN_OP
+    + r")"
+    + r"|"
+    + _PW_QUALIFIER
+    + r"[ \t]+"
+    + _PW_PROSE_VERB
+    + r"(?:[ \t]*:[ \t]*|[ \t]+))"
+    + _QUOTED_OR_BARE,
+    re.IGNORECASE,
+)
+_PIN_RE: Final = re.compile(
+    r"(?<![\w\-])(?:pin|pin[ \-]?code|pin[ \-]?nummer|code[ \t]+pin)[ \t]*"
+    r"(?:is|was|ist|lautet|est|es|é|=|:)[ \t]*:?[ \t]*(?P<val>\d{4,8})(?![\w\-]|[.,]\d)",
+    re.IGNORECASE,
+)
+
+_CODE_TYPE_VALUES: Final = frozenset(
+    {
+        "str", "string", "bytes", "int", "none", "null", "nil", "true", "false",
+        "undefined", "optional", "required", "secretstr", "secretbytes", "text",
+        "varchar", "char", "any", "object", "password", "pass", "pwd", "passwd",
+        "token", "secret", "string?", "str?", "self", "this",
+    }
+)  # fmt: skip
+_PROSE_STOPWORDS: Final = frozenset(
+    {
+        # English
+        "a", "an", "the", "not", "too", "very", "so", "incorrect", "wrong", "correct",
+        "invalid", "valid", "required", "weak", "strong", "secure", "insecure", "long",
+        "short", "empty", "blank", "missing", "same", "different", "in", "on", "at",
+        "of", "for", "from", "with", "by", "to", "still", "also", "now", "just", "only",
+        "my", "your", "his", "her", "their", "our", "its", "it", "this", "that", "what",
+        "which", "unknown", "secret", "private", "public", "good", "bad", "fine", "ok",
+        "okay", "new", "old", "mandatory", "optional", "necessary", "none", "null",
+        "nil", "undefined", "true", "false", "and", "or", "but", "like", "something",
+        "anything", "nothing", "whatever", "easy", "hard", "simple", "complex", "weird",
+        "no", "yes", "case", "sensitive", "case-sensitive", "here", "there", "below",
+        "above", "unchanged", "mine", "yours", "fake", "obvious",
+        "please", "always", "never", "usually", "probably", "definitely", "actually",
+        "really", "stored", "saved", "set", "reset", "needed", "hidden", "shown",
+        "visible", "sent", "leaked", "compromised", "ignored", "expired", "changed",
+        "encrypted", "hashed", "who", "where", "when", "how", "why", "one", "two",
+        "three", "four", "five", "six", "seven", "eight", "nine", "ten", "all", "any",
+        # German
+        "falsch", "richtig", "zu", "nicht", "sehr", "abgelaufen", "ungültig", "leer",
+        "geheim", "korrekt", "sicher", "unsicher", "gespeichert", "geändert", "das",
+        "der", "die", "ein", "eine", "mein", "dein", "noch", "jetzt", "bereits", "schon",
+        "auch", "immer", "erforderlich", "zurückgesetzt", "neu", "alt", "gleich",
+        # French
+        "faux", "invalide", "trop", "pas", "le", "la", "les", "un", "une", "mon", "ton",
+        "expiré", "vide", "sécurisé", "changé", "requis", "obligatoire", "toujours",
+        "encore", "déjà", "oublié", "bon", "mauvais", "faible", "fort", "nouveau",
+        "différent", "incorrecte",
+        # Spanish / Portuguese
+        "incorrecta", "incorrecto", "inválida", "invalida", "demasiado", "muy", "el",
+        "una", "mi", "tu", "segura", "débil", "vacía", "correcta", "obligatoria",
+        "requerida", "igual", "nueva", "incorreta", "fraca", "forte", "obrigatória",
+        "errada", "errónea", "distinta",
+        # Dutch
+        "onjuist", "fout", "ongeldig", "te", "niet", "het", "een", "mijn", "verlopen",
+        "leeg", "nieuw",
+    }
+)  # fmt: skip
+_ENGLISH_INFLECTED_RE: Final = re.compile(r"[a-z]{3,}(?:ed|ing|ly)")
+_TRAILING_PUNCT: Final = ".,;:!?)]}>"
+
+
+_CLOSERS: Final = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _strip_trailing(value: str) -> str:
+    """Drop sentence punctuation and unbalanced closing brackets from the end."""
+    while value:
+        last = value[-1]
+        opener = _CLOSERS.get(last)
+        if opener is not None and value.count(opener) >= value.count(last):
+            break
+        if last not in _TRAILING_PUNCT:
+            break
+        value = value[:-1]
+    return value
+
+
+def _assignment_value(m: re.Match[str]) -> tuple[str, int, int, bool] | None:
+    """(value, start, end, quoted) of a ``_QUOTED_OR_BARE`` match."""
+    for group, quoted in (("qval", True), ("cval", True), ("val", False)):
+        value = m.group(group)
+        if value is not None:
+            start, end = m.span(group)
+            if not quoted:
+                stripped = _strip_trailing(value)
+                end -= len(value) - len(stripped)
+                value = stripped
+            if not value:
+                return None
+            return value, start, end, quoted
+    return None
+
+
+_ANNOTATED_VALUE_RE: Final = re.compile(r"[ \t]*(?:\|[ \t]*None[ \t]*)?=[ \t]*" + _QUOTED_OR_BARE)
+
+
+def _after_type_annotation(
+    text: str, m: re.Match[str], value: str
+) -> tuple[str, int, int, bool] | None:
+    """``password: str = "hunter2"``: read the value after the annotation."""
+    if value.lower().rstrip("?") not in _CODE_TYPE_VALUES:
+        return None
+    follow = _ANNOTATED_VALUE_RE.match(text, m.end())
+    if follow is None:
+        return None
+    return _assignment_value(follow)
+
+
+_CODE_CALL_RE: Final = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+
+
+def _code_reference(value: str) -> bool:
+    """Values that are code, not literals: ``password=password``,
+    ``password=self.password``, ``token: str``."""
+    low = value.lower()
+    if low.rstrip("?") in _CODE_TYPE_VALUES:
+        return True
+    if _CODE_CALL_RE.match(value):
+        return True
+    if value.isidentifier() and re.search(r"pass|pwd|secret|token|key", low):
+        return True
+    return _DOTTED_IDENT_RE.fullmatch(value) is not None and not any(c.isdigit() for c in value)
+
+
+def _anchored_matches(
+    rx: re.Pattern[str], text: str, lower: str, needles: Iterable[str]
+) -> Iterator[re.Match[str]]:
+    """Matches of ``rx`` tried at the start of each identifier segment that
+    leads up to an occurrence of one of ``needles`` (in ``lower``)."""
+    tried: set[int] = set()
+    last_end = -1
+    for i in _occurrences(lower, needles):
+        if i < last_end:
+            continue
+        for start in _segment_starts(text, i):
+            if start in tried or start < last_end:
+                continue
+            tried.add(start)
+            m = rx.match(text, start)
+            if m is not None:
+                last_end = m.end()
+                yield m
+                break
+
+
+def _find_generic_secrets(text: str, lower: str) -> Iterator[_Cand]:
+    for m in _anchored_matches(_AWS_SECRET_RE, text, lower, ("secret",)):
+        if not looks_like_placeholder(m.group("val")):
+            yield _Cand(m.start("val"), m.end("val"), API_KEY)
+    for m in _anchored_matches(_GENERIC_ASSIGN_RE, text, lower, _SECRET_NAME_HINTS):
+        got = _assignment_value(m)
+        if got is None:
+            continue
+        value, start, end, _quoted = got
+        later = _after_type_annotation(text, m, value)
+        if later is not None:
+            value, start, end, _quoted = later
+        if _code_reference(value) or not _looks_random(value):
+            continue
+        yield _Cand(start, end, API_KEY)
+
+
+def _find_passwords(text: str, lower: str) -> Iterator[_Cand]:
+    for m in _anchored_matches(_PASSWORD_RE, text, lower, _PASSWORD_HINTS):
+        got = _assignment_value(m)
+        if got is None:
+            continue
+        value, start, end, quoted = got
+        if m.group("assign") is not None:
+            later = _after_type_annotation(text, m, value)
+            if later is not None:
+                value, start, end, quoted = later
+            if looks_like_placeholder(value) or _code_reference(value):
+                continue
+        else:
+            if looks_like_placeholder(value):
+                continue
+            low = value.lower()
+            if not quoted and (low in _PROSE_STOPWORDS or _ENGLISH_INFLECTED_RE.fullmatch(low)):
+                continue
+        yield _Cand(start, end, PASSWORD)
+    if "pin" in lower:
+        for m in _anchored_matches(_PIN_RE, text, lower, ("pin",)):
+            yield _Cand(m.start("val"), m.end("val"), PASSWORD)
+
+
+# --------------------------------------------------------------------------
+# Bearer tokens and JWTs
+# --------------------------------------------------------------------------
+
+_BEARER_RE: Final = re.compile(
+    r"(?P<auth>authorization[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*)?"
+    r"(?<![A-Za-z0-9_\-])bearer[ \t]+(?P<val>[A-Za-z0-9\-._~+/]+=*)(?![A-Za-z0-9\-._~+/=])",
+    re.IGNORECASE,
+)
+_JWT_RE: Final = re.compile(
+    r"(?<![A-Za-z0-9_\-.])(?P<header>ey[A-Za-z0-9_\-]{8,})\.[A-Za-z0-9_\-]{2,}"
+    r"\.[A-Za-z0-9_\-]*(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])"
+)
+
+
+def _find_bearer_tokens(text: str, lower: str) -> Iterator[_Cand]:
+    del lower
+    for m in _BEARER_RE.finditer(text):
+        value = m.group("val")
+        if looks_like_placeholder(value):
+            continue
+        ok = (
+            len(value) >= 8 and value.lower() not in _PROSE_STOPWORDS
+            if m.group("auth")
+            else _looks_random(value, min_len=16)
+        )
+        if ok:
+            yield _Cand(m.start("val"), m.end("val"), BEARER_TOKEN)
+
+
+def _jwt_header_ok(segment: str) -> bool:
+    try:
+        raw = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+        header = json.loads(raw)
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and "alg" in header
+
+
+def _find_jwts(text: str, lower: str) -> Iterator[_Cand]:
+    del lower
+    for i in _occurrences(text, ("eyJ", "eyA")):
+        m = _JWT_RE.match(text, i)
+        if m is not None and _jwt_header_ok(m.group("header")):
+            yield _Cand(m.start(), m.end(), JWT)
+
+
+# --------------------------------------------------------------------------
+# Connection strings and private keys
+# --------------------------------------------------------------------------
+
+_URI_CREDENTIALS_RE: Final = re.compile(
+    r"(?<![\w+.\-])(?:jdbc:)?[a-z][a-z0-9+.\-]{1,30}://"
+    r"(?P<user>[^\s:/@?#'\"<>`]*):(?P<pw>[^\s/@'\"<>`]+)@[^\s'\"<>`]+",
+    re.IGNORECASE,
+)
+_JDBC_PASSWORD_RE: Final = re.compile(
+    r"(?<![\w])jdbc:[a-z0-9]+:[^\s'\"<>`]*?[?;&:]password=(?P<pw>[^\s&;'\"<>`]+)"
+    r"[^\s'\"<>`]*",
+    re.IGNORECASE,
+)
+_KV_CONN_RE: Final = re.compile(
+    r"(?<![\w=])(?:(?:data[ \t]+source|initial[ \t]+catalog|user[ \t]+id|[a-z][a-z0-9_]{0,29})"
+    r"[ \t]*=[^;\n\"'`]*;[ \t]*){1,30}"
+    r"(?:(?:data[ \t]+source|initial[ \t]+catalog|user[ \t]+id|[a-z][a-z0-9_]{0,29})"
+    r"[ \t]*=[^;\n\"'`]*)?",
+    re.IGNORECASE,
+)
+_KV_PAIR_RE: Final = re.compile(r"([^=;]+)=([^;]*)")
+_KV_HOST_KEYS: Final = frozenset(
+    {"server", "data source", "host", "hostname", "address", "addr", "network address"}
+)
+
+
+_SCHEME_CHARS: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-"
+)
+
+
+def _find_connection_strings(text: str, lower: str) -> Iterator[_Cand]:
+    last_end = -1
+    for i in _occurrences(text, ("://",)):
+        if i < last_end:
+            continue
+        start = i
+        while start > 0 and text[start - 1] in _SCHEME_CHARS and i - start < 32:
+            start -= 1
+        if lower.startswith("jdbc:", start - 5):
+            start -= 5
+        m = _URI_CREDENTIALS_RE.match(text, start)
+        if m is None or looks_like_placeholder(m.group("pw")):
+            continue
+        end = m.end()
+        while end > m.start() and text[end - 1] in _TRAILING_PUNCT:
+            end -= 1
+        last_end = end
+        yield _Cand(m.start(), end, CONNECTION_STRING)
+    for i in _occurrences(lower, ("jdbc:",)):
+        m = _JDBC_PASSWORD_RE.match(text, i)
+        if m is not None and not looks_like_placeholder(m.group("pw")):
+            yield _Cand(m.start(), m.end(), CONNECTION_STRING)
+    if ";" in text and ("password" in lower or "pwd" in lower):
+        for m in _KV_CONN_RE.finditer(text):
+            pairs = {
+                re.sub(r"\s+", " ", k.strip().lower()): v.strip()
+                for k, v in _KV_PAIR_RE.findall(m.group())
+            }
+            pw = pairs.get("password", pairs.get("pwd"))
+            if pw and not looks_like_placeholder(pw) and _KV_HOST_KEYS & pairs.keys():
+                yield _Cand(m.start(), m.end(), CONNECTION_STRING)
+
+
+_PEM_RE: Final = re.compile(
+    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*?PRIVATE KEY(?: BLOCK)?)-----"
+    r"(?:.*?-----END (?P=label)-----"
+    r"|(?>(?:\s|\\[nr])*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}"
+    r"|Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|Version:[^\n\\]*))*)",
+    re.DOTALL,
+)
+
+
+def _find_private_keys(text: str, lower: str) -> Iterator[_Cand]:
+    del lower
+    for m in _PEM_RE.finditer(text):
+        yield _Cand(m.start(), m.end(), PRIVATE_KEY)
+
+
+# --------------------------------------------------------------------------
+# The detector
+# --------------------------------------------------------------------------
+
+_HAS_DIGIT_RE: Final = re.compile(r"\d")
+_PROVIDER_HINTS: Final = (
+    "sk-", "sk_", "rk_", "pk_", "AKIA", "ASIA", "ABIA", "ACCA", "ghp_", "gho_", "ghu_",
+    "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "xapp-", "AIza", "SK", "SG.", "npm_",
+    "hf_",
+)  # fmt: skip
+_SECRET_NAME_HINTS: Final = ("key", "token", "secret", "auth", "credential")
+_PASSWORD_HINTS: Final = (
+    "pass", "pw", "pwd", "pin", "mot de", "mdp", "contrase", "senha", "wachtwoord",
+    "kennwort", "salasana", "hasło", "haslo",
+)  # fmt: skip
+
+_Finder = Callable[[str, str], Iterable[_Cand]]
+
+
+class Detector:
+    """Finds PII and credentials in text and masks them with typed placeholders.
+
+    ``kinds`` restricts detection to a subset of :data:`ALL_KINDS` (``None``:
+    all). ``phone_regions`` are the regions whose *national* number formats
+    are accepted (numbers written with ``+``/``00`` are accepted for every
+    region). Instances hold only configuration and are safe to share.
+    """
+
+    __slots__ = ("_kinds", "_phone_regions")
+
+    def __init__(
+        self,
+        *,
+        kinds: frozenset[str] | None = None,
+        phone_regions: tuple[str, ...] = ("US", "GB", "DE", "FR"),
+    ) -> None:
+        selected = ALL_KINDS if kinds is None else frozenset(kinds)
+        unknown = selected - ALL_KINDS
+        if unknown:
+            raise ValueError(f"unknown kinds: {sorted(unknown)}")
+        self._kinds = selected
+        self._phone_regions = tuple(r.upper() for r in phone_regions)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return self._kinds
+
+    def _candidates(self, text: str) -> list[_Cand]:
+        kinds = self._kinds
+        lower = _aligned_lower(text)
+        has_digit = _HAS_DIGIT_RE.search(text) is not None
+        finders: list[_Finder] = []
+        # Each finder runs only when a cheap substring test says it could match.
+        if PRIVATE_KEY in kinds and "PRIVATE KEY" in text:
+            finders.append(_find_private_keys)
+        if CONNECTION_STRING in kinds and (
+            "://" in text or "jdbc:" in lower or (";" in text and "=" in text)
+        ):
+            finders.append(_find_connection_strings)
+        if JWT in kinds and ("eyJ" in text or "eyA" in text):
+            finders.append(_find_jwts)
+        if API_KEY in kinds:
+            if any(p in text for p in _PROVIDER_HINTS):
+                finders.append(_find_provider_keys)
+            if any(h in lower for h in _SECRET_NAME_HINTS):
+                finders.append(_find_generic_secrets)
+        if BEARER_TOKEN in kinds and "bearer" in lower:
+            finders.append(_find_bearer_tokens)
+        if PASSWORD in kinds and any(h in lower for h in _PASSWORD_HINTS):
+            finders.append(_find_passwords)
+        if EMAIL in kinds and ("@" in text or "%40" in text):
+            finders.append(_find_emails)
+        if has_digit:
+            if NATIONAL_ID in kinds:
+                finders.append(_find_national_ids)
+            if CARD in kinds:
+                finders.append(_find_cards)
+            if IBAN in kinds:
+                finders.append(_find_ibans)
+            if IP_ADDRESS in kinds and ("." in text or ":" in text):
+                finders.append(_find_ips)
+        out: list[_Cand] = []
+        for finder in finders:
+            out.extend(c for c in finder(text, lower) if c.kind in kinds and c.end > c.start)
+        if has_digit and PHONE in kinds:
+            out.extend(_find_phones(text, self._phone_regions))
+        return out
+
+    def scan(self, text: str) -> list[Finding]:
+        """Non-overlapping findings sorted by position.
+
+        Overlapping candidates are merged into one finding covering their
+        union (so no part of any detected value escapes masking); its kind is
+        that of the longest candidate, ties broken by specificity.
+        """
+        if not text:
+            return []
+        cands = self._candidates(text)
+        if not cands:
+            return []
+        cands.sort(key=lambda c: (c.start, -c.end))
+        findings: list[Finding] = []
+        start, end, best = cands[0].start, cands[0].end, cands[0]
+        for c in cands[1:]:
+            if c.start < end:
+                end = max(end, c.end)
+                if (c.end - c.start, _PRIORITY[c.kind]) > (
+                    best.end - best.start,
+                    _PRIORITY[best.kind],
+                ):
+                    best = c
+                continue
+            findings.append(Finding(best.kind, KIND_CATEGORY[best.kind], start, end))
+            start, end, best = c.start, c.end, c
+        findings.append(Finding(best.kind, KIND_CATEGORY[best.kind], start, end))
+        return findings
+
+    def mask(self, text: str) -> MaskResult:
+        """Replace every finding with ``[KIND]``; idempotent."""
+        findings = self.scan(text)
+        if not findings:
+            return MaskResult(text, {})
+        parts: list[str] = []
+        counts: dict[str, int] = {}
+        pos = 0
+        for f in findings:
+            parts.append(text[pos : f.start])
+            parts.append(placeholder(f.kind))
+            counts[f.kind] = counts.get(f.kind, 0) + 1
+            pos = f.end
+        parts.append(text[pos:])
+        return MaskResult("".join(parts), counts)
+
+    def contains_secret(self, text: str) -> bool:
+        """True if the text holds a credential (category CREDENTIAL)."""
+        return any(f.category is Category.CREDENTIAL for f in self.scan(text))
+
+    def contains_sensitive(self, text: str) -> bool:
+        """True if the text holds any finding of the configured kinds."""
+        return bool(self.scan(text))

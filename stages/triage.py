@@ -1,0 +1,374 @@
+"""Triage: decide in microseconds whether a turn is worth an extraction.
+
+No model call, only precompiled regexes and set look-ups. Every verdict comes
+with a named reason (a :class:`TriageReason`), so drop rates can be counted
+per reason and the journal says why a turn was skipped. A dropped turn is not
+lost: it still goes to the journal, where a better extractor can revisit it.
+
+The checks run in this order; the first that applies decides:
+
+==========================  =====  ==================================================
+reason                      verdict  when
+==========================  =====  ==================================================
+``system_or_tool_role``     drop   the role is in ``policy.skip_roles``
+``assistant_turn``          drop   an assistant turn and ``keep_assistant`` is off
+``empty``                   drop   nothing but white space
+``filler``                  drop   every sentence is filler ("ok", "thanks, got it!",
+                                   "Wow, that's great!", emoji only, "merci", "vale")
+``clarification_request``   drop   "what do you mean?", "can you explain that again?"
+``memory_signal``           keep   "remember", "from now on", "I always", "I prefer",
+                                   "my ... is", "ab jetzt", "je préfère", "prefiero"...
+``too_short``               drop   fewer than ``min_chars`` characters or ``min_words``
+                                   words
+``question_only``           drop   only questions (after filler), no first-person
+                                   statement in them
+``first_person_statement``  keep   a sentence in which the speaker says something
+                                   about themselves (or "we")
+``substantive``             keep   anything else long enough
+==========================  =====  ==================================================
+
+>>> from memgate.events import TurnEvent
+>>> def turn(text: str, role: str = "user") -> TurnEvent:
+...     return TurnEvent(tenant_id="t", user_id="u", session_id="s", turn_id="1",
+...                      role=role, content=text, ts="2024-05-01T10:00:00Z")
+>>> triage(turn("thanks, got it!"))
+(<TriageVerdict.DROP: 'drop'>, 'filler')
+>>> triage(turn("Can you remember that I'm vegan?"))
+(<TriageVerdict.KEEP: 'keep'>, 'memory_signal')
+>>> triage(turn("What's the capital of Peru?"))
+(<TriageVerdict.DROP: 'drop'>, 'question_only')
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memgate.events import Role, TriageVerdict, TurnEvent
+
+__all__ = [
+    "DEFAULT_FILLER",
+    "TriagePolicy",
+    "TriageReason",
+    "is_filler_sentence",
+    "split_sentences",
+    "triage",
+]
+
+
+class TriageReason(StrEnum):
+    """Every reason triage can give. Drop reasons first, then keep reasons."""
+
+    SYSTEM_OR_TOOL_ROLE = "system_or_tool_role"
+    ASSISTANT_TURN = "assistant_turn"
+    EMPTY = "empty"
+    FILLER = "filler"
+    CLARIFICATION_REQUEST = "clarification_request"
+    TOO_SHORT = "too_short"
+    QUESTION_ONLY = "question_only"
+    MEMORY_SIGNAL = "memory_signal"
+    FIRST_PERSON_STATEMENT = "first_person_statement"
+    SUBSTANTIVE = "substantive"
+
+
+# Whole sentences (normalised: lower case, no punctuation, single spaces) that
+# carry nothing durable. English first, then German, French and Spanish.
+DEFAULT_FILLER: frozenset[str] = frozenset(
+    {
+        # acknowledgements
+        "ok", "okay", "k", "kk", "okey", "okie", "ok ok", "okay okay", "alright", "all right",
+        "yes", "yeah", "yep", "yup", "yea", "ya", "sure", "sure thing", "of course", "no",
+        "nope", "nah", "no problem", "no worries", "np", "fine", "good", "great", "cool",
+        "nice", "neat", "awesome", "perfect", "excellent", "amazing", "wonderful", "sweet",
+        "right", "exactly", "indeed", "true", "correct", "agreed", "totally", "absolutely",
+        "definitely", "makes sense", "that makes sense", "fair enough", "got it", "gotcha",
+        "understood", "i see", "i understand", "noted", "roger", "roger that", "will do",
+        "sounds good", "sounds great", "sounds fun", "sounds cool", "sounds nice",
+        "sounds awesome", "sounds amazing", "sounds like a plan", "that sounds good",
+        "that sounds great", "that sounds awesome", "that sounds amazing", "that sounds fun",
+        "thats great", "thats awesome", "thats cool", "thats nice", "thats amazing",
+        "thats good", "thats fine", "thats ok", "thats okay", "thats right", "thats true",
+        "thats so cool", "thats so sweet", "thats wonderful", "thats fantastic",
+        "thats great to hear", "good to know", "good to hear", "glad to hear it",
+        "glad to hear that", "nice one", "well done", "good job", "great job", "way to go",
+        "congrats", "congratulations", "wow", "whoa", "woah", "oh", "oh wow", "oh nice",
+        "ah", "aha", "ahh", "hmm", "hm", "huh", "um", "uh", "lol", "lmao", "rofl", "haha",
+        "hahaha", "hehe", "xd", "omg", "yay", "yikes", "oops", "aww", "awww", "cheers",
+        "bye", "goodbye", "bye bye", "bye for now", "see you", "see ya", "see you soon",
+        "see you later", "talk soon", "talk to you soon", "talk to you later", "take care",
+        "later", "ttyl", "good night", "goodnight", "good morning", "good evening",
+        "have a good one", "have a nice day", "have a great day", "hi", "hello", "hey",
+        "hey there", "hi there", "hello there", "yo", "sup", "whats up", "how are you",
+        "how are you doing", "hows it going", "how r u", "thanks", "thank you", "thx",
+        "ty", "tysm", "thanks a lot", "thank you so much", "thanks so much",
+        "thanks again", "many thanks", "much appreciated", "appreciate it",
+        "i appreciate it", "you too", "same to you", "same here", "me too", "you rock",
+        "thanks for the help", "thanks for your help", "thank you for your help",
+        "can you repeat that", "could you repeat that", "say that again", "repeat that",
+        "please repeat", "never mind", "nevermind", "nvm", "whatever", "go on",
+        "continue", "go ahead", "next", "done", "stop", "wait", "sorry", "my bad",
+        "no thanks", "no thank you", "ok thanks", "okay thanks", "ok thank you",
+        "thanks got it", "got it thanks", "perfect thanks", "great thanks", "cool thanks",
+        "nice thanks", "ok cool", "ok great", "ok got it", "ok sounds good",
+        "im good", "im fine", "im ok", "im okay", "im doing well", "im doing good",
+        "im doing great", "not much", "not bad", "all good", "love it", "love that",
+        "i love it", "i love that", "i like it", "i like that", "i agree", "me neither",
+        "i know right", "i know", "i hope so", "i think so", "i guess so", "i dont know",
+        "no idea", "keep it up", "keep going", "good luck", "you got this", "lets do it",
+        # German
+        "danke", "danke schön", "danke schon", "dankeschön", "vielen dank", "danke sehr",
+        "bitte", "bitte schön", "ja", "nein", "genau", "alles klar", "klar", "gut",
+        "super", "prima", "toll", "passt", "okay danke", "ok danke", "verstanden",
+        "stimmt", "hallo", "hi", "tschüss", "tschüs", "bis dann", "bis später",
+        "guten morgen", "guten tag", "gute nacht", "wiederholen", "wie bitte",
+        # French
+        "merci", "merci beaucoup", "merci bien", "oui", "non", "daccord", "dac", "ok merci",
+        "parfait", "super merci", "bien sûr", "bien sur", "génial", "genial", "cool merci",
+        "bonjour", "salut", "bonsoir", "au revoir", "à plus", "a plus", "bonne nuit",
+        "entendu", "compris", "très bien", "tres bien", "ça marche", "ca marche",
+        "pas de problème", "de rien", "voilà", "voila",
+        # Spanish
+        "gracias", "muchas gracias", "mil gracias", "vale", "sí", "si", "claro",
+        "de acuerdo", "perfecto", "genial", "bueno", "bien", "muy bien", "entendido",
+        "hola", "adiós", "adios", "hasta luego", "buenos días", "buenos dias",
+        "buenas noches", "buenas tardes", "de nada", "ok gracias", "vale gracias",
+        "sin problema", "listo", "dale",
+    }
+)
+
+# A reaction sentence: an interjection or "that's great"-style comment on what
+# the other person said, carrying nothing about the speaker.
+_REACTION_RE = re.compile(
+    r"^(?:(?:wow|whoa|woah|oh|ooh|aw+|omg|yay|haha\w*|lol|hey|hi|hello|yes|yeah|yep|"
+    r"sure|ok|okay|thanks|thank you|cool|nice|great|awesome|amazing|congrats|"
+    r"congratulations|cheers|sounds \w+|no way|ha|ah|hmm|right|totally|absolutely|"
+    r"definitely|well done|good job|way to go|so true|true|exactly)\b[\s,!.]*)+"
+    r"(?:(?:that'?s|that is|that sounds|this is|it'?s|it is|sounds|looks|you'?re|"
+    r"you are|what an?|so|how|such an?)\s+)?"
+    r"(?:(?:so|really|very|super|pretty|totally|absolutely|just)\s+)?"
+    r"(?:great|awesome|amazing|cool|nice|wonderful|fantastic|incredible|lovely|sweet|"
+    r"beautiful|impressive|exciting|fun|good|inspiring|adorable|cute|neat|brilliant|"
+    r"a great idea|a good idea|great news|good news|to hear|to hear that|awesome news|"
+    r"stunning|gorgeous|hilarious|funny|interesting|wild|crazy|the best|"
+    r"right|true|fair|kind|sweet of you|kind of you)?"
+    r"(?:\s+(?:to hear|news|idea|work|job|stuff|pic|photo|picture|one|of you))?"
+    r"(?:[\s,!.]*(?:[A-Z][a-z]+|buddy|man|dude|mate|friend|pal))?[\s,!.]*$",
+    re.IGNORECASE,
+)
+
+_PUNCT_RE = re.compile(r"[^\w\s]+", re.UNICODE)
+_WS_RE = re.compile(r"\s+")
+_ALNUM_RE = re.compile(r"\w", re.UNICODE)
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])")
+_TERMINAL_Q_RE = re.compile(r"\?[\s\"'”)\]]*$")
+
+# "what do you mean?" and friends: the turn only asks the assistant to clarify.
+_CLARIFY_RE = re.compile(
+    r"^(?:sorry[,.]?\s*|um+[,.]?\s*|uh+[,.]?\s*|wait[,.]?\s*|hm+[,.]?\s*|huh[,.]?\s*)*"
+    r"(?:what do you mean(?: by (?:that|this|it))?|what did you mean(?: by (?:that|this|it))?|"
+    r"what does (?:that|this|it) mean|what(?:'s| is) that supposed to mean|"
+    r"(?:can|could|would) you (?:please )?(?:explain|clarify|rephrase|elaborate(?: on)?)"
+    r"(?: (?:that|this|it|what you mean|what you said))?(?: again| more| a bit(?: more)?)?"
+    r"(?: please)?|"
+    r"(?:please )?(?:explain|clarify|rephrase) (?:that|this|it)(?: again)?(?: please)?|"
+    r"i don'?t (?:understand|get it|follow)(?: what you mean)?|i'?m (?:confused|lost)|"
+    r"come again|pardon(?: me)?|excuse me|what\?*|say what|"
+    r"was meinst du(?: damit)?|was meinen sie(?: damit)?|wie meinst du das|"
+    r"kannst du das (?:nochmal |noch einmal )?erklären|ich verstehe (?:das )?nicht|"
+    r"qu'?est-ce que (?:tu veux|vous voulez) dire|c'?est-à-dire|"
+    r"(?:tu peux|pouvez-vous) (?:réexpliquer|expliquer|clarifier)(?: (?:ça|cela))?|"
+    r"je ne comprends pas|"
+    r"¿?qué quieres decir|¿?(?:puedes|podrías) explicar(?:lo|me)?(?: (?:eso|otra vez|de nuevo))*|"
+    r"no entiendo)"
+    r"[\s?!.¿]*$",
+    re.IGNORECASE,
+)
+
+# Signals that the speaker wants something remembered or states a standing
+# preference. Kept even when short.
+_MEMORY_SIGNAL_RE = re.compile(
+    r"\b(?:remember|don'?t forget|keep in mind|make a note|note that|for the record|"
+    r"from now on|going forward|in (?:the )?future|starting (?:now|today)|"
+    r"i (?:always|never|usually|generally|prefer|would rather|hate|love|dislike)|"
+    r"i'd rather|i'd prefer|"
+    r"my (?:name|favou?rite|preferred|pronouns|timezone|time zone|birthday|job|role|"
+    r"title|wife|husband|partner|editor|stack|team|company|\w+'s name)\b|"
+    r"(?:always|never) (?:use|answer|reply|respond|write|suggest|recommend|format|"
+    r"include|call|address|add|avoid|show|give|explain|mention)|"
+    r"merk dir|merken sie sich|denk daran|denken sie daran|ab jetzt|ab sofort|"
+    r"von nun an|in zukunft|künftig|ich bevorzuge|mein name ist|ich heiße|"
+    r"souviens-toi|rappelle-toi|retiens|n'oublie pas|à partir de maintenant|"
+    r"a partir de maintenant|désormais|dorénavant|je préfère|je m'appelle|"
+    r"recuerda|no olvides|a partir de ahora|de ahora en adelante|desde ahora|"
+    r"prefiero|me llamo|mi nombre es)\b",
+    re.IGNORECASE,
+)
+
+# First person, as subject of a statement. Matched with the word before it so
+# that inverted questions ("can I", "should we") do not count.
+_FIRST_PERSON_RE = re.compile(
+    r"(?:(?P<prev>[\w']+)[\s,]+)?\b(?P<fp>i|i'm|im|i've|i'd|i'll|me|my|mine|we|we're|"
+    r"we've|our|ours|ich|mein|meine|meinen|meinem|meiner|wir|unser|unsere|je|j'\w+|"
+    r"moi|mon|ma|mes|nous|notre|nos|yo|mi|mis|nosotros|nosotras|nuestro|nuestra|"
+    r"me gusta|me encanta|trabajo|vivo|tengo|soy|estoy|prefiero|uso|hablo)\b",
+    re.IGNORECASE,
+)
+_SUBJECT_PRONOUNS = frozenset(
+    {"i", "i'm", "im", "i've", "i'd", "i'll", "we", "we're", "we've", "ich", "wir",
+     "je", "nous", "yo", "nosotros", "nosotras"}
+)
+# Words that, right before a first-person pronoun in a question, make it an
+# inverted question ("can I ...?") or a hypothetical ("what if we ...?").
+_INVERTING = frozenset(
+    {"can", "could", "do", "does", "did", "should", "shall", "will", "would", "am", "are",
+     "is", "was", "were", "have", "has", "had", "may", "might", "must", "if", "what",
+     "how", "why", "where", "when", "who", "which", "whats", "what's", "hows", "how's",
+     "where's", "who's", "don't", "didn't", "can't", "won't", "shouldn't", "wouldn't",
+     "isn't", "aren't", "kann", "soll", "sollte", "darf", "muss", "habe", "bin", "werde",
+     "würde", "wenn", "falls", "peux", "dois", "puis", "suis", "si", "puedo", "debo",
+     "for", "to", "with", "about", "tell", "show", "give", "help", "let", "remind", "ask"}
+)
+_QUESTION_START_RE = re.compile(
+    r"^(?:what|why|how|where|when|who|whom|whose|which|do|does|did|can|could|would|"
+    r"will|should|shall|is|are|am|was|were|have|has|had|may|might|any|anything|"
+    r"was|wie|wo|warum|wann|wer|welche|kannst|könntest|hast|bist|qu'est|quoi|pourquoi|"
+    r"comment|où|quand|qui|est-ce|peux-tu|pouvez-vous|qué|que|cómo|como|dónde|donde|"
+    r"cuándo|cuando|quién|quien|por qué|puedes|podrías)\b",
+    re.IGNORECASE,
+)
+
+
+def _norm(text: str) -> str:
+    t = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    t = _PUNCT_RE.sub("", t)
+    return _WS_RE.sub(" ", t).strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split on sentence punctuation and line breaks; drop empty pieces.
+
+    >>> split_sentences("Thanks! I moved to Berlin. Any tips?")
+    ['Thanks!', 'I moved to Berlin.', 'Any tips?']
+    """
+    return [s.strip() for s in _SENT_SPLIT_RE.split(text) if s and s.strip()]
+
+
+def is_filler_sentence(sentence: str, filler: frozenset[str] = DEFAULT_FILLER) -> bool:
+    """True if the sentence carries nothing durable on its own.
+
+    >>> is_filler_sentence("Wow, that's great, Maria!")
+    True
+    >>> is_filler_sentence("I moved to Berlin.")
+    False
+    """
+    n = _norm(sentence)
+    if not n:
+        return True  # emoji, punctuation
+    if n in filler:
+        return True
+    # "ok, thanks, got it" / "thanks Maria": every comma-separated chunk is filler
+    chunks = [c for c in (_norm(p) for p in re.split(r"[,;:!.]+|\s+-\s+", sentence)) if c]
+    if chunks and all(c in filler or _is_vocative(c, sentence) for c in chunks):
+        return any(c in filler for c in chunks)
+    return len(n.split()) <= 9 and _REACTION_RE.match(sentence.strip()) is not None
+
+
+def _is_vocative(chunk: str, original: str) -> bool:
+    """A lone name after a filler ("thanks, Maria"): one word, capitalised in the original."""
+    if " " in chunk:
+        return False
+    m = re.search(rf"\b({re.escape(chunk)})\b", original, re.IGNORECASE)
+    return bool(m and m.group(1)[:1].isupper())
+
+
+def _is_question(sentence: str) -> bool:
+    s = sentence.strip()
+    if _TERMINAL_Q_RE.search(s):
+        return True
+    if s.startswith(("¿",)):
+        return True
+    return s[-1:] not in ".!" and _QUESTION_START_RE.match(s) is not None
+
+
+def _has_first_person_statement(sentence: str, question: bool) -> bool:
+    for m in _FIRST_PERSON_RE.finditer(sentence):
+        fp = m.group("fp").lower()
+        prev = (m.group("prev") or "").lower().replace("’", "'")
+        if not question:
+            if fp == "me":
+                continue  # "that reminds me" says little about the speaker
+            return True
+        # Inside a question only a subject pronoun that is not inverted counts:
+        # "do you know I'm vegan?" yes; "can I ask you something?" no.
+        if fp in _SUBJECT_PRONOUNS or fp.startswith(("i'", "we'", "j'")):
+            if prev not in _INVERTING:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class TriagePolicy:
+    """What triage drops. Frozen; build variants with :func:`dataclasses.replace`.
+
+    ``min_chars`` is 8, not more, so that "I'm vegan" (9) and "I use vim" survive;
+    shorter turns that matter ("vegan") carry too little context to extract anyway.
+    """
+
+    min_chars: int = 8
+    min_words: int = 2
+    filler_phrases: frozenset[str] = DEFAULT_FILLER
+    skip_roles: frozenset[Role] = frozenset({Role.SYSTEM, Role.TOOL})
+    keep_assistant: bool = False
+    drop_questions: bool = True
+    """Drop turns that are only questions with no first-person statement."""
+    version: str = "triage-1"
+
+
+_DEFAULT_POLICY = TriagePolicy()
+
+
+def triage(
+    turn: TurnEvent, policy: TriagePolicy = _DEFAULT_POLICY
+) -> tuple[TriageVerdict, str]:
+    """Keep or drop one turn, with the reason (a :class:`TriageReason` value)."""
+    if turn.role in policy.skip_roles:
+        return TriageVerdict.DROP, TriageReason.SYSTEM_OR_TOOL_ROLE
+    if turn.role is Role.ASSISTANT and not policy.keep_assistant:
+        return TriageVerdict.DROP, TriageReason.ASSISTANT_TURN
+
+    text = turn.content.strip()
+    if not text:
+        return TriageVerdict.DROP, TriageReason.EMPTY
+    if not _ALNUM_RE.search(text):
+        # emoji, punctuation, "👍🙏"
+        return TriageVerdict.DROP, TriageReason.FILLER
+
+    sentences = split_sentences(text)
+    content = [s for s in sentences if not is_filler_sentence(s, policy.filler_phrases)]
+    if not content:
+        return TriageVerdict.DROP, TriageReason.FILLER
+    if all(_CLARIFY_RE.match(s) for s in content):
+        return TriageVerdict.DROP, TriageReason.CLARIFICATION_REQUEST
+
+    if _MEMORY_SIGNAL_RE.search(text):
+        return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
+
+    words = _WORD_RE.findall(text)
+    if len(text) < policy.min_chars or len(words) < policy.min_words:
+        return TriageVerdict.DROP, TriageReason.TOO_SHORT
+
+    first_person = False
+    all_questions = True
+    for s in content:
+        q = _is_question(s)
+        all_questions = all_questions and q
+        if not first_person and _has_first_person_statement(s, q):
+            first_person = True
+    if first_person:
+        return TriageVerdict.KEEP, TriageReason.FIRST_PERSON_STATEMENT
+    if all_questions and policy.drop_questions:
+        return TriageVerdict.DROP, TriageReason.QUESTION_ONLY
+    return TriageVerdict.KEEP, TriageReason.SUBSTANTIVE

@@ -1,0 +1,317 @@
+"""The Faust app: one topic per stage, the same stage steps as the in-process runner.
+
+Topics (``<prefix>.<name>``, one partition each by default)::
+
+    turns ─▶ triage ─▶ triaged ─▶ extract ─▶ extracted ─▶ redact ─▶ redacted
+          ─▶ dedupe ─▶ resolved ─▶ persist            (audit events ─▶ audit ─▶ audit store)
+    any stage ─▶ dlq   (invalid or permanently failing events, with their origin)
+
+Every message is keyed ``tenant/user``, so one worker owns a user's facts.
+
+Delivery is at least once. An event is acknowledged only after what it
+produced was delivered to Kafka (we await the broker's ack) and what it wrote
+was confirmed by the store; transient failures are retried with capped
+exponential backoff for as long as they last (the partition waits, nothing is
+dropped); permanent failures go to the dead-letter topic with the reason and
+the source topic, partition and offset. Effects are idempotent: fact ids are
+deterministic, OpenSearch document ids are fact ids, and audit rows collapse
+by event id.
+
+Dedupe state: the retrieval store is the source of truth. The dedupe agent
+resolves a candidate against the store and applies the resulting fact writes
+(waiting for refresh) before it acknowledges the event; since all events of a
+user go to one partition and one agent processes a partition in order, the
+next candidate of that user always sees the previous one's effect. A replay
+after a crash finds its own writes (``redelivered``) and changes nothing.
+The persist agent records each resolution's fact history in the audit store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import faust
+from pydantic import BaseModel, ValidationError
+
+from memgate.errors import InvalidEvent, PermanentError, is_transient
+from memgate.events import (
+    CandidateFact,
+    DeadLetter,
+    DecisionRecord,
+    FactHistoryRecord,
+    JournalRecord,
+    RedactedCandidate,
+    Resolution,
+    ResolutionAction,
+    Stage,
+    TriagedTurn,
+    TurnEvent,
+    parse_turn,
+    utcnow,
+)
+from memgate.settings import Settings
+from sinks.base import AuditStore, RetrievalStore
+from stages.redact import mask_all
+from streams.metrics import Metrics
+from streams.pipeline import Pipeline
+
+log = logging.getLogger("memgate.worker")
+T = TypeVar("T")
+
+AUDIT_TYPES = (JournalRecord, DecisionRecord, FactHistoryRecord)
+TOPIC_NAMES = ("turns", "triaged", "extracted", "redacted", "resolved", "audit", "dlq")
+
+
+def topic_name(settings: Settings, name: str) -> str:
+    return f"{settings.topic_prefix}.{name}"
+
+
+def _audit_from_json(raw: bytes) -> JournalRecord | DecisionRecord | FactHistoryRecord:
+    import json
+
+    data = json.loads(raw)
+    kind = data.pop("_kind", None)
+    cls = {"journal": JournalRecord, "decision": DecisionRecord, "history": FactHistoryRecord}.get(
+        kind or ""
+    )
+    if cls is None:
+        raise ValueError(f"audit message without a known _kind: {kind!r}")
+    return cls.model_validate(data)  # type: ignore[no-any-return]
+
+
+def _audit_to_json(rec: BaseModel) -> bytes:
+    import json
+
+    kind = {JournalRecord: "journal", DecisionRecord: "decision", FactHistoryRecord: "history"}[
+        type(rec)
+    ]
+    d = rec.model_dump(mode="json")
+    d["_kind"] = kind
+    return json.dumps(d, separators=(",", ":")).encode()
+
+
+@dataclass
+class Worker:
+    """The stores and stages one worker process uses."""
+
+    settings: Settings
+    pipeline: Pipeline
+    retrieval: RetrievalStore
+    audit: AuditStore
+    metrics: Metrics
+
+    async def retry(self, what: str, fn: Callable[[], T]) -> T:
+        """Run a blocking call in a thread; retry transient failures with backoff, forever."""
+        delay = self.settings.retry_base_delay_s
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await asyncio.to_thread(fn)
+            except Exception as exc:
+                if not is_transient(exc):
+                    raise
+                retry_after = getattr(exc, "retry_after", None) or delay
+                self.metrics.store_retries.labels(store=what).inc()
+                log.warning(
+                    "event=retry what=%s attempt=%d wait_s=%.2f error=%r "
+                    "hint='the store is unavailable or throttling; "
+                    "the partition waits, nothing is dropped'",
+                    what,
+                    attempt,
+                    retry_after,
+                    exc,
+                )
+                await asyncio.sleep(retry_after)
+                delay = min(delay * 2, 30.0)
+
+
+def create_app(worker: Worker) -> faust.App:
+    s = worker.settings
+    m = worker.metrics
+    app = faust.App(
+        s.worker_id,
+        broker=f"kafka://{s.kafka_bootstrap}",
+        value_serializer="raw",
+        key_serializer="raw",
+        topic_partitions=s.topic_partitions,
+        topic_replication_factor=1,
+        processing_guarantee="at_least_once",
+        producer_acks=-1,
+        web_enabled=False,
+        store="memory://",
+        consumer_auto_offset_reset="earliest",
+        broker_commit_every=50,
+        broker_commit_interval=1.0,
+    )
+
+    def topic(name: str) -> faust.TopicT:
+        return app.topic(
+            topic_name(s, name),
+            key_type=bytes,
+            value_type=bytes,
+            partitions=s.topic_partitions,
+        )
+
+    topics = {n: topic(n) for n in TOPIC_NAMES}
+
+    async def send(name: str, key: str, payload: bytes) -> None:
+        fut = await topics[name].send(key=key.encode(), value=payload)
+        await fut  # wait for the broker's ack before the source event is acknowledged
+
+    async def dead_letter_raw(
+        stage: str,
+        source_topic: str,
+        raw: Any,
+        reason: str,
+        exc: BaseException,
+        partition: int = -1,
+        offset: int = -1,
+        key: bytes | None = None,
+    ) -> None:
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        masked = mask_all(worker.pipeline.redact.detector, text).text
+        dl = DeadLetter(
+            reason=reason[:2000],
+            error_type=type(exc).__name__,
+            source_topic=source_topic,
+            partition=partition,
+            offset=offset,
+            key=key.decode("utf-8", "replace") if key else None,
+            payload=masked[:100_000],
+            failed_at=utcnow(),
+        )
+        m.dead_letters.labels(source=stage, reason=type(exc).__name__).inc()
+        log.error(
+            "event=dead_letter stage=%s topic=%s partition=%s offset=%s reason=%r "
+            "hint='fix the producer and re-send; the payload (secrets masked) is in %s'",
+            stage,
+            source_topic,
+            partition,
+            offset,
+            reason,
+            topic_name(s, "dlq"),
+        )
+        await send("dlq", dl.key or "unknown", dl.model_dump_json().encode())
+
+    async def dead_letter(stage: str, event: Any, reason: str, exc: BaseException) -> None:
+        msg = event.message
+        await dead_letter_raw(
+            stage, msg.topic, event.value, reason, exc, msg.partition, msg.offset, msg.key
+        )
+
+    async def route(stage: Stage, outputs: Sequence[Any], next_topic: str | None) -> None:
+        passed = 0
+        for out in outputs:
+            if isinstance(out, AUDIT_TYPES):
+                await send("audit", out.partition_key, _audit_to_json(out))
+            elif next_topic is not None:
+                passed += 1
+                await send(next_topic, out.partition_key, out.model_dump_json().encode())
+        m.record_audit([o for o in outputs if isinstance(o, AUDIT_TYPES)])
+        if passed:
+            m.events_out.labels(stage=stage.value).inc(passed)
+
+    def stage_agent(
+        stage: Stage,
+        source: str,
+        parse: Callable[[bytes], Any],
+        step: Callable[[Any], Awaitable[Sequence[Any]]],
+        next_topic: str | None,
+    ) -> None:
+        async def agent(stream: faust.StreamT) -> None:
+            async for event in stream.events():
+                m.events_in.labels(stage=stage.value).inc()
+                try:
+                    item = parse(event.value)
+                except (InvalidEvent, ValidationError, ValueError) as exc:
+                    await dead_letter(stage.value, event, f"invalid event: {exc}", exc)
+                    continue
+                loop = asyncio.get_running_loop()
+                t0 = loop.time()
+                try:
+                    outputs = await step(item)
+                except (PermanentError, InvalidEvent) as exc:
+                    await dead_letter(stage.value, event, f"permanent failure: {exc}", exc)
+                    continue
+                m.latency.labels(stage=stage.value).observe(loop.time() - t0)
+                await route(stage, outputs, next_topic)
+
+        agent.__name__ = f"{stage.value}_agent"
+        app.agent(topics[source], name=f"{s.topic_prefix}.{stage.value}")(agent)
+
+    p = worker.pipeline
+
+    async def triage_step(turn: TurnEvent) -> Sequence[Any]:
+        m.record_turn()
+        return p.triage(turn)
+
+    async def extract_step(item: TriagedTurn) -> Sequence[Any]:
+        out = await worker.retry("extractor", lambda: p.extract(item))
+        m.extraction_calls.labels(extractor=p.extract.extractor.name, outcome="ok").inc()
+        return out
+
+    async def redact_step(item: CandidateFact) -> Sequence[Any]:
+        return p.redact(item)
+
+    async def dedupe_step(item: RedactedCandidate) -> Sequence[Any]:
+        outputs = await worker.retry("retrieval", lambda: p.dedupe(item, worker.retrieval))
+        for res in outputs:
+            if isinstance(res, Resolution):
+                facts = p.persist(res).facts
+                if facts:
+                    await worker.retry(
+                        "retrieval", lambda facts=facts: worker.retrieval.upsert(facts, wait=True)
+                    )
+                if res.action in (ResolutionAction.ADD, ResolutionAction.SUPERSEDE):
+                    m.record_facts(res.action.value.lower())
+        return outputs
+
+    async def persist_step(res: Resolution) -> Sequence[Any]:
+        return p.persist(res).history
+
+    stage_agent(Stage.TRIAGE, "turns", lambda raw: parse_turn(raw), triage_step, "triaged")
+    stage_agent(
+        Stage.EXTRACT, "triaged", TriagedTurn.model_validate_json, extract_step, "extracted"
+    )
+    stage_agent(
+        Stage.REDACT, "extracted", CandidateFact.model_validate_json, redact_step, "redacted"
+    )
+    stage_agent(
+        Stage.DEDUPE, "redacted", RedactedCandidate.model_validate_json, dedupe_step, "resolved"
+    )
+    stage_agent(Stage.PERSIST, "resolved", Resolution.model_validate_json, persist_step, None)
+
+    @app.agent(topics["audit"], name=f"{s.topic_prefix}.audit")
+    async def audit_agent(stream: faust.StreamT) -> None:
+        async for batch in stream.take(500, within=0.5):
+            records = []
+            for raw in batch:
+                try:
+                    records.append(_audit_from_json(raw))
+                except (ValidationError, ValueError) as exc:
+                    await dead_letter_raw("audit", topic_name(s, "audit"), raw, str(exc), exc)
+            if records:
+                await worker.retry("audit", lambda records=records: worker.audit.write(records))
+
+    @app.timer(interval=2.0)
+    async def report_lag() -> None:
+        consumer = app.consumer
+        try:
+            assignment = consumer.assignment()
+        except Exception:  # the consumer is not started yet
+            return
+        for tp in assignment:
+            hw = consumer.highwater(tp)
+            read = consumer._read_offset.get(tp)
+            if hw is None:
+                continue
+            lag = max(0, hw - ((read + 1) if read is not None else 0))
+            stage = tp.topic.rsplit(".", 1)[-1]
+            m.consumer_lag.labels(stage=stage, topic=tp.topic, partition=str(tp.partition)).set(lag)
+
+    return app

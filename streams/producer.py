@@ -1,0 +1,63 @@
+"""Sending turns to the input topic (``<prefix>.turns``), keyed by tenant/user."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from aiokafka import AIOKafkaProducer
+
+from memgate.events import TurnEvent
+from memgate.settings import Settings
+
+
+def _producer(settings: Settings) -> AIOKafkaProducer:
+    return AIOKafkaProducer(
+        bootstrap_servers=settings.kafka_bootstrap,
+        acks="all",
+        enable_idempotence=True,
+        linger_ms=5,
+    )
+
+
+async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
+    topic = f"{settings.topic_prefix}.turns"
+    producer = _producer(settings)
+    await producer.start()
+    n = 0
+    try:
+        futures = []
+        for t in turns:
+            futures.append(
+                await producer.send(
+                    topic, key=t.partition_key.encode(), value=t.model_dump_json().encode()
+                )
+            )
+            n += 1
+        for f in futures:
+            await f
+    finally:
+        await producer.stop()
+    return n
+
+
+async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
+    """Send raw lines as they are (for replays and for testing the dead-letter path)."""
+    topic = f"{settings.topic_prefix}.turns"
+    producer = _producer(settings)
+    await producer.start()
+    n = 0
+    try:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                key = f"{d.get('tenant_id', 'unknown')}/{d.get('user_id', 'unknown')}"
+            except (json.JSONDecodeError, AttributeError):
+                key = "unknown/unknown"
+            await producer.send_and_wait(topic, key=key.encode(), value=line.encode())
+            n += 1
+    finally:
+        await producer.stop()
+    return n
