@@ -20,7 +20,7 @@ import re
 import unicodedata
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -33,7 +33,7 @@ from pydantic import (
 
 from memgate.errors import InvalidEvent
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final[Literal[1]] = 1
 
 # Identifiers: printable, no slashes (they build keys and document ids).
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}$")

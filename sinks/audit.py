@@ -371,8 +371,6 @@ class ClickHouseAudit:
             client.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
             for table in TABLES:
                 client.command(table.ddl(self.database))
-        except MemgateError:
-            raise
         except Exception as exc:
             raise _translate(exc, f"creating the tables in {self.database}") from exc
         client.database = self.database
@@ -402,11 +400,15 @@ class ClickHouseAudit:
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ConfigError(f"the embedded audit store needs chDB: {_INSTALL_HINT}") from exc
         except ProgrammingError as exc:
-            raise ConfigError(
-                f"cannot open the embedded audit store at {path}: chDB runs one engine per "
-                "process and another path is open; close every ClickHouseAudit (and any "
-                f"other chDB client) of that path first. ({exc})"
-            ) from exc
+            if "already initialized" in str(exc) or "different path" in str(exc):
+                raise ConfigError(
+                    f"cannot open the embedded audit store at {path}: chDB runs one engine per "
+                    "process and another path is open; close every ClickHouseAudit (and any "
+                    f"other chDB client) of that path first. ({exc})"
+                ) from exc
+            raise ConfigError(f"cannot open the embedded audit store at {path}: {exc}") from exc
+        except Exception as exc:
+            raise StoreError(f"cannot open the embedded audit store at {path}: {exc}") from exc
         try:
             return cls(client, database=database)
         except BaseException:

@@ -9,13 +9,12 @@ user *inside* the store: every read takes them and filters in the query.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from memgate.events import AuditEvent, FactStatus, FactType, Ident, StoredFact
+from memgate.events import AuditEvent, AwareDatetime, FactStatus, FactType, Ident, StoredFact
 
 RRF_K = 60
 
@@ -27,11 +26,11 @@ class SearchQuery(BaseModel):
     user_id: Ident
     text: str = Field(min_length=1)
     k: int = Field(default=10, ge=1, le=1000)
-    as_of: datetime | None = Field(
+    as_of: AwareDatetime | None = Field(
         default=None,
         description="Valid-time instant: return what was true then, superseded or not.",
     )
-    types: tuple[FactType, ...] | None = None
+    types: tuple[FactType, ...] | None = Field(default=None, min_length=1)
     candidates: int = Field(
         default=50, ge=1, le=2000, description="How many hits each retriever contributes."
     )
@@ -104,6 +103,12 @@ class AuditStore(Protocol):
         self, sql: str, parameters: dict[str, Any] | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Raw SQL (read-only use); returns column names and rows."""
+        ...
+
+    def report(
+        self, name: str, tenant_id: str | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """A named report (see ``sinks.audit.REPORTS``), optionally for one tenant."""
         ...
 
     def forget(self, tenant_id: str, user_id: str) -> int: ...

@@ -31,6 +31,7 @@ import ipaddress
 import json
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -264,6 +265,17 @@ def _context_before(text: str, start: int, width: int = 48) -> str:
     return text[max(0, start - width) : start]
 
 
+def _ascii_digits(text: str) -> str:
+    """Same-length copy of ``text`` with every Unicode decimal digit ("٤", "４")
+    replaced by its ASCII digit, so checksums and phone metadata see them."""
+    if text.isascii():
+        return text
+    return "".join(
+        str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal() else ch
+        for ch in text
+    )
+
+
 def _aligned_lower(text: str) -> str:
     """``text.lower()`` with the same length, so indexes can be shared."""
     lower = text.lower()
@@ -305,7 +317,7 @@ _EMAIL_RE: Final = re.compile(
     r"(?P<local>[a-z0-9](?:[a-z0-9._%+\-]{0,62}[a-z0-9_+\-])?)"
     r"(?:@|%40)"
     r"(?P<domain>(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})"
-    r"(?![a-z0-9\-]|\.[a-z0-9])",
+    r"(?![a-z0-9]|[.\-][a-z0-9])",
     re.IGNORECASE,
 )
 _RETINA_RE: Final = re.compile(r"\d+(?:\.\d+)?x\.", re.IGNORECASE)  # icon@2x.png
@@ -361,7 +373,33 @@ _PHONE_NEG_CONTEXT_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _NANP: Final = frozenset({"US", "CA"})
-_IBAN_HEAD_RE: Final = re.compile(r"[A-Za-z]{2}\d{2} ?$")
+_IBAN_HEAD_RE: Final = re.compile(r"([A-Za-z]{2})\d{2} ?$")
+# IBAN length per country (ISO 13616 registry), to recognise the digits of an
+# IBAN-shaped string whose checksum failed, so they are not read as a card or
+# a phone number.
+_IBAN_LENGTH: Final[dict[str, int]] = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22,
+    "BH": 22, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22,
+    "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27,
+    "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28,
+    "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20,
+    "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24,
+    "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15, "PK": 24,
+    "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31,
+    "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24,
+    "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}  # fmt: skip
+
+
+def _inside_iban_shape(text: str, run_start: int, run: str) -> bool:
+    """True if ``run`` (digits at ``run_start``) completes an IBAN-shaped string:
+    ``CC99 `` right before it and exactly the country's IBAN length."""
+    head = _IBAN_HEAD_RE.search(text, max(0, run_start - 5), run_start)
+    if head is None:
+        return False
+    length = _IBAN_LENGTH.get(head.group(1).upper())
+    digits = sum(1 for ch in run if ch.isdigit())
+    return length is not None and 4 + digits == length
 
 
 def _make_number(country_code: int, nsn: str) -> phonenumbers.PhoneNumber:
@@ -430,8 +468,8 @@ def _find_phones(text: str, regions: tuple[str, ...]) -> Iterator[_Cand]:
         if _PHONE_NEG_CONTEXT_RE.search(_context_before(text, m.start(), 24)):
             continue
         base = m.start()
-        if _IBAN_HEAD_RE.search(text, max(0, base - 5), base):
-            continue  # the digits of an IBAN-shaped string
+        if _inside_iban_shape(text, base, run):
+            continue  # the digits of an IBAN-shaped string (bad checksum)
         tokens = [
             (t.start(), t.end(), _count_digits(t.group())) for t in _PHONE_TOKEN_RE.finditer(run)
         ]
@@ -488,7 +526,11 @@ def _find_ips(text: str, lower: str) -> Iterator[_Cand]:
     for m in _IPV4_RE.finditer(text):
         if _VERSION_CONTEXT_RE.search(_context_before(text, m.start(), 16)):
             continue
-        if ipaddress.IPv4Address(m.group()).is_global:
+        try:
+            addr = ipaddress.IPv4Address(m.group())
+        except ValueError:
+            continue
+        if addr.is_global:
             yield _Cand(m.start(), m.end(), IP_ADDRESS)
     if text.count(":") >= 3:
         for m in _IPV6_RE.finditer(text):
@@ -530,8 +572,8 @@ def _find_cards(text: str, lower: str) -> Iterator[_Cand]:
         if len(run) < 13:
             continue
         base = m.start()
-        if _IBAN_HEAD_RE.search(text, max(0, base - 5), base):
-            continue  # the digits of an IBAN-shaped string
+        if _inside_iban_shape(text, base, run):
+            continue  # the digits of an IBAN-shaped string (bad checksum)
         groups = [(g.start(), g.end()) for g in _DIGIT_GROUP_RE.finditer(run)]
         i = 0
         while i < len(groups):
@@ -672,7 +714,7 @@ def _find_national_ids(text: str, lower: str) -> Iterator[_Cand]:
 
 _KEY_END: Final = r"(?![A-Za-z0-9_\-])"
 _PROVIDER_KEY_RE: Final = re.compile(  # used with .match() at a hint position
-    r"(?<![A-Za-z0-9_\-])(?:"
+    r"(?<![A-Za-z0-9])(?:"
     r"(?P<anthropic>sk-ant-[A-Za-z0-9_\-]{20,})"
     r"|(?P<openai>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})"
     r"|(?P<aws>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})"
@@ -884,6 +926,8 @@ def _after_type_annotation(
     return _assignment_value(follow)
 
 
+_VARIABLE_NAME_RE: Final = re.compile(r"[a-z_$][A-Za-z_$]*")
+_SECRETISH_NAME_RE: Final = re.compile(r"pass|pwd|secret|token|key", re.IGNORECASE)
 _CODE_CALL_RE: Final = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 
 
@@ -895,8 +939,8 @@ def _code_reference(value: str) -> bool:
         return True
     if _CODE_CALL_RE.match(value):
         return True
-    if value.isidentifier() and re.search(r"pass|pwd|secret|token|key", low):
-        return True
+    if _VARIABLE_NAME_RE.fullmatch(value) and _SECRETISH_NAME_RE.search(value):
+        return True  # password=db_password, password: userPassword
     return _DOTTED_IDENT_RE.fullmatch(value) is not None and not any(c.isdigit() for c in value)
 
 
@@ -1106,6 +1150,7 @@ _PASSWORD_HINTS: Final = (
 )  # fmt: skip
 
 _Finder = Callable[[str, str], Iterable[_Cand]]
+_MAX_MASK_ROUNDS: Final = 4
 
 
 class Detector:
@@ -1186,7 +1231,7 @@ class Detector:
         """
         if not text:
             return []
-        cands = self._candidates(text)
+        cands = self._candidates(_ascii_digits(text))
         if not cands:
             return []
         cands.sort(key=lambda c: (c.start, -c.end))
@@ -1207,20 +1252,28 @@ class Detector:
         return findings
 
     def mask(self, text: str) -> MaskResult:
-        """Replace every finding with ``[KIND]``; idempotent."""
-        findings = self.scan(text)
-        if not findings:
-            return MaskResult(text, {})
-        parts: list[str] = []
+        """Replace every finding with ``[KIND]``.
+
+        Idempotent: replacing a value changes what its neighbours see (an
+        ``=`` or a digit becomes ``]``), which can very rarely expose a new
+        match, so masking repeats until nothing more is found (at most a few
+        rounds; counts add up over the rounds).
+        """
         counts: dict[str, int] = {}
-        pos = 0
-        for f in findings:
-            parts.append(text[pos : f.start])
-            parts.append(placeholder(f.kind))
-            counts[f.kind] = counts.get(f.kind, 0) + 1
-            pos = f.end
-        parts.append(text[pos:])
-        return MaskResult("".join(parts), counts)
+        for _ in range(_MAX_MASK_ROUNDS):
+            findings = self.scan(text)
+            if not findings:
+                break
+            parts: list[str] = []
+            pos = 0
+            for f in findings:
+                parts.append(text[pos : f.start])
+                parts.append(placeholder(f.kind))
+                counts[f.kind] = counts.get(f.kind, 0) + 1
+                pos = f.end
+            parts.append(text[pos:])
+            text = "".join(parts)
+        return MaskResult(text, counts)
 
     def contains_secret(self, text: str) -> bool:
         """True if the text holds a credential (category CREDENTIAL)."""

@@ -206,16 +206,14 @@ def test_stemming_and_diacritics(index: EmbeddedIndex) -> None:
         assert hits[0].bm25_rank == 1, text
 
 
-def test_naive_as_of_is_refused(index: EmbeddedIndex) -> None:
-    q = SearchQuery(tenant_id="acme", user_id="u1", text="vim", as_of=datetime(2024, 1, 1))
+def test_naive_as_of_is_refused_when_the_query_is_built() -> None:
     with pytest.raises(ValueError, match="time zone"):
-        index.search(q, helper.vector("vim"))
+        SearchQuery(tenant_id="acme", user_id="u1", text="vim", as_of=datetime(2024, 1, 1))
 
 
-def test_empty_types_filter_admits_nothing(index: EmbeddedIndex) -> None:
-    index.upsert([helper.make_fact("vim")])
-    q = SearchQuery(tenant_id="acme", user_id="u1", text="vim", types=())
-    assert index.search(q, helper.vector("vim")) == []
+def test_empty_types_filter_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        SearchQuery(tenant_id="acme", user_id="u1", text="vim", types=())
 
 
 def test_nearest_with_no_status_or_k_zero_is_empty(index: EmbeddedIndex) -> None:
@@ -292,3 +290,10 @@ def test_two_instances_on_one_file_see_each_others_writes(path: Path) -> None:
         fact = helper.make_fact("vim")
         a.upsert([fact])
         helper.assert_same(b.get("acme", "u1", fact.fact_id), fact)
+
+
+def test_a_file_that_is_not_sqlite_is_a_config_error(path: Path) -> None:
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"definitely not a database" * 100)
+    with pytest.raises(ConfigError, match="cannot open"):
+        EmbeddedIndex(path, dim=DIM)

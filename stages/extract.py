@@ -1,0 +1,1692 @@
+"""Extract: turn a triaged user turn into zero or more typed candidate facts.
+
+:class:`Extractor` is the interface every extractor implements (the production
+one calls a small model; see the domain guide). :class:`RuleExtractor` is the
+offline default: precompiled regular expressions over each sentence, no I/O,
+no state between calls, the same output schema. Zero facts is the normal
+outcome; a rule fires only on a first-person statement, a standing
+instruction or a "remember that" request.
+
+Pipeline per turn: only ``role == user`` turns are read. The text is split into
+sentences (:func:`stages.triage.split_sentences`); a sentence is skipped when
+it is a question, a hypothetical ("what if", "suppose", "imagine", "if I
+were", "would you"), session-only ("for this one", "just this time", "right
+now", "for now"), or uncertain ("not sure", "maybe", "might", "probably").
+"Can you remember that ...?" / "please remember that ..." are unwrapped first
+and what follows is read as a statement. The rules run in priority order; a
+rule whose match overlaps a span taken by an earlier rule in the same sentence
+is ignored, and *fallback* rules (weak inferences such as "my wife" implies a
+relationship) fire only when nothing else did in the whole turn. Facts with the
+same (predicate, normalised object) are merged, and a turn yields at most
+:data:`MAX_FACTS_PER_TURN` facts (write amplification).
+
+Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
+named thing such as ``user's kids``.
+
+Predicate vocabulary (``*`` = multi-valued: several values hold at once and
+nothing is superseded; every other predicate is single-valued, so a new value
+supersedes the old one for the same subject):
+
+========================  ===========================================================
+predicate                 meaning (example)
+========================  ===========================================================
+prefers:<topic>           a preference in one area; topics: answer_style, indentation,
+                          answer_format, programming_language, editor, os, theme,
+                          naming_style, testing, drink, food, schedule, other*
+                          ("I prefer concise answers")
+uses_tool:<category>      the tool used for a category: editor, shell, os, browser,
+                          database, cloud, programming_language, package_manager,
+                          container, orchestration, messaging, notes, vcs, terminal,
+                          monitoring, framework, other* ("I use vim as my editor")
+deploys_with              CI/CD or deployment tool; CI/CD tools always map here, so
+                          "we use Jenkins" and "we moved to GitHub Actions" share it
+stack                     a team's or user's technology stack as a whole
+works_at                  employer ("I work at Acme")
+works_as                  occupation ("I'm a nurse", "as a nurse, ...")
+lives_in                  place of residence ("I live in Lisbon", "I moved to Berlin")
+comes_from                origin ("I'm from Sweden", "I grew up in Ohio")
+name_is                   the speaker's name ("my name is Jon", "call me Jon")
+diet                      diet ("I'm vegetarian", "I don't eat meat")
+timezone                  time zone ("I'm in CET")
+answer_language           language the assistant must answer in (an instruction)
+relationship_status       married / engaged / single / divorced / in a relationship
+identity                  gender, orientation, faith, ... ("I'm a transgender woman")
+favorite:<thing>          favourite of one kind ("my favorite band is Muse")
+instruction*              a standing instruction ("always use type hints")
+note*                     what the user asked to be remembered, when no finer rule fits
+likes*, dislikes*         "I love hiking", "I can't stand cilantro"
+hobby*                    leisure activity ("I've been painting a lot lately")
+activity*                 an ongoing non-leisure activity ("I'm researching agencies")
+habit*                    "I always ...", "I usually ..."
+has_pet*                  "I have a dog named Max", "I just adopted a puppy"
+has_child*                "I have two kids"
+family*                   other relatives ("I have three siblings")
+speaks_language*          "I speak Portuguese"
+decided*                  a decision ("we decided to use Kafka", "let's go with B")
+plans_to*                 a plan ("I'm planning to run a marathon")
+goal*                     an aim ("I want to become a counselor")
+event*                    something that happened, ``valid_from`` its date when stated
+                          ("I got married on 3 June 2023")
+========================  ===========================================================
+
+Confidence is anchored: 0.9 explicitly stated by the user, 0.6 a clear but
+generic reading (a narrated event or activity), 0.5 an inference from an
+indirect statement ("my wife" -> married), 0.3 a guess ("I'm thinking about
+..."); 1.0 for every fact of a turn whose ``metadata["source"]`` is
+``"system_of_record"``.
+
+>>> from memgate.events import TurnEvent
+>>> t = TurnEvent(tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1",
+...               role="user", content="Thanks! I use vim as my editor.",
+...               ts="2024-05-01T10:00:00Z")
+>>> [(f.type.value, f.subject, f.predicate, f.object) for f in RuleExtractor().extract(t)]
+[('fact', 'user', 'uses_tool:editor', 'vim')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Protocol, runtime_checkable
+
+from memgate.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from stages.triage import split_sentences
+
+__all__ = [
+    "MAX_FACTS_PER_TURN",
+    "MULTI_VALUED_PREDICATES",
+    "Extractor",
+    "RuleExtractor",
+    "parse_event_date",
+]
+
+MAX_FACTS_PER_TURN = 3
+MAX_OBJECT_CHARS = 300
+
+C_STATED = 0.9
+C_GENERIC = 0.6
+C_INFERRED = 0.5
+C_GUESS = 0.3
+
+MULTI_VALUED_PREDICATES: frozenset[str] = frozenset(
+    {
+        "instruction", "note", "likes", "dislikes", "hobby", "activity", "habit",
+        "has_pet", "has_child", "family", "speaks_language", "decided", "plans_to",
+        "goal", "event", "prefers:other", "uses_tool:other",
+    }
+)
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Anything that turns one turn into candidate facts (may return [])."""
+
+    name: str
+    version: str
+
+    def extract(self, turn: TurnEvent) -> list[CandidateFact]: ...
+
+
+# ============================================================== lexicons
+
+_LANGUAGES: dict[str, str] = {
+    # English names, then native / other-language names -> display form
+    **{w: w.capitalize() for w in (
+        "english", "french", "german", "spanish", "portuguese", "italian", "dutch",
+        "japanese", "chinese", "mandarin", "cantonese", "korean", "russian", "polish",
+        "swedish", "norwegian", "danish", "finnish", "greek", "turkish", "arabic",
+        "hebrew", "hindi", "bengali", "urdu", "vietnamese", "thai", "indonesian",
+        "ukrainian", "czech", "hungarian", "romanian", "catalan", "tagalog", "swahili",
+        "persian", "farsi", "irish", "welsh", "latin",
+    )},
+    "deutsch": "Deutsch", "englisch": "Englisch", "französisch": "Französisch",
+    "spanisch": "Spanisch", "italienisch": "Italienisch", "portugiesisch": "Portugiesisch",
+    "français": "français", "anglais": "anglais", "allemand": "allemand",
+    "espagnol": "espagnol", "italien": "italien", "portugais": "portugais",
+    "español": "español", "castellano": "castellano", "inglés": "inglés",
+    "francés": "francés", "alemán": "alemán", "portugués": "portugués",
+    "português": "português", "inglês": "inglês", "francês": "francês",
+    "espanhol": "espanhol", "alemão": "alemão",
+}
+
+# tool name (lower case) -> category; CI/CD tools map to "deploy" (-> deploys_with).
+# Names are separated by "|" (a name may contain spaces).
+_TOOL_NAMES: dict[str, str] = {
+    "editor": "vim|neovim|nvim|emacs|vscode|vs code|visual studio code|sublime|sublime text|"
+    "intellij|pycharm|webstorm|goland|clion|rider|nano|helix|zed|atom|notepad++|xcode|"
+    "android studio|eclipse|cursor|spacemacs|doom emacs|kakoune",
+    "shell": "bash|zsh|fish shell|powershell|nushell|oh-my-zsh",
+    "os": "linux|ubuntu|debian|fedora|arch linux|macos|mac os|osx|windows|nixos|manjaro|"
+    "linux mint|chromeos|freebsd|pop!_os",
+    "browser": "chrome|firefox|safari|brave|vivaldi|chromium|microsoft edge",
+    "deploy": "jenkins|github actions|gitlab ci|gitlab ci/cd|circleci|circle ci|travis|"
+    "travis ci|argocd|argo cd|fluxcd|flux cd|spinnaker|teamcity|bamboo|buildkite|"
+    "octopus deploy|azure devops|bitbucket pipelines|tekton|heroku|netlify|vercel|"
+    "capistrano|ansible|codedeploy|cloud build",
+    "database": "postgres|postgresql|mysql|mariadb|sqlite|mongodb|mongo|redis|cassandra|"
+    "dynamodb|sql server|mssql|cockroachdb|clickhouse|snowflake|bigquery|elasticsearch|"
+    "opensearch|neo4j|supabase|firebase",
+    "cloud": "aws|gcp|azure|google cloud|digitalocean|linode|hetzner|cloudflare",
+    "programming_language": "python|rust|golang|java|typescript|javascript|ruby|kotlin|"
+    "swift|scala|elixir|haskell|c++|c#|php|perl|clojure|ocaml|julia|dart|lua|zig",
+    "package_manager": "poetry|pip|pipenv|uv|conda|npm|yarn|pnpm|cargo|homebrew",
+    "container": "docker|podman|containerd",
+    "orchestration": "kubernetes|k8s|nomad|docker swarm|openshift|k3s|eks|gke|aks",
+    "messaging": "kafka|rabbitmq|nats|pulsar|sqs|redpanda|kinesis",
+    "notes": "notion|obsidian|evernote|onenote|logseq|joplin",
+    "vcs": "git|mercurial|svn|subversion|perforce",
+    "terminal": "iterm|iterm2|alacritty|kitty|wezterm|tmux|windows terminal|warp",
+    "monitoring": "grafana|prometheus|datadog|new relic|sentry|splunk|honeycomb",
+    "framework": "django|flask|fastapi|rails|ruby on rails|spring boot|laravel|react|vue|"
+    "angular|svelte|next.js|nextjs|express.js|phoenix",
+}
+_TOOLS: dict[str, str] = {
+    name: cat for cat, names in _TOOL_NAMES.items() for name in names.split("|")
+}
+_TOOL_RE = re.compile(
+    r"(?<![\w.+#-])("
+    + "|".join(re.escape(n) for n in sorted(_TOOLS, key=len, reverse=True))
+    + r")(?![\w+#])"
+)
+_CATEGORY_ALIASES: dict[str, str] = {
+    "editor": "editor", "ide": "editor", "text editor": "editor", "code editor": "editor",
+    "shell": "shell", "terminal": "terminal", "os": "os", "operating system": "os",
+    "browser": "browser", "database": "database", "db": "database", "cloud": "cloud",
+    "language": "programming_language", "programming language": "programming_language",
+    "package manager": "package_manager", "note-taking app": "notes", "notes app": "notes",
+    "ci": "deploy", "ci/cd": "deploy", "cd": "deploy", "build system": "deploy",
+    "framework": "framework", "web framework": "framework", "vcs": "vcs",
+    "version control": "vcs", "monitoring": "monitoring", "container runtime": "container",
+}
+
+_PREF_TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("indentation", frozenset({"tabs", "tab", "spaces", "indentation", "indent", "indents",
+                               "leerzeichen", "tabulateurs", "espaces", "tabulaciones",
+                               "espacios", "espaços"})),
+    ("answer_format", frozenset({"markdown", "bullet", "bullets", "bullet-point", "table",
+                                 "tables", "json", "yaml", "prose", "numbered", "list",
+                                 "lists", "headings", "code-only", "plain"})),
+    ("answer_style", frozenset({"concise", "short", "brief", "detailed", "verbose", "terse",
+                                "answers", "answer", "responses", "response", "replies",
+                                "explanations", "explanation", "summaries", "tldr", "succinct",
+                                "long", "longer", "shorter", "step-by-step", "examples",
+                                "kurze", "kurz", "knapp", "knappe", "ausführliche",
+                                "antworten", "antwort", "erklärungen", "réponses",
+                                "réponse", "courtes", "courte", "détaillées", "respuestas",
+                                "respuesta", "cortas", "corta", "detalladas", "respostas",
+                                "resposta", "curtas", "curta", "detalhadas"})),
+    ("naming_style", frozenset({"snake_case", "camelcase", "camel", "snake", "kebab-case",
+                                "pascalcase", "naming"})),
+    ("testing", frozenset({"pytest", "unittest", "tdd", "tests", "testing", "jest"})),
+    ("theme", frozenset({"dark", "light", "theme", "mode"})),
+    ("drink", frozenset({"coffee", "tea", "espresso", "latte", "beer", "wine", "water",
+                         "café", "kaffee", "tee", "thé", "chá"})),
+    ("schedule", frozenset({"morning", "mornings", "evening", "evenings", "night", "weekends",
+                            "meetings", "async", "calls"})),
+)
+
+_OCCUPATIONS = frozenset(
+    """nurse teacher engineer developer programmer doctor physician surgeon dentist lawyer
+    attorney accountant architect designer artist painter musician writer author journalist
+    editor student researcher scientist professor lecturer chef cook baker barista waiter
+    waitress bartender pilot mechanic electrician plumber carpenter firefighter officer
+    cop detective soldier veteran farmer pharmacist therapist counselor counsellor
+    psychologist psychiatrist paramedic vet veterinarian librarian photographer
+    filmmaker actor actress dancer singer coach trainer consultant manager director
+    analyst entrepreneur founder freelancer contractor translator interpreter tutor
+    administrator admin sysadmin devops recruiter marketer salesperson realtor banker
+    economist statistician mathematician physicist chemist biologist historian
+    illustrator animator streamer youtuber blogger podcaster athlete player caregiver
+    nanny midwife social worker receptionist secretary clerk cashier driver trucker
+    mom dad homemaker housewife retiree intern apprentice volunteer
+    """.split()
+)
+_JOB_SUFFIX_RE = re.compile(r"(?:engineer|developer|scientist|analyst|manager|designer|"
+                            r"teacher|nurse|worker|officer|specialist|consultant|coach|"
+                            r"technician|administrator|architect|lead|director|owner)$")
+
+_IDENTITY_WORDS = frozenset(
+    """transgender trans nonbinary non-binary genderqueer genderfluid agender gay lesbian
+    bisexual bi queer pansexual asexual straight christian muslim jewish buddhist hindu
+    catholic protestant atheist agnostic sikh mormon introvert extrovert introverted
+    extroverted immigrant""".split()
+)
+_DIETS = frozenset(
+    """vegan vegetarian pescatarian pescetarian keto paleo kosher halal gluten-free
+    dairy-free plant-based flexitarian carnivore""".split()
+)
+_PETS = (
+    r"dogs?|puppy|puppies|pups?|cats?|kittens?|kitty|rabbits?|bunny|bunnies|hamsters?|"
+    r"parrots?|birds?|fish|goldfish|turtles?|tortoises?|snakes?|horses?|pony|ponies|"
+    r"guinea pigs?|lizards?|geckos?|ferrets?|chickens?|goats?|budgies?|cockatiels?"
+)
+_KIDS = r"kids?|children|child|sons?|daughters?|babies|baby|twins|toddlers?|boys|girls"
+_RELATIVES = (
+    r"siblings?|brothers?|sisters?|parents|grandparents|grandkids|grandchildren|"
+    r"cousins?|nieces?|nephews?|stepkids|stepsons?|stepdaughters?"
+)
+_HOBBY_GERUNDS = frozenset(
+    """painting drawing sketching writing reading hiking running jogging swimming cooking
+    baking gardening knitting crocheting sewing dancing singing playing photography pottery
+    camping cycling biking skiing snowboarding surfing climbing bouldering yoga meditating
+    fishing gaming volunteering journaling skating skateboarding woodworking sculpting
+    kayaking sailing traveling travelling exploring birdwatching golfing boxing lifting
+    weightlifting martial sculpting quilting scrapbooking calligraphy collecting dancing
+    rowing hunting horseback riding composing drumming""".split()
+)
+_HOBBY_NOUNS = frozenset(
+    """guitar piano violin drums cello ukulele flute saxophone chess tennis basketball
+    football soccer baseball volleyball golf hockey rugby badminton cricket poker
+    yoga pilates pottery photography painting knitting""".split()
+)
+
+_MONTHS: dict[str, int] = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
+    "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+_WEEKDAYS: dict[str, int] = {
+    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
+    "sunday": 6,
+}
+_NUMBERS: dict[str, int] = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a couple": 2,
+    "couple of": 2, "a few": 3, "few": 3, "several": 3,
+}
+
+# ============================================================== dates
+
+_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_WD = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_NUM = r"(?P<num>\d{1,2}|a couple of|a couple|couple of|a few|few|several|an?|one|two|" \
+       r"three|four|five|six|seven|eight|nine|ten)"
+_DATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(p))
+    for name, p in (
+        ("iso", r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),
+        ("dmy", r"\b(?:on )?(?:the )?(?P<d>[0-3]?\d)(?:st|nd|rd|th)? (?:of )?" + _MON
+         + r",? (?P<y>(?:19|20)\d\d)\b"),
+        ("mdy", r"\b(?:on )?" + _MON + r" (?P<d>[0-3]?\d)(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b"),
+        ("dm", r"\bon (?:the )?(?P<d>[0-3]?\d)(?:st|nd|rd|th)? (?:of )?" + _MON + r"(?!\w)"),
+        ("md", r"\bon " + _MON + r" (?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b"),
+        ("my", r"\b(?:in |back in )?" + _MON + r",? (?P<y>(?:19|20)\d\d)\b"),
+        ("y", r"\b(?:in|back in|since|during) (?P<y>(?:19|20)\d\d)\b"),
+        ("dby", r"\bthe day before yesterday\b"),
+        ("yday", r"\b(?:yesterday|last night)\b"),
+        ("today", r"\b(?:today|this morning|this afternoon|this evening|tonight|earlier today)\b"),
+        ("ago", r"\b" + _NUM + r" (?P<unit>day|week|month|year)s? ago\b"),
+        ("lwkend", r"\b(?:last|this past|past) weekend\b|\bover the weekend\b"),
+        ("lwd", r"\b(?:last|this past|past|on) " + _WD + r"\b"),
+        ("lunit", r"\b(?:last|this past|past) (?P<unit>week|month|year|summer|winter|spring|"
+                  r"fall|autumn)\b"),
+        ("lmon", r"\b(?:last|in|back in|this past) " + _MON + r"(?! \d)(?!\w)"),
+        ("this", r"\b(?:earlier )?this (?P<unit>week|month|year)\b"),
+    )
+)
+_SEASON_MONTH = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+
+
+def _midnight(d: date) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _minus_months(d: date, n: int) -> date:
+    y, m = divmod(d.year * 12 + (d.month - 1) - n, 12)
+    return date(y, m + 1, 1)
+
+
+def _safe_date(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+def parse_event_date(text: str, ref: datetime) -> tuple[datetime, tuple[int, int]] | None:
+    """The date a past event happened, from a (lower-cased) phrase, relative to ``ref``.
+
+    Returns midnight UTC of that day and the span of the phrase, or None. Relative
+    periods resolve to their first day: "last week" is the Monday of the week
+    before, "last month" the 1st of the previous month, "in 2019" Jan 1 2019.
+
+    >>> ref = datetime(2023, 6, 14, 15, 0, tzinfo=UTC)   # a Wednesday
+    >>> [parse_event_date(p, ref)[0].date().isoformat() for p in (
+    ...     "on 3 june 2023", "june 3, 2023", "2023-06-03", "yesterday", "last week",
+    ...     "last saturday", "last month", "in 2019", "two days ago", "last weekend")]
+    ['2023-06-03', '2023-06-03', '2023-06-03', '2023-06-13', '2023-06-05', '2023-06-10', \
+'2023-05-01', '2019-01-01', '2023-06-12', '2023-06-10']
+    """
+    today = ref.astimezone(UTC).date()
+    for name, rx in _DATE_RES:
+        m = rx.search(text)
+        if m is None:
+            continue
+        g = m.groupdict()
+        d: date | None = None
+        if name in ("iso", "dmy", "mdy"):
+            mon = int(g["m"]) if name == "iso" else _MONTHS[g["mon"]]
+            d = _safe_date(int(g["y"]), mon, int(g["d"]))
+        elif name in ("dm", "md"):
+            d = _safe_date(today.year, _MONTHS[g["mon"]], int(g["d"]))
+            if d is not None and d > today:
+                d = _safe_date(today.year - 1, d.month, d.day)
+        elif name == "my":
+            d = date(int(g["y"]), _MONTHS[g["mon"]], 1)
+        elif name == "y":
+            d = date(int(g["y"]), 1, 1)
+        elif name == "dby":
+            d = today - timedelta(days=2)
+        elif name == "yday":
+            d = today - timedelta(days=1)
+        elif name == "today":
+            d = today
+        elif name == "ago":
+            n = _NUMBERS.get(g["num"]) or int(g["num"])
+            unit = g["unit"]
+            if unit == "day":
+                d = today - timedelta(days=n)
+            elif unit == "week":
+                d = today - timedelta(weeks=n)
+            elif unit == "month":
+                d = _minus_months(today, n).replace(day=1)
+                d = _safe_date(d.year, d.month, today.day) or d
+            else:
+                d = _safe_date(today.year - n, today.month, today.day) or date(
+                    today.year - n, today.month, 28
+                )
+        elif name == "lwkend":
+            d = today - timedelta(days=today.weekday() + 2)
+        elif name == "lwd":
+            back = (today.weekday() - _WEEKDAYS[g["wd"]]) % 7 or 7
+            d = today - timedelta(days=back)
+        elif name == "lunit":
+            unit = g["unit"]
+            if unit == "week":
+                d = today - timedelta(days=today.weekday() + 7)
+            elif unit == "month":
+                d = _minus_months(today, 1)
+            elif unit == "year":
+                d = date(today.year - 1, 1, 1)
+            else:
+                sm = _SEASON_MONTH[unit]
+                y = today.year if (sm, 1) < (today.month, today.day) else today.year - 1
+                if sm == 12 or today.month < sm + 3:
+                    y = today.year - 1 if sm <= today.month or sm == 12 else y
+                d = date(y, sm, 1)
+        elif name == "lmon":
+            mon = _MONTHS[g["mon"]]
+            y = today.year if mon < today.month else today.year - 1
+            d = date(y, mon, 1)
+        elif name == "this":
+            unit = g["unit"]
+            if unit == "week":
+                d = today - timedelta(days=today.weekday())
+            elif unit == "month":
+                d = today.replace(day=1)
+            else:
+                d = date(today.year, 1, 1)
+        if d is not None and d <= today:
+            return _midnight(d), m.span()
+    return None
+
+
+# ============================================================== sentence filters
+
+_Q_START = frozenset(
+    """what what's whats why how how's where where's when who who's whom whose which
+    do does did can could would will should shall is are am was were have has had may
+    might any anything anyone is there ever wanna
+    wie was wo warum wann wer welche welcher kannst könntest hast bist
+    quoi pourquoi comment où quand qui quel quelle est-ce
+    qué cómo dónde cuándo quién cuál por
+    você pode qual quem onde quando""".split()
+)
+_HYPO_RE = re.compile(
+    r"^\s*(?:if|suppose|supposing|imagine|assuming|hypothetically|let's say|say we)\b|"
+    r"\b(?:what if|if i were|if we were|if i was|if i had|if we had|if i could|"
+    r"suppose|supposing|imagine|imagining|hypothetically|would you|wouldn't it|"
+    r"let's say|in theory|pretend|i wish|i would|i'd (?!rather|prefer|love to|like to)|"
+    r"could you|can you|will you|would it)\b"
+)
+_HYPO_TRIGGERS = frozenset(
+    "if suppose supposing imagine imagining assuming hypothetically let's say what would "
+    "wouldn't theory pretend wish i'd could can will".split()
+)
+_SESSION_RE = re.compile(
+    r"\b(?:for this (?:one|answer|question|reply|response|task|message|conversation|chat|"
+    r"session|time|request|turn)|(?:just|only) this (?:time|once|one)|this time only|"
+    r"(?:just |only )?for now|right now|for the moment|for today|in this (?:answer|reply|"
+    r"response|chat)|nur (?:dieses mal|diesmal|jetzt)|pour cette fois|juste cette fois|"
+    r"solo esta vez|por ahora|só desta vez|por enquanto)\b"
+)
+_SESSION_TRIGGERS = frozenset(
+    "this now moment today nur pour juste solo ahora desta enquanto".split()
+)
+_UNSURE_RE = re.compile(
+    r"\b(?:not sure|unsure|not certain|maybe|perhaps|possibly|probably|might|i may|we may|"
+    r"i guess|don't know if|do not know if|not decided|undecided|i wonder|wondering|"
+    r"vielleicht|peut-être|quizás|quizá|tal vez|talvez)\b"
+)
+_UNSURE_TRIGGERS = frozenset(
+    "not unsure maybe perhaps possibly probably might may guess don't do undecided wonder "
+    "wondering vielleicht peut-être quizás quizá tal talvez".split()
+)
+_REMEMBER_RE = re.compile(
+    r"^(?:(?:hey|ok|okay|so|also|and|btw|oh|please|pls|just|by the way)[,\s]+)*"
+    r"(?:(?:can|could|will|would) you (?:please )?|please |pls |)"
+    r"(?P<verb>remember|note|make a note|keep in mind|don't forget|do not forget|"
+    r"for the record|fyi|just so you know|note down|save|store)"
+    r"(?: (?:that|this|it))?[,:]?\s+(?:that\s+)?(?P<rest>.+)$"
+)
+_REMEMBER_TRIGGERS = frozenset(
+    "remember note keep forget record fyi know save store".split()
+)
+
+# ============================================================== object clean-up
+
+_CUT_RE = re.compile(
+    r"\s+[-–—]\s+|[;:!?()\[\]\"“”]|\.(?:\s|$)|,\s*(?:but|and|so|because|which|who|where|"
+    r"since|though|although|as|while|it|i|we|they|he|she|that|plus|especially|like)\b|"
+    r"\s(?:but|because|since|so that|so|which|although|though|while|cause|'cause|"
+    r"whereas|until|unless)\s|"
+    r"\sand (?:i|we|it|that|they|he|she|then|so|was|it's|i'm|we're|had|have|my|now|"
+    r"also|really|loved|love|felt|got)\b|\s(?:it was|it's been|was so|were so)\b|"
+    r"\s[:;]-?[()DPp]|[\U0001F300-\U0001FAFF\u2600-\u27BF]"
+)
+_TRAIL_RE = re.compile(
+    r"(?:\s+(?:lately|recently|these days|nowadays|a lot|so much|too|as well|anymore|"
+    r"any more|again|though|actually|now|currently|at the moment|right now|already|"
+    r"at all|haha|lol|and stuff|and all|ever since|since then|for sure|really|"
+    r"myself|together|finally|just|yet|here|there|eh|btw|tho|again|today|"
+    r"with you|with u|to you|every day|everyday|all the time|a bit|a little|"
+    r"more and more|for a while|for a bit|right|then|one day|someday|soon))+$"
+)
+_LEAD_RE = re.compile(r"^(?:that|to|that i|about|really|also|just|so|even|,|\s)+\s+")
+_PUNCT_END_RE = re.compile(r"[\s.,!?;:'\"…)\]*~-]+$")
+_PUNCT_START_RE = re.compile(r"^[\s,:;'\"(\[*~-]+")
+_WS_RE = re.compile(r"\s+")
+_STOP = frozenset(
+    """a an the it that this these those them they he she him her his its my your our
+    me i we you so too very really just some something anything everything one thing
+    things stuff lot lots bit more much all of to for in on at with by up out about
+    there here and or but now then again well time times day way what how who it's
+    that's fun great good nice cool awesome amazing blast""".split()
+)
+_BAD_OBJ_START = re.compile(
+    r"^(?:it|that|this|those|these|them|you|your|yours|how you|what you|when you|the way you|"
+    r"hearing|seeing|talking to you|chatting|to hear|to see|to know|to chat|to talk|"
+    r"it when|that you|so much|him|her|ya|u|em)\b"
+)
+
+
+def _clean(obj: str) -> str:
+    obj = _WS_RE.sub(" ", obj)
+    m = _CUT_RE.search(obj)
+    if m is not None:
+        obj = obj[: m.start()]
+    obj = _PUNCT_START_RE.sub("", obj)
+    obj = _LEAD_RE.sub("", obj)
+    for _ in range(2):
+        obj = _PUNCT_END_RE.sub("", obj)
+        obj = _TRAIL_RE.sub("", obj)
+    obj = _PUNCT_END_RE.sub("", obj).strip()
+    if len(obj) > MAX_OBJECT_CHARS:
+        obj = obj[:MAX_OBJECT_CHARS].rsplit(" ", 1)[0].rstrip(" ,.;:")
+    return obj
+
+
+def _meaningful(obj: str, min_words: int = 1) -> bool:
+    words = [w for w in re.findall(r"[^\W\d_]{2,}|\d+", obj.lower()) if w not in _STOP]
+    return len(words) >= min_words
+
+
+# ============================================================== rules
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    type: FactType
+    subject: str
+    predicate: str
+    object: str
+    confidence: float
+    rule: str
+    valid_from: datetime | None = None
+
+
+@dataclass(slots=True)
+class _Ctx:
+    """What a builder may read about the sentence it is looking at."""
+
+    low: str  # lower-cased sentence (same length as orig)
+    orig: str  # original sentence (or ``low`` if lower-casing changed the length)
+    ts: datetime
+    forced: bool  # inside an explicit "remember that ..." request
+
+    def text(self, m: re.Match[str], group: str) -> str:
+        s, e = m.span(group)
+        return self.orig[s:e] if s >= 0 else ""
+
+    def date(self) -> tuple[datetime, tuple[int, int]] | None:
+        return parse_event_date(self.low, self.ts)
+
+
+Builder = Callable[[re.Match[str], _Ctx], list[_Hit]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    name: str
+    triggers: frozenset[str]
+    pattern: re.Pattern[str]
+    build: Builder
+    fallback: bool = False
+
+
+_I = frozenset({"i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "mine"})
+_WE = frozenset({"we", "we're", "we've", "we'd", "we'll", "our", "ours", "us"})
+_FP = _I | _WE
+
+_SUBJ = r"(?P<subj>i|we)"
+_ADV = r"(?:(?:really|also|just|still|totally|absolutely|actually|genuinely|truly|now|" \
+       r"currently|usually|generally|definitely|honestly|kind of|kinda|sort of|so|always|" \
+       r"both|all|even|already|finally|recently|strongly|mostly|mainly|often|sometimes|" \
+       r"officially|literally|seriously|pretty much|recently)\s+)*"
+
+
+def _subject(m: re.Match[str]) -> str:
+    try:
+        s = m.group("subj")
+    except IndexError:
+        return "user"
+    if s and s.split("'")[0].strip() in ("we", "our", "us", "wir", "unser", "unsere", "nous",
+                                         "notre", "nosotros", "nuestro", "nuestra", "nós",
+                                         "nosso", "nossa"):
+        return "team"
+    return "user"
+
+
+def _simple(
+    type_: FactType,
+    predicate: str | Callable[[str], str],
+    conf: float = C_STATED,
+    group: str = "obj",
+    min_words: int = 1,
+    dated: bool = False,
+) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        raw = ctx.text(m, group)
+        when: datetime | None = None
+        if dated:
+            found = ctx.date()
+            if found is not None:
+                when, (ds, de) = found
+                s0 = m.start(group)
+                # drop the date phrase from the object when it lies inside it
+                if s0 <= ds < s0 + len(raw):
+                    raw = raw[: ds - s0] + " " + raw[de - s0:]
+        obj = _clean(raw)
+        if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj, min_words):
+            return []
+        pred = predicate if isinstance(predicate, str) else predicate(obj)
+        if not pred:
+            return []
+        return [_Hit(type_, _subject(m), pred, obj, conf, "", when)]
+
+    return build
+
+
+def _pref_topic(obj: str) -> str:
+    words = set(re.findall(r"[\w+#-]+", obj.lower()))
+    for topic, keys in _PREF_TOPICS:
+        if words & keys:
+            return f"prefers:{topic}"
+    m = _TOOL_RE.search(obj.lower())
+    if m is not None:
+        cat = _TOOLS[m.group(1)]
+        if cat in ("editor", "os", "programming_language"):
+            return f"prefers:{cat}"
+    return "prefers:other"
+
+
+def _tool_predicate(obj: str, hint: str = "") -> str:
+    """uses_tool:<category> or deploys_with, from an explicit hint or the tool lexicon."""
+    cat = _CATEGORY_ALIASES.get(hint.strip().lower(), "") if hint else ""
+    if not cat:
+        m = _TOOL_RE.search(obj.lower())
+        if m is not None:
+            cat = _TOOLS[m.group(1)]
+    if cat == "deploy":
+        return "deploys_with"
+    return f"uses_tool:{cat}" if cat else ""
+
+
+def _language(word: str) -> str:
+    return _LANGUAGES.get(word.strip().lower(), "")
+
+
+# ---------------------------------------------------------------- builders
+
+
+def _b_prefer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        return []
+    low = obj.lower()
+    lang = re.match(r"^(?:(?:answers?|responses?|replies|to be answered) )?in (\w+)$", low)
+    if lang and _language(lang.group(1)):
+        return [_Hit(FactType.PREFERENCE, _subject(m), "answer_language",
+                     _language(lang.group(1)), C_STATED, "")]
+    return [_Hit(FactType.PREFERENCE, _subject(m), _pref_topic(obj), obj, C_STATED, "")]
+
+
+_LANG_IN_RE = re.compile(
+    r"\b(?:in|auf|en|em)\s+(?P<lang>[^\W\d_]+)\b"
+)
+
+
+def _b_instruction(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    raw = ctx.text(m, "obj")
+    obj = _clean(raw)
+    if not obj or not _meaningful(obj):
+        return []
+    low = obj.lower()
+    for lm in _LANG_IN_RE.finditer(low):
+        lang = _language(lm.group("lang"))
+        if lang and re.search(
+            r"\b(?:answer|reply|respond|write|talk|speak|communicate|antworte|antworten|"
+            r"schreib|schreibe|réponds|répondez|répondre|écris|parle|responde|responda|"
+            r"contesta|escribe|escreva|fale|habla)", low
+        ):
+            return [_Hit(FactType.INSTRUCTION, "user", "answer_language", lang, C_STATED, "")]
+    topic = _pref_topic(obj)
+    if topic in ("prefers:answer_style", "prefers:answer_format", "prefers:indentation",
+                 "prefers:naming_style"):
+        return [_Hit(FactType.INSTRUCTION, "user", topic, obj, C_STATED, "")]
+    return [_Hit(FactType.INSTRUCTION, "user", "instruction", obj, C_STATED, "")]
+
+
+def _b_imperative(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    # keep the polarity word in the object: "never suggest jQuery"
+    start = m.start("pol")
+    obj = _clean(ctx.orig[start:])
+    obj = re.sub(r"(?i)^(?:don't|do not) ever\b", "never", obj)
+    obj = re.sub(r"(?i)^(?:please )", "", obj)
+    if not obj or not _meaningful(obj, 2):
+        return []
+    low = obj.lower()
+    lm = re.search(r"\b(?:answer|reply|respond|write|talk)\w* (?:to me )?in (\w+)$", low)
+    if lm and _language(lm.group(1)) and not low.startswith(("never", "don't", "do not")):
+        return [_Hit(FactType.INSTRUCTION, "user", "answer_language", _language(lm.group(1)),
+                     C_STATED, "")]
+    return [_Hit(FactType.INSTRUCTION, "user", "instruction", obj, C_STATED, "")]
+
+
+def _b_switch(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    old = _clean(ctx.text(m, "old"))
+    new = _clean(ctx.text(m, "new"))
+    if not new or not old or _BAD_OBJ_START.match(new.lower()):
+        return []
+    verb = m.group("verb")
+    pred = _tool_predicate(new) or _tool_predicate(old)
+    subj = _subject(m)
+    if not pred:
+        if verb.startswith(("mov", "relocat")) and subj == "user":
+            pred = "lives_in"
+        elif verb.startswith(("mov", "migrat", "switch")) and subj == "team":
+            pred = "stack"
+        else:
+            pred = "uses_tool:other"
+    return [_Hit(FactType.CORRECTION, subj, pred, new, C_STATED, "")]
+
+
+def _b_not_anymore(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    old = _clean(ctx.text(m, "old"))
+    new = _clean(ctx.text(m, "new"))
+    if not new or not _meaningful(new):
+        return []
+    pred = _tool_predicate(new) or _tool_predicate(old)
+    if not pred:
+        return []
+    subj = "team" if re.search(r"\b(?:we|our)\b", ctx.low) else "user"
+    return [_Hit(FactType.CORRECTION, subj, pred, new, C_STATED, "")]
+
+
+def _b_use(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    hint = ctx.text(m, "cat") if m.groupdict().get("cat") else ""
+    if not obj or _BAD_OBJ_START.match(obj.lower()):
+        return []
+    pred = _tool_predicate(obj, hint)
+    if not pred:
+        if not hint:
+            return []
+        pred = "uses_tool:" + re.sub(r"\W+", "_", hint.strip().lower())
+    tm = _TOOL_RE.search(obj.lower())
+    if tm is not None and not hint and len(obj) > len(tm.group(1)) + 25:
+        obj = obj[tm.start(1):tm.end(1)]
+    return [_Hit(FactType.FACT, _subject(m), pred, obj, C_STATED, "")]
+
+
+def _b_deploy(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or _BAD_OBJ_START.match(obj.lower()):
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "deploys_with", obj, C_STATED, "")]
+
+
+def _b_stack(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj:
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "stack", obj, C_STATED, "")]
+
+
+def _b_work(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    out: list[_Hit] = []
+    subj = _subject(m)
+    org = _clean(ctx.text(m, "org")) if m.groupdict().get("org") else ""
+    role = _clean(ctx.text(m, "role")) if m.groupdict().get("role") else ""
+    if org and _meaningful(org) and not _BAD_OBJ_START.match(org.lower()):
+        out.append(_Hit(FactType.FACT, subj, "works_at", org, C_STATED, ""))
+    if role and _meaningful(role):
+        role = re.sub(r"(?i)^an? ", "", role)
+        out.append(_Hit(FactType.FACT, subj, "works_as", role, C_STATED, ""))
+    return out
+
+
+def _is_job(phrase: str) -> bool:
+    words = phrase.lower().split()
+    if not words:
+        return False
+    head = words[-1]
+    return head in _OCCUPATIONS or head.rstrip("s") in _OCCUPATIONS or (
+        len(words) >= 2 and _JOB_SUFFIX_RE.search(head) is not None
+    )
+
+
+def _b_i_am_a(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    phrase = _clean(ctx.text(m, "obj"))
+    low = phrase.lower()
+    words = low.split()
+    if not words:
+        return []
+    subj = _subject(m)
+    idents = [w for w in words if w in _IDENTITY_WORDS]
+    if idents and len(words) <= 4:
+        return [_Hit(FactType.FACT, subj, "identity", phrase, C_STATED, "")]
+    if words[0] in _DIETS and len(words) <= 2:
+        return [_Hit(FactType.FACT, subj, "diet", words[0], C_STATED, "")]
+    # "I'm a nurse", "I'm a senior data engineer at Acme"
+    jm = re.match(r"^((?:[\w-]+ ){0,3}?[\w-]+?)(?: (?:at|for|in|with) (.+))?$", phrase)
+    if jm is not None and _is_job(jm.group(1)) and len(jm.group(1).split()) <= 4:
+        out = [_Hit(FactType.FACT, subj, "works_as", jm.group(1), C_STATED, "")]
+        if jm.group(2) and m.group(0).lower().find(" at ") >= 0:
+            org = _clean(jm.group(2))
+            if org and _meaningful(org):
+                out.append(_Hit(FactType.FACT, subj, "works_at", org, C_STATED, ""))
+        return out
+    mm = re.match(r"^(?:mom|mother|dad|father|parent) (?:of|to) (\w+)", low)
+    if mm is not None:
+        return [_Hit(FactType.FACT, subj, "has_child", f"{mm.group(1)} children", C_STATED, "")]
+    return []
+
+
+def _b_as_a(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    phrase = _clean(ctx.text(m, "obj"))
+    low = phrase.lower()
+    if any(w in _IDENTITY_WORDS for w in low.split()) and len(low.split()) <= 4:
+        return [_Hit(FactType.FACT, "user", "identity", phrase, C_STATED, "")]
+    if _is_job(phrase) and len(low.split()) <= 4:
+        return [_Hit(FactType.FACT, "user", "works_as", phrase, C_GENERIC, "")]
+    return []
+
+
+def _b_i_am_adj(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    word = m.group("adj")
+    subj = _subject(m)
+    if word in _DIETS:
+        return [_Hit(FactType.FACT, subj, "diet", word, C_STATED, "")]
+    if word in ("married", "engaged", "single", "divorced", "separated", "widowed"):
+        return [_Hit(FactType.FACT, subj, "relationship_status", word, C_STATED, "")]
+    if word in _IDENTITY_WORDS:
+        return [_Hit(FactType.FACT, subj, "identity", ctx.text(m, "obj"), C_STATED, "")]
+    return []
+
+
+def _b_lives(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    obj = re.sub(r"(?i)\s+(?:with|since|for)\b.*$", "", obj)
+    if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        return []
+    verb = m.group("verb") if m.groupdict().get("verb") else ""
+    type_ = FactType.FACT
+    if verb and re.match(r"(?:moved|relocated|gezogen|déménagé|mudé|mudei)", verb):
+        type_ = FactType.FACT
+    return [_Hit(type_, _subject(m), "lives_in", obj, C_STATED, "")]
+
+
+def _b_from(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not obj[:1].isupper() or not _meaningful(obj):
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "comes_from", obj, C_STATED, "")]
+
+
+def _b_name(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    name = ctx.text(m, "obj").strip(" .,!?;:'\"")
+    if not name or name.lower() in _STOP or name.lower() in ("not", "actually"):
+        return []
+    corr = re.search(r"\b(?:actually|spelled|spelt|written|not|correct|eigentlich|en fait|"
+                     r"en realidad|na verdade)\b", ctx.low) is not None
+    return [_Hit(FactType.CORRECTION if corr else FactType.FACT, "user", "name_is", name,
+                 C_STATED, "")]
+
+
+def _b_speaks(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    out: list[_Hit] = []
+    for w in re.findall(r"[^\W\d_]+", ctx.text(m, "obj")):
+        lang = _language(w)
+        if lang:
+            out.append(_Hit(FactType.FACT, _subject(m), "speaks_language", lang, C_STATED, ""))
+    return out
+
+
+def _b_has(kind: str) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        obj = _clean(ctx.text(m, "obj"))
+        if not obj:
+            return []
+        return [_Hit(FactType.FACT, _subject(m), kind, obj, C_STATED, "")]
+
+    return build
+
+
+def _b_possessive(kind: str, conf: float) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        obj = _clean(ctx.text(m, "obj"))
+        if not obj:
+            return []
+        if kind == "relationship_status":
+            w = m.group("obj").lower()
+            obj = ("married" if w in ("wife", "husband", "spouse", "hubby")
+                   else "engaged" if w.startswith("fianc") else "in a relationship")
+        return [_Hit(FactType.FACT, "user", kind, obj, conf, "")]
+
+    return build
+
+
+def _b_their_likes(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    who = _clean(ctx.text(m, "who")).lower()
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        return []
+    pred = "dislikes" if m.group("verb").startswith(("hate", "dislike")) else "likes"
+    return [_Hit(FactType.FACT, f"user's {who}", pred, obj, C_STATED, "")]
+
+
+def _b_favorite(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    thing = re.sub(r"\W+", "_", m.group("thing").strip().lower()).strip("_")
+    obj = _clean(ctx.text(m, "obj"))
+    if not thing or not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        return []
+    thing = re.sub(r"(?<=[^s])s$", "", thing) if thing not in ("series", "news") else thing
+    return [_Hit(FactType.PREFERENCE, _subject(m), f"favorite:{thing}", obj, C_STATED, "")]
+
+
+def _b_hobby_or_activity(conf: float, dated: bool = False) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        ger = m.group("ger")
+        if ger in _NOT_ACTIVITY:
+            return []
+        obj = _clean(ctx.text(m, "obj"))
+        if not obj:
+            return []
+        pred = "hobby" if ger in _HOBBY_GERUNDS else "activity"
+        if pred == "activity" and not _meaningful(obj[len(ger):] if obj.lower().startswith(
+                ger) else obj):
+            return []
+        if pred == "hobby" and ger != "playing":
+            obj = re.sub(r"(?i)\s+(?:a lot|so much|more|every \w+|lately|recently)$", "", obj)
+        return [_Hit(FactType.FACT, _subject(m), pred, obj, conf, "")]
+
+    return build
+
+
+_NOT_ACTIVITY = frozenset(
+    """going thinking feeling trying hoping loving wondering doing getting having looking
+    saying telling asking kidding glad sorry being planning considering sending sharing
+    showing missing taking keeping staying making letting wanting needing meaning
+    guessing waiting coming leaving talking chatting texting telling calling hearing
+    seeing listening excited proud happy noticing realizing starting counting bringing
+    using holding dying enjoying""".split()
+)
+
+
+def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        verb = m.group("verb")
+        if verb in _NOT_EVENT_VERBS:
+            return []
+        found = ctx.date()
+        just = m.groupdict().get("adv") or ""
+        if found is None and require_date and not re.search(r"\b(?:just|recently|finally)\b",
+                                                            just):
+            return []
+        raw = ctx.orig[m.start("verb"):m.end("obj")]
+        when: datetime | None = None
+        if found is not None:
+            when, (ds, de) = found
+            s0 = m.start("verb")
+            if s0 <= ds < m.end("obj"):
+                raw = raw[: ds - s0] + " " + raw[de - s0:]
+        obj = _clean(raw)
+        rest = obj[len(verb):] if obj.lower().startswith(verb) else obj
+        if not obj or not _meaningful(rest) or _BAD_OBJ_START.match(rest.strip().lower()):
+            return []
+        conf = conf_dated if (found is not None or just) else conf_undated
+        return [_Hit(FactType.EVENT, _subject(m), "event", obj, conf, "", when)]
+
+    return build
+
+
+_NOT_EVENT_VERBS = frozenset(
+    """felt thought wanted needed meant guessed figured knew said told asked mentioned
+    hoped wondered loved liked enjoyed hated noticed realized realised agreed appreciated
+    was were did used seemed looked sounded supposed tried expected imagined believed
+    forgot remembered missed wished decided planned saw heard need feed proceed succeed
+    exceed speed bleed breed heed seed shed embed indeed bred red bed shared loved
+    reminded liked called named meant included involved tended managed happened got
+    had""".split()
+)
+_NOT_EVENT_AFTER_GOT = re.compile(r"^got (?:to|it|that|this|you|a lot|some|so|me)\b")
+
+
+def _b_event_got(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """'got married', 'got a new job', 'had a baby' — the common cases of got/had."""
+    return _b_event(C_STATED, C_GENERIC, False)(m, ctx)
+
+
+def _b_decided(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "decided", obj, C_STATED, "")]
+
+
+def _b_plan(pred: str, conf: float) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        obj = _clean(ctx.text(m, "obj"))
+        if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+            return []
+        first = obj.split()[0].lower()
+        if first in _NOT_PLAN_VERBS:
+            return []
+        p = pred
+        if p == "plans_to" and first in ("become", "be"):
+            p = "goal"
+        return [_Hit(FactType.FACT, _subject(m), p, obj, conf, "")]
+
+    return build
+
+
+_NOT_PLAN_VERBS = frozenset(
+    """know ask say see hear share thank check tell show talk let get help make it have
+    keep do go hang catch read chat text call give send look find meet be""".split()
+) - frozenset({"be"})
+
+
+def _b_goal_want(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj):
+        return []
+    first = obj.split()[0].lower()
+    if first not in _GOAL_VERBS:
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "goal", obj, C_STATED, "")]
+
+
+_GOAL_VERBS = frozenset(
+    """become be learn start open build write publish travel visit run finish get adopt
+    move buy own create launch study pursue go work teach compete win climb complete
+    return retire improve save raise graduate earn explore make try""".split()
+)
+
+
+def _b_habit(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj, 1):
+        return []
+    first = obj.split()[0].lower()
+    if first in ("prefer", "like", "love", "hate", "enjoy", "try", "feel", "think", "say",
+                 "want", "wanted", "have", "get", "appreciate", "find", "do", "make", "been",
+                 "was", "knew", "know", "wonder", "look", "loved", "thought", "felt"):
+        return []
+    adv = m.group("adv")
+    return [_Hit(FactType.FACT, _subject(m), "habit", f"{adv} {obj}", C_STATED, "")]
+
+
+def _b_note(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj):
+        return []
+    return [_Hit(FactType.FACT, "user", "note", obj, C_STATED, "")]
+
+
+def _b_likes(neg: bool) -> Builder:
+    def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+        obj = _clean(ctx.text(m, "obj"))
+        if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+            return []
+        low = obj.lower()
+        if low.startswith("to "):
+            obj = obj[3:]
+            low = low[3:]
+            if low.split()[0] in _NOT_PLAN_VERBS | {"hear", "see", "help", "know"}:
+                return []
+        pred = "dislikes" if neg else "likes"
+        if not neg and m.group("verb") in ("prefer",):
+            pred = _pref_topic(obj)
+        return [_Hit(FactType.PREFERENCE, _subject(m), pred, obj, C_STATED, "")]
+
+    return build
+
+
+def _b_learning(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj):
+        return []
+    lang = _language(obj.split()[0]) if obj else ""
+    if lang:
+        return [_Hit(FactType.FACT, _subject(m), "goal", f"learn {lang}", C_STATED, "")]
+    pred = "hobby" if (set(obj.lower().split()) & (_HOBBY_NOUNS | _HOBBY_GERUNDS)) \
+        else "activity"
+    return [_Hit(FactType.FACT, _subject(m), pred, f"learning {obj}", C_STATED, "")]
+
+
+def _b_timezone(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj:
+        return []
+    return [_Hit(FactType.FACT, "user", "timezone", obj, C_STATED, "")]
+
+
+# ---------------------------------------------------------------- the rule table
+
+
+def _r(
+    name: str,
+    triggers: str | Iterable[str],
+    pattern: str,
+    build: Builder,
+    fallback: bool = False,
+) -> _Rule:
+    trig = frozenset(triggers.split()) if isinstance(triggers, str) else frozenset(triggers)
+    return _Rule(name, trig, re.compile(pattern), build, fallback)
+
+
+_IM = r"(?:i'm|im|i am)"
+_WEARE = r"(?:we're|we are)"
+_OBJ = r"(?P<obj>[^.!?;]+)"
+_OBJ_SHORT = r"(?P<obj>[^.!?;,]{2,80})"
+_EDVERB = (
+    r"(?P<verb>went|got|ran|took|made|met|began|won|bought|found|gave|wrote|built|drove|"
+    r"flew|swam|sang|drew|caught|taught|brought|spent|sold|grew|rode|broke|chose|became|"
+    r"held|led|sent|spoke|wore|threw|fell|left|did|had|saw|read|hit|put|set up|"
+    r"[a-z]{2,}ed)"
+)
+_PPVERB = (
+    r"(?P<verb>gone|gotten|got|run|taken|made|met|begun|won|bought|found|given|written|"
+    r"built|driven|flown|become|done|been to|been through|joined|had|seen|read|sold|"
+    r"grown|ridden|started|[a-z]{2,}ed)"
+)
+
+_RULES: tuple[_Rule, ...] = (
+    # ---------------------------------------------------------- instructions
+    _r("instruction_from_now_on", "now forward future onwards onward here today forth",
+       r"\b(?:from now on|going forward|from here on(?: out)?|in (?:the )?future|"
+       r"starting (?:now|today)|from today on(?:wards)?|henceforth|moving forward)\b[,:]?\s*"
+       r"(?:(?:please|pls|can you|could you|you should|you must|i want you to|i'd like you to)"
+       r"[,\s]+)*(?P<obj>[^.!?;]+)", _b_instruction),
+    _r("instruction_from_now_on_de", "jetzt sofort nun zukunft künftig",
+       r"\b(?:ab jetzt|ab sofort|von nun an|in zukunft|künftig)\b[,:]?\s*(?:bitte\s+)?"
+       r"(?P<obj>[^.!?;]+)", _b_instruction),
+    _r("instruction_from_now_on_fr", "maintenant désormais dorénavant",
+       r"(?:(?:à|a) partir de maintenant|désormais|dorénavant)[,:]?\s*"
+       r"(?:s'il te plaît\s+|s'il vous plaît\s+)?(?P<obj>[^.!?;]+)", _b_instruction),
+    _r("instruction_from_now_on_es_pt", "ahora adelante agora diante",
+       r"(?:a partir de (?:ahora|agora)|de ahora en adelante|desde ahora|"
+       r"de agora em diante|daqui (?:para|pra) frente)[,:]?\s*"
+       r"(?:por favor[,\s]+)?(?P<obj>[^.!?;]+)", _b_instruction),
+    _r("instruction_always_never", "always never don't do",
+       r"^(?:(?:ok|okay|also|and|btw|please|pls|oh|so)[,\s]+)*"
+       r"(?P<pol>always|never|don't ever|do not ever|don't|do not|please always|"
+       r"please never|please don't)\s+(?:ever\s+)?"
+       r"(?:use|suggest|recommend|answer|reply|respond|write|format|include|add|call|"
+       r"address|give|explain|mention|show|put|assume|apologi[sz]e|start|end|sign|"
+       r"prefix|wrap|comment|return|output|translate|ask|omit|skip|mock|import|"
+       r"refer|cite|link|summari[sz]e|send|schedule|book|use)\b[^.!?;]*", _b_imperative),
+    # ---------------------------------------------------------- corrections
+    _r("switch_from_to", _FP,
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?P<verb>switched|moved|migrated|changed|transitioned|went|upgraded|relocated)"
+       r"(?: (?:over|all|everything|our \w+|my \w+))? from (?P<old>[^.!?;]{1,60}?) "
+       r"(?:to|onto|over to) (?P<new>[^.!?;,]+)", _b_switch),
+    _r("not_anymore", "anymore more longer",
+       r"\bnot (?:using |on |with )?(?P<old>[^,.;!?]{1,40}?) any ?more\b[,;:]?\s*(?:-\s*)?"
+       r"(?:(?:it's|its|it is|now|we use|i use|we're using|i'm using|we're on|i'm on|"
+       r"switched to|we switched to|i switched to|using|we've moved to|we moved to)\s+)+"
+       r"(?P<new>[^.!?;,]+)", _b_not_anymore),
+    _r("no_longer_now", "longer",
+       r"\b(?:i|we) no longer use (?P<old>[^,.;!?]{1,40}?)[,;]\s*(?:(?:we|i) (?:now )?use|"
+       r"now (?:we|i) use|now it's|now)\s+(?P<new>[^.!?;,]+)", _b_not_anymore),
+    _r("name_is", "name call called spelled spelt",
+       r"\b(?:my name(?:'s| is)(?: actually| spelled| spelt| written)*|"
+       r"(?:please )?call me|i(?:'m| am) called|i go by)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
+    _r("name_is_multi", "heiße name m'appelle llamo chamo nombre nome",
+       r"\b(?:ich heiße|mein name ist|je m'appelle|mon nom est|me llamo|mi nombre es|"
+       r"me chamo|meu nome é)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
+    # ---------------------------------------------------------- preferences
+    _r("prefer", _FP,
+       r"\b" + _SUBJ + r"(?:'d| would)?\s+" + _ADV
+       + r"(?:prefer|rather have|'d rather)\s+" + _OBJ, _b_prefer),
+    _r("prefer_rather", "rather",
+       r"\b" + _SUBJ + r"(?:'d| would) rather (?:have |get |use )?" + _OBJ, _b_prefer),
+    _r("prefer_multi", "bevorzuge préfère prefiero prefiro",
+       r"\b(?:ich bevorzuge|je préfère|prefiero|eu prefiro|prefiro|nous préférons|"
+       r"wir bevorzugen|preferimos)\s+(?:les |la |le |l'|los |las |el |as |os |a |o )?"
+       + _OBJ, _b_prefer),
+    _r("favorite", "favorite favourite fav fave",
+       r"\b(?P<subj>my|our) (?:all[- ]time |absolute |personal |current |new )?"
+       r"(?:favou?rite|fave?) (?P<thing>[a-z][a-z -]{1,30}?) (?:is|are|was|has to be|"
+       r"would be|would have to be)\s+(?:probably |definitely |still |currently )?" + _OBJ,
+       _b_favorite),
+    _r("favorite_inv", "favorite favourite",
+       r"^(?P<obj>[^,.!?;]{2,60}?) (?:is|are) (?:definitely |probably |still |totally )?"
+       r"(?P<subj>my|our) (?:all[- ]time |absolute )?favou?rite (?P<thing>[a-z]+)\b",
+       _b_favorite),
+    _r("fan_of", "fan",
+       r"\b(?:" + _IM + r"|i've (?:always )?been|i have (?:always )?been|" + _WEARE
+       + r")\s+(?:a |an |such a |)(?:(?:big|huge|massive|great|real|total|long-time|"
+       r"longtime|die-hard|diehard|super|fellow)\s+)*fans? of\s+" + _OBJ,
+       _simple(FactType.PREFERENCE, "likes")),
+    _r("dislike", _FP,
+       r"\b" + _SUBJ + r"\s+" + _ADV
+       + r"(?P<verb>hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
+       r"don't enjoy|do not enjoy|don't really like|am not a fan of|'m not a fan of|"
+       r"can't bear|despise)\s+" + _OBJ, _b_likes(True)),
+    _r("dislike_im_not_fan", "fan",
+       r"\b(?:i'm|i am|we're|we are) not (?:a )?(?:big |huge |really a )?fans? of\s+" + _OBJ,
+       _b_likes(True)),
+    _r("like", _FP,
+       r"\b" + _SUBJ + r"\s+" + _ADV
+       + r"(?P<verb>love|like|enjoy|adore)s?\s+(?!it\b|that\b|this\b|those\b|these\b|"
+       r"how\b|what\b|when\b|your\b|you\b|the way\b|hearing\b|seeing\b|them\b)" + _OBJ,
+       _b_likes(False)),
+    _r("their_likes", "my our",
+       r"\b(?:my|our) (?P<who>(?:two |three |little |)(?:kids|children|son|daughter|sons|"
+       r"daughters|wife|husband|partner|family|girlfriend|boyfriend|dog|dogs|cat|cats|pups|"
+       r"puppy|family|parents|mom|dad|brother|sister|grandkids))\s+(?:really |absolutely |"
+       r"totally |both |all |just |also )*(?P<verb>loves?|likes?|enjoys?|adores?|hates?)\s+"
+       r"(?!it\b|that\b|this\b|them\b)" + _OBJ, _b_their_likes),
+    _r("likes_multi", "mag liebe hasse j'aime j'adore déteste gusta gustan encanta "
+       "encantan odio gosto adoro odeio",
+       r"\b(?P<verb>ich mag|ich liebe|ich hasse|j'aime|j'adore|je déteste|je n'aime pas|"
+       r"me gustan?|me encantan?|odio|eu gosto de|gosto de|eu adoro|adoro|odeio|"
+       r"no me gusta)\s+(?:les |la |le |l'|los |las |el |as |os |a |o |den |die |das )?"
+       + _OBJ,
+       lambda m, ctx: _simple(
+           FactType.PREFERENCE,
+           "dislikes" if re.match(r"(?:ich hasse|je déteste|je n'aime|odio|odeio|no me)",
+                                  m.group("verb")) else "likes")(m, ctx)),
+    # ---------------------------------------------------------- work / place / identity
+    _r("work_at", _FP,
+       r"\b" + _SUBJ + r"(?:'m| am|'ve been|'re| are| have been)?\s+" + _ADV
+       + r"(?:work|working|works)(?: full[- ]time| part[- ]time| remotely)?\s+"
+       r"(?:(?:at|for) (?P<org>[^.!?;]+?)(?:\s+as\s+(?P<role>[^.!?;,]+))?|"
+       r"as (?:an? )?(?P<role2>[^.!?;,]+?)(?:\s+(?:at|for)\s+(?P<org2>[^.!?;,]+))?)"
+       r"(?=$|[.!?;,]|\s+(?:and|but|since|for|in|on|with)\b)",
+       lambda m, ctx: _b_work_any(m, ctx)),
+    _r("work_multi", "arbeite travaille trabajo trabalho",
+       r"\b(?:ich arbeite|je travaille|trabajo|trabalho|eu trabalho)\s+"
+       r"(?:(?:bei|chez|en|para|na|no|em|pour|für) (?P<org>[^.!?;]+?)"
+       r"(?:\s+(?:als|comme|como) (?P<role>[^.!?;,]+))?|"
+       r"(?:als|comme|como) (?P<role2>[^.!?;,]+?)(?:\s+(?:bei|chez|en|na|no|em) "
+       r"(?P<org2>[^.!?;,]+))?)(?=$|[.!?;,]|\s+(?:und|et|y|e|seit|depuis|desde)\b)",
+       lambda m, ctx: _b_work_any(m, ctx)),
+    _r("job_is", "job occupation profession",
+       r"\bmy (?:job|occupation|profession|day job)(?: title)? is (?:being )?(?:an? )?"
+       + _OBJ_SHORT, _simple(FactType.FACT, "works_as")),
+    _r("i_am_a", "i'm im am we're are",
+       r"\b(?:" + _IM + r"|" + _WEARE + r")\s+(?:(?:now|currently|also|actually|still|"
+       r"proudly|officially|finally)\s+)*(?:an? |the )(?P<obj>[^.!?;,]{2,60})", _b_i_am_a),
+    _r("as_a_job", "as",
+       r"^(?:and |but |so |well )?as an? (?P<obj>[\w -]{2,40}?)\s*,\s*(?:i|we)\b", _b_as_a),
+    _r("i_am_adj", "i'm im am we're are",
+       r"\b(?P<subj>i|we)(?:'m|m| am|'re| are)\s+(?:(?:now|currently|also|actually|still|"
+       r"proudly|officially|finally|happily|strictly|fully|mostly|openly)\s+)*"
+       r"(?P<obj>(?:a )?(?P<adj>[a-z-]+))\b(?! (?:about|of|to|with|for|that|when)\b)",
+       _b_i_am_adj),
+    _r("diet_no_eat", "eat",
+       r"\b(?P<subj>i|we) (?:don't|do not|never|no longer) eat (?P<obj>meat|fish|pork|beef|"
+       r"dairy|gluten|eggs|sugar|animal products|seafood|shellfish)\b",
+       lambda m, ctx: [_Hit(FactType.FACT, _subject(m), "diet", f"no {m.group('obj')}",
+                            C_STATED, "")]),
+    _r("diet_multi", "bin suis soy sou vegetarier vegetarierin veganer",
+       r"\b(?:ich bin|je suis|soy|sou|eu sou)\s+(?P<obj>vegetarier(?:in)?|veganer(?:in)?|"
+       r"vegan[ae]?|végétarien(?:ne)?|végane?|vegetarian[oa]|vegetariano|vegetariana)\b",
+       _simple(FactType.FACT, "diet")),
+    _r("lives_in", _FP,
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?P<verb>live|living|lived|moved|relocated|am based|'m based|are based|"
+       r"'re based|reside)\s+(?:in|to|out to|over to|near|outside)\s+"
+       r"(?P<obj>[^.!?;,]+)", _b_lives),
+    _r("lives_in_multi", "wohne lebe gezogen habite vis vivo moro mudei",
+       r"\b(?:ich wohne|ich lebe|j'habite|je vis|je vivo|vivo|moro|eu moro|eu vivo)\s+"
+       r"(?:in|à|au|en|em|no|na|a)\s+(?P<obj>[^.!?;,]+)", _b_lives),
+    _r("lives_moved_multi", "gezogen déménagé mudé mudei",
+       r"\b(?:ich bin nach (?P<obj>[^.!?;,]+?) gezogen|j'ai déménagé à (?P<obj2>[^.!?;,]+)|"
+       r"me mudé a (?P<obj3>[^.!?;,]+)|me mudei para (?P<obj4>[^.!?;,]+))",
+       lambda m, ctx: _b_lives_alt(m, ctx)),
+    _r("comes_from", "from grew raised",
+       r"\b(?:" + _IM + r" (?:originally )?from|i (?:grew up|was raised|was born) in|"
+       r"i come from)\s+(?P<obj>[^.!?;,]+)", _b_from),
+    _r("timezone", "timezone zone time",
+       r"\b(?:my time ?zone is|i(?:'m| am) (?:in|on) (?:the )?)(?P<obj>(?:utc|gmt)\s?[+-]\s?\d"
+       r"{1,2}(?::\d\d)?|[a-z]{2,4}t\b|[a-z/_]+ time)(?: ?(?:time ?zone|time))?",
+       lambda m, ctx: _b_timezone(m, ctx) if re.search(r"utc|gmt|time|[a-z]{2,4}t$",
+                                                         m.group("obj")) else []),
+    _r("speaks", "speak speaks spreche parle hablo falo fluent native",
+       r"\b(?:(?P<subj>i|we) (?:also |can |fluently )*speak|i'm fluent in|i am fluent in|"
+       r"ich spreche|je parle|hablo|eu falo|falo)\s+(?P<obj>[^.!?;]{2,80})", _b_speaks),
+    _r("native_speaker", "native",
+       r"\b" + _IM + r" a native (?P<obj>\w+) speaker", _b_speaks),
+    # ---------------------------------------------------------- tools / stack / deploy
+    _r("deploy_with", "deploy deploys deployed ship deployments",
+       r"\b" + _SUBJ + r"(?:'re| are)?\s+" + _ADV
+       + r"(?:deploy|deploying|ship|shipping)(?: \w+)?\s+(?:with|via|using|through|on|to)\s+"
+       r"(?P<obj>[^.!?;,]+)", _b_deploy),
+    _r("deploy_our", "deployments deploys pipeline",
+       r"\b(?P<subj>our|my) (?:deploy(?:ment)?s?|ci|ci/cd|pipelines?)(?: pipeline)? "
+       r"(?:go|goes|run|runs|is|are) (?:through|on|via|with)\s+(?P<obj>[^.!?;,]+)",
+       _b_deploy),
+    _r("stack", "stack",
+       r"\b(?P<subj>our|my) (?:tech |technology |software |main |current )?stack "
+       r"(?:is|=|consists of|includes)\s+(?P<obj>[^.!?;]+)", _b_stack),
+    _r("use_as", _FP,
+       r"\b" + _SUBJ + r"(?:'re| are|'m| am)?\s+" + _ADV + r"(?:use|using|rely on)\s+"
+       r"(?P<obj>[^.!?;,]+?)\s+(?:as (?:my|our|the|a) (?P<cat>[a-z/ -]{2,25}?)|"
+       r"for (?:my|our) (?P<cat2>[a-z/ -]{2,25}?))(?=$|[.!?;,]|\s+(?:and|but|because)\b)",
+       lambda m, ctx: _b_use_cat(m, ctx)),
+    _r("use", _FP,
+       r"\b" + _SUBJ + r"(?:'re| are|'m| am)?\s+" + _ADV + r"(?:use|using|work in|code in|"
+       r"program in|write|run|are on|'re on|am on|'m on)\s+(?P<obj>[^.!?;,]+)", _b_use),
+    _r("use_multi", "nutze verwende nutzen verwenden utilise utilisons uso usamos",
+       r"\b(?:ich nutze|ich verwende|wir nutzen|wir verwenden|j'utilise|nous utilisons|"
+       r"uso|usamos|eu uso)\s+(?P<obj>[^.!?;,]+)", _b_use),
+    # ---------------------------------------------------------- decisions
+    _r("decided", _FP,
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?:decided|chose|picked|opted|settled|agreed|committed)\s+(?:to |on |for |that )?"
+       + _OBJ, _b_decided),
+    _r("lets_go_with", "let's lets",
+       r"\blet'?s (?:go with|use|pick|choose|stick with|settle on|standardi[sz]e on)\s+"
+       + _OBJ, _b_decided),
+    _r("going_with", "going",
+       r"\b" + _SUBJ + r"(?:'re| are|'m| am) (?:going|gonna go) with\s+" + _OBJ, _b_decided),
+    _r("decision_is", "decision",
+       r"\b(?:the|our|my) decision is (?:to )?" + _OBJ,
+       _simple(FactType.FACT, "decided")),
+    # ---------------------------------------------------------- family / pets / relationship
+    _r("has_pet", _FP | {"have", "got"},
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got|own|adopted|rescued)\s+"
+       r"(?P<obj>(?:an? |one |two |three |four |five |\d+ |some )(?:[\w-]+ ){0,2}?"
+       r"(?:" + _PETS + r")(?:\s+(?:named|called)\s+[\w-]+(?:\s+and\s+[\w-]+)?)?)\b",
+       lambda m, ctx: _b_pet(m, ctx)),
+    _r("has_child", _FP | {"have", "got"},
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got)\s+"
+       r"(?P<obj>(?:an? |one |two |three |four |five |six |\d+ )(?:[\w-]+ ){0,2}?"
+       r"(?:" + _KIDS + r"))\b", _b_has("has_child")),
+    _r("has_relatives", _FP | {"have", "got"},
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got)\s+"
+       r"(?P<obj>(?:an? |one |two |three |four |five |\d+ )(?:[\w-]+ ){0,2}?"
+       r"(?:" + _RELATIVES + r"))\b", _b_has("family")),
+    _r("pet_multi", "hund katze chien chat perro gato cachorro",
+       r"\b(?:ich habe|j'ai|tengo|eu tenho|tenho)\s+(?P<obj>(?:einen|eine|ein|un|une|deux|"
+       r"dos|um|uma|dois|duas|zwei)\s+(?:[\w-]+ )?(?:hund|hunde|katze|katzen|chiens?|chats?|"
+       r"perros?|gatos?|cachorros?|cães)(?:\s+(?:namens|nommée?|llamad[oa]|chamad[oa])\s+\w+)?)"
+       r"\b", _b_has("has_pet")),
+    _r("kids_multi", "kinder enfants hijos filhos",
+       r"\b(?:ich habe|j'ai|tengo|eu tenho|tenho)\s+(?P<obj>(?:ein|eine|zwei|drei|un|une|deux|"
+       r"trois|uno|una|dos|tres|um|uma|dois|duas|três)\s+(?:kinder|kind|tochter|töchter|"
+       r"sohn|söhne|enfants?|fils|filles?|hijos?|hijas?|filhos?|filhas?))\b",
+       _b_has("has_child")),
+    _r("married_event", "married engaged divorced",
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?P<verb>got|gotten) (?P<obj>married|engaged|divorced)\b",
+       lambda m, ctx: _b_married(m, ctx)),
+    # ---------------------------------------------------------- plans / goals
+    _r("plan", _FP,
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)?\s+" + _ADV
+       + r"(?:planning|plan|intending|intend|aiming|preparing|gonna|going|about|"
+       r"getting ready|scheduled|signed up|set|saving up|saving)\s+(?:on |to |for )"
+       r"(?!be\b)" + _OBJ, _b_plan("plans_to", C_STATED)),
+    _r("thinking_about", _FP,
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
+       + r"(?:thinking (?:about|of)|considering|looking into)\s+" + _OBJ,
+       _b_plan("plans_to", C_GUESS)),
+    _r("looking_forward", "forward",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
+       + r"looking forward to\s+(?!it\b|that\b|this\b|seeing\b|hearing\b|chatting\b|"
+       r"talking\b|catching\b)" + _OBJ, _b_plan("plans_to", C_INFERRED)),
+    _r("will_with_time", "i'll we'll will",
+       r"\b" + _SUBJ + r"(?:'ll| will)\s+(?:be\s+)?" + _ADV
+       + r"(?P<obj>[^.!?;,]+?)\s+(?:next (?:week|month|year|weekend|summer|spring|fall|"
+       r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|"
+       r"this (?:weekend|summer|fall|winter|spring)|in (?:a|two|three|\d+) (?:weeks?|"
+       r"months?|years?)|soon)\b", _b_plan("plans_to", C_STATED)),
+    _r("goal_want", _FP,
+       r"\b" + _SUBJ + r"\s+" + _ADV + r"(?:want|wanna|hope|aim|dream|intend|plan|need|"
+       r"would love|'d love|would like|'d like|wish)\s+(?:to |of )" + _OBJ, _b_goal_want),
+    _r("goal_hoping", _FP,
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
+       + r"(?:hoping|aiming|striving|working (?:towards?|on becoming)|dreaming of|"
+       r"determined)\s+(?:to )?" + _OBJ, _b_goal_want),
+    _r("goal_my", "goal dream plan aim ambition",
+       r"\b(?P<subj>my|our) (?:big |main |ultimate |long-term |new |next )?"
+       r"(?P<kind>goal|dream|plan|aim|ambition)(?: for (?:this|next) year)? is (?:to )?"
+       + _OBJ,
+       lambda m, ctx: _b_plan("plans_to" if m.group("kind") == "plan" else "goal",
+                              C_STATED)(m, ctx)),
+    _r("learning", _FP,
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
+       + r"(?:learning|studying|taking (?:a |an )?(?:class|course|lessons?) (?:in|on))\s+"
+       r"(?:how to )?" + _OBJ, _b_learning),
+    # ---------------------------------------------------------- hobbies / activities
+    _r("hobby_is", "hobby hobbies pastime passion",
+       r"\bmy (?:main |favou?rite |new |big )?(?:hobby|hobbies|pastime|passion)"
+       r"(?: is| are|:)\s+" + _OBJ, _simple(FactType.FACT, "hobby")),
+    _r("into", "into",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been|'ve gotten| have gotten|"
+       r" got)\s+" + _ADV + r"(?:really |very |big |super |)into\s+(?!it\b|that\b|this\b)"
+       + _OBJ, _simple(FactType.FACT, "hobby")),
+    _r("took_up", "took up started",
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?:took up|taken up|started|began|picked up|got into)\s+(?P<obj>(?P<ger>[a-z]+ing)"
+       r"(?: [^.!?;,]{0,60})?|(?:" + "|".join(sorted(_HOBBY_NOUNS)) + r")\b)",
+       lambda m, ctx: _b_took_up(m, ctx)),
+    _r("free_time", "free spare weekends",
+       r"\b" + _SUBJ + r"\s+" + _ADV + r"(?P<obj>[a-z]+[^.!?;,]{0,60}?)\s+(?:in|during) "
+       r"(?:my|our) (?:free|spare|down) time\b", _simple(FactType.FACT, "hobby")),
+    _r("play_instrument", "play plays",
+       r"\b" + _SUBJ + r"\s+" + _ADV + r"(?:play|plays) (?P<obj>(?:the )?(?:"
+       + "|".join(sorted(_HOBBY_NOUNS)) + r")\b[^.!?;,]{0,40})",
+       _simple(FactType.FACT, "hobby")),
+    _r("been_doing", _FP,
+       r"\b" + _SUBJ + r"(?:'ve|ve| have)\s+(?:(?:really|also|just|been|recently|lately|"
+       r"finally|actually|totally|kind of|kinda|still)\s+)*been\s+(?:(?:really|also|so|"
+       r"super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
+       _b_hobby_or_activity(C_STATED)),
+    _r("am_doing", _FP,
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:currently|now|also|actually|still|"
+       r"really|busy|finally|officially|seriously|slowly)\s+)*"
+       r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_hobby_or_activity(C_GENERIC)),
+    _r("habit", "always usually often regularly every",
+       r"\b" + _SUBJ + r"\s+(?P<adv>always|usually|often|regularly|normally|typically)\s+"
+       r"(?:try to |like to |love to )?" + _OBJ, _b_habit),
+    # ---------------------------------------------------------- events
+    _r("event_past", _FP,
+       r"\b(?P<subj>i|we|(?:my|our) [a-z]+ and i|me and my [a-z]+)\s+"
+       r"(?P<adv>(?:(?:just|recently|finally|also|actually|even|totally|once|then|"
+       r"officially|already|eventually|first|both|all|really)\s+)*)"
+       + _EDVERB + r"\b(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_GENERIC, False)),
+    _r("event_perfect", _FP,
+       r"\b(?P<subj>i|we)(?:'ve|ve| have)\s+(?P<adv>(?:(?:just|recently|finally|also|"
+       r"actually|already|officially|even)\s+)*)" + _PPVERB + r"\b(?P<obj>[^.!?;]*)",
+       _b_event(C_STATED, C_GENERIC, False)),
+    # ---------------------------------------------------------- remember requests
+    _r("remember_note", frozenset(),
+       r"^(?P<obj>.+)$", _b_note),
+    # ---------------------------------------------------------- fallbacks (weak inferences)
+    _r("mentions_partner", "my",
+       r"\bmy (?P<obj>wife|husband|spouse|hubby|girlfriend|boyfriend|gf|bf|partner|"
+       r"fianc[ée]e?)\b", _b_possessive("relationship_status", C_INFERRED), fallback=True),
+    _r("mentions_kids", "my",
+       r"\bmy (?P<obj>(?:two |three |four |little |)(?:kids|children|son|daughter|sons|"
+       r"daughters))\b", _b_possessive("has_child", C_INFERRED), fallback=True),
+    _r("mentions_pet", "my",
+       r"\bmy (?P<obj>(?:two |three |four |)(?:dogs?|cats?|pups?|puppy|kitten|rabbit|"
+       r"hamster|parrot|horse|turtle))\b", _b_possessive("has_pet", C_INFERRED),
+       fallback=True),
+)
+
+
+def _b_work_any(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    out: list[_Hit] = []
+    subj = _subject(m)
+    gd = m.groupdict()
+    org_g = "org" if gd.get("org") else "org2" if gd.get("org2") else ""
+    role_g = "role" if gd.get("role") else "role2" if gd.get("role2") else ""
+    if org_g:
+        org = _clean(ctx.text(m, org_g))
+        low = org.lower()
+        if org and _meaningful(org) and not _BAD_OBJ_START.match(low) and not low.startswith(
+            ("home", "the moment", "a while", "hours", "it", "myself", "me")
+        ) and len(org.split()) <= 8:
+            out.append(_Hit(FactType.FACT, subj, "works_at", org, C_STATED, ""))
+    if role_g:
+        role = _clean(ctx.text(m, role_g))
+        role = re.sub(r"(?i)^(?:an?|une?|una?|ein|eine) ", "", role)
+        if role and _meaningful(role) and len(role.split()) <= 5:
+            out.append(_Hit(FactType.FACT, subj, "works_as", role, C_STATED, ""))
+    return out
+
+
+def _b_lives_alt(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    for g in ("obj", "obj2", "obj3", "obj4"):
+        if m.group(g):
+            obj = _clean(ctx.text(m, g))
+            if obj:
+                return [_Hit(FactType.FACT, "user", "lives_in", obj, C_STATED, "")]
+    return []
+
+
+def _b_use_cat(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    hint = m.group("cat") or m.group("cat2") or ""
+    if not obj or _BAD_OBJ_START.match(obj.lower()):
+        return []
+    pred = _tool_predicate(obj, hint) or _tool_predicate(obj)
+    if not pred:
+        slug = re.sub(r"\W+", "_", hint.strip().lower()).strip("_")
+        if not slug or slug in _STOP:
+            return []
+        pred = f"uses_tool:{slug}"
+    return [_Hit(FactType.FACT, _subject(m), pred, obj, C_STATED, "")]
+
+
+def _b_pet(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj:
+        return []
+    out = [_Hit(FactType.FACT, _subject(m), "has_pet", obj, C_STATED, "")]
+    low = m.group(0).lower()
+    if re.search(r"\b(?:adopted|rescued|got)\b", low):
+        found = ctx.date()
+        just = re.search(r"\b(?:just|recently|finally)\b", low) is not None
+        if found is not None or just:
+            verb = re.search(r"\b(adopted|rescued|got)\b", low)
+            assert verb is not None
+            out.append(_Hit(FactType.EVENT, _subject(m), "event", f"{verb.group(1)} {obj}",
+                            C_STATED, "", found[0] if found else None))
+    return out
+
+
+def _b_married(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    state = m.group("obj")
+    found = ctx.date()
+    out = [_Hit(FactType.FACT, _subject(m), "relationship_status", state, C_STATED, "")]
+    out.append(_Hit(FactType.EVENT, _subject(m), "event", f"got {state}", C_STATED, "",
+                    found[0] if found else None))
+    return out
+
+
+def _b_took_up(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj:
+        return []
+    ger = (m.group("ger") or "").lower()
+    head = obj.split()[0].lower()
+    if ger and ger not in _HOBBY_GERUNDS:
+        if ger in _NOT_ACTIVITY or not _meaningful(obj):
+            return []
+        found = ctx.date()
+        return [_Hit(FactType.EVENT, _subject(m), "event", f"started {obj}", C_GENERIC, "",
+                     found[0] if found else None)]
+    if head not in _HOBBY_GERUNDS and head not in _HOBBY_NOUNS:
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "hobby", obj, C_STATED, "")]
+
+
+# ============================================================== the extractor
+
+_TOKEN_RE = re.compile(r"[\w'-]+")
+_REMEMBER_ONLY = frozenset({"remember_note"})
+
+
+def _is_question(low: str, words: list[str]) -> bool:
+    s = low.rstrip(" \"')]”")
+    if s.endswith("?"):
+        return True
+    if low.lstrip().startswith("¿"):
+        return True
+    return bool(words) and words[0] in _Q_START and not s.endswith((".", "!"))
+
+
+class RuleExtractor:
+    """Offline, deterministic rule-based extractor (the default)."""
+
+    name = "rules"
+    version = "1.0.0"
+
+    def __init__(self) -> None:
+        self._rules = _RULES
+
+    def extract(self, turn: TurnEvent) -> list[CandidateFact]:
+        if turn.role is not Role.USER:
+            return []
+        text = turn.content
+        if not text or not text.strip():
+            return []
+        hits: list[_Hit] = []
+        for sentence in split_sentences(text):
+            hits.extend(self._sentence(sentence, turn.ts, fallback=False))
+        if not hits:
+            for sentence in split_sentences(text):
+                hits.extend(self._sentence(sentence, turn.ts, fallback=True))
+        return self._facts(turn, hits)
+
+    # ---------------------------------------------------------------- internals
+
+    def _sentence(self, sentence: str, ts: datetime, *, fallback: bool) -> list[_Hit]:
+        orig = sentence.replace("’", "'").replace("`", "'")
+        low = orig.lower()
+        if len(low) != len(orig):
+            orig = low
+        words = _TOKEN_RE.findall(low)
+        if not words:
+            return []
+        wordset = frozenset(words)
+        forced = False
+        if wordset & _REMEMBER_TRIGGERS:
+            rm = _REMEMBER_RE.match(low)
+            if rm is not None:
+                forced = True
+                off = rm.start("rest")
+                orig, low = orig[off:], low[off:]
+                low_s = low.rstrip(" ?!.")
+                orig, low = orig[: len(low_s)], low_s
+                words = _TOKEN_RE.findall(low)
+                wordset = frozenset(words)
+        if not forced:
+            if _is_question(low, words):
+                return []
+            if wordset & _HYPO_TRIGGERS and _HYPO_RE.search(low):
+                return []
+        if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low):
+            return []
+        if wordset & _UNSURE_TRIGGERS and _UNSURE_RE.search(low):
+            return []
+        ctx = _Ctx(low=low, orig=orig, ts=ts, forced=forced)
+        taken: list[tuple[int, int]] = []
+        out: list[_Hit] = []
+        for rule in self._rules:
+            if rule.fallback is not fallback:
+                continue
+            if rule.name in _REMEMBER_ONLY:
+                if forced and not out:
+                    out.extend(self._apply(rule, rule.pattern.search(low), ctx))
+                continue
+            if rule.triggers and not (rule.triggers & wordset):
+                continue
+            for m in rule.pattern.finditer(low):
+                s, e = m.span()
+                if any(s < te and ts_ < e for ts_, te in taken):
+                    continue
+                got = self._apply(rule, m, ctx)
+                if got:
+                    taken.append((s, e))
+                    out.extend(got)
+        return out
+
+    @staticmethod
+    def _apply(rule: _Rule, m: re.Match[str] | None, ctx: _Ctx) -> list[_Hit]:
+        if m is None:
+            return []
+        return [
+            _Hit(h.type, h.subject, h.predicate, h.object, h.confidence, rule.name, h.valid_from)
+            for h in rule.build(m, ctx)
+        ]
+
+    def _facts(self, turn: TurnEvent, hits: list[_Hit]) -> list[CandidateFact]:
+        seen: set[tuple[str, str]] = set()
+        out: list[CandidateFact] = []
+        sor = turn.metadata.get("source") == "system_of_record"
+        for h in hits:
+            obj = h.object.strip()[:MAX_OBJECT_CHARS].strip()
+            if not obj:
+                continue
+            key = (h.predicate, normalise(obj))
+            if key in seen or not key[1]:
+                continue
+            seen.add(key)
+            i = len(out)
+            out.append(
+                CandidateFact(
+                    candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(i)),
+                    tenant_id=turn.tenant_id,
+                    user_id=turn.user_id,
+                    session_id=turn.session_id,
+                    type=h.type,
+                    subject=h.subject,
+                    predicate=h.predicate,
+                    object=obj,
+                    confidence=1.0 if sor else h.confidence,
+                    valid_from=h.valid_from or turn.ts,
+                    rationale=h.rule,
+                    source_turn_ids=[turn.turn_id],
+                    extractor=self.name,
+                    extractor_version=self.version,
+                    turn_ts=turn.ts,
+                    outcome=turn.outcome,
+                    confirmed=turn.confirmed,
+                    multi_valued=h.predicate in MULTI_VALUED_PREDICATES,
+                )
+            )
+            if len(out) >= MAX_FACTS_PER_TURN:
+                break
+        return out

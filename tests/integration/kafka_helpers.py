@@ -1,0 +1,80 @@
+"""Small real-Kafka helpers for the integration tests (aiokafka against the local broker)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+
+STAGE_TOPICS = ("turns", "triaged", "extracted", "redacted", "resolved", "audit")
+
+
+async def _lag(bootstrap: str, group: str, topics: list[str]) -> int:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        existing = set(await consumer.topics())
+        tps = [
+            TopicPartition(t, p)
+            for t in topics
+            if t in existing
+            for p in (consumer.partitions_for_topic(t) or {0})
+        ]
+        if not tps:
+            return -1
+        ends = await consumer.end_offsets(tps)
+        committed = await admin.list_consumer_group_offsets(group)
+        total = 0
+        for tp in tps:
+            meta = committed.get(tp)
+            done = meta.offset if meta is not None and meta.offset >= 0 else 0
+            total += max(0, ends[tp] - done)
+        return total
+    finally:
+        await consumer.stop()
+        await admin.close()
+
+
+def wait_drained(
+    bootstrap: str, group: str, prefix: str, *, timeout: float = 300, settle: float = 3.0
+) -> None:
+    """Wait until the group has committed every message of every stage topic."""
+    topics = [f"{prefix}.{t}" for t in STAGE_TOPICS]
+    deadline = time.monotonic() + timeout
+    zero_since: float | None = None
+    last = None
+    while time.monotonic() < deadline:
+        last = asyncio.run(_lag(bootstrap, group, topics))
+        if last == 0:
+            zero_since = zero_since or time.monotonic()
+            if time.monotonic() - zero_since >= settle:
+                return
+        else:
+            zero_since = None
+        time.sleep(0.5)
+    raise AssertionError(f"pipeline not drained after {timeout}s (lag={last})")
+
+
+async def _read_all(bootstrap: str, topic: str, timeout_ms: int) -> list[tuple[bytes | None, bytes]]:
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    )
+    await consumer.start()
+    out: list[tuple[bytes | None, bytes]] = []
+    try:
+        batch = await consumer.getmany(timeout_ms=timeout_ms)
+        while batch:
+            for msgs in batch.values():
+                out.extend((m.key, m.value) for m in msgs)
+            batch = await consumer.getmany(timeout_ms=1000)
+    finally:
+        await consumer.stop()
+    return out
+
+
+def read_topic(bootstrap: str, topic: str, timeout_ms: int = 5000) -> list[tuple[bytes | None, bytes]]:
+    return asyncio.run(_read_all(bootstrap, topic, timeout_ms))

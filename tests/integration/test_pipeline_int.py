@@ -1,0 +1,205 @@
+"""The gate on real Kafka, OpenSearch and Prometheus, with real ``memgate worker`` processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from memgate.embedding import MiniLMEmbedder
+from memgate.events import DeadLetter, FactStatus, TurnEvent, parse_turn
+from memgate.inputs import load_locomo
+from memgate.settings import Settings, load_settings
+from sinks.audit import ClickHouseAudit
+from sinks.base import SearchQuery
+from sinks.embedded import EmbeddedIndex
+from sinks.opensearch import OpenSearchStore
+from streams.producer import produce_lines, produce_turns
+from streams.runner import InProcessRunner
+from tests.integration.conftest import KAFKA, PROMETHEUS, WorkerProcess, worker_env
+from tests.integration.kafka_helpers import read_topic, wait_drained
+
+pytestmark = pytest.mark.integration
+
+LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo" / "locomo-dev.json"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+def demo_turns() -> list[TurnEvent]:
+    text = (resources.files("memgate") / "data" / "demo.jsonl").read_text()
+    return [parse_turn(line) for line in text.splitlines() if line.strip()]
+
+
+def settings_for(env: dict[str, str]) -> Settings:
+    return load_settings(
+        data_dir=env["MEMGATE_DATA_DIR"],
+        retrieval_backend="opensearch",
+        opensearch_url=env["MEMGATE_OPENSEARCH_URL"],
+        opensearch_index=env["MEMGATE_OPENSEARCH_INDEX"],
+        kafka_bootstrap=env["MEMGATE_KAFKA_BOOTSTRAP"],
+        topic_prefix=env["MEMGATE_TOPIC_PREFIX"],
+        worker_id=env["MEMGATE_WORKER_ID"],
+    )
+
+
+@pytest.fixture
+def worker(services: dict[str, str], run_id: str, tmp_path: Path) -> Iterator[WorkerProcess]:
+    w = WorkerProcess(worker_env(run_id, tmp_path / "data"), tmp_path / "worker.log")
+    w.start()
+    yield w
+    w.stop()
+    store = OpenSearchStore.from_settings(settings_for(w.env), dim=384)
+    store.client.indices.delete(index=store.index, ignore_unavailable=True)
+    store.close()
+
+
+def test_turns_come_out_searchable_with_tenant_scoping(
+    worker: WorkerProcess, embedder: MiniLMEmbedder
+) -> None:
+    s = settings_for(worker.env)
+    n = asyncio.run(produce_turns(s, demo_turns()))
+    assert n == len(demo_turns())
+    wait_drained(KAFKA, s.worker_id, s.topic_prefix)
+    store = OpenSearchStore.from_settings(s, dim=embedder.dim)
+    q = "how do we deploy"
+    vec = embedder.embed([q])[0]
+    alice = store.search(SearchQuery(tenant_id="acme", user_id="alice", text=q, k=5), vec)
+    bob = store.search(SearchQuery(tenant_id="globex", user_id="bob", text=q, k=5), vec)
+    assert alice and bob, worker.log()
+    assert all(h.fact.tenant_id == "acme" and h.fact.user_id == "alice" for h in alice)
+    assert all(h.fact.tenant_id == "globex" and h.fact.user_id == "bob" for h in bob)
+    assert "GitHub Actions" in alice[0].fact.value  # the newer fact wins
+    assert "ArgoCD" in bob[0].fact.value
+    # nothing raw and sensitive reached OpenSearch
+    dump = json.dumps([f.model_dump(mode="json") for f in store.list_facts("acme", "alice", include_inactive=True)])
+    assert "@acme-corp.com" not in dump and "4111" not in dump and "hunter2" not in dump
+    store.close()
+
+
+def test_poison_message_goes_to_dead_letter_and_the_next_goes_through(
+    worker: WorkerProcess, embedder: MiniLMEmbedder
+) -> None:
+    s = settings_for(worker.env)
+    good = {
+        "tenant_id": "acme",
+        "user_id": "carol",
+        "session_id": "s1",
+        "turn_id": "c-1",
+        "role": "user",
+        "content": "We deploy with Spinnaker on GKE.",
+        "ts": "2024-05-01T10:00:00Z",
+    }
+    poison_secret = "carol.private@example.org"
+    lines = [
+        '{"tenant_id": "acme", "user_id": "carol", "content": "mail ' + poison_secret + '"',
+        json.dumps({**good, "turn_id": "c-0", "role": "robot"}),
+        json.dumps(good),
+    ]
+    asyncio.run(produce_lines(s, lines))
+    wait_drained(KAFKA, s.worker_id, s.topic_prefix)
+    dead = [DeadLetter.model_validate_json(v) for _, v in read_topic(KAFKA, f"{s.topic_prefix}.dlq")]
+    assert len(dead) == 2, worker.log()
+    assert {d.source_topic for d in dead} == {f"{s.topic_prefix}.turns"}
+    assert sorted(d.offset for d in dead) == [0, 1]
+    assert all(d.partition == 0 for d in dead)
+    assert any("role" in d.reason for d in dead)
+    assert all(poison_secret not in d.payload for d in dead)
+    store = OpenSearchStore.from_settings(s, dim=embedder.dim)
+    facts = store.list_facts("acme", "carol")
+    assert [f.value for f in facts] == ["Spinnaker on GKE"] or any(
+        "Spinnaker" in f.value for f in facts
+    ), facts
+    store.close()
+
+
+def _locomo_slice(n: int) -> list[TurnEvent]:
+    conv = load_locomo(LOCOMO)[0]
+    return conv.turns[:n]
+
+
+def test_killing_a_worker_loses_no_turn_and_duplicates_no_fact(
+    services: dict[str, str], run_id: str, tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    turns = _locomo_slice(240)
+    env = worker_env(run_id, tmp_path / "data")
+    s = settings_for(env)
+    w = WorkerProcess(env, tmp_path / "worker.log")
+    w.start()
+    try:
+        asyncio.run(produce_turns(s, turns))
+        # let it get part of the way, then kill it without warning
+        store = OpenSearchStore.from_settings(s, dim=embedder.dim)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and store.stats().get("active", 0) < 5:
+            time.sleep(0.3)
+        w.kill()
+        before = store.stats()
+        assert before.get("active", 0) >= 5, w.log()
+        w.start()
+        wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=400)
+    finally:
+        w.stop()
+    # the same turns through the in-process runner: the reference outcome
+    from memgate.backends import build_pipeline
+
+    ref_settings = load_settings(data_dir=tmp_path / "ref")
+    ref_settings.data_dir.mkdir(parents=True)
+    ref = EmbeddedIndex(ref_settings.retrieval_path, dim=embedder.dim)
+    ref_audit = ClickHouseAudit.embedded(ref_settings.audit_path)
+    InProcessRunner(build_pipeline(ref_settings, embedder), ref, ref_audit).run(turns)
+    ref_audit.close()
+    users = {t.user_id for t in turns}
+    tenant = turns[0].tenant_id
+    for u in users:
+        got = {(f.fact_id, f.status) for f in store.list_facts(tenant, u, include_inactive=True)}
+        want = {(f.fact_id, f.status) for f in ref.list_facts(tenant, u, include_inactive=True)}
+        assert got == want, f"user {u}: only in kafka run {got - want}, only in reference {want - got}"
+        active_keys = [f.key for f in store.list_facts(tenant, u) if f.status is FactStatus.ACTIVE]
+        assert len(active_keys) == len(set(active_keys))
+    ref.close()
+    store.client.indices.delete(index=store.index, ignore_unavailable=True)
+    store.close()
+    # every turn is in the journal exactly once (audit rows collapse by event id)
+    audit = ClickHouseAudit.embedded(Path(env["MEMGATE_DATA_DIR"]) / "audit.chdb")
+    _, rows = audit.query(
+        "SELECT count(), uniqExact(turn_id) FROM memgate.journal FINAL WHERE tenant_id = {t:String}",
+        {"t": tenant},
+    )
+    audit.close()
+    assert rows[0] == (len(turns), len(turns))
+
+
+def _prom_query(expr: str) -> list[dict[str, object]]:
+    url = f"{PROMETHEUS}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    with urllib.request.urlopen(url, timeout=5) as r:
+        body = json.loads(r.read())
+    assert body["status"] == "success", body
+    return body["data"]["result"]  # type: ignore[no-any-return]
+
+
+def test_prometheus_scrapes_the_worker_write_amplification(worker: WorkerProcess) -> None:
+    s = settings_for(worker.env)
+    asyncio.run(produce_turns(s, demo_turns()))
+    wait_drained(KAFKA, s.worker_id, s.topic_prefix)
+    deadline = time.monotonic() + 60
+    result: list[dict[str, object]] = []
+    while time.monotonic() < deadline:
+        result = _prom_query('memgate_write_amplification{job="memgate"}')
+        if result and float(result[0]["value"][1]) > 0:  # type: ignore[index]
+            break
+        time.sleep(1)
+    assert result, "Prometheus returned no series for memgate_write_amplification"
+    value = float(result[0]["value"][1])  # type: ignore[index]
+    assert 0 < value < 1
+    assert _prom_query("sum(memgate_turns_ingested_total)")
