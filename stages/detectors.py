@@ -254,8 +254,6 @@ def _looks_random(value: str, *, min_len: int = 12) -> bool:
         return False
     if "://" in value or value[0] in "/.~" or "(" in value:
         return False
-    if _DOTTED_IDENT_RE.fullmatch(value):
-        return False
     if _char_classes(value) < 2:
         return False
     return _entropy(value) >= 3.0
@@ -945,16 +943,25 @@ def _code_reference(value: str) -> bool:
 
 
 def _anchored_matches(
-    rx: re.Pattern[str], text: str, lower: str, needles: Iterable[str]
+    rx: re.Pattern[str],
+    text: str,
+    lower: str,
+    needles: Iterable[str],
+    glued: tuple[str, ...] = (),
 ) -> Iterator[re.Match[str]]:
     """Matches of ``rx`` tried at the start of each identifier segment that
-    leads up to an occurrence of one of ``needles`` (in ``lower``)."""
+    leads up to an occurrence of one of ``needles`` (in ``lower``); needles
+    listed in ``glued`` are also tried where they start inside a word
+    (``PGPASSWORD=``)."""
     tried: set[int] = set()
     last_end = -1
     for i in _occurrences(lower, needles):
         if i < last_end:
             continue
-        for start in _segment_starts(text, i):
+        starts = _segment_starts(text, i)
+        if glued and lower.startswith(glued, i):
+            starts.append(i)
+        for start in starts:
             if start in tried or start < last_end:
                 continue
             tried.add(start)
@@ -963,6 +970,13 @@ def _anchored_matches(
                 last_end = m.end()
                 yield m
                 break
+
+
+def _cut_query(text: str, start: int, value: str) -> str:
+    """In a URL query (``?token=abc&page=2``) a value ends at the next ``&``."""
+    if start > 0 and text[start - 1] in "?&" and "&" in value:
+        return value[: value.index("&")]
+    return value
 
 
 def _find_generic_secrets(text: str, lower: str) -> Iterator[_Cand]:
@@ -974,6 +988,11 @@ def _find_generic_secrets(text: str, lower: str) -> Iterator[_Cand]:
         if got is None:
             continue
         value, start, end, _quoted = got
+        if "&" in value:  # tokens have no "&": "?api_key=abc&page=2"
+            value = value[: value.index("&")]
+            end = start + len(value)
+            if not value:
+                continue
         later = _after_type_annotation(text, m, value)
         if later is not None:
             value, start, end, _quoted = later
@@ -982,12 +1001,18 @@ def _find_generic_secrets(text: str, lower: str) -> Iterator[_Cand]:
         yield _Cand(start, end, API_KEY)
 
 
+_GLUED_PW_NAMES: Final = ("password", "passwd", "passwort", "kennwort")
+
+
 def _find_passwords(text: str, lower: str) -> Iterator[_Cand]:
-    for m in _anchored_matches(_PASSWORD_RE, text, lower, _PASSWORD_HINTS):
+    for m in _anchored_matches(_PASSWORD_RE, text, lower, _PASSWORD_HINTS, _GLUED_PW_NAMES):
         got = _assignment_value(m)
         if got is None:
             continue
         value, start, end, quoted = got
+        if not quoted:
+            value = _cut_query(text, m.start(), value)
+            end = start + len(value)
         if m.group("assign") is not None:
             later = _after_type_annotation(text, m, value)
             if later is not None:
@@ -1010,9 +1035,11 @@ def _find_passwords(text: str, lower: str) -> Iterator[_Cand]:
 # Bearer tokens and JWTs
 # --------------------------------------------------------------------------
 
+# "Authorization: Bearer|Basic|Token <value>" (header), or "bearer <value>".
 _BEARER_RE: Final = re.compile(
     r"(?P<auth>authorization[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*)?"
-    r"(?<![A-Za-z0-9_\-])bearer[ \t]+(?P<val>[A-Za-z0-9\-._~+/]+=*)(?![A-Za-z0-9\-._~+/=])",
+    r"(?<![A-Za-z0-9_\-])(?P<scheme>bearer|basic|token)[ \t]+"
+    r"(?P<val>[A-Za-z0-9\-._~+/]+=*)(?![A-Za-z0-9\-._~+/=])",
     re.IGNORECASE,
 )
 _JWT_RE: Final = re.compile(
@@ -1027,11 +1054,12 @@ def _find_bearer_tokens(text: str, lower: str) -> Iterator[_Cand]:
         value = m.group("val")
         if looks_like_placeholder(value):
             continue
-        ok = (
-            len(value) >= 8 and value.lower() not in _PROSE_STOPWORDS
-            if m.group("auth")
-            else _looks_random(value, min_len=16)
-        )
+        if m.group("auth"):
+            ok = len(value) >= 8 and value.lower() not in _PROSE_STOPWORDS
+        elif m.group("scheme").lower() == "bearer":
+            ok = _looks_random(value, min_len=16)
+        else:
+            continue  # "basic"/"token" only in an Authorization header
         if ok:
             yield _Cand(m.start("val"), m.end("val"), BEARER_TOKEN)
 
@@ -1200,7 +1228,7 @@ class Detector:
                 finders.append(_find_provider_keys)
             if any(h in lower for h in _SECRET_NAME_HINTS):
                 finders.append(_find_generic_secrets)
-        if BEARER_TOKEN in kinds and "bearer" in lower:
+        if BEARER_TOKEN in kinds and ("bearer" in lower or "authorization" in lower):
             finders.append(_find_bearer_tokens)
         if PASSWORD in kinds and any(h in lower for h in _PASSWORD_HINTS):
             finders.append(_find_passwords)

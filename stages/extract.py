@@ -114,7 +114,7 @@ MULTI_VALUED_PREDICATES: frozenset[str] = frozenset(
     {
         "instruction", "note", "likes", "dislikes", "hobby", "activity", "habit",
         "has_pet", "has_child", "family", "speaks_language", "decided", "plans_to",
-        "goal", "event", "prefers:other", "uses_tool:other",
+        "goal", "event", "prefers:other", "uses_tool:other", "values", "member_of",
     }
 )
 
@@ -318,7 +318,7 @@ _DATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("dby", r"\bthe day before yesterday\b"),
         ("yday", r"\b(?:yesterday|last night)\b"),
         ("today", r"\b(?:today|this morning|this afternoon|this evening|tonight|earlier today)\b"),
-        ("ago", r"\b" + _NUM + r" (?P<unit>day|week|month|year)s? ago\b"),
+        ("ago", r"\b" + _NUM + r" (?P<unit>day|week|month|year)s? (?:ago|back)\b"),
         ("lwkend", r"\b(?:last|this past|past) weekend\b|\bover the weekend\b"),
         ("lwd", r"\b(?:last|this past|past|on) " + _WD + r"\b"),
         ("lunit", r"\b(?:last|this past|past) (?P<unit>week|month|year|summer|winter|spring|"
@@ -476,11 +476,12 @@ _UNSURE_TRIGGERS = frozenset(
     "wondering vielleicht peut-être quizás quizá tal talvez".split()
 )
 _REMEMBER_RE = re.compile(
-    r"^(?:(?:hey|ok|okay|so|also|and|btw|oh|please|pls|just|by the way)[,\s]+)*"
-    r"(?:(?:can|could|will|would) you (?:please )?|please |pls |)"
-    r"(?P<verb>remember|note|make a note|keep in mind|don't forget|do not forget|"
-    r"for the record|fyi|just so you know|note down|save|store)"
-    r"(?: (?:that|this|it))?[,:]?\s+(?:that\s+)?(?P<rest>.+)$"
+    r"^(?:(?:hey|ok|okay|so|also|btw|oh|by the way)[,\s]+)*"
+    r"(?:(?:(?:can|could|will|would) you (?:please )?|please |pls )"
+    r"(?:remember|note|keep in mind|don't forget|do not forget|save|store|make a note)"
+    r"(?: (?:that|this))?|(?:remember|note|keep in mind|don't forget|do not forget) that|"
+    r"make a note(?: that)?|for the record|fyi|just so you know|for future reference)"
+    r"[,:]?\s+(?:that\s+)?(?P<rest>.+)$"
 )
 _REMEMBER_TRIGGERS = frozenset(
     "remember note keep forget record fyi know save store".split()
@@ -489,7 +490,7 @@ _REMEMBER_TRIGGERS = frozenset(
 # ============================================================== object clean-up
 
 _CUT_RE = re.compile(
-    r"\s+[-–—]\s+|[;:!?()\[\]\"“”]|\.(?:\s|$)|,\s*(?:but|and|so|because|which|who|where|"
+    r"\s+[-–—]\s+|[;:!?()\[\]]|\.(?:\s|$)|,\s*(?:but|and|so|because|which|who|where|"
     r"since|though|although|as|while|it|i|we|they|he|she|that|plus|especially|like)\b|"
     r"\s(?:but|because|since|so that|so|which|although|though|while|cause|'cause|"
     r"whereas|until|unless)\s|"
@@ -523,11 +524,14 @@ _BAD_OBJ_START = re.compile(
 )
 
 
-def _clean(obj: str) -> str:
+def _clean(obj: str, comma: bool = False) -> str:
+    """Trim an object to its clause; ``comma=True`` also cuts at the first comma."""
     obj = _WS_RE.sub(" ", obj)
     m = _CUT_RE.search(obj)
     if m is not None:
         obj = obj[: m.start()]
+    if comma and "," in obj:
+        obj = obj[: obj.index(",")]
     obj = _PUNCT_START_RE.sub("", obj)
     obj = _LEAD_RE.sub("", obj)
     for _ in range(2):
@@ -906,6 +910,18 @@ def _b_has(kind: str) -> Builder:
     return build
 
 
+def _b_values(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    g = "obj" if m.group("obj") else "obj2"
+    obj = _clean(ctx.text(m, g))
+    low = obj.lower()
+    if not obj or _BAD_OBJ_START.match(low) or low in ("you", "this", "that", "it", "they") \
+            or low.startswith(("your ", "you ", "all of ", "those ", "these ")) \
+            or not _meaningful(obj):
+        return []
+    subj = "team" if m.group(0).endswith(" us") else "user"
+    return [_Hit(FactType.FACT, subj, "values", obj, C_STATED, "")]
+
+
 def _b_possessive(kind: str, conf: float) -> Builder:
     def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         obj = _clean(ctx.text(m, "obj"))
@@ -931,7 +947,8 @@ def _b_their_likes(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 
 def _b_favorite(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     thing = re.sub(r"\W+", "_", m.group("thing").strip().lower()).strip("_")
-    obj = _clean(ctx.text(m, "obj"))
+    obj = _clean(ctx.text(m, "obj"), comma=True)
+    obj = re.sub(r"(?i)^(?:this|that|these|those)\s+(?=\w)", "", obj)
     if not thing or not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
         return []
     thing = re.sub(r"(?<=[^s])s$", "", thing) if thing not in ("series", "news") else thing
@@ -943,7 +960,7 @@ def _b_hobby_or_activity(conf: float, dated: bool = False) -> Builder:
         ger = m.group("ger")
         if ger in _NOT_ACTIVITY:
             return []
-        obj = _clean(ctx.text(m, "obj"))
+        obj = _clean(ctx.text(m, "obj"), comma=True)
         if not obj:
             return []
         pred = "hobby" if ger in _HOBBY_GERUNDS else "activity"
@@ -970,10 +987,21 @@ _NOT_ACTIVITY = frozenset(
 def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Builder:
     def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         verb = m.group("verb")
-        if verb in _NOT_EVENT_VERBS:
-            return []
         found = ctx.date()
         just = m.groupdict().get("adv") or ""
+        tail = ctx.low[m.end("verb"):m.end("verb") + 30]
+        if verb in _NOT_EVENT_VERBS:
+            # "got"/"had"/"saw"/"did" are events only when dated, "just ...", or a
+            # well-known phrase ("got back from", "got a new job")
+            if verb not in _WEAK_EVENT_VERBS or not (
+                found is not None or "just" in just or "recently" in just
+                or _GOT_PHRASE_RE.match(tail)
+            ):
+                return []
+        if m.start("subj") == 0 and m.group("subj") == "" and (
+            verb in _ED_ADJECTIVES or _SUBJECTLESS_BAD_RE.match(tail)
+        ):
+            return []  # "Excited for the future", "Took a bit of work"
         if found is None and require_date and not re.search(r"\b(?:just|recently|finally)\b",
                                                             just):
             return []
@@ -984,9 +1012,13 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
             s0 = m.start("verb")
             if s0 <= ds < m.end("obj"):
                 raw = raw[: ds - s0] + " " + raw[de - s0:]
-        obj = _clean(raw)
+        obj = _clean(raw, comma=True)
         rest = obj[len(verb):] if obj.lower().startswith(verb) else obj
-        if not obj or not _meaningful(rest) or _BAD_OBJ_START.match(rest.strip().lower()):
+        rest_low = rest.strip().lower()
+        if verb in _CREATION_VERBS:
+            # "I made this bowl in my class": a demonstrative plus a noun is fine
+            rest_low = re.sub(r"^(?:this|these|that|those) (?=[a-z]{3,})", "", rest_low)
+        if not obj or not _meaningful(rest) or _BAD_OBJ_START.match(rest_low):
             return []
         conf = conf_dated if (found is not None or just) else conf_undated
         return [_Hit(FactType.EVENT, _subject(m), "event", obj, conf, "", when)]
@@ -1003,7 +1035,30 @@ _NOT_EVENT_VERBS = frozenset(
     reminded liked called named meant included involved tended managed happened got
     had""".split()
 )
-_NOT_EVENT_AFTER_GOT = re.compile(r"^got (?:to|it|that|this|you|a lot|some|so|me)\b")
+_CREATION_VERBS = frozenset(
+    "made painted drew built bought wrote baked cooked knitted sewed crafted designed "
+    "created took found got picked".split()
+)
+_ED_ADJECTIVES = frozenset(
+    """mixed impressed excited blessed tired stressed amazed surprised interested pleased
+    thrilled honored honoured inspired touched moved relieved bored worried scared obsessed
+    stoked overwhelmed exhausted delighted determined dedicated committed motivated
+    pumped psyched convinced confused disappointed frustrated annoyed amused shocked
+    grounded focused balanced used supposed glad""".split()
+)
+_SUBJECTLESS_BAD_RE = re.compile(
+    r"^ (?:a (?:bit|while|lot|long|little|ton|few)|some (?:time|work|effort|trial|getting)|"
+    r"time|forever|ages|me|us|you|my breath)\b"
+)
+_WEAK_EVENT_VERBS = frozenset({"got", "had", "saw", "did", "tried", "decided", "shared"})
+_GOT_PHRASE_RE = re.compile(
+    r"^ (?:back from|back home|done|into (?!it\b|that\b)|a new|my first|my own|accepted|promoted|"
+    r"hired|engaged|married|divorced|a job|a puppy|a dog|a cat|a kitten|a tattoo|"
+    r"a chance to|to (?:visit|see|meet|go|try|play|attend|travel)|out (?!of)|"
+    r"a (?:baby|promotion|raise|scholarship|degree|certificate|award)|certified|"
+    r"my (?:degree|license|licence|certificate|diploma)|an? \w+ (?:party|trip|class|"
+    r"lesson|session|game|concert|show|vacation)|through)"
+)
 
 
 def _b_event_got(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1066,8 +1121,17 @@ def _b_habit(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
                  "want", "wanted", "have", "get", "appreciate", "find", "do", "make", "been",
                  "was", "knew", "know", "wonder", "look", "loved", "thought", "felt"):
         return []
+    if _HABIT_BAD_RE.match(obj.lower()):
+        return []
     adv = m.group("adv")
     return [_Hit(FactType.FACT, _subject(m), "habit", f"{adv} {obj}", C_STATED, "")]
+
+
+_HABIT_BAD_RE = re.compile(
+    r"^(?:here|there|around|proud|in awe|so|glad|happy|grateful|thankful|amazed|impressed|"
+    r"a fan|rooting|cheering|thinking of you|on your side|by your side|in your corner|"
+    r"available|ready to (?:help|listen|chat|talk))\b|.*\b(?:you|your)\b"
+)
 
 
 def _b_note(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1077,10 +1141,19 @@ def _b_note(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     return [_Hit(FactType.FACT, "user", "note", obj, C_STATED, "")]
 
 
+_BAD_LIKE_OBJ = re.compile(
+    r"^(?:their|his|her|its|the (?:way|thought|idea|color|colou?rs|pic|photo|picture|vibe|"
+    r"look|sound|energy|name|message|detail|details|feeling|result|shot|view|design)s?\b|"
+    r"what|how|where|when|why|who|being able|having you|talking|chatting|that|such|all of)"
+)
+
+
 def _b_likes(neg: bool) -> Builder:
     def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-        obj = _clean(ctx.text(m, "obj"))
-        if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        obj = _clean(ctx.text(m, "obj"), comma=True)
+        low0 = obj.lower()
+        if not obj or _BAD_OBJ_START.match(low0) or _BAD_LIKE_OBJ.match(low0) \
+                or not _meaningful(obj):
             return []
         low = obj.lower()
         if low.startswith("to "):
@@ -1089,7 +1162,7 @@ def _b_likes(neg: bool) -> Builder:
             if low.split()[0] in _NOT_PLAN_VERBS | {"hear", "see", "help", "know"}:
                 return []
         pred = "dislikes" if neg else "likes"
-        if not neg and m.group("verb") in ("prefer",):
+        if not neg and m.groupdict().get("verb") == "prefer":
             pred = _pref_topic(obj)
         return [_Hit(FactType.PREFERENCE, _subject(m), pred, obj, C_STATED, "")]
 
@@ -1133,11 +1206,16 @@ _IM = r"(?:i'm|im|i am)"
 _WEARE = r"(?:we're|we are)"
 _OBJ = r"(?P<obj>[^.!?;]+)"
 _OBJ_SHORT = r"(?P<obj>[^.!?;,]{2,80})"
+_IRREGULAR_PAST = (
+    "went got ran took made met began won bought found gave wrote built drove flew swam sang "
+    "drew caught taught brought spent sold grew rode broke chose became held led sent spoke "
+    "wore threw fell left did had saw read hit put lost quit ate drank fought dug hung hid "
+    "kept lent lit paid rang rose sat slept stood stole struck swore swept swung tore woke "
+    "shot shut sank spun split spread came cut beat bit blew froze forgave overcame "
+    "underwent withdrew"
+)
 _EDVERB = (
-    r"(?P<verb>went|got|ran|took|made|met|began|won|bought|found|gave|wrote|built|drove|"
-    r"flew|swam|sang|drew|caught|taught|brought|spent|sold|grew|rode|broke|chose|became|"
-    r"held|led|sent|spoke|wore|threw|fell|left|did|had|saw|read|hit|put|set up|"
-    r"[a-z]{2,}ed)"
+    r"(?P<verb>set up|" + "|".join(_IRREGULAR_PAST.split()) + r"|[a-z]{2,}ed)"
 )
 _PPVERB = (
     r"(?P<verb>gone|gotten|got|run|taken|made|met|begun|won|bought|found|given|written|"
@@ -1165,7 +1243,7 @@ _RULES: tuple[_Rule, ...] = (
     _r("instruction_always_never", "always never don't do",
        r"^(?:(?:ok|okay|also|and|btw|please|pls|oh|so)[,\s]+)*"
        r"(?P<pol>always|never|don't ever|do not ever|don't|do not|please always|"
-       r"please never|please don't)\s+(?:ever\s+)?"
+       r"please never|please don't)\s+(?:ever\s+)?(?!give up\b|give in\b)"
        r"(?:use|suggest|recommend|answer|reply|respond|write|format|include|add|call|"
        r"address|give|explain|mention|show|put|assume|apologi[sz]e|start|end|sign|"
        r"prefix|wrap|comment|return|output|translate|ask|omit|skip|mock|import|"
@@ -1205,6 +1283,10 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:favou?rite|fave?) (?P<thing>[a-z][a-z -]{1,30}?) (?:is|are|was|has to be|"
        r"would be|would have to be)\s+(?:probably |definitely |still |currently )?" + _OBJ,
        _b_favorite),
+    _r("favorite_bare", "favorite favourite fave",
+       r"\b(?P<subj>my|our) (?:all[- ]time |absolute |personal |current |new )?"
+       r"(?:favou?rite|fave) (?:is|was|has to be|would be)\s+(?:probably |definitely |still )?"
+       r"(?:this |that )?" + _OBJ, _simple(FactType.PREFERENCE, "likes")),
     _r("favorite_inv", "favorite favourite",
        r"^(?P<obj>[^,.!?;]{2,60}?) (?:is|are) (?:definitely |probably |still |totally )?"
        r"(?P<subj>my|our) (?:all[- ]time |absolute )?favou?rite (?P<thing>[a-z]+)\b",
@@ -1224,7 +1306,7 @@ _RULES: tuple[_Rule, ...] = (
        _b_likes(True)),
     _r("like", _FP,
        r"\b" + _SUBJ + r"\s+" + _ADV
-       + r"(?P<verb>love|like|enjoy|adore)s?\s+(?!it\b|that\b|this\b|those\b|these\b|"
+       + r"(?P<verb>loved|enjoyed|adored|love|like|enjoy|adore)s?\s+(?!it\b|that\b|this\b|those\b|these\b|"
        r"how\b|what\b|when\b|your\b|you\b|the way\b|hearing\b|seeing\b|them\b)" + _OBJ,
        _b_likes(False)),
     _r("their_likes", "my our",
@@ -1296,10 +1378,13 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?:" + _IM + r" (?:originally )?from|i (?:grew up|was raised|was born) in|"
        r"i come from)\s+(?P<obj>[^.!?;,]+)", _b_from),
     _r("timezone", "timezone zone time",
-       r"\b(?:my time ?zone is|i(?:'m| am) (?:in|on) (?:the )?)(?P<obj>(?:utc|gmt)\s?[+-]\s?\d"
-       r"{1,2}(?::\d\d)?|[a-z]{2,4}t\b|[a-z/_]+ time)(?: ?(?:time ?zone|time))?",
-       lambda m, ctx: _b_timezone(m, ctx) if re.search(r"utc|gmt|time|[a-z]{2,4}t$",
-                                                         m.group("obj")) else []),
+       r"\b(?:my time ?zone is|i(?:'m| am) (?:in|on) (?:the )?)(?P<obj>(?:utc|gmt)(?:\s?[+-]\s?"
+       r"\d{1,2}(?::\d\d)?)?|(?:cet|cest|eet|eest|wet|west|bst|ist|pst|pdt|mst|mdt|cst|cdt|"
+       r"est|edt|jst|kst|aest|aedt|awst|nzst|nzdt|hst|akst|sgt|hkt|brt|msk)\b|"
+       r"(?:pacific|eastern|central|mountain|atlantic|alaska|hawaii|greenwich|central european|"
+       r"eastern european|western european|british summer|india|japan|china|australian \w+)"
+       r" (?:standard |daylight |summer )?time|[a-z]+/[a-z_]+)(?: ?time ?zone)?",
+       _b_timezone),
     _r("speaks", "speak speaks spreche parle hablo falo fluent native",
        r"\b(?:(?P<subj>i|we) (?:also |can |fluently )*speak|i'm fluent in|i am fluent in|"
        r"ich spreche|je parle|hablo|eu falo|falo)\s+(?P<obj>[^.!?;]{2,80})", _b_speaks),
@@ -1344,8 +1429,8 @@ _RULES: tuple[_Rule, ...] = (
     # ---------------------------------------------------------- family / pets / relationship
     _r("has_pet", _FP | {"have", "got"},
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got|own|adopted|rescued)\s+"
-       r"(?P<obj>(?:an? |one |two |three |four |five |\d+ |some )(?:[\w-]+ ){0,2}?"
-       r"(?:" + _PETS + r")(?:\s+(?:named|called)\s+[\w-]+(?:\s+and\s+[\w-]+)?)?)\b",
+       r"(?P<obj>(?:an? |one |two |three |four |five |\d+ |some |another |a new )"
+       r"(?:[\w-]+ ){0,2}?(?:" + _PETS + r")(?:\s+(?:named|called)\s+[\w-]+(?:\s+and\s+[\w-]+)?)?)\b",
        lambda m, ctx: _b_pet(m, ctx)),
     _r("has_child", _FP | {"have", "got"},
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got)\s+"
@@ -1372,13 +1457,35 @@ _RULES: tuple[_Rule, ...] = (
     # ---------------------------------------------------------- plans / goals
     _r("plan", _FP,
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)?\s+" + _ADV
-       + r"(?:planning|plan|intending|intend|aiming|preparing|gonna|going|about|"
-       r"getting ready|scheduled|signed up|set|saving up|saving)\s+(?:on |to |for )"
+       + r"(?:(?:planning|plan|intending|intend|aiming|preparing|going|about|"
+       r"getting ready|scheduled|signed up|set|saving up|saving|off)\s+(?:on |to |for )|"
+       r"gonna\s+|planning (?=an? |my |our |some |another )|have (?:big )?plans (?:to|for) |"
+       r"have (?:an? )?(?:trip|vacation|holiday) (?:planned|booked) (?:to |for )?)"
        r"(?!be\b)" + _OBJ, _b_plan("plans_to", C_STATED)),
     _r("thinking_about", _FP,
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
        + r"(?:thinking (?:about|of)|considering|looking into)\s+" + _OBJ,
        _b_plan("plans_to", C_GUESS)),
+    _r("cant_wait", "wait",
+       r"\b(?:" + _SUBJ + r" )?(?:can't|cannot|can not) wait (?:for|to)\s+"
+       r"(?!it\b|that\b|this\b|see\b|hear\b|try\b|read\b|check\b|meet\b|chat\b|talk\b|"
+       r"catch\b|find out\b|share\b|show\b|get\b|watch\b|know\b|join\b|tell\b)" + _OBJ,
+       _b_plan("plans_to", C_INFERRED)),
+    _r("excited_for", "excited stoked psyched down",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
+       + r"(?:excited|stoked|psyched|pumped|down) (?:to|for|about)\s+"
+       r"(?!it\b|that\b|this\b|see\b|hear\b|try\b|read\b|check\b|meet\b|chat\b|talk\b|"
+       r"catch\b|find out\b|share\b|show\b|get\b|watch\b|know\b|join\b|tell\b|you\b|"
+       r"your\b|what\b|how\b|where\b)" + _OBJ, _b_plan("plans_to", C_INFERRED)),
+    _r("used_to", "used",
+       r"\b" + _SUBJ + r"\s+" + _ADV + r"used to\s+(?P<obj>(?!be\b|think\b|feel\b)[^.!?;]+)",
+       lambda m, ctx: [
+           _Hit(h.type, h.subject, "event", "used to " + h.object, C_GENERIC, "")
+           for h in _simple(FactType.EVENT, "event")(m, ctx)
+       ]),
+    _r("coming_up", "coming",
+       r"\b" + _SUBJ + r"(?:'ve| have)(?: got)? (?P<obj>(?:an?|my|our|another|some) "
+       r"[^.!?;,]{2,60}?) coming up\b", _b_plan("plans_to", C_STATED)),
     _r("looking_forward", "forward",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
        + r"looking forward to\s+(?!it\b|that\b|this\b|seeing\b|hearing\b|chatting\b|"
@@ -1388,7 +1495,8 @@ _RULES: tuple[_Rule, ...] = (
        + r"(?P<obj>[^.!?;,]+?)\s+(?:next (?:week|month|year|weekend|summer|spring|fall|"
        r"winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|"
        r"this (?:weekend|summer|fall|winter|spring)|in (?:a|two|three|\d+) (?:weeks?|"
-       r"months?|years?)|soon)\b", _b_plan("plans_to", C_STATED)),
+       r"months?|years?)|soon|someday|some day|one day|eventually)\b",
+       _b_plan("plans_to", C_STATED)),
     _r("goal_want", _FP,
        r"\b" + _SUBJ + r"\s+" + _ADV + r"(?:want|wanna|hope|aim|dream|intend|plan|need|"
        r"would love|'d love|would like|'d like|wish)\s+(?:to |of )" + _OBJ, _b_goal_want),
@@ -1436,18 +1544,72 @@ _RULES: tuple[_Rule, ...] = (
        r"really|busy|finally|officially|seriously|slowly)\s+)*"
        r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_hobby_or_activity(C_GENERIC)),
     _r("habit", "always usually often regularly every",
-       r"\b" + _SUBJ + r"\s+(?P<adv>always|usually|often|regularly|normally|typically)\s+"
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)?\s+(?P<adv>always|usually|often|regularly|"
+       r"normally|typically)\s+"
        r"(?:try to |like to |love to )?" + _OBJ, _b_habit),
+    _r("passionate_about", "passionate obsessed interested fascinated drawn fond grateful "
+       "love passion soft",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been|'ve always been|"
+       r"'ve always had| have always had|'ve got| have| had)\s+"
+       + _ADV + r"(?:passionate about|obsessed with|interested in|fascinated by|"
+       r"crazy about|hooked on|addicted to|drawn to|fond of|"
+       r"an? (?:real |great |deep |huge |big |)(?:love|passion|soft spot) for)\s+(?!it\b|that\b|this\b|you\b)" + _OBJ,
+       _b_likes(False)),
+    _r("my_thing", "thing jam passion go-to",
+       r"^(?P<obj>[^,.!?;]{3,60}?) (?:is|are|has become|have become) (?:definitely |really |"
+       r"totally |kind of |also |)(?:my|our) (?:thing|jam|passion|go-to|happy place|top pick|"
+       r"stress fix|escape|outlet|therapy|safe space|comfort zone|"
+       r"favou?rite thing)\b|"
+       r"^(?P<obj2>[^,.!?;]{3,60}?) (?:is|are) (?:definitely |really |also |still |)"
+       r"(?:one of |among |some of |)(?:my|our) (?:all[- ]time |absolute |top |)"
+       r"favou?rites?\b",
+       lambda m, ctx: _simple(FactType.PREFERENCE, "likes",
+                              group="obj" if m.group("obj") else "obj2")(m, ctx)),
+    _r("values", "important means matters",
+       r"^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj>[^,.!?;]{3,80}?) "
+       r"(?:is|are|has always been|have always been|is always|really is|is really|is so|"
+       r"are so) (?:really |so |very |super |)(?:important|dear|special|precious) to (?:me|us)"
+       r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj2>[^,.!?;]{3,80}?) "
+       r"(?:means?|meant) (?:a lot|so much|everything|the world|a great deal) to (?:me|us)",
+       lambda m, ctx: _b_values(m, ctx)),
+    _r("member_of", "part member joined",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
+       + r"(?:a )?(?:part|members?) of\s+(?!it\b|that\b|this\b)" + _OBJ,
+       _simple(FactType.FACT, "member_of")),
+    _r("busy_with", "busy",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
+       + r"(?:really |so |super |pretty |)busy (?:with|working on)\s+(?!it\b|that\b)" + _OBJ,
+       _simple(FactType.FACT, "activity")),
+    _r("been_wanting", "wanting",
+       r"\b" + _SUBJ + r"(?:'ve| have) (?:always |really |)been (?:wanting|meaning|dying|"
+       r"hoping|itching) to\s+" + _OBJ, _b_goal_want),
+    _r("habit_freq", "every once twice daily weekly weekends",
+       r"\b" + _SUBJ + r"\s+(?:also |still |usually |often |try to |like to |love to |"
+       r"really |)(?P<obj>(?!am\b|was\b|have\b|had\b|do\b|did\b|can\b|will\b|get\b|'m\b|"
+       r"feel\b|think\b)[a-z]+ [^.!?;,]{0,60}?\b(?:every (?:single )?(?:day|week|weekend|"
+       r"morning|night|evening|month|year|monday|tuesday|wednesday|thursday|friday|saturday|"
+       r"sunday)|each (?:day|week|weekend|morning|night|evening|month)|once a (?:week|month|year)|twice a (?:week|month|year)|daily|weekly|on "
+       r"weekends|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)))\b",
+       _simple(FactType.FACT, "habit")),
     # ---------------------------------------------------------- events
     _r("event_past", _FP,
        r"\b(?P<subj>i|we|(?:my|our) [a-z]+ and i|me and my [a-z]+)\s+"
        r"(?P<adv>(?:(?:just|recently|finally|also|actually|even|totally|once|then|"
        r"officially|already|eventually|first|both|all|really)\s+)*)"
-       + _EDVERB + r"\b(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_GENERIC, False)),
+       + _EDVERB + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_GENERIC, False)),
     _r("event_perfect", _FP,
        r"\b(?P<subj>i|we)(?:'ve|ve| have)\s+(?P<adv>(?:(?:just|recently|finally|also|"
-       r"actually|already|officially|even)\s+)*)" + _PPVERB + r"\b(?P<obj>[^.!?;]*)",
+       r"actually|already|officially|even)\s+)*)" + _PPVERB + r"(?![\w'])(?P<obj>[^.!?;]*)",
        _b_event(C_STATED, C_GENERIC, False)),
+    _r("event_subjectless", frozenset(),
+       r"^(?P<subj>)(?:(?:and|so|also|oh|yeah|well|btw|actually|anyway)[,\s]+)*"
+       r"(?P<adv>(?:(?:just|finally|recently|also|actually)\s+)*)" + _EDVERB
+       + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_GENERIC, C_GENERIC, False)),
+    _r("been_doing_subjectless", "been",
+       r"^(?:(?:and|so|also|oh|yeah|well|btw|actually|lately|recently)[,\s]+)*"
+       r"(?:(?:i've|i have|we've|we have)\s+)?(?:really |also |just |)been\s+(?:(?:really|also|"
+       r"so|super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
+       _b_hobby_or_activity(C_GENERIC)),
     # ---------------------------------------------------------- remember requests
     _r("remember_note", frozenset(),
        r"^(?P<obj>.+)$", _b_note),
@@ -1558,6 +1720,37 @@ _TOKEN_RE = re.compile(r"[\w'-]+")
 _REMEMBER_ONLY = frozenset({"remember_note"})
 
 
+# "everyone we love", "the things I enjoy": a relative clause, not a statement
+_RELATIVE_HEADS = frozenset(
+    """everyone everybody everything something anything nothing things thing people ones
+    one stuff what whatever whoever those all""".split()
+)
+_LAST_WORD_RE = re.compile(r"([\w']+)\s*$")
+
+
+def _relative(low: str, start: int) -> bool:
+    if start == 0:
+        return False
+    m = _LAST_WORD_RE.search(low, 0, start)
+    return m is not None and m.group(1) in _RELATIVE_HEADS
+
+
+_CLAUSE_SEP_RE = re.compile(r",\s*|;\s*|\s+[-–—]+\s+|\s+but\s+")
+
+
+def _clause_spans(low: str) -> list[tuple[int, int]]:
+    """Spans of the comma / dash / "but" separated clauses of a sentence."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _CLAUSE_SEP_RE.finditer(low):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(low):
+        spans.append((pos, len(low)))
+    return spans
+
+
 def _is_question(low: str, words: list[str]) -> bool:
     s = low.rstrip(" \"')]”")
     if s.endswith("?"):
@@ -1612,15 +1805,37 @@ class RuleExtractor:
                 orig, low = orig[: len(low_s)], low_s
                 words = _TOKEN_RE.findall(low)
                 wordset = frozenset(words)
-        if not forced:
-            if _is_question(low, words):
-                return []
-            if wordset & _HYPO_TRIGGERS and _HYPO_RE.search(low):
-                return []
         if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low):
+            return []  # session-only: "keep it short for this one"
+        spans = [(0, len(low))]
+        if not forced and _is_question(low, words):
+            # "I use vim, any plugin tips?" keeps its first clause; a question that
+            # starts like one ("do you know I'm vegan?") is skipped entirely
+            if words[0] in _Q_START:
+                return []
+            spans = _clause_spans(low)[:-1]
+        hypo = not forced and bool(wordset & _HYPO_TRIGGERS) and _HYPO_RE.search(low) is not None
+        unsure = bool(wordset & _UNSURE_TRIGGERS) and _UNSURE_RE.search(low) is not None
+        if hypo or unsure:
+            # drop only the clauses that are hypothetical or uncertain
+            spans = [
+                (a, b) for a, b in _clause_spans(low)
+                if any(a >= s0 and b <= e0 for s0, e0 in spans)
+                and not (not forced and _HYPO_RE.search(low[a:b]))
+                and not _UNSURE_RE.search(low[a:b])
+            ]
+        out: list[_Hit] = []
+        for a, b in spans:
+            out.extend(self._run(orig[a:b], low[a:b], ts, forced, fallback))
+        return out
+
+    def _run(
+        self, orig: str, low: str, ts: datetime, forced: bool, fallback: bool
+    ) -> list[_Hit]:
+        words = _TOKEN_RE.findall(low)
+        if not words:
             return []
-        if wordset & _UNSURE_TRIGGERS and _UNSURE_RE.search(low):
-            return []
+        wordset = frozenset(words)
         ctx = _Ctx(low=low, orig=orig, ts=ts, forced=forced)
         taken: list[tuple[int, int]] = []
         out: list[_Hit] = []
@@ -1633,14 +1848,23 @@ class RuleExtractor:
                 continue
             if rule.triggers and not (rule.triggers & wordset):
                 continue
-            for m in rule.pattern.finditer(low):
+            pos = 0
+            while pos <= len(low):
+                m = rule.pattern.search(low, pos)
+                if m is None:
+                    break
                 s, e = m.span()
-                if any(s < te and ts_ < e for ts_, te in taken):
-                    continue
-                got = self._apply(rule, m, ctx)
+                got: list[_Hit] = []
+                if not any(s < te and ts_ < e for ts_, te in taken) and not _relative(low, s):
+                    got = self._apply(rule, m, ctx)
                 if got:
                     taken.append((s, e))
                     out.extend(got)
+                    pos = max(e, s + 1)
+                else:
+                    # a rejected match must not hide a later clause of the sentence
+                    nxt = low.find(" ", s + 1)
+                    pos = len(low) + 1 if nxt < 0 else nxt + 1
         return out
 
     @staticmethod

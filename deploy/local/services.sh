@@ -25,7 +25,11 @@
 #   MEMGATE_SERVICES_START_TIMEOUT (180)    MEMGATE_SERVICES_STOP_TIMEOUT (30)
 #   MEMGATE_KAFKA_JAVA_OPTS, MEMGATE_OPENSEARCH_JAVA_OPTS   extra JVM options
 #   MEMGATE_SERVICES_FULL_JIT=1   full C2 JIT (default is C1 only: 2x faster start, lower peak speed)
-#   MEMGATE_JAVA (java binary; default: $JAVA_HOME/bin/java or `java`, must be Java 17..23)
+#   MEMGATE_JAVA   java binary to use (must be Java 17..23); default: the first Java 17..23 of
+#                  $JAVA_HOME/bin/java, `java` on PATH (a JAVA_HOME at Java 25 is skipped)
+#
+# `up` prints the endpoints on stdout as KEY=VALUE lines (logs go to stderr), e.g.
+#   export $(deploy/local/services.sh up kafka opensearch)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -427,6 +431,16 @@ opensearch_start() {
     -pluginTypes org.opensearch.knn.plugin.KNNPlugin
 }
 
+# One node can never allocate replicas: default new indices to 0 replicas (green, not yellow).
+# In 2.19 this only works as a persistent cluster setting: the same key in opensearch.yml is
+# accepted but ignored by index creation.
+opensearch_post_ready() {
+  curl -fsS --max-time 10 -X PUT -H 'Content-Type: application/json' \
+    -d '{"persistent": {"cluster.default_number_of_replicas": 0}}' \
+    "http://$HOST:$OPENSEARCH_PORT/_cluster/settings" >/dev/null ||
+    log "opensearch: warning: could not set cluster.default_number_of_replicas=0"
+}
+
 opensearch_ready() {
   local health
   health=$(curl -fsS --max-time 3 "http://$HOST:$OPENSEARCH_PORT/_cluster/health" 2>/dev/null) || return 1
@@ -536,6 +550,7 @@ svc_wait_ready() {
       die "$svc failed to start; see $(svc_logs "$svc" | sed 's/ / and /')"
     fi
     if "${svc}_ready"; then
+      if declare -F "${svc}_post_ready" >/dev/null; then "${svc}_post_ready"; fi
       log "$svc: ready after $(($(now) - t0))s (pid $pid)"
       return 0
     fi

@@ -1,0 +1,13 @@
+"""Benchmarks: the gate measured against a store-every-turn baseline in the same run.
+
+:func:`memgate.bench.locomo.run_locomo` runs LoCoMo (evidence recall@k, write
+amplification, extraction coverage, the context-rot simulation);
+:func:`memgate.bench.report.write_report` turns its result into markdown and
+PNG plots.
+"""
+
+from __future__ import annotations
+
+from memgate.bench.locomo import BenchResult, Figures, VariantResult, run_locomo
+
+__all__ = ["BenchResult", "Figures", "VariantResult", "run_locomo"]

@@ -1,0 +1,954 @@
+"""A retrieval store on OpenSearch: BM25 on ``text``, Lucene HNSW k-NN on ``embedding``.
+
+:class:`OpenSearchStore` keeps one document per fact (``_id`` = fact id, no
+custom routing) in one index, whose template and mapping
+:meth:`OpenSearchStore.ensure_index` installs. It has the semantics of
+:class:`sinks.embedded.EmbeddedIndex`:
+
+* every read is scoped by tenant and user *inside* the query: term filters in
+  a ``bool`` filter for BM25 and lookups, and the same filters inside the
+  ``knn`` clause for vector search (Lucene filters while it walks the graph,
+  so the k nearest are the k nearest *of that user*, never a post-filter);
+* :meth:`~OpenSearchStore.search` runs both retrievers in one ``_msearch``,
+  each returning ``query.candidates`` ids, fuses them in the client with
+  :func:`sinks.base.rrf_fuse` (k=60), then fetches the best ``query.k``
+  documents with a query that repeats the same scope;
+* default search serves active facts only; with ``as_of`` it serves facts
+  whose valid time contains that instant (``valid_from <= as_of < valid_to``
+  or open-ended), active or superseded, never pending;
+* a fact id already held by another tenant or user is refused with
+  :class:`memgate.errors.PermanentError` and nothing of the batch is written:
+  writes are conditional on the ``_seq_no``/``_primary_term`` read just before
+  (``create`` for new ids), so a concurrent write cannot slip in between.
+
+Writes are ``_bulk`` requests of at most :data:`BULK_MAX_DOCS` documents. A
+whole request failing with 429, 5xx or a connection error is retried with
+exponential backoff (jittered); so are the items that a bulk response rejects
+with 429/5xx (only those). Items rejected with another 4xx (a mapping error)
+raise :class:`memgate.errors.PermanentError` naming each fact id and the
+reason, after the other items are written. When retries run out the store
+raises :class:`memgate.errors.TransientError`: a fact is never dropped
+silently. Reads retry the same way.
+
+Differences from the embedded index, by design or by OpenSearch:
+
+* Near-real-time: a write is searchable after the next refresh (1 s by
+  default); ``upsert(..., wait=True)`` or ``refresh_on_write`` make the write
+  request wait for it (``refresh=wait_for``). Every read, :meth:`get`
+  included, is a search (so that it can be scoped), hence near-real-time.
+* ``date`` fields hold milliseconds: ``as_of`` comparisons and the
+  ``recorded_at`` order are exact only to the millisecond inside the index
+  (:meth:`by_key` and :meth:`list_facts` re-sort with full precision in the
+  client). The ``_source`` keeps the exact fact.
+* ``text`` uses the ``standard`` analyzer: no stemming or accent folding.
+* A batch is not atomic across items: when some items fail permanently the
+  others are written (each write is idempotent, so re-sending is safe).
+* Cosine is undefined for a zero vector: a zero embedding is refused with
+  :class:`memgate.errors.PermanentError`; a zero query vector finds nothing
+  on the vector side.
+* :meth:`forget` deletes the documents; their bytes stay in Lucene segments
+  until merged (``POST <index>/_forcemerge?only_expunge_deletes=true``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+from opensearchpy import OpenSearch  # type: ignore[import-untyped,unused-ignore]
+from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-ignore]
+    ConnectionError as OSConnectionError,
+)
+from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-ignore]
+    RequestError,
+    TransportError,
+)
+from pydantic import ValidationError
+
+from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
+from memgate.events import FactStatus, StoredFact
+from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+
+if TYPE_CHECKING:
+    from memgate.settings import Settings
+
+__all__ = [
+    "BULK_MAX_BYTES",
+    "BULK_MAX_DOCS",
+    "MAPPING_VERSION",
+    "MAX_QUERY_TERMS",
+    "BulkItemError",
+    "OpenSearchStore",
+    "index_body",
+    "match_text",
+]
+
+log = logging.getLogger(__name__)
+
+#: ``_meta.memgate_mapping_version`` of the mapping this module writes.
+MAPPING_VERSION = 1
+#: Documents per ``_bulk`` request (and ids per ``_mget``).
+BULK_MAX_DOCS = 500
+#: Bytes per ``_bulk`` request (a request is cut at whichever limit comes first).
+BULK_MAX_BYTES = 8 * 1024 * 1024
+#: Free-text queries are cut to this many distinct terms (bounds the BM25 cost).
+MAX_QUERY_TERMS = 64
+#: Page size of :meth:`OpenSearchStore.by_key` and :meth:`OpenSearchStore.list_facts`.
+PAGE_SIZE = 1000
+#: k-NN ``k`` and result windows are capped here (``index.max_result_window``).
+MAX_WINDOW = 10_000
+#: Priority of the index template (above OpenSearch's built-in templates).
+TEMPLATE_PRIORITY = 100
+#: Longest single backoff sleep.
+MAX_BACKOFF_S = 30.0
+
+_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
+_HAS_ALNUM_RE = re.compile(r"[^\W_]", re.UNICODE)
+_INDEX_RE = re.compile(r"^[a-z0-9][a-z0-9._+\-]{0,199}$")
+
+FloatVector = npt.NDArray[np.float32]
+Json = dict[str, Any]
+T = TypeVar("T")
+
+_KEYWORD_FIELDS = (
+    "fact_id",
+    "tenant_id",
+    "user_id",
+    "key",
+    "type",
+    "predicate",
+    "status",
+    "superseded_by",
+    "supersedes",
+    "session_ids",
+    "source_turn_ids",
+    "extractor",
+    "extractor_version",
+    "policy_version",
+)
+_DATE_FIELDS = (
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "superseded_at",
+    "first_seen",
+    "last_seen",
+)
+# kept in _source only: not searched, not aggregated
+_STORED_ONLY_FIELDS = ("subject", "value", "rationale")
+
+
+def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
+    """Settings and mappings of a facts index (also the body of its template).
+
+    ``dynamic: strict``: every field of :class:`StoredFact` is listed, and a
+    document with any other field is refused (a mapping error, permanent).
+
+    >>> body = index_body(384)
+    >>> body["mappings"]["properties"]["embedding"]["method"]["engine"]
+    'lucene'
+    >>> sorted(body["mappings"]["properties"]) == sorted(StoredFact.model_fields)
+    True
+    """
+    props: Json = {
+        "schema_version": {"type": "integer"},
+        "text": {"type": "text", "analyzer": "standard"},
+        "embedding": {
+            "type": "knn_vector",
+            "dimension": dim,
+            "method": {
+                "name": "hnsw",
+                "engine": "lucene",
+                "space_type": "cosinesimil",
+                "parameters": {"m": 16, "ef_construction": 128},
+            },
+        },
+        "confidence": {"type": "float"},
+        "occurrences": {"type": "integer"},
+    }
+    props.update({f: {"type": "keyword"} for f in _KEYWORD_FIELDS})
+    props.update({f: {"type": "date"} for f in _DATE_FIELDS})
+    props.update(
+        {f: {"type": "keyword", "index": False, "doc_values": False} for f in _STORED_ONLY_FIELDS}
+    )
+    return {
+        "settings": {
+            "index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas}
+        },
+        "mappings": {
+            "dynamic": "strict",
+            "_meta": {"memgate_mapping_version": MAPPING_VERSION},
+            "properties": props,
+        },
+    }
+
+
+def match_text(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
+    """The words of free text for a ``match`` query: distinct, at most ``max_terms``.
+
+    A ``match`` query never parses query syntax; this only bounds the number
+    of terms (each is a clause) and returns ``None`` when there is no word.
+
+    >>> match_text('NEAR(editor* "vim") OR -emacs: x_y vim')
+    'NEAR editor vim OR emacs x_y'
+    >>> match_text('"*" -- :') is None
+    True
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for token in _TOKEN_RE.findall(text):
+        folded = token.casefold()
+        if folded in seen or not _HAS_ALNUM_RE.search(token):
+            continue
+        seen.add(folded)
+        terms.append(token)
+        if len(terms) >= max_terms:
+            break
+    return " ".join(terms) if terms else None
+
+
+def _iso(dt: datetime) -> str:
+    if dt.tzinfo is None:
+        raise ValueError(f"datetime {dt.isoformat()} must carry a time zone")
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _transient_status(status: object) -> bool:
+    """429 and 5xx are worth retrying; so is a status-less failure (connection)."""
+    return not isinstance(status, int) or status == 429 or status >= 500
+
+
+def _item_reason(error: object) -> str:
+    if not isinstance(error, dict):
+        return str(error)
+    reason = f"{error.get('type', 'error')}: {error.get('reason', '')}"
+    cause = error.get("caused_by")
+    if isinstance(cause, dict):
+        reason += f" (caused by {cause.get('type', 'error')}: {cause.get('reason', '')})"
+    return reason
+
+
+def _exc_reason(exc: Any) -> str:
+    info = getattr(exc, "info", None)
+    if isinstance(info, dict) and isinstance(info.get("error"), dict):
+        return _item_reason(info["error"])
+    return str(getattr(exc, "error", exc))
+
+
+class BulkItemError(PermanentError):
+    """Some facts of a write were refused for good; ``failures`` maps fact id to reason."""
+
+    def __init__(self, message: str, failures: dict[str, str]) -> None:
+        super().__init__(message)
+        self.failures = failures
+
+
+class _Retryable(Exception):
+    """A response that succeeded at HTTP level but must be retried (shard failures)."""
+
+
+@dataclass(frozen=True)
+class _Doc:
+    fact_id: str
+    owner: tuple[str, str]
+    source: str  # the fact as JSON
+
+
+@dataclass(frozen=True)
+class _Version:
+    owner: tuple[str, str]
+    seq_no: int
+    primary_term: int
+
+
+class OpenSearchStore:
+    """A :class:`sinks.base.RetrievalStore` in one OpenSearch index.
+
+    * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
+      the store may be shared by threads). Give it ``max_retries=0``: this
+      store does the retrying.
+    * ``index``: the index (or an alias of one); :meth:`ensure_index` creates
+      it and the template ``<index>-template`` for ``<index>*``.
+    * ``dim``: the embedding dimension of every fact and query vector.
+    * ``refresh_on_write``: every write waits until it is searchable, as if
+      ``wait=True`` were passed.
+    * ``max_retries``, ``backoff_s``: retries after the first attempt and the
+      first backoff (doubled each time, jittered, at most 30 s).
+    * ``shards``, ``replicas``: of the index that :meth:`ensure_index` creates.
+    * ``close_client``: :meth:`close` also closes the client
+      (:meth:`from_settings` sets it, since it made the client).
+    """
+
+    def __init__(
+        self,
+        client: OpenSearch,
+        index: str,
+        dim: int,
+        *,
+        refresh_on_write: bool = False,
+        max_retries: int = 8,
+        backoff_s: float = 0.2,
+        shards: int = 1,
+        replicas: int = 0,
+        close_client: bool = False,
+    ) -> None:
+        if dim <= 0:
+            raise ConfigError(f"OpenSearchStore dim must be positive, got {dim}")
+        if not _INDEX_RE.match(index):
+            raise ConfigError(
+                f"opensearch index name {index!r} is invalid: use 1-200 lowercase letters, "
+                "digits and . _ + -, starting with a letter or digit"
+            )
+        if max_retries < 0 or backoff_s < 0:
+            raise ConfigError("max_retries and backoff_s must not be negative")
+        if shards < 1 or replicas < 0:
+            raise ConfigError("an index needs at least one shard and no negative replicas")
+        self._client = client
+        self.index = index
+        self.dim = dim
+        self.refresh_on_write = refresh_on_write
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.shards = shards
+        self.replicas = replicas
+        self._close_client = close_client
+        self._closed = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings, dim: int, **kwargs: Any) -> OpenSearchStore:
+        """A store (and its own client) from the ``opensearch_*`` settings.
+
+        Retries follow ``retry_max_attempts`` (attempts in all) and
+        ``retry_base_delay_s``; ``kwargs`` go to the constructor. Does not touch
+        the server: call :meth:`ensure_index` once at start-up.
+        """
+        auth: tuple[str, str] | None = None
+        if settings.opensearch_username is not None:
+            if settings.opensearch_password is None:
+                raise ConfigError(
+                    "opensearch_username is set but opensearch_password is not; set both "
+                    "(MEMGATE_OPENSEARCH_USERNAME / MEMGATE_OPENSEARCH_PASSWORD) or neither"
+                )
+            auth = (settings.opensearch_username, settings.opensearch_password.get_secret_value())
+        elif settings.opensearch_password is not None:
+            raise ConfigError("opensearch_password is set but opensearch_username is not")
+        client = OpenSearch(
+            hosts=[settings.opensearch_url],
+            http_auth=auth,
+            verify_certs=settings.opensearch_verify_certs,
+            max_retries=0,  # the store retries, with backoff
+            retry_on_timeout=False,
+            timeout=30,
+        )
+        kwargs.setdefault("max_retries", max(0, settings.retry_max_attempts - 1))
+        kwargs.setdefault("backoff_s", settings.retry_base_delay_s)
+        kwargs.setdefault("close_client", True)
+        return cls(client, settings.opensearch_index, dim, **kwargs)
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @property
+    def template_name(self) -> str:
+        return f"{self.index}-template"
+
+    def ensure_index(self) -> None:
+        """Install the index template and create the index if missing (idempotent).
+
+        An existing index whose ``embedding`` field is not a ``knn_vector`` of
+        this store's dimension raises :class:`memgate.errors.ConfigError`.
+        """
+        body = index_body(self.dim, shards=self.shards, replicas=self.replicas)
+        template = {
+            "index_patterns": [f"{self.index}*"],
+            "priority": TEMPLATE_PRIORITY,
+            "template": body,
+            "_meta": {"memgate_mapping_version": MAPPING_VERSION, "dim": self.dim},
+        }
+        self._call(
+            "put index template",
+            lambda: self._client.indices.put_index_template(name=self.template_name, body=template),
+        )
+
+        def create() -> None:
+            if self._client.indices.exists(index=self.index):
+                return
+            try:
+                self._client.indices.create(index=self.index, body=body)
+            except RequestError as exc:  # another process won the race
+                if exc.error != "resource_already_exists_exception":
+                    raise
+
+        self._call("create index", create)
+        self._check_mapping()
+
+    def _check_mapping(self) -> None:
+        got = self._call("get mapping", lambda: self._client.indices.get_mapping(index=self.index))
+        for name, spec in cast(Json, got).items():
+            props = spec.get("mappings", {}).get("properties", {})
+            emb = props.get("embedding", {})
+            if emb.get("type") != "knn_vector":
+                raise ConfigError(
+                    f"OpenSearch index {name} has no knn_vector field 'embedding'; it was not "
+                    "created by memgate: point opensearch_index at another index"
+                )
+            if emb.get("dimension") != self.dim:
+                raise ConfigError(
+                    f"OpenSearch index {name} holds {emb.get('dimension')}-dimensional "
+                    f"embeddings but the store was opened with dim={self.dim}; use the same "
+                    "embedder or another index"
+                )
+
+    def close(self) -> None:
+        """Stop serving (idempotent); closes the client if the store made it."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._close_client:
+            self._client.close()
+
+    def __enter__(self) -> OpenSearchStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"OpenSearchStore(index={self.index!r}, dim={self.dim})"
+
+    # -- plumbing ------------------------------------------------------------------
+
+    def _delay(self, attempt: int) -> float:
+        """Backoff before retry ``attempt`` (0-based): doubling, capped, jittered."""
+        base = min(MAX_BACKOFF_S, self.backoff_s * (2.0**attempt))
+        return base * random.uniform(0.5, 1.0)
+
+    def _call(self, what: str, fn: Callable[[], T]) -> T:
+        """``fn()``, retried on 429, 5xx and connection errors; other errors mapped."""
+        if self._closed:
+            raise StoreError(f"{self!r} is closed")
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                time.sleep(self._delay(attempt - 1))
+            try:
+                return fn()
+            except _Retryable as exc:
+                last = str(exc)
+            except OSConnectionError as exc:
+                last = f"connection error: {exc}"
+            except TransportError as exc:
+                if not _transient_status(exc.status_code):
+                    raise self._mapped(what, exc) from exc
+                last = f"HTTP {exc.status_code}: {_exc_reason(exc)}"
+            log.warning(
+                "opensearch %s on %s failed (attempt %d of %d): %s",
+                what,
+                self.index,
+                attempt + 1,
+                self.max_retries + 1,
+                last,
+            )
+        raise TransientError(
+            f"OpenSearch {what} on index {self.index} still failing after "
+            f"{self.max_retries + 1} attempts: {last}",
+            retry_after=self._delay(self.max_retries),
+        )
+
+    def _mapped(self, what: str, exc: Any) -> Exception:
+        status = exc.status_code
+        reason = _exc_reason(exc)
+        if status == 401 or exc.error == "security_exception":
+            return ConfigError(
+                f"OpenSearch refused {what} on index {self.index} (HTTP {status}: {reason}); "
+                "check opensearch_username / opensearch_password and the user's permissions"
+            )
+        if status == 404 and exc.error == "index_not_found_exception":
+            return StoreError(
+                f"OpenSearch index {self.index} does not exist; call ensure_index() first"
+            )
+        return StoreError(f"OpenSearch {what} on index {self.index}: HTTP {status}: {reason}")
+
+    @staticmethod
+    def _check_response(resp: Json, what: str) -> Json:
+        shards = resp.get("_shards") or {}
+        if resp.get("timed_out") or shards.get("failed", 0):
+            raise _Retryable(f"{what}: partial result ({shards.get('failed', 0)} shards failed)")
+        return resp
+
+    def _search(self, body: Json, what: str) -> Json:
+        def run() -> Json:
+            resp = cast(Json, self._client.search(index=self.index, body=body))
+            return self._check_response(resp, what)
+
+        return self._call(what, run)
+
+    def _msearch(self, bodies: Sequence[Json], what: str) -> list[Json]:
+        lines: list[Json] = []
+        for b in bodies:
+            lines += [{}, b]
+
+        def run() -> list[Json]:
+            resp = cast(Json, self._client.msearch(index=self.index, body=lines))
+            out: list[Json] = []
+            for r in resp["responses"]:
+                if "error" in r:
+                    status = r.get("status")
+                    reason = _item_reason(r["error"])
+                    if _transient_status(status):
+                        raise _Retryable(f"{what}: HTTP {status}: {reason}")
+                    if status == 404:
+                        raise StoreError(
+                            f"OpenSearch index {self.index} does not exist; "
+                            "call ensure_index() first"
+                        )
+                    raise StoreError(f"OpenSearch {what} on {self.index}: HTTP {status}: {reason}")
+                out.append(self._check_response(r, what))
+            return out
+
+        return self._call(what, run)
+
+    def _vector(self, vector: npt.ArrayLike) -> FloatVector:
+        v = np.asarray(vector, dtype=np.float32).ravel()
+        if v.shape != (self.dim,):
+            raise ValueError(f"query vector has {v.size} values; the index has dim={self.dim}")
+        if not np.all(np.isfinite(v)):
+            raise ValueError("query vector has non-finite values")
+        return v
+
+    def _doc(self, fact: StoredFact) -> _Doc:
+        if fact.embedding is not None:
+            if len(fact.embedding) != self.dim:
+                raise PermanentError(
+                    f"fact {fact.fact_id}: embedding has {len(fact.embedding)} values, "
+                    f"the index has dim={self.dim}"
+                )
+            arr = np.asarray(fact.embedding, dtype=np.float64)
+            if not np.all(np.isfinite(arr)):
+                raise PermanentError(f"fact {fact.fact_id}: embedding has non-finite values")
+            if not np.any(arr):
+                raise PermanentError(
+                    f"fact {fact.fact_id}: a zero embedding has no cosine similarity; "
+                    "store it without an embedding instead"
+                )
+            source = fact.model_dump_json()
+        else:
+            source = fact.model_dump_json(exclude={"embedding"})
+        return _Doc(fact.fact_id, (fact.tenant_id, fact.user_id), source)
+
+    def _fact(self, hit: Json) -> StoredFact:
+        try:
+            return StoredFact.model_validate(hit["_source"])
+        except ValidationError as exc:
+            raise StoreError(
+                f"OpenSearch index {self.index}: document {hit.get('_id')} is not a valid "
+                f"StoredFact: {exc}"
+            ) from exc
+
+    @staticmethod
+    def _owner(tenant_id: str, user_id: str) -> list[Json]:
+        return [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
+
+    @classmethod
+    def _scope(cls, query: SearchQuery) -> list[Json] | None:
+        """The filters both retrievers share (``None``: the query admits nothing)."""
+        filters = cls._owner(query.tenant_id, query.user_id)
+        if query.as_of is None:
+            filters.append({"term": {"status": FactStatus.ACTIVE.value}})
+        else:
+            t = _iso(query.as_of)
+            filters += [
+                {"terms": {"status": [FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value]}},
+                {"range": {"valid_from": {"lte": t}}},
+                {
+                    "bool": {
+                        "should": [
+                            {"bool": {"must_not": [{"exists": {"field": "valid_to"}}]}},
+                            {"range": {"valid_to": {"gt": t}}},
+                        ],
+                        "minimum_should_match": 1,
+                    }
+                },
+            ]
+        if query.types is not None:
+            types = sorted({t.value for t in query.types})
+            if not types:
+                return None  # an empty type filter admits nothing
+            filters.append({"terms": {"type": types}})
+        return filters
+
+    @staticmethod
+    def _knn(vector: FloatVector, k: int, filters: list[Json]) -> Json:
+        return {
+            "knn": {
+                "embedding": {
+                    "vector": vector.tolist(),
+                    "k": k,
+                    "filter": {"bool": {"filter": filters}},
+                }
+            }
+        }
+
+    def _scan(self, filters: list[Json], what: str) -> list[StoredFact]:
+        """Every matching fact, oldest recorded first (exact order: re-sorted here)."""
+        out: list[StoredFact] = []
+        after: list[Any] | None = None
+        while True:
+            body: Json = {
+                "size": PAGE_SIZE,
+                "track_total_hits": False,
+                "query": {"bool": {"filter": filters}},
+                "sort": [{"recorded_at": "asc"}, {"fact_id": "asc"}],
+            }
+            if after is not None:
+                body["search_after"] = after
+            hits = self._search(body, what)["hits"]["hits"]
+            out += [self._fact(h) for h in hits]
+            if len(hits) < PAGE_SIZE:
+                break
+            after = hits[-1]["sort"]
+        out.sort(key=lambda f: (f.recorded_at, f.fact_id))
+        return out
+
+    # -- writes --------------------------------------------------------------------
+
+    def _versions(self, ids: Sequence[str]) -> dict[str, _Version]:
+        """Owner and sequence number of the ids that exist (real-time ``_mget``)."""
+        out: dict[str, _Version] = {}
+        for start in range(0, len(ids), BULK_MAX_DOCS):
+            chunk = list(ids[start : start + BULK_MAX_DOCS])
+            resp = cast(
+                Json,
+                self._call(
+                    "read versions",
+                    lambda chunk=chunk: self._client.mget(  # type: ignore[misc]
+                        index=self.index,
+                        body={"ids": chunk},
+                        params={"_source_includes": "tenant_id,user_id"},
+                    ),
+                ),
+            )
+            for d in resp["docs"]:
+                if "error" in d:
+                    raise StoreError(
+                        f"OpenSearch read of {d.get('_id')} on {self.index}: "
+                        f"{_item_reason(d['error'])}"
+                    )
+                if d.get("found"):
+                    src = d.get("_source") or {}
+                    out[d["_id"]] = _Version(
+                        (src.get("tenant_id", ""), src.get("user_id", "")),
+                        int(d["_seq_no"]),
+                        int(d["_primary_term"]),
+                    )
+        return out
+
+    def _chunks(self, docs: Sequence[_Doc]) -> Iterator[list[_Doc]]:
+        chunk: list[_Doc] = []
+        size = 0
+        for d in docs:
+            if chunk and (len(chunk) >= BULK_MAX_DOCS or size + len(d.source) > BULK_MAX_BYTES):
+                yield chunk
+                chunk, size = [], 0
+            chunk.append(d)
+            size += len(d.source) + 128
+        if chunk:
+            yield chunk
+
+    def _bulk_body(self, docs: Sequence[_Doc], versions: dict[str, _Version]) -> str:
+        lines: list[str] = []
+        for d in docs:
+            v = versions.get(d.fact_id)
+            if v is None:
+                action: Json = {"create": {"_index": self.index, "_id": d.fact_id}}
+            else:
+                action = {
+                    "index": {
+                        "_index": self.index,
+                        "_id": d.fact_id,
+                        "if_seq_no": v.seq_no,
+                        "if_primary_term": v.primary_term,
+                    }
+                }
+            lines += [json.dumps(action, separators=(",", ":")), d.source]
+        return "\n".join(lines) + "\n"
+
+    def _foreign(self, docs: Sequence[_Doc], versions: dict[str, _Version]) -> list[str]:
+        return [
+            d.fact_id
+            for d in docs
+            if d.fact_id in versions and versions[d.fact_id].owner != d.owner
+        ]
+
+    def upsert(self, facts: Sequence[StoredFact], *, wait: bool = False) -> None:
+        """Index facts by fact id (a rewrite replaces); see the module notes on retries.
+
+        ``wait`` (or ``refresh_on_write``): return only once the facts are
+        searchable. A fact id held by another tenant or user raises
+        :class:`memgate.errors.PermanentError` before anything is written.
+        """
+        if not facts:
+            return
+        latest: dict[str, _Doc] = {}
+        for f in facts:  # validate everything first; the last copy of an id wins
+            latest[f.fact_id] = self._doc(f)
+        docs = list(latest.values())
+        versions = self._versions([d.fact_id for d in docs])
+        foreign = self._foreign(docs, versions)
+        if foreign:
+            raise PermanentError(
+                f"fact id {', '.join(foreign[:10])} already belongs to another tenant or user; "
+                "refusing to overwrite it (nothing of the batch was written)"
+            )
+        params = {"refresh": "wait_for"} if (wait or self.refresh_on_write) else {}
+        failures: dict[str, str] = {}
+        for chunk in self._chunks(docs):
+            self._write(chunk, versions, params, failures)
+        if failures:
+            shown = "; ".join(f"fact {fid}: {why}" for fid, why in list(failures.items())[:10])
+            more = f" (and {len(failures) - 10} more)" if len(failures) > 10 else ""
+            raise BulkItemError(
+                f"OpenSearch refused {len(failures)} of {len(docs)} facts on index "
+                f"{self.index}: {shown}{more}",
+                failures,
+            )
+
+    def _write(
+        self,
+        chunk: list[_Doc],
+        versions: dict[str, _Version],
+        params: dict[str, str],
+        failures: dict[str, str],
+    ) -> None:
+        """One bulk chunk, retrying the items rejected with 429/5xx or a version conflict."""
+        pending = {d.fact_id: d for d in chunk}
+        rounds = 0
+        while True:
+            body = self._bulk_body(list(pending.values()), versions)
+            resp = cast(
+                Json,
+                self._call(
+                    "bulk write",
+                    lambda body=body: self._client.bulk(  # type: ignore[misc]
+                        body=body, index=self.index, params=params
+                    ),
+                ),
+            )
+            throttled: list[str] = []
+            conflicts: list[str] = []
+            for item in resp["items"]:
+                (result,) = item.values()
+                fid = result["_id"]
+                status = result.get("status", 500)
+                if 200 <= status < 300:
+                    pending.pop(fid, None)
+                elif status == 409:  # changed since we read its version: read again
+                    conflicts.append(fid)
+                elif _transient_status(status):
+                    throttled.append(f"{fid} (HTTP {status}: {_item_reason(result.get('error'))})")
+                else:
+                    failures[fid] = _item_reason(result.get("error"))
+                    pending.pop(fid, None)
+            if not pending:
+                return
+            rounds += 1
+            if rounds > self.max_retries:
+                raise TransientError(
+                    f"OpenSearch bulk write on index {self.index}: {len(pending)} facts still "
+                    f"not written after {rounds} attempts: "
+                    + ", ".join(throttled or conflicts)[:500],
+                    retry_after=self._delay(self.max_retries),
+                )
+            log.warning(
+                "opensearch bulk write on %s: retrying %d items (%d throttled, %d conflicts)",
+                self.index,
+                len(pending),
+                len(throttled),
+                len(conflicts),
+            )
+            if conflicts:
+                fresh = self._versions(conflicts)
+                for fid in conflicts:
+                    versions.pop(fid, None)
+                versions.update(fresh)
+                for fid in self._foreign([pending[f] for f in conflicts], versions):
+                    failures[fid] = "fact id now belongs to another tenant or user"
+                    pending.pop(fid)
+                if not pending:
+                    return
+            if throttled:
+                time.sleep(self._delay(rounds - 1))
+
+    # -- reads ---------------------------------------------------------------------
+
+    def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
+        body = {
+            "size": 1,
+            "query": {
+                "bool": {
+                    "filter": [{"ids": {"values": [fact_id]}}, *self._owner(tenant_id, user_id)]
+                }
+            },
+        }
+        hits = self._search(body, "get")["hits"]["hits"]
+        return self._fact(hits[0]) if hits else None
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        """Every fact with this key, any status, oldest recorded first."""
+        return self._scan([*self._owner(tenant_id, user_id), {"term": {"key": key}}], "by_key")
+
+    def list_facts(
+        self, tenant_id: str, user_id: str, *, include_inactive: bool = False
+    ) -> list[StoredFact]:
+        """The user's facts, oldest recorded first; active only unless ``include_inactive``."""
+        filters = self._owner(tenant_id, user_id)
+        if not include_inactive:
+            filters.append({"term": {"status": FactStatus.ACTIVE.value}})
+        return self._scan(filters, "list_facts")
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        """k nearest facts by cosine similarity, best first, within tenant and user."""
+        q = self._vector(vector)
+        wanted = sorted({FactStatus(s).value for s in statuses})
+        if not wanted or k <= 0 or not np.any(q):
+            return []
+        k = min(k, MAX_WINDOW)
+        filters = [*self._owner(tenant_id, user_id), {"terms": {"status": wanted}}]
+        if predicate is not None:
+            filters.append({"term": {"predicate": predicate}})
+        body = {
+            "size": k,
+            "query": self._knn(q, k, filters),
+            "sort": [{"_score": "desc"}, {"fact_id": "asc"}],
+        }
+        hits = self._search(body, "nearest")["hits"]["hits"]
+        # Lucene's cosinesimil score is (1 + cos) / 2
+        return [(self._fact(h), max(-1.0, min(1.0, 2.0 * h["_score"] - 1.0))) for h in hits]
+
+    def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
+        """BM25 and k-NN in one ``_msearch``, each filtered in the query, fused with RRF (k=60).
+
+        Default: active facts only. With ``query.as_of``: facts whose valid
+        time contains that instant, active or superseded (never pending).
+        """
+        q = self._vector(vector)
+        filters = self._scope(query)
+        if filters is None:
+            return []
+        n = min(query.candidates, MAX_WINDOW)
+        order = [{"_score": "desc"}, {"fact_id": "asc"}]
+        text = match_text(query.text)
+        bodies: list[Json] = []
+        if text is not None:
+            bodies.append(
+                {
+                    "size": n,
+                    "_source": False,
+                    "track_total_hits": False,
+                    "query": {
+                        "bool": {"must": [{"match": {"text": {"query": text}}}], "filter": filters}
+                    },
+                    "sort": order,
+                }
+            )
+        if np.any(q):
+            bodies.append(
+                {
+                    "size": n,
+                    "_source": False,
+                    "track_total_hits": False,
+                    "query": self._knn(q, n, filters),
+                    "sort": order,
+                }
+            )
+        if not bodies:
+            return []
+        responses = iter(self._msearch(bodies, "search"))
+        lexical = [h["_id"] for h in next(responses)["hits"]["hits"]] if text is not None else []
+        dense = [h["_id"] for h in next(responses)["hits"]["hits"]] if np.any(q) else []
+        fused = rrf_fuse([lexical, dense], k=RRF_K)[: query.k]
+        if not fused:
+            return []
+        ids = [fid for fid, _, _ in fused]
+        body = {
+            "size": len(ids),
+            "query": {"bool": {"filter": [{"ids": {"values": ids}}, *filters]}},
+        }
+        facts = {h["_id"]: self._fact(h) for h in self._search(body, "search")["hits"]["hits"]}
+        return [
+            SearchHit(fact=facts[fid], score=score, bm25_rank=ranks[0], vector_rank=ranks[1])
+            for fid, score, ranks in fused
+            if fid in facts  # deleted or changed between the two requests
+        ]
+
+    # -- deletion and accounting ----------------------------------------------------
+
+    def forget(self, tenant_id: str, user_id: str) -> int:
+        """Delete every fact of a user (``_delete_by_query``, then refresh); returns the count.
+
+        Documents changed concurrently (version conflicts) are deleted in a
+        further pass. If a request is retried after a lost response, the
+        documents it deleted are not in the count.
+        """
+        body = {"query": {"bool": {"filter": self._owner(tenant_id, user_id)}}}
+        params = {"refresh": "true", "conflicts": "proceed", "request_timeout": "300"}
+        deleted = 0
+        for _ in range(self.max_retries + 1):
+            resp = cast(
+                Json,
+                self._call(
+                    "forget",
+                    lambda: self._client.delete_by_query(
+                        index=self.index, body=body, params=dict(params)
+                    ),
+                ),
+            )
+            deleted += int(resp.get("deleted", 0))
+            failures = resp.get("failures") or []
+            if failures:
+                reason = _item_reason(failures[0].get("cause", failures[0]))
+                if not all(_transient_status(f.get("status")) for f in failures):
+                    raise StoreError(f"OpenSearch forget on {self.index}: {reason}")
+                log.warning("opensearch forget on %s: retrying after %s", self.index, reason)
+            elif not resp.get("version_conflicts"):
+                return deleted
+        raise TransientError(
+            f"OpenSearch forget of {tenant_id}/{user_id} on index {self.index} did not "
+            f"complete after {self.max_retries + 1} passes"
+        )
+
+    def stats(self) -> dict[str, int]:
+        """Counts by status across the store (every status present, zeros included)."""
+        body = {
+            "size": 0,
+            "track_total_hits": False,
+            "aggs": {"by_status": {"terms": {"field": "status", "size": 20}}},
+        }
+        resp = self._search(body, "stats")
+        counts = {s.value: 0 for s in FactStatus}
+        for b in resp["aggregations"]["by_status"]["buckets"]:
+            counts[str(b["key"])] = int(b["doc_count"])
+        return counts
