@@ -1020,6 +1020,11 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
             rest_low = re.sub(r"^(?:this|these|that|those) (?=[a-z]{3,})", "", rest_low)
         if not obj or not _meaningful(rest) or _BAD_OBJ_START.match(rest_low):
             return []
+        if verb in _TRANSITIVE_PAST and _RELATIVE_TAIL_RE.match(rest_low) \
+                and not _GOT_PHRASE_RE.match(" " + rest_low):
+            return []  # "the help I got from friends": a relative clause, not an event
+        if _YOU_RE.search(rest_low):
+            return []  # about the listener ("I made this for you")
         conf = conf_dated if (found is not None or just) else conf_undated
         return [_Hit(FactType.EVENT, _subject(m), "event", obj, conf, "", when)]
 
@@ -1032,8 +1037,7 @@ _NOT_EVENT_VERBS = frozenset(
     was were did used seemed looked sounded supposed tried expected imagined believed
     forgot remembered missed wished decided planned saw heard need feed proceed succeed
     exceed speed bleed breed heed seed shed embed indeed bred red bed shared loved
-    reminded liked called named meant included involved tended managed happened got
-    had""".split()
+    reminded liked called named meant included involved tended managed happened""".split()
 )
 _CREATION_VERBS = frozenset(
     "made painted drew built bought wrote baked cooked knitted sewed crafted designed "
@@ -1051,6 +1055,16 @@ _SUBJECTLESS_BAD_RE = re.compile(
     r"time|forever|ages|me|us|you|my breath)\b"
 )
 _WEAK_EVENT_VERBS = frozenset({"got", "had", "saw", "did", "tried", "decided", "shared"})
+_TRANSITIVE_PAST = frozenset(
+    """got had made bought found took saw read wrote lost kept gave brought built picked
+    learned learnt received earned won sold chose held spent used needed wanted""".split()
+)
+_RELATIVE_TAIL_RE = re.compile(
+    r"^(?:from|as|for|at|when|and|with|in|on|by|was|were|is|are|made|makes|there|here|"
+    r"before|so far|back then|since|while|growing|over|during|after|through|of|about|"
+    r"never|ever|in the past|together)\b|^$"
+)
+_YOU_RE = re.compile(r"\b(?:you|your|yours|u|ya)\b")
 _GOT_PHRASE_RE = re.compile(
     r"^ (?:back from|back home|done|into (?!it\b|that\b)|a new|my first|my own|accepted|promoted|"
     r"hired|engaged|married|divorced|a job|a puppy|a dog|a cat|a kitten|a tattoo|"

@@ -203,3 +203,16 @@ def test_prometheus_scrapes_the_worker_write_amplification(worker: WorkerProcess
     value = float(result[0]["value"][1])  # type: ignore[index]
     assert 0 < value < 1
     assert _prom_query("sum(memgate_turns_ingested_total)")
+
+
+def test_every_dashboard_expression_parses_in_prometheus(services: dict[str, str]) -> None:
+    root = Path(__file__).resolve().parents[2] / "dashboards"
+    exprs = [
+        t["expr"]
+        for d in root.glob("*.json")
+        for p in json.loads(d.read_text())["panels"]
+        for t in p.get("targets", [])
+    ]
+    assert exprs
+    for e in exprs:
+        _prom_query(e)  # a bad expression answers 400 bad_data

@@ -1,0 +1,300 @@
+"""Shared plumbing of the evaluation harness: corpus files, fresh stores, scores.
+
+Every evaluation runs the real gate (triage → extract → redact → dedupe →
+persist, :class:`streams.runner.InProcessRunner`) on *fresh* embedded stores
+in a temporary folder (:class:`Workspace`): an SQLite retrieval index and an
+in-process ClickHouse (chDB) audit store, whatever the backends named in the
+settings. The embedder is passed in, so one loaded model serves every run (the
+CLI passes MiniLM, the unit tests the hashing embedder), and so is the
+pipeline, through a :data:`PipelineFactory` (default:
+:func:`memgate.backends.build_pipeline`): the harness tests swap in a gate that
+keeps everything, keeps nothing or skips redaction to prove the scores can
+fail.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from memgate.embedding import Embedder
+from memgate.errors import MemgateError
+from memgate.events import FactStatus, StoredFact, TurnEvent
+from memgate.settings import Settings
+from sinks.audit import ClickHouseAudit
+from sinks.embedded import EmbeddedIndex
+from streams.pipeline import Pipeline
+from streams.runner import InProcessRunner, RunSummary
+
+__all__ = [
+    "BUNDLED_FILES",
+    "Confusion",
+    "CorpusError",
+    "PipelineFactory",
+    "Workspace",
+    "default_pipeline",
+    "embedder_name",
+    "read_jsonl",
+    "safe_ratio",
+]
+
+#: The bundled development corpus, in ``memgate/data/eval/``.
+BUNDLED_FILES: dict[str, str] = {
+    "labelled": "labelled_turns.jsonl",
+    "leaks": "leaks.jsonl",
+    "scenarios": "scenarios.jsonl",
+}
+
+PipelineFactory = Callable[[Settings, Embedder], Pipeline]
+M = TypeVar("M", bound=BaseModel)
+
+
+class CorpusError(MemgateError):
+    """A corpus file is missing or has invalid lines (each named with its line number)."""
+
+
+def default_pipeline(settings: Settings, embedder: Embedder) -> Pipeline:
+    """The gate as the settings configure it (extractor, policy, regulated)."""
+    from memgate.backends import build_pipeline
+
+    return build_pipeline(settings, embedder)
+
+
+def embedder_name(embedder: Embedder) -> str:
+    name = getattr(embedder, "name", None)
+    return str(name) if name else type(embedder).__name__
+
+
+def read_jsonl(path: Path, model: type[M]) -> list[M]:
+    """Every line of a JSONL corpus file, validated; all bad lines reported at once."""
+    if not path.is_file():
+        raise CorpusError(f"{path} does not exist or is not a file")
+    items: list[M] = []
+    problems: list[str] = []
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append(model.model_validate(json.loads(line)))
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path.name}:{lineno}: not JSON ({exc.msg})")
+            except ValidationError as exc:
+                for e in exc.errors(include_url=False, include_input=False):
+                    loc = ".".join(str(p) for p in e["loc"]) or "(line)"
+                    problems.append(f"{path.name}:{lineno}: {loc}: {e['msg']}")
+    if problems:
+        shown = "\n  ".join(problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise CorpusError(f"{path}: {len(problems)} invalid line(s):\n  {shown}{more}")
+    ids = [getattr(i, "id", None) for i in items]
+    dupes = sorted({i for i in ids if i is not None and ids.count(i) > 1})
+    if dupes:
+        raise CorpusError(f"{path}: duplicate ids: {', '.join(dupes)}")
+    return items
+
+
+def safe_ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Stored versus labelled "keep": true/false positives and negatives."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+    def add(self, *, keep: bool, stored: bool) -> Confusion:
+        return Confusion(
+            tp=self.tp + (keep and stored),
+            fp=self.fp + (not keep and stored),
+            fn=self.fn + (keep and not stored),
+            tn=self.tn + (not keep and not stored),
+        )
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+    @property
+    def precision(self) -> float | None:
+        """None when nothing was stored (undefined)."""
+        return safe_ratio(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float | None:
+        """None when nothing is labelled keep (undefined)."""
+        return safe_ratio(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self) -> float | None:
+        """Harmonic mean of precision and recall; 0.0 when nothing was stored or found."""
+        if self.tp + self.fn == 0:
+            return None
+        denom = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / denom if denom else 0.0
+
+    @property
+    def accuracy(self) -> float | None:
+        return safe_ratio(self.tp + self.tn, self.n)
+
+    def as_dict(self) -> dict[str, Any]:
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 4)
+
+        return {
+            "n": self.n,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "tn": self.tn,
+            "precision": r(self.precision),
+            "recall": r(self.recall),
+            "f1": r(self.f1),
+            "accuracy": r(self.accuracy),
+        }
+
+
+class Workspace:
+    """A fresh gate on fresh embedded stores in a temporary folder, removed on close.
+
+    The settings are copied with ``data_dir`` set to the folder and the
+    embedded backends forced (SQLite retrieval, chDB audit), so an evaluation
+    never touches a user's stores or a server. chDB runs one engine per
+    process: close a workspace before opening another one (it is a context
+    manager).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        pipeline_factory: PipelineFactory | None = None,
+    ) -> None:
+        self._tmp = Path(tempfile.mkdtemp(prefix="memgate-eval-"))
+        self.settings = settings.model_copy(
+            update={
+                "data_dir": self._tmp,
+                "retrieval_backend": "embedded",
+                "audit_backend": "chdb",
+            }
+        )
+        self.embedder = embedder
+        self.scopes: dict[tuple[str, str], None] = {}
+        self.retrieval: EmbeddedIndex | None = None
+        self.audit: ClickHouseAudit | None = None
+        try:
+            self.retrieval = EmbeddedIndex(self.settings.retrieval_path, dim=embedder.dim)
+            self.audit = ClickHouseAudit.embedded(self.settings.audit_path)
+            self.pipeline = (pipeline_factory or default_pipeline)(self.settings, embedder)
+            self.runner = InProcessRunner(self.pipeline, self.retrieval, self.audit)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def data_dir(self) -> Path:
+        return self._tmp
+
+    @property
+    def store(self) -> EmbeddedIndex:
+        if self.retrieval is None:
+            raise MemgateError("the evaluation workspace is closed")
+        return self.retrieval
+
+    @property
+    def audit_store(self) -> ClickHouseAudit:
+        if self.audit is None:
+            raise MemgateError("the evaluation workspace is closed")
+        return self.audit
+
+    # ------------------------------------------------------------------ ingest
+
+    def process(self, turn: TurnEvent) -> None:
+        """One turn through the gate; its audit events are flushed at once."""
+        self.scopes[(turn.tenant_id, turn.user_id)] = None
+        self.runner.process(turn)
+        self.runner.flush()
+
+    def ingest(self, turns: Iterable[TurnEvent]) -> RunSummary:
+        for turn in turns:
+            self.scopes[(turn.tenant_id, turn.user_id)] = None
+            self.runner.process(turn)
+        self.runner.flush()
+        return self.runner.summary
+
+    @property
+    def summary(self) -> RunSummary:
+        return self.runner.summary
+
+    # ------------------------------------------------------------------- reads
+
+    def facts(self, statuses: Sequence[FactStatus] | None = None) -> list[StoredFact]:
+        """Every fact of every tenant and user ingested so far (any status by default)."""
+        out: list[StoredFact] = []
+        for tenant, user in self.scopes:
+            for f in self.store.list_facts(tenant, user, include_inactive=True):
+                if statuses is None or f.status in statuses:
+                    out.append(f)
+        return out
+
+    def decisions_by_turn(self) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
+        """(tenant, turn id) -> [(stage, verdict, reason)] in pipeline order."""
+        _, rows = self.audit_store.query(
+            "SELECT tenant_id, turn_id, stage, verdict, reason FROM decisions "
+            "ORDER BY tenant_id, turn_id, indexOf(['ingest', 'triage', 'extract', 'redact', "
+            "'dedupe', 'persist'], stage), decided_at"
+        )
+        out: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+        for tenant, turn_id, stage, verdict, reason in rows:
+            out.setdefault((str(tenant), str(turn_id)), []).append(
+                (str(stage), str(verdict), str(reason))
+            )
+        return out
+
+    def journal_text(self) -> dict[tuple[str, str], str]:
+        """(tenant, turn id) -> the journal's redacted text."""
+        _, rows = self.audit_store.query("SELECT tenant_id, turn_id, redacted_text FROM journal")
+        return {(str(t), str(i)): str(x) for t, i, x in rows}
+
+    def files(self) -> Iterator[Path]:
+        """Every file under the workspace folder (both stores' on-disk data)."""
+        for p in sorted(self._tmp.rglob("*")):
+            if p.is_file():
+                yield p
+
+    # --------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        """Close both stores and remove the folder (idempotent)."""
+        retrieval, self.retrieval = self.retrieval, None
+        audit, self.audit = self.audit, None
+        try:
+            if retrieval is not None:
+                retrieval.close()
+        finally:
+            if audit is not None:
+                audit.close()
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
