@@ -33,7 +33,9 @@ def open_retrieval(settings: Settings, dim: int) -> RetrievalStore:
     if settings.retrieval_backend == "opensearch":
         from sinks.opensearch import OpenSearchStore
 
-        return OpenSearchStore.from_settings(settings, dim=dim)
+        store = OpenSearchStore.from_settings(settings, dim=dim)
+        store.ensure_index()
+        return store
     raise ConfigError(f"unknown retrieval backend {settings.retrieval_backend!r}")
 
 

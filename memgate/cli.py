@@ -456,10 +456,12 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Faust log level.")] = "warning",
 ) -> None:
     """Start a streaming worker on Kafka (several share the work through partitions)."""
+    import asyncio
+
     import faust
 
     from memgate.backends import build_pipeline
-    from streams.app import Worker, create_app
+    from streams.app import Worker, create_app, ensure_topics
     from streams.metrics import Metrics
 
     rt = _rt(ctx)
@@ -477,6 +479,9 @@ def worker(
             metrics=metrics,
         )
         fapp = create_app(w)
+        created = asyncio.run(ensure_topics(s))
+        if created:
+            log.info("event=topics_created topics=%s", ",".join(created))
     err.print(
         f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
         f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}"
@@ -514,6 +519,182 @@ def produce(
         err.print(f"[red]error:[/red] {e}")
     if errors:
         raise typer.Exit(1)
+
+
+# ------------------------------------------------------------------ bench
+
+bench_app = typer.Typer(
+    help="Benchmarks: the gate against a store-every-turn baseline, in the same run.",
+    no_args_is_help=True,
+)
+app.add_typer(bench_app, name="bench")
+
+DEFAULT_LOCOMO = Path("..") / "shared" / "datasets" / "locomo" / "locomo-dev.json"
+
+
+class _RichBenchProgress:
+    """One rich task, reset at every phase of the benchmark."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task = progress.add_task("starting", total=None)
+
+    def start(self, label: str, total: int) -> None:
+        self.progress.reset(self.task, total=total, completed=0, description=label)
+
+    def advance(self, n: int = 1) -> None:
+        self.progress.advance(self.task, n)
+
+
+@bench_app.command("locomo")
+def bench_locomo(
+    ctx: typer.Context,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="A file in LoCoMo's format [default: ../shared/datasets/locomo/locomo-dev.json].",
+        ),
+    ] = None,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option("--policy", help="Write policy preset (repeatable) [default: balanced]."),
+    ] = None,
+    all_presets: Annotated[
+        bool, typer.Option("--all-presets", help="Run every write policy preset.")
+    ] = False,
+    k: Annotated[
+        list[int] | None, typer.Option("--k", help="Recall cut-off (repeatable) [default: 5, 10].")
+    ] = None,
+    pollution: Annotated[
+        str, typer.Option(help="Pollution ratios, trivial turns per real turn (0 = clean).")
+    ] = "0,1,5",
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Only the first N conversations.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the pollution generator.")] = 0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the figures as one JSON object.")
+    ] = False,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write report.md and PNG plots into DIR.")
+    ] = None,
+    workdir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep the benchmark's stores in DIR (empty or new) [default: a temp dir]."
+        ),
+    ] = None,
+) -> None:
+    """LoCoMo: evidence recall@k, write amplification, coverage, context rot, vs. a baseline."""
+    import shlex
+    import tempfile
+
+    from memgate.bench.locomo import run_locomo
+    from stages.policy import PRESETS
+
+    rt = _rt(ctx)
+    path = data if data is not None else Path.cwd() / DEFAULT_LOCOMO
+    if not path.is_file():
+        err.print(
+            f"[red]error:[/red] LoCoMo data not found at {path.resolve()}; pass --data FILE "
+            "(the default is ../shared/datasets/locomo/locomo-dev.json from the current directory)"
+        )
+        raise typer.Exit(2)
+    policies = list(PRESETS) if all_presets else list(policy or [rt.settings.policy])
+    unknown = [p for p in policies if p not in PRESETS]
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown write policy {', '.join(unknown)}; choose from {', '.join(PRESETS)}",
+            param_hint="--policy",
+        )
+    try:
+        ratios = sorted({int(x) for x in pollution.split(",") if x.strip()})
+    except ValueError:
+        raise typer.BadParameter(
+            f"{pollution!r} is not a comma-separated list of integers", param_hint="--pollution"
+        ) from None
+    ks = sorted(set(k or [5, 10]))
+    if ks[0] < 1 or (ratios and ratios[0] < 0):
+        raise typer.BadParameter("k must be >= 1 and pollution ratios >= 0")
+    tmp = None if workdir is not None else tempfile.TemporaryDirectory(prefix="memgate-bench-")
+    work = workdir if workdir is not None else Path(tmp.name) / "work"  # type: ignore[union-attr]
+    try:
+        with (
+            _errors(),
+            Progress(
+                TextColumn("[bold]bench[/bold] {task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            ) as progress,
+        ):
+            result = run_locomo(
+                path,
+                policies=policies,
+                embedder=rt.embedder,
+                workdir=work,
+                ks=ks,
+                pollution=ratios,
+                seed=seed,
+                limit_conversations=limit,
+                settings=rt.settings,
+                progress=_RichBenchProgress(progress),
+            )
+        result.command = shlex.join(["memgate", *sys.argv[1:]])
+        if report is not None:
+            from memgate.bench.report import write_report
+
+            written = write_report(result, report)
+            err.print(f"report: {', '.join(str(p) for p in written)}")
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    if as_json:
+        _print_json(result.as_json())
+        return
+    console.print(_bench_table(result))
+    tg = result.targets()
+    console.print(
+        "targets ("
+        + tg["policy"]
+        + "): "
+        + ", ".join(
+            f"{name[:-4]}={'met' if ok else 'MISSED'}"
+            for name, ok in tg.items()
+            if name.endswith("_met")
+        )
+    )
+    console.print(
+        f"{len(result.conversations)} conversations, {result.turns} turns, "
+        f"{result.questions} questions, {result.elapsed_s:.0f} s"
+    )
+
+
+def _bench_table(result: Any) -> Table:
+    ks, kk = result.ks, max(result.ks)
+    variants = [result.gated[p] for p in result.policies] + [result.baseline]
+    t = Table(title=f"memgate bench locomo ({result.extractor}, {result.embedder})")
+    t.add_column("figure")
+    for v in variants:
+        t.add_column(v.name, justify="right")
+    t.add_row("write amplification", *[f"{v.clean.write_amplification:.3f}" for v in variants])
+    for kx in ks:
+        t.add_row(f"evidence recall@{kx}", *[f"{v.clean.recall(kx):.3f}" for v in variants])
+    t.add_row("coverage", *[f"{v.clean.coverage:.3f}" for v in variants])
+    t.add_row(
+        f"answer-token recall@{kk} (no memory: 0)",
+        *[f"{v.clean.answer_token_recall(kk):.3f}" for v in variants],
+    )
+    for r in result.ratios:
+        t.add_row(
+            f"recall@{kk} at {r}:1 pollution",
+            *[f"{v.pollution[r].recall(kk):.3f}" for v in variants],
+        )
+        t.add_row(f"  rot cost at {r}:1", *[f"{v.rot_cost(r, kk):.3f}" for v in variants])
+    return t
 
 
 def run() -> None:

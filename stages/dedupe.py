@@ -311,12 +311,13 @@ class Resolver:
     ) -> list[Resolution | DecisionRecord]:
         details = dict(details or {})
         details["supersedes"] = old.fact_id
-        if new.valid_from < old.valid_from:
-            # An older statement arriving late: it becomes history, closed by the current fact.
+        if new.last_seen < old.first_seen:
+            # A statement made before the current fact was, arriving late (a replay, a
+            # backfill): it becomes history, closed by the current fact.
             hist = new.model_copy(
                 update={
                     "status": FactStatus.SUPERSEDED,
-                    "valid_to": old.valid_from,
+                    "valid_to": max(new.valid_from, old.valid_from),
                     "superseded_by": old.fact_id,
                     "superseded_at": now,
                 }
@@ -324,12 +325,14 @@ class Resolver:
             details.pop("supersedes")
             details["superseded_by"] = old.fact_id
             return out(ResolutionAction.SUPERSEDE, "older_than_current", [hist], details)
+        # The newer statement wins. Its valid time may be vague ("last month") and even
+        # precede the old fact's start; the old interval is then closed at its own start
+        # rather than inverted.
+        end = max(new.valid_from, old.valid_from)
         closed = old.model_copy(
             update={
                 "status": FactStatus.SUPERSEDED,
-                "valid_to": old.valid_to
-                if old.valid_to and old.valid_to < new.valid_from
-                else new.valid_from,
+                "valid_to": old.valid_to if old.valid_to and old.valid_to < end else end,
                 "superseded_by": new.fact_id,
                 "superseded_at": now,
             }

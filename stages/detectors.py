@@ -269,8 +269,7 @@ def _ascii_digits(text: str) -> str:
     if text.isascii():
         return text
     return "".join(
-        str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal() else ch
-        for ch in text
+        str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal() else ch for ch in text
     )
 
 
@@ -365,11 +364,30 @@ _DATE_LIKE_RE: Final = re.compile(
     r"\d{4}[./\- ]\d{1,2}[./\- ]\d{1,2}|\d{1,2}[./\- ]\d{1,2}[./\- ]\d{2,4}"
 )
 _IP_LIKE_RE: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-_PHONE_NEG_CONTEXT_RE: Final = re.compile(
-    r"(?:order|invoice|ticket|tracking|ref|reference|sku|serial|isbn|part|model"
-    r"|version|build|release|id|po)\s*(?:no\.?|nr\.?|number|#)?\s*[#:.]?\s*$",
-    re.IGNORECASE,
-)
+# A number right after one of these words is an identifier, not a phone.
+_PHONE_NEG_WORDS: Final = frozenset(
+    {
+        "order", "invoice", "ticket", "tracking", "ref", "reference", "sku", "serial",
+        "isbn", "part", "model", "version", "build", "release", "id", "po", "case",
+        "account", "acct", "customer", "transaction", "confirmation", "booking",
+    }
+)  # fmt: skip
+_NUMBER_WORDS: Final = frozenset({"no", "nr", "number", "#", "num"})
+
+
+def _after_identifier_word(text: str, start: int) -> bool:
+    """``order #415 555 2671``, ``invoice no. 020 7946 0958``."""
+    words = text[max(0, start - 32) : start].lower().split()
+    if not words:
+        return False
+    last = words[-1].strip("#:.")
+    if last in _NUMBER_WORDS or not last:
+        if len(words) < 2:
+            return False
+        last = words[-2].strip("#:.")
+    return last in _PHONE_NEG_WORDS
+
+
 _NANP: Final = frozenset({"US", "CA"})
 _IBAN_HEAD_RE: Final = re.compile(r"([A-Za-z]{2})\d{2} ?$")
 # IBAN length per country (ISO 13616 registry), to recognise the digits of an
@@ -458,49 +476,75 @@ def _phone_number_valid(candidate: str, regions: tuple[str, ...]) -> bool:
     return False
 
 
+def _greedy_windows(
+    digit_counts: list[int], max_digits: int, check: Callable[[int, int, int], bool]
+) -> Iterator[tuple[int, int]]:
+    """Left to right over groups of digits: at each start ``i`` the longest
+    window ``i..j`` with at most ``max_digits`` digits that passes
+    ``check(i, j, digits)``; scanning resumes after an accepted window.
+    Linear in the number of groups (windows are bounded by ``max_digits``)."""
+    n = len(digit_counts)
+    i = 0
+    while i < n:
+        totals: list[int] = []
+        total = 0
+        for j in range(i, n):
+            total += digit_counts[j]
+            if total > max_digits:
+                break
+            totals.append(total)
+        found = -1
+        for j in range(i + len(totals) - 1, i - 1, -1):
+            if check(i, j, totals[j - i]):
+                found = j
+                break
+        if found >= 0:
+            yield i, found
+            i = found + 1
+        else:
+            i += 1
+
+
+def _phone_spans(run: str, regions: tuple[str, ...]) -> Iterator[tuple[int, int]]:
+    """Spans (relative to ``run``) of the valid phone numbers in one candidate
+    run of digit groups."""
+    tokens = [(t.start(), t.end()) for t in _PHONE_TOKEN_RE.finditer(run)]
+    counts = [_count_digits(run[a:b]) for a, b in tokens]
+    international = run.startswith(("+", "00"))
+
+    def check(i: int, j: int, digits: int) -> bool:
+        if digits < 7 or (international and i > 0):
+            return False
+        # "1.2.3.4.5.6.7" is not a phone number: one 1-digit group at most
+        # (a country code "+1", or the "1" of "+33 1 23 45 67 89").
+        if counts[i : j + 1].count(1) > 1:
+            return False
+        window = run[tokens[i][0] : tokens[j][1]]
+        # A window that does not start the run must be unambiguous on its
+        # own: "(415) ...", or at least ten digits.
+        if i > 0 and window[0] != "(" and digits < 10:
+            return False
+        return _phone_number_valid(window, regions)
+
+    for i, j in _greedy_windows(counts, 15, check):
+        yield tokens[i][0], tokens[j][1]
+
+
 def _find_phones(text: str, regions: tuple[str, ...]) -> Iterator[_Cand]:
     for m in _PHONE_RE.finditer(text):
         run = m.group()
         if _DATE_LIKE_RE.fullmatch(run) or _IP_LIKE_RE.fullmatch(run):
             continue
-        if _PHONE_NEG_CONTEXT_RE.search(_context_before(text, m.start(), 24)):
+        if _after_identifier_word(text, m.start()):
             continue
-        base = m.start()
-        if _inside_iban_shape(text, base, run):
+        if _inside_iban_shape(text, m.start(), run):
             continue  # the digits of an IBAN-shaped string (bad checksum)
-        tokens = [
-            (t.start(), t.end(), _count_digits(t.group())) for t in _PHONE_TOKEN_RE.finditer(run)
-        ]
-        if len(tokens) > 10:
-            continue
-        international = run.startswith(("+", "00"))
-        i = 0
-        while i < len(tokens):
-            found = -1
-            total = sum(t[2] for t in tokens[i:])
-            for j in range(len(tokens) - 1, i - 1, -1):
-                window = run[tokens[i][0] : tokens[j][1]]
-                # Windows that do not start the run must be unambiguous on
-                # their own: "(415) ...", or at least ten digits.
-                if (
-                    7 <= total <= 15
-                    and (i == 0 or window[0] == "(" or total >= 10)
-                    and _phone_number_valid(window, regions)
-                ):
-                    found = j
-                    break
-                total -= tokens[j][2]
-            if found >= 0:
-                yield _Cand(base + tokens[i][0], base + tokens[found][1], PHONE)
-                i = found + 1
-            elif international:
-                break  # a number with a country code is read from its "+" only
-            else:
-                i += 1
+        for a, b in _phone_spans(run, regions):
+            yield _Cand(m.start() + a, m.start() + b, PHONE)
 
 
 def _count_digits(s: str) -> int:
-    return sum(1 for ch in s if ch.isdigit())
+    return sum(map(str.isdigit, s))
 
 
 # --------------------------------------------------------------------------
@@ -533,10 +577,10 @@ def _find_ips(text: str, lower: str) -> Iterator[_Cand]:
     if text.count(":") >= 3:
         for m in _IPV6_RE.finditer(text):
             try:
-                addr = ipaddress.IPv6Address(m.group())
+                addr6 = ipaddress.IPv6Address(m.group())
             except ValueError:
                 continue
-            if addr.is_global:
+            if addr6.is_global:
                 yield _Cand(m.start(), m.end(), IP_ADDRESS)
 
 
@@ -564,35 +608,34 @@ def _card_grouping_ok(lengths: list[int]) -> bool:
     return len(lengths) >= 3 and all(n == 4 for n in lengths[:-1]) and 1 <= lengths[-1] <= 4
 
 
+def _card_spans(run: str) -> Iterator[tuple[int, int]]:
+    """Spans (relative to ``run``) of Luhn-valid card numbers in a digit run."""
+    groups = [(g.start(), g.end()) for g in _DIGIT_GROUP_RE.finditer(run)]
+
+    def check(i: int, j: int, ndigits: int) -> bool:
+        if ndigits < 13:
+            return False
+        window = run[groups[i][0] : groups[j][1]]
+        if "-" in window and " " in window:
+            return False
+        digits = window.replace(" ", "").replace("-", "")
+        return (
+            _card_prefix_ok(digits)
+            and _card_grouping_ok([e - s for s, e in groups[i : j + 1]])
+            and luhn_valid(digits)
+        )
+
+    for i, j in _greedy_windows([e - s for s, e in groups], 19, check):
+        yield groups[i][0], groups[j][1]
+
+
 def _find_cards(text: str, lower: str) -> Iterator[_Cand]:
     for m in _DIGIT_RUN_RE.finditer(text):
         run = m.group()
-        if len(run) < 13:
-            continue
-        base = m.start()
-        if _inside_iban_shape(text, base, run):
-            continue  # the digits of an IBAN-shaped string (bad checksum)
-        groups = [(g.start(), g.end()) for g in _DIGIT_GROUP_RE.finditer(run)]
-        i = 0
-        while i < len(groups):
-            found = -1
-            for j in range(len(groups) - 1, i - 1, -1):
-                window = run[groups[i][0] : groups[j][1]]
-                digits = window.replace(" ", "").replace("-", "")
-                if not 13 <= len(digits) <= 19:
-                    continue
-                if ("-" in window and " " in window) or not _card_prefix_ok(digits):
-                    continue
-                if not _card_grouping_ok([e - s for s, e in groups[i : j + 1]]):
-                    continue
-                if luhn_valid(digits):
-                    found = j
-                    break
-            if found >= 0:
-                yield _Cand(base + groups[i][0], base + groups[found][1], CARD)
-                i = found + 1
-            else:
-                i += 1
+        if len(run) < 13 or _inside_iban_shape(text, m.start(), run):
+            continue  # too short, or the digits of an IBAN-shaped string
+        for a, b in _card_spans(run):
+            yield _Cand(m.start() + a, m.start() + b, CARD)
 
 
 _IBAN_RE: Final = re.compile(
@@ -713,18 +756,18 @@ def _find_national_ids(text: str, lower: str) -> Iterator[_Cand]:
 _KEY_END: Final = r"(?![A-Za-z0-9_\-])"
 _PROVIDER_KEY_RE: Final = re.compile(  # used with .match() at a hint position
     r"(?<![A-Za-z0-9])(?:"
-    r"(?P<anthropic>sk-ant-[A-Za-z0-9_\-]{20,})"
-    r"|(?P<openai>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,})"
+    r"(?P<anthropic>sk-ant-[A-Za-z0-9_\-]{20,300})"
+    r"|(?P<openai>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,300})"
     r"|(?P<aws>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})"
     r"|(?P<github>gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
-    r"|(?P<gitlab>glpat-[A-Za-z0-9_\-]{20,})"
-    r"|(?P<slack>xox[baprs]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,})"
-    r"|(?P<stripe>(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,})"
+    r"|(?P<gitlab>glpat-[A-Za-z0-9_\-]{20,300})"
+    r"|(?P<slack>xox[baprs]-[A-Za-z0-9\-]{10,300}|xapp-\d-[A-Za-z0-9\-]{10,300})"
+    r"|(?P<stripe>(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,300})"
     r"|(?P<google>AIza[0-9A-Za-z_\-]{35})"
     r"|(?P<twilio>SK[0-9a-fA-F]{32})"
     r"|(?P<sendgrid>SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64})"
     r"|(?P<npm>npm_[A-Za-z0-9]{36})"
-    r"|(?P<huggingface>hf_[A-Za-z0-9]{30,})"
+    r"|(?P<huggingface>hf_[A-Za-z0-9]{30,300})"
     r")" + _KEY_END
 )
 # Formats whose prefix is short or common enough that the body must look random.
@@ -1043,7 +1086,7 @@ _BEARER_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _JWT_RE: Final = re.compile(
-    r"(?<![A-Za-z0-9_\-.])(?P<header>ey[A-Za-z0-9_\-]{8,})\.[A-Za-z0-9_\-]{2,}"
+    r"(?<![A-Za-z0-9_\-.])(?P<header>ey[A-Za-z0-9_\-]{8,2048})\.[A-Za-z0-9_\-]{2,16384}"
     r"\.[A-Za-z0-9_\-]*(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])"
 )
 
@@ -1091,7 +1134,7 @@ _URI_CREDENTIALS_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _JDBC_PASSWORD_RE: Final = re.compile(
-    r"(?<![\w])jdbc:[a-z0-9]+:[^\s'\"<>`]*?[?;&:]password=(?P<pw>[^\s&;'\"<>`]+)"
+    r"(?<![\w])jdbc:[a-z0-9]{1,32}:[^\s'\"<>`]{0,2048}?[?;&:]password=(?P<pw>[^\s&;'\"<>`]+)"
     r"[^\s'\"<>`]*",
     re.IGNORECASE,
 )
@@ -1146,19 +1189,32 @@ def _find_connection_strings(text: str, lower: str) -> Iterator[_Cand]:
                 yield _Cand(m.start(), m.end(), CONNECTION_STRING)
 
 
-_PEM_RE: Final = re.compile(
-    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*?PRIVATE KEY(?: BLOCK)?)-----"
-    r"(?:.*?-----END (?P=label)-----"
-    r"|(?>(?:\s|\\[nr])*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}"
-    r"|Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|Version:[^\n\\]*))*)",
-    re.DOTALL,
+_PEM_BEGIN_RE: Final = re.compile(
+    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?)-----"
+)
+# A truncated block (no END line): swallow what still looks like key material.
+_PEM_TAIL_RE: Final = re.compile(
+    r"(?>(?:\s|\\[nr])*(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}"
+    r"|Proc-Type:[^\n\\]*|DEK-Info:[^\n\\]*|Version:[^\n\\]*))*"
 )
 
 
 def _find_private_keys(text: str, lower: str) -> Iterator[_Cand]:
     del lower
-    for m in _PEM_RE.finditer(text):
-        yield _Cand(m.start(), m.end(), PRIVATE_KEY)
+    pos = 0
+    while True:
+        m = _PEM_BEGIN_RE.search(text, pos)
+        if m is None:
+            return
+        end_marker = "-----END " + m.group("label") + "-----"
+        end = text.find(end_marker, m.end())
+        if end != -1:
+            end += len(end_marker)
+        else:
+            tail = _PEM_TAIL_RE.match(text, m.end())
+            end = tail.end() if tail is not None else m.end()
+        yield _Cand(m.start(), end, PRIVATE_KEY)
+        pos = end
 
 
 # --------------------------------------------------------------------------

@@ -8,17 +8,19 @@ outcome; a rule fires only on a first-person statement, a standing
 instruction or a "remember that" request.
 
 Pipeline per turn: only ``role == user`` turns are read. The text is split into
-sentences (:func:`stages.triage.split_sentences`); a sentence is skipped when
-it is a question, a hypothetical ("what if", "suppose", "imagine", "if I
-were", "would you"), session-only ("for this one", "just this time", "right
-now", "for now"), or uncertain ("not sure", "maybe", "might", "probably").
-"Can you remember that ...?" / "please remember that ..." are unwrapped first
-and what follows is read as a statement. The rules run in priority order; a
-rule whose match overlaps a span taken by an earlier rule in the same sentence
-is ignored, and *fallback* rules (weak inferences such as "my wife" implies a
-relationship) fire only when nothing else did in the whole turn. Facts with the
-same (predicate, normalised object) are merged, and a turn yields at most
-:data:`MAX_FACTS_PER_TURN` facts (write amplification).
+sentences (:func:`stages.triage.split_sentences`). A sentence is skipped when
+it is session-only ("for this one", "just this time", "right now", "for now")
+or a question (only the clauses before the question part of "I use vim, any
+tips?" are read); clauses that are hypothetical ("what if", "suppose",
+"imagine", "if I were", "would you") or uncertain ("not sure", "maybe",
+"might", "probably") are dropped. "Can you remember that ...?" / "please
+remember that ..." are unwrapped first and what follows is read as a statement.
+The rules run in priority order; a rule whose match overlaps a span taken by an
+earlier rule in the same sentence is ignored, and *fallback* rules (weak
+inferences such as "my wife" implies a relationship) fire only when nothing
+else did in the whole turn. Facts with the same (predicate, normalised object)
+are merged, and a turn yields at most :data:`MAX_FACTS_PER_TURN` facts (write
+amplification).
 
 Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
 named thing such as ``user's kids``.
@@ -32,12 +34,13 @@ predicate                 meaning (example)
 ========================  ===========================================================
 prefers:<topic>           a preference in one area; topics: answer_style, indentation,
                           answer_format, programming_language, editor, os, theme,
-                          naming_style, testing, drink, food, schedule, other*
+                          naming_style, testing, drink, schedule, other*
                           ("I prefer concise answers")
 uses_tool:<category>      the tool used for a category: editor, shell, os, browser,
                           database, cloud, programming_language, package_manager,
                           container, orchestration, messaging, notes, vcs, terminal,
-                          monitoring, framework, other* ("I use vim as my editor")
+                          monitoring, framework, the category the user names
+                          ("... as my planner"), other* ("I use vim as my editor")
 deploys_with              CI/CD or deployment tool; CI/CD tools always map here, so
                           "we use Jenkins" and "we moved to GitHub Actions" share it
 stack                     a team's or user's technology stack as a whole
@@ -55,6 +58,8 @@ favorite:<thing>          favourite of one kind ("my favorite band is Muse")
 instruction*              a standing instruction ("always use type hints")
 note*                     what the user asked to be remembered, when no finer rule fits
 likes*, dislikes*         "I love hiking", "I can't stand cilantro"
+values*                   what matters to the speaker ("my family means the world to me")
+member_of*                a group the speaker belongs to ("I'm part of a running club")
 hobby*                    leisure activity ("I've been painting a lot lately")
 activity*                 an ongoing non-leisure activity ("I'm researching agencies")
 habit*                    "I always ...", "I usually ..."
@@ -109,6 +114,11 @@ C_STATED = 0.9
 C_GENERIC = 0.6
 C_INFERRED = 0.5
 C_GUESS = 0.3
+
+def _ws(text: str) -> frozenset[str]:
+    """The white-space separated words of ``text`` as a set (lexicon helper)."""
+    return frozenset(text.split())
+
 
 MULTI_VALUED_PREDICATES: frozenset[str] = frozenset(
     {
@@ -227,7 +237,7 @@ _PREF_TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
                             "meetings", "async", "calls"})),
 )
 
-_OCCUPATIONS = frozenset(
+_OCCUPATIONS = _ws(
     """nurse teacher engineer developer programmer doctor physician surgeon dentist lawyer
     attorney accountant architect designer artist painter musician writer author journalist
     editor student researcher scientist professor lecturer chef cook baker barista waiter
@@ -241,21 +251,21 @@ _OCCUPATIONS = frozenset(
     illustrator animator streamer youtuber blogger podcaster athlete player caregiver
     nanny midwife social worker receptionist secretary clerk cashier driver trucker
     mom dad homemaker housewife retiree intern apprentice volunteer
-    """.split()
+    """
 )
 _JOB_SUFFIX_RE = re.compile(r"(?:engineer|developer|scientist|analyst|manager|designer|"
                             r"teacher|nurse|worker|officer|specialist|consultant|coach|"
                             r"technician|administrator|architect|lead|director|owner)$")
 
-_IDENTITY_WORDS = frozenset(
+_IDENTITY_WORDS = _ws(
     """transgender trans nonbinary non-binary genderqueer genderfluid agender gay lesbian
     bisexual bi queer pansexual asexual straight christian muslim jewish buddhist hindu
     catholic protestant atheist agnostic sikh mormon introvert extrovert introverted
-    extroverted immigrant""".split()
+    extroverted immigrant"""
 )
-_DIETS = frozenset(
+_DIETS = _ws(
     """vegan vegetarian pescatarian pescetarian keto paleo kosher halal gluten-free
-    dairy-free plant-based flexitarian carnivore""".split()
+    dairy-free plant-based flexitarian carnivore"""
 )
 _PETS = (
     r"dogs?|puppy|puppies|pups?|cats?|kittens?|kitty|rabbits?|bunny|bunnies|hamsters?|"
@@ -267,19 +277,19 @@ _RELATIVES = (
     r"siblings?|brothers?|sisters?|parents|grandparents|grandkids|grandchildren|"
     r"cousins?|nieces?|nephews?|stepkids|stepsons?|stepdaughters?"
 )
-_HOBBY_GERUNDS = frozenset(
+_HOBBY_GERUNDS = _ws(
     """painting drawing sketching writing reading hiking running jogging swimming cooking
     baking gardening knitting crocheting sewing dancing singing playing photography pottery
     camping cycling biking skiing snowboarding surfing climbing bouldering yoga meditating
     fishing gaming volunteering journaling skating skateboarding woodworking sculpting
     kayaking sailing traveling travelling exploring birdwatching golfing boxing lifting
     weightlifting martial sculpting quilting scrapbooking calligraphy collecting dancing
-    rowing hunting horseback riding composing drumming""".split()
+    rowing hunting horseback riding composing drumming"""
 )
-_HOBBY_NOUNS = frozenset(
+_HOBBY_NOUNS = _ws(
     """guitar piano violin drums cello ukulele flute saxophone chess tennis basketball
     football soccer baseball volleyball golf hockey rugby badminton cricket poker
-    yoga pilates pottery photography painting knitting""".split()
+    yoga pilates pottery photography painting knitting"""
 )
 
 _MONTHS: dict[str, int] = {
@@ -307,10 +317,11 @@ _NUM = r"(?P<num>\d{1,2}|a couple of|a couple|couple of|a few|few|several|an?|on
 _DATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(p))
     for name, p in (
-        ("iso", r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),
+        ("iso", r"\b(?:on |since )?(?P<y>(?:19|20)\d\d)-(?P<m>[01]?\d)-(?P<d>[0-3]?\d)\b"),
         ("dmy", r"\b(?:on )?(?:the )?(?P<d>[0-3]?\d)(?:st|nd|rd|th)? (?:of )?" + _MON
          + r",? (?P<y>(?:19|20)\d\d)\b"),
-        ("mdy", r"\b(?:on )?" + _MON + r" (?P<d>[0-3]?\d)(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b"),
+        ("mdy", r"\b(?:on )?" + _MON
+         + r" (?P<d>[0-3]?\d)(?:st|nd|rd|th)?,? (?P<y>(?:19|20)\d\d)\b"),
         ("dm", r"\bon (?:the )?(?P<d>[0-3]?\d)(?:st|nd|rd|th)? (?:of )?" + _MON + r"(?!\w)"),
         ("md", r"\bon " + _MON + r" (?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b"),
         ("my", r"\b(?:in |back in )?" + _MON + r",? (?P<y>(?:19|20)\d\d)\b"),
@@ -327,6 +338,7 @@ _DATE_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("this", r"\b(?:earlier )?this (?P<unit>week|month|year)\b"),
     )
 )
+_ABSOLUTE = frozenset({"iso", "dmy", "mdy", "my", "y"})  # stated dates, taken as said
 _SEASON_MONTH = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
 
@@ -429,21 +441,21 @@ def parse_event_date(text: str, ref: datetime) -> tuple[datetime, tuple[int, int
                 d = today.replace(day=1)
             else:
                 d = date(today.year, 1, 1)
-        if d is not None and d <= today:
+        if d is not None and (d <= today or name in _ABSOLUTE):
             return _midnight(d), m.span()
     return None
 
 
 # ============================================================== sentence filters
 
-_Q_START = frozenset(
+_Q_START = _ws(
     """what what's whats why how how's where where's when who who's whom whose which
     do does did can could would will should shall is are am was were have has had may
     might any anything anyone is there ever wanna
     wie was wo warum wann wer welche welcher kannst könntest hast bist
     quoi pourquoi comment où quand qui quel quelle est-ce
     qué cómo dónde cuándo quién cuál por
-    você pode qual quem onde quando""".split()
+    você pode qual quem onde quando"""
 )
 _HYPO_RE = re.compile(
     r"^\s*(?:if|suppose|supposing|imagine|assuming|hypothetically|let's say|say we)\b|"
@@ -452,9 +464,9 @@ _HYPO_RE = re.compile(
     r"let's say|in theory|pretend|i wish|i would|i'd (?!rather|prefer|love to|like to)|"
     r"could you|can you|will you|would it)\b"
 )
-_HYPO_TRIGGERS = frozenset(
+_HYPO_TRIGGERS = _ws(
     "if suppose supposing imagine imagining assuming hypothetically let's say what would "
-    "wouldn't theory pretend wish i'd could can will".split()
+    "wouldn't theory pretend wish i'd could can will"
 )
 _SESSION_RE = re.compile(
     r"\b(?:for this (?:one|answer|question|reply|response|task|message|conversation|chat|"
@@ -463,17 +475,17 @@ _SESSION_RE = re.compile(
     r"response|chat)|nur (?:dieses mal|diesmal|jetzt)|pour cette fois|juste cette fois|"
     r"solo esta vez|por ahora|só desta vez|por enquanto)\b"
 )
-_SESSION_TRIGGERS = frozenset(
-    "this now moment today nur pour juste solo ahora desta enquanto".split()
+_SESSION_TRIGGERS = _ws(
+    "this now moment today nur pour juste solo ahora desta enquanto"
 )
 _UNSURE_RE = re.compile(
     r"\b(?:not sure|unsure|not certain|maybe|perhaps|possibly|probably|might|i may|we may|"
     r"i guess|don't know if|do not know if|not decided|undecided|i wonder|wondering|"
     r"vielleicht|peut-être|quizás|quizá|tal vez|talvez)\b"
 )
-_UNSURE_TRIGGERS = frozenset(
+_UNSURE_TRIGGERS = _ws(
     "not unsure maybe perhaps possibly probably might may guess don't do undecided wonder "
-    "wondering vielleicht peut-être quizás quizá tal talvez".split()
+    "wondering vielleicht peut-être quizás quizá tal talvez"
 )
 _REMEMBER_RE = re.compile(
     r"^(?:(?:hey|ok|okay|so|also|btw|oh|by the way)[,\s]+)*"
@@ -483,8 +495,8 @@ _REMEMBER_RE = re.compile(
     r"make a note(?: that)?|for the record|fyi|just so you know|for future reference)"
     r"[,:]?\s+(?:that\s+)?(?P<rest>.+)$"
 )
-_REMEMBER_TRIGGERS = frozenset(
-    "remember note keep forget record fyi know save store".split()
+_REMEMBER_TRIGGERS = _ws(
+    "remember note keep forget record fyi know save store"
 )
 
 # ============================================================== object clean-up
@@ -504,24 +516,31 @@ _TRAIL_RE = re.compile(
     r"at all|haha|lol|and stuff|and all|ever since|since then|for sure|really|"
     r"myself|together|finally|just|yet|here|there|eh|btw|tho|again|today|"
     r"with you|with u|to you|every day|everyday|all the time|a bit|a little|"
-    r"more and more|for a while|for a bit|right|then|one day|someday|soon))+$"
+    r"more and more|for a while|for a bit|right|then|one day|someday|soon|on|in|at|since|"
+    r"by|from|of|with|and|or|the))+$"
 )
 _LEAD_RE = re.compile(r"^(?:that|to|that i|about|really|also|just|so|even|,|\s)+\s+")
 _PUNCT_END_RE = re.compile(r"[\s.,!?;:'\"…)\]*~-]+$")
 _PUNCT_START_RE = re.compile(r"^[\s,:;'\"(\[*~-]+")
 _WS_RE = re.compile(r"\s+")
-_STOP = frozenset(
+_STOP = _ws(
     """a an the it that this these those them they he she him her his its my your our
     me i we you so too very really just some something anything everything one thing
     things stuff lot lots bit more much all of to for in on at with by up out about
     there here and or but now then again well time times day way what how who it's
-    that's fun great good nice cool awesome amazing blast""".split()
+    that's fun great good nice cool awesome amazing blast"""
 )
 _BAD_OBJ_START = re.compile(
     r"^(?:it|that|this|those|these|them|you|your|yours|how you|what you|when you|the way you|"
     r"hearing|seeing|talking to you|chatting|to hear|to see|to know|to chat|to talk|"
-    r"it when|that you|so much|him|her|ya|u|em)\b"
+    r"it when|that you|so much|him|her|ya|u|em|something|anything|everything|nothing)\b"
 )
+# "dive into it", "try it out": a plan whose only object is a pronoun
+_PRONOUN_END_RE = re.compile(r"^(?:\S+\s+){0,2}(?:it|this|that|them|one|there)(?:\s+\S+)?$")
+
+
+_MAX_NARRATIVE_WORDS = 12
+_SUBORDINATE_RE = re.compile(r" (?:to|that|who|where|when|which|because|after|before|while) ")
 
 
 def _clean(obj: str, comma: bool = False) -> str:
@@ -532,6 +551,13 @@ def _clean(obj: str, comma: bool = False) -> str:
         obj = obj[: m.start()]
     if comma and "," in obj:
         obj = obj[: obj.index(",")]
+    if comma and obj.count(" ") >= _MAX_NARRATIVE_WORDS:
+        # keep the core of a long narrative clause: cut at a subordinate clause after
+        # the first few words, else at a word limit
+        words = obj.split(" ")
+        head = " ".join(words[:4])
+        m2 = _SUBORDINATE_RE.search(obj, len(head))
+        obj = obj[: m2.start()] if m2 else " ".join(words[:_MAX_NARRATIVE_WORDS])
     obj = _PUNCT_START_RE.sub("", obj)
     obj = _LEAD_RE.sub("", obj)
     for _ in range(2):
@@ -584,16 +610,21 @@ Builder = Callable[[re.Match[str], _Ctx], list[_Hit]]
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
+    """One extraction rule.
+
+    It runs only on a clause holding one of its ``triggers`` (lower-case tokens, or
+    the pseudo-tokens ``<ed>`` / ``<ing>`` for "has a past-tense / -ing word"); an
+    empty set means always. ``anchored`` rules match at the clause start only.
+    """
+
     name: str
     triggers: frozenset[str]
     pattern: re.Pattern[str]
     build: Builder
     fallback: bool = False
+    anchored: bool = False
 
 
-_I = frozenset({"i", "i'm", "im", "i've", "ive", "i'd", "i'll", "me", "my", "mine"})
-_WE = frozenset({"we", "we're", "we've", "we'd", "we'll", "our", "ours", "us"})
-_FP = _I | _WE
 
 _SUBJ = r"(?P<subj>i|we)"
 _ADV = r"(?:(?:really|also|just|still|totally|absolutely|actually|genuinely|truly|now|" \
@@ -680,6 +711,9 @@ def _b_prefer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     obj = _clean(ctx.text(m, "obj"))
     if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
         return []
+    if obj.split()[0].lower() in ("wait", "not", "stay", "go", "skip", "do", "be", "keep",
+                                  "just", "see", "die", "pass", "leave", "hear"):
+        return []  # "I'd rather wait": a choice of the moment
     low = obj.lower()
     lang = re.match(r"^(?:(?:answers?|responses?|replies|to be answered) )?in (\w+)$", low)
     if lang and _language(lang.group(1)):
@@ -761,17 +795,15 @@ def _b_not_anymore(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 
 
 def _b_use(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """'I use X' / 'we run X': only for a tool the lexicon knows."""
     obj = _clean(ctx.text(m, "obj"))
-    hint = ctx.text(m, "cat") if m.groupdict().get("cat") else ""
     if not obj or _BAD_OBJ_START.match(obj.lower()):
         return []
-    pred = _tool_predicate(obj, hint)
+    pred = _tool_predicate(obj)
     if not pred:
-        if not hint:
-            return []
-        pred = "uses_tool:" + re.sub(r"\W+", "_", hint.strip().lower())
+        return []
     tm = _TOOL_RE.search(obj.lower())
-    if tm is not None and not hint and len(obj) > len(tm.group(1)) + 25:
+    if tm is not None and len(obj) > len(tm.group(1)) + 25:
         obj = obj[tm.start(1):tm.end(1)]
     return [_Hit(FactType.FACT, _subject(m), pred, obj, C_STATED, "")]
 
@@ -788,19 +820,6 @@ def _b_stack(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if not obj:
         return []
     return [_Hit(FactType.FACT, _subject(m), "stack", obj, C_STATED, "")]
-
-
-def _b_work(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-    out: list[_Hit] = []
-    subj = _subject(m)
-    org = _clean(ctx.text(m, "org")) if m.groupdict().get("org") else ""
-    role = _clean(ctx.text(m, "role")) if m.groupdict().get("role") else ""
-    if org and _meaningful(org) and not _BAD_OBJ_START.match(org.lower()):
-        out.append(_Hit(FactType.FACT, subj, "works_at", org, C_STATED, ""))
-    if role and _meaningful(role):
-        role = re.sub(r"(?i)^an? ", "", role)
-        out.append(_Hit(FactType.FACT, subj, "works_as", role, C_STATED, ""))
-    return out
 
 
 def _is_job(phrase: str) -> bool:
@@ -858,7 +877,11 @@ def _b_i_am_adj(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if word in ("married", "engaged", "single", "divorced", "separated", "widowed"):
         return [_Hit(FactType.FACT, subj, "relationship_status", word, C_STATED, "")]
     if word in _IDENTITY_WORDS:
-        return [_Hit(FactType.FACT, subj, "identity", ctx.text(m, "obj"), C_STATED, "")]
+        # "I'm trans", "I'm a trans man and proud of it" -> "trans man"
+        nxt = re.match(r"\s+(woman|man|person|guy|girl|boy|kid|teen|parent|mom|dad|mother|"
+                       r"father|latina|latino|latinx)\b", ctx.low[m.end("adj"):])
+        obj = ctx.orig[m.start("adj"):m.end("adj") + (nxt.end() if nxt else 0)]
+        return [_Hit(FactType.FACT, subj, "identity", obj, C_STATED, "")]
     return []
 
 
@@ -867,11 +890,7 @@ def _b_lives(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     obj = re.sub(r"(?i)\s+(?:with|since|for)\b.*$", "", obj)
     if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
         return []
-    verb = m.group("verb") if m.groupdict().get("verb") else ""
-    type_ = FactType.FACT
-    if verb and re.match(r"(?:moved|relocated|gezogen|déménagé|mudé|mudei)", verb):
-        type_ = FactType.FACT
-    return [_Hit(type_, _subject(m), "lives_in", obj, C_STATED, "")]
+    return [_Hit(FactType.FACT, _subject(m), "lives_in", obj, C_STATED, "")]
 
 
 def _b_from(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -911,7 +930,7 @@ def _b_has(kind: str) -> Builder:
 
 
 def _b_values(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-    g = "obj" if m.group("obj") else "obj2"
+    g = "obj" if m.group("obj") else "obj2" if m.group("obj2") else "obj3"
     obj = _clean(ctx.text(m, g))
     low = obj.lower()
     if not obj or _BAD_OBJ_START.match(low) or low in ("you", "this", "that", "it", "they") \
@@ -974,13 +993,12 @@ def _b_hobby_or_activity(conf: float, dated: bool = False) -> Builder:
     return build
 
 
-_NOT_ACTIVITY = frozenset(
-    """going thinking feeling trying hoping loving wondering doing getting having looking
-    saying telling asking kidding glad sorry being planning considering sending sharing
-    showing missing taking keeping staying making letting wanting needing meaning
-    guessing waiting coming leaving talking chatting texting telling calling hearing
-    seeing listening excited proud happy noticing realizing starting counting bringing
-    using holding dying enjoying""".split()
+_NOT_ACTIVITY = _ws(
+    """going thinking feeling hoping loving wondering doing getting having looking saying
+    telling asking kidding glad sorry being planning considering sending sharing showing
+    missing keeping staying letting wanting needing meaning guessing waiting coming
+    leaving talking chatting texting calling hearing seeing listening excited proud happy
+    noticing realizing counting bringing holding dying enjoying"""
 )
 
 
@@ -990,14 +1008,13 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         found = ctx.date()
         just = m.groupdict().get("adv") or ""
         tail = ctx.low[m.end("verb"):m.end("verb") + 30]
-        if verb in _NOT_EVENT_VERBS:
-            # "got"/"had"/"saw"/"did" are events only when dated, "just ...", or a
-            # well-known phrase ("got back from", "got a new job")
-            if verb not in _WEAK_EVENT_VERBS or not (
-                found is not None or "just" in just or "recently" in just
-                or _GOT_PHRASE_RE.match(tail)
-            ):
-                return []
+        # "got"/"had"/"saw"/"did" are events only when dated, "just ...", or a
+        # well-known phrase ("got back from", "got a new job")
+        if verb in _NOT_EVENT_VERBS and (verb not in _WEAK_EVENT_VERBS or not (
+            found is not None or "just" in just or "recently" in just
+            or _GOT_PHRASE_RE.match(tail)
+        )):
+            return []
         if m.start("subj") == 0 and m.group("subj") == "" and (
             verb in _ED_ADJECTIVES or _SUBJECTLESS_BAD_RE.match(tail)
         ):
@@ -1018,7 +1035,8 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         if verb in _CREATION_VERBS:
             # "I made this bowl in my class": a demonstrative plus a noun is fine
             rest_low = re.sub(r"^(?:this|these|that|those) (?=[a-z]{3,})", "", rest_low)
-        if not obj or not _meaningful(rest) or _BAD_OBJ_START.match(rest_low):
+        bare = not rest_low and found is not None and verb.endswith("ed") and len(verb) >= 6
+        if not obj or (not bare and (not _meaningful(rest) or _BAD_OBJ_START.match(rest_low))):
             return []
         if verb in _TRANSITIVE_PAST and _RELATIVE_TAIL_RE.match(rest_low) \
                 and not _GOT_PHRASE_RE.match(" " + rest_low):
@@ -1031,38 +1049,39 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
     return build
 
 
-_NOT_EVENT_VERBS = frozenset(
+_NOT_EVENT_VERBS = _ws(
     """felt thought wanted needed meant guessed figured knew said told asked mentioned
     hoped wondered loved liked enjoyed hated noticed realized realised agreed appreciated
     was were did used seemed looked sounded supposed tried expected imagined believed
     forgot remembered missed wished decided planned saw heard need feed proceed succeed
     exceed speed bleed breed heed seed shed embed indeed bred red bed shared loved
-    reminded liked called named meant included involved tended managed happened""".split()
+    reminded liked called named meant included involved tended managed happened"""
 )
-_CREATION_VERBS = frozenset(
+_CREATION_VERBS = _ws(
     "made painted drew built bought wrote baked cooked knitted sewed crafted designed "
-    "created took found got picked".split()
+    "created took found got picked"
 )
-_ED_ADJECTIVES = frozenset(
+_ED_ADJECTIVES = _ws(
     """mixed impressed excited blessed tired stressed amazed surprised interested pleased
     thrilled honored honoured inspired touched moved relieved bored worried scared obsessed
     stoked overwhelmed exhausted delighted determined dedicated committed motivated
     pumped psyched convinced confused disappointed frustrated annoyed amused shocked
-    grounded focused balanced used supposed glad""".split()
+    grounded focused balanced used supposed glad"""
 )
 _SUBJECTLESS_BAD_RE = re.compile(
     r"^ (?:a (?:bit|while|lot|long|little|ton|few)|some (?:time|work|effort|trial|getting)|"
     r"time|forever|ages|me|us|you|my breath)\b"
 )
 _WEAK_EVENT_VERBS = frozenset({"got", "had", "saw", "did", "tried", "decided", "shared"})
-_TRANSITIVE_PAST = frozenset(
+_TRANSITIVE_PAST = _ws(
     """got had made bought found took saw read wrote lost kept gave brought built picked
-    learned learnt received earned won sold chose held spent used needed wanted""".split()
+    learned learnt received earned won sold chose held spent used needed wanted"""
 )
 _RELATIVE_TAIL_RE = re.compile(
     r"^(?:from|as|for|at|when|and|with|in|on|by|was|were|is|are|made|makes|there|here|"
     r"before|so far|back then|since|while|growing|over|during|after|through|of|about|"
-    r"never|ever|in the past|together)\b|^$"
+    r"never|ever|in the past|together|both|all|up|so|yet|already|too|there|"
+    r"it (?:a while|ages|years|months|weeks|days|long)|it at|it from|it when|it for)\b|^$"
 )
 _YOU_RE = re.compile(r"\b(?:you|your|yours|u|ya)\b")
 _GOT_PHRASE_RE = re.compile(
@@ -1073,11 +1092,6 @@ _GOT_PHRASE_RE = re.compile(
     r"my (?:degree|license|licence|certificate|diploma)|an? \w+ (?:party|trip|class|"
     r"lesson|session|game|concert|show|vacation)|through)"
 )
-
-
-def _b_event_got(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-    """'got married', 'got a new job', 'had a baby' — the common cases of got/had."""
-    return _b_event(C_STATED, C_GENERIC, False)(m, ctx)
 
 
 def _b_decided(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1093,7 +1107,7 @@ def _b_plan(pred: str, conf: float) -> Builder:
         if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
             return []
         first = obj.split()[0].lower()
-        if first in _NOT_PLAN_VERBS:
+        if first in _NOT_PLAN_VERBS or _PRONOUN_END_RE.match(obj.lower()):
             return []
         p = pred
         if p == "plans_to" and first in ("become", "be"):
@@ -1103,9 +1117,9 @@ def _b_plan(pred: str, conf: float) -> Builder:
     return build
 
 
-_NOT_PLAN_VERBS = frozenset(
+_NOT_PLAN_VERBS = _ws(
     """know ask say see hear share thank check tell show talk let get help make it have
-    keep do go hang catch read chat text call give send look find meet be""".split()
+    keep do go hang catch read chat text call give send look find meet be"""
 ) - frozenset({"be"})
 
 
@@ -1119,10 +1133,10 @@ def _b_goal_want(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     return [_Hit(FactType.FACT, _subject(m), "goal", obj, C_STATED, "")]
 
 
-_GOAL_VERBS = frozenset(
+_GOAL_VERBS = _ws(
     """become be learn start open build write publish travel visit run finish get adopt
     move buy own create launch study pursue go work teach compete win climb complete
-    return retire improve save raise graduate earn explore make try""".split()
+    return retire improve save raise graduate earn explore make try"""
 )
 
 
@@ -1135,7 +1149,7 @@ def _b_habit(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
                  "want", "wanted", "have", "get", "appreciate", "find", "do", "make", "been",
                  "was", "knew", "know", "wonder", "look", "loved", "thought", "felt"):
         return []
-    if _HABIT_BAD_RE.match(obj.lower()):
+    if _HABIT_BAD_RE.match(obj.lower()) or obj.split()[0].lower().endswith("ed"):
         return []
     adv = m.group("adv")
     return [_Hit(FactType.FACT, _subject(m), "habit", f"{adv} {obj}", C_STATED, "")]
@@ -1192,7 +1206,8 @@ def _b_learning(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         return [_Hit(FactType.FACT, _subject(m), "goal", f"learn {lang}", C_STATED, "")]
     pred = "hobby" if (set(obj.lower().split()) & (_HOBBY_NOUNS | _HOBBY_GERUNDS)) \
         else "activity"
-    return [_Hit(FactType.FACT, _subject(m), pred, f"learning {obj}", C_STATED, "")]
+    to = m.group("to") or ""
+    return [_Hit(FactType.FACT, _subject(m), pred, f"learning {to}{obj}", C_STATED, "")]
 
 
 def _b_timezone(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1213,7 +1228,7 @@ def _r(
     fallback: bool = False,
 ) -> _Rule:
     trig = frozenset(triggers.split()) if isinstance(triggers, str) else frozenset(triggers)
-    return _Rule(name, trig, re.compile(pattern), build, fallback)
+    return _Rule(name, trig, re.compile(pattern), build, fallback, pattern.startswith("^"))
 
 
 _IM = r"(?:i'm|im|i am)"
@@ -1263,7 +1278,7 @@ _RULES: tuple[_Rule, ...] = (
        r"prefix|wrap|comment|return|output|translate|ask|omit|skip|mock|import|"
        r"refer|cite|link|summari[sz]e|send|schedule|book|use)\b[^.!?;]*", _b_imperative),
     # ---------------------------------------------------------- corrections
-    _r("switch_from_to", _FP,
+    _r("switch_from_to", "from",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?P<verb>switched|moved|migrated|changed|transitioned|went|upgraded|relocated)"
        r"(?: (?:over|all|everything|our \w+|my \w+))? from (?P<old>[^.!?;]{1,60}?) "
@@ -1283,7 +1298,7 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?:ich heiße|mein name ist|je m'appelle|mon nom est|me llamo|mi nombre es|"
        r"me chamo|meu nome é)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
     # ---------------------------------------------------------- preferences
-    _r("prefer", _FP,
+    _r("prefer", "prefer rather",
        r"\b" + _SUBJ + r"(?:'d| would)?\s+" + _ADV
        + r"(?:prefer|rather have|'d rather)\s+" + _OBJ, _b_prefer),
     _r("prefer_rather", "rather",
@@ -1310,7 +1325,12 @@ _RULES: tuple[_Rule, ...] = (
        + r")\s+(?:a |an |such a |)(?:(?:big|huge|massive|great|real|total|long-time|"
        r"longtime|die-hard|diehard|super|fellow)\s+)*fans? of\s+" + _OBJ,
        _simple(FactType.PREFERENCE, "likes")),
-    _r("dislike", _FP,
+    _r("x_fan", "fan",
+       r"\b(?:" + _IM + r"|" + _WEARE + r")\s+(?:such |)(?:a |an )(?:(?:big|huge|massive|total|"
+       r"real|die-hard|diehard|longtime|long-time|lifelong|super)\s+)*"
+       r"(?P<obj>(?!big\b|huge\b)[a-z][\w'-]*(?: [a-z][\w'-]*)?) fan\b",
+       _simple(FactType.PREFERENCE, "likes")),
+    _r("dislike", "hate dislike detest stand like enjoy despise bear fan",
        r"\b" + _SUBJ + r"\s+" + _ADV
        + r"(?P<verb>hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
        r"don't enjoy|do not enjoy|don't really like|am not a fan of|'m not a fan of|"
@@ -1318,9 +1338,10 @@ _RULES: tuple[_Rule, ...] = (
     _r("dislike_im_not_fan", "fan",
        r"\b(?:i'm|i am|we're|we are) not (?:a )?(?:big |huge |really a )?fans? of\s+" + _OBJ,
        _b_likes(True)),
-    _r("like", _FP,
+    _r("like", "love like enjoy adore loves likes enjoys adores loved enjoyed adored",
        r"\b" + _SUBJ + r"\s+" + _ADV
-       + r"(?P<verb>loved|enjoyed|adored|love|like|enjoy|adore)s?\s+(?!it\b|that\b|this\b|those\b|these\b|"
+       + r"(?P<verb>loved|enjoyed|adored|love|like|enjoy|adore)s?\s+"
+       r"(?!it\b|that\b|this\b|those\b|these\b|"
        r"how\b|what\b|when\b|your\b|you\b|the way\b|hearing\b|seeing\b|them\b)" + _OBJ,
        _b_likes(False)),
     _r("their_likes", "my our",
@@ -1340,7 +1361,7 @@ _RULES: tuple[_Rule, ...] = (
            "dislikes" if re.match(r"(?:ich hasse|je déteste|je n'aime|odio|odeio|no me)",
                                   m.group("verb")) else "likes")(m, ctx)),
     # ---------------------------------------------------------- work / place / identity
-    _r("work_at", _FP,
+    _r("work_at", "work working works",
        r"\b" + _SUBJ + r"(?:'m| am|'ve been|'re| are| have been)?\s+" + _ADV
        + r"(?:work|working|works)(?: full[- ]time| part[- ]time| remotely)?\s+"
        r"(?:(?:at|for) (?P<org>[^.!?;]+?)(?:\s+as\s+(?P<role>[^.!?;,]+))?|"
@@ -1367,21 +1388,22 @@ _RULES: tuple[_Rule, ...] = (
        r"proudly|officially|finally|happily|strictly|fully|mostly|openly)\s+)*"
        r"(?P<obj>(?:a )?(?P<adj>[a-z-]+))\b(?! (?:about|of|to|with|for|that|when)\b)",
        _b_i_am_adj),
-    _r("diet_no_eat", "eat",
-       r"\b(?P<subj>i|we) (?:don't|do not|never|no longer) eat (?P<obj>meat|fish|pork|beef|"
+    _r("diet_no_eat", "eat have",
+       r"\b(?P<subj>i|we) (?:don't|do not|never|no longer|can't|cannot|can not) (?:eat|have) "
+       r"(?P<obj>meat|fish|pork|beef|"
        r"dairy|gluten|eggs|sugar|animal products|seafood|shellfish)\b",
        lambda m, ctx: [_Hit(FactType.FACT, _subject(m), "diet", f"no {m.group('obj')}",
                             C_STATED, "")]),
     _r("diet_multi", "bin suis soy sou vegetarier vegetarierin veganer",
        r"\b(?:ich bin|je suis|soy|sou|eu sou)\s+(?P<obj>vegetarier(?:in)?|veganer(?:in)?|"
-       r"vegan[ae]?|végétarien(?:ne)?|végane?|vegetarian[oa]|vegetariano|vegetariana)\b",
+       r"vegan[aoe]?|végétarien(?:ne)?|végane?|vegetarian[oa])\b",
        _simple(FactType.FACT, "diet")),
-    _r("lives_in", _FP,
+    _r("lives_in", "live living lived moved relocated based reside",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?P<verb>live|living|lived|moved|relocated|am based|'m based|are based|"
        r"'re based|reside)\s+(?:in|to|out to|over to|near|outside)\s+"
        r"(?P<obj>[^.!?;,]+)", _b_lives),
-    _r("lives_in_multi", "wohne lebe gezogen habite vis vivo moro mudei",
+    _r("lives_in_multi", "wohne lebe gezogen j'habite habite vis vivo moro mudei",
        r"\b(?:ich wohne|ich lebe|j'habite|je vis|je vivo|vivo|moro|eu moro|eu vivo)\s+"
        r"(?:in|à|au|en|em|no|na|a)\s+(?P<obj>[^.!?;,]+)", _b_lives),
     _r("lives_moved_multi", "gezogen déménagé mudé mudei",
@@ -1416,19 +1438,19 @@ _RULES: tuple[_Rule, ...] = (
     _r("stack", "stack",
        r"\b(?P<subj>our|my) (?:tech |technology |software |main |current )?stack "
        r"(?:is|=|consists of|includes)\s+(?P<obj>[^.!?;]+)", _b_stack),
-    _r("use_as", _FP,
+    _r("use_as", "use using rely",
        r"\b" + _SUBJ + r"(?:'re| are|'m| am)?\s+" + _ADV + r"(?:use|using|rely on)\s+"
        r"(?P<obj>[^.!?;,]+?)\s+(?:as (?:my|our|the|a) (?P<cat>[a-z/ -]{2,25}?)|"
        r"for (?:my|our) (?P<cat2>[a-z/ -]{2,25}?))(?=$|[.!?;,]|\s+(?:and|but|because)\b)",
        lambda m, ctx: _b_use_cat(m, ctx)),
-    _r("use", _FP,
+    _r("use", "use using write run code program work",
        r"\b" + _SUBJ + r"(?:'re| are|'m| am)?\s+" + _ADV + r"(?:use|using|work in|code in|"
        r"program in|write|run|are on|'re on|am on|'m on)\s+(?P<obj>[^.!?;,]+)", _b_use),
     _r("use_multi", "nutze verwende nutzen verwenden utilise utilisons uso usamos",
        r"\b(?:ich nutze|ich verwende|wir nutzen|wir verwenden|j'utilise|nous utilisons|"
        r"uso|usamos|eu uso)\s+(?P<obj>[^.!?;,]+)", _b_use),
     # ---------------------------------------------------------- decisions
-    _r("decided", _FP,
+    _r("decided", "decided chose picked opted settled agreed committed",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?:decided|chose|picked|opted|settled|agreed|committed)\s+(?:to |on |for |that )?"
        + _OBJ, _b_decided),
@@ -1441,16 +1463,17 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?:the|our|my) decision is (?:to )?" + _OBJ,
        _simple(FactType.FACT, "decided")),
     # ---------------------------------------------------------- family / pets / relationship
-    _r("has_pet", _FP | {"have", "got"},
+    _r("has_pet", "have got own adopted rescued",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got|own|adopted|rescued)\s+"
        r"(?P<obj>(?:an? |one |two |three |four |five |\d+ |some |another |a new )"
-       r"(?:[\w-]+ ){0,2}?(?:" + _PETS + r")(?:\s+(?:named|called)\s+[\w-]+(?:\s+and\s+[\w-]+)?)?)\b",
+       r"(?:[\w-]+ ){0,2}?(?:" + _PETS
+       + r")(?:\s+(?:named|called)\s+[\w-]+(?:\s+and\s+[\w-]+)?)?)\b",
        lambda m, ctx: _b_pet(m, ctx)),
-    _r("has_child", _FP | {"have", "got"},
+    _r("has_child", "have got",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got)\s+"
        r"(?P<obj>(?:an? |one |two |three |four |five |six |\d+ )(?:[\w-]+ ){0,2}?"
        r"(?:" + _KIDS + r"))\b", _b_has("has_child")),
-    _r("has_relatives", _FP | {"have", "got"},
+    _r("has_relatives", "have got",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV + r"(?:have|got)\s+"
        r"(?P<obj>(?:an? |one |two |three |four |five |\d+ )(?:[\w-]+ ){0,2}?"
        r"(?:" + _RELATIVES + r"))\b", _b_has("family")),
@@ -1469,14 +1492,15 @@ _RULES: tuple[_Rule, ...] = (
        + r"(?P<verb>got|gotten) (?P<obj>married|engaged|divorced)\b",
        lambda m, ctx: _b_married(m, ctx)),
     # ---------------------------------------------------------- plans / goals
-    _r("plan", _FP,
+    _r("plan", "planning plan intending intend aiming preparing going about getting scheduled "
+       "signed set saving off gonna have",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)?\s+" + _ADV
        + r"(?:(?:planning|plan|intending|intend|aiming|preparing|going|about|"
        r"getting ready|scheduled|signed up|set|saving up|saving|off)\s+(?:on |to |for )|"
        r"gonna\s+|planning (?=an? |my |our |some |another )|have (?:big )?plans (?:to|for) |"
        r"have (?:an? )?(?:trip|vacation|holiday) (?:planned|booked) (?:to |for )?)"
        r"(?!be\b)" + _OBJ, _b_plan("plans_to", C_STATED)),
-    _r("thinking_about", _FP,
+    _r("thinking_about", "thinking considering looking",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
        + r"(?:thinking (?:about|of)|considering|looking into)\s+" + _OBJ,
        _b_plan("plans_to", C_GUESS)),
@@ -1511,10 +1535,10 @@ _RULES: tuple[_Rule, ...] = (
        r"this (?:weekend|summer|fall|winter|spring)|in (?:a|two|three|\d+) (?:weeks?|"
        r"months?|years?)|soon|someday|some day|one day|eventually)\b",
        _b_plan("plans_to", C_STATED)),
-    _r("goal_want", _FP,
+    _r("goal_want", "want wanna hope aim dream intend plan need love like wish",
        r"\b" + _SUBJ + r"\s+" + _ADV + r"(?:want|wanna|hope|aim|dream|intend|plan|need|"
        r"would love|'d love|would like|'d like|wish)\s+(?:to |of )" + _OBJ, _b_goal_want),
-    _r("goal_hoping", _FP,
+    _r("goal_hoping", "hoping aiming striving working dreaming determined",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
        + r"(?:hoping|aiming|striving|working (?:towards?|on becoming)|dreaming of|"
        r"determined)\s+(?:to )?" + _OBJ, _b_goal_want),
@@ -1524,10 +1548,10 @@ _RULES: tuple[_Rule, ...] = (
        + _OBJ,
        lambda m, ctx: _b_plan("plans_to" if m.group("kind") == "plan" else "goal",
                               C_STATED)(m, ctx)),
-    _r("learning", _FP,
+    _r("learning", "learning studying taking",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
        + r"(?:learning|studying|taking (?:a |an )?(?:class|course|lessons?) (?:in|on))\s+"
-       r"(?:how to )?" + _OBJ, _b_learning),
+       r"(?P<to>how to |to )?" + _OBJ, _b_learning),
     # ---------------------------------------------------------- hobbies / activities
     _r("hobby_is", "hobby hobbies pastime passion",
        r"\bmy (?:main |favou?rite |new |big )?(?:hobby|hobbies|pastime|passion)"
@@ -1536,7 +1560,7 @@ _RULES: tuple[_Rule, ...] = (
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been|'ve gotten| have gotten|"
        r" got)\s+" + _ADV + r"(?:really |very |big |super |)into\s+(?!it\b|that\b|this\b)"
        + _OBJ, _simple(FactType.FACT, "hobby")),
-    _r("took_up", "took up started",
+    _r("took_up", "took taken started began picked got up into",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?:took up|taken up|started|began|picked up|got into)\s+(?P<obj>(?P<ger>[a-z]+ing)"
        r"(?: [^.!?;,]{0,60})?|(?:" + "|".join(sorted(_HOBBY_NOUNS)) + r")\b)",
@@ -1548,28 +1572,30 @@ _RULES: tuple[_Rule, ...] = (
        r"\b" + _SUBJ + r"\s+" + _ADV + r"(?:play|plays) (?P<obj>(?:the )?(?:"
        + "|".join(sorted(_HOBBY_NOUNS)) + r")\b[^.!?;,]{0,40})",
        _simple(FactType.FACT, "hobby")),
-    _r("been_doing", _FP,
+    _r("been_doing", "been",
        r"\b" + _SUBJ + r"(?:'ve|ve| have)\s+(?:(?:really|also|just|been|recently|lately|"
        r"finally|actually|totally|kind of|kinda|still)\s+)*been\s+(?:(?:really|also|so|"
        r"super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
        _b_hobby_or_activity(C_STATED)),
-    _r("am_doing", _FP,
+    _r("am_doing", "<ing>",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:currently|now|also|actually|still|"
        r"really|busy|finally|officially|seriously|slowly)\s+)*"
        r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_hobby_or_activity(C_GENERIC)),
-    _r("habit", "always usually often regularly every",
+    _r("habit", "always usually often regularly normally typically",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)?\s+(?P<adv>always|usually|often|regularly|"
        r"normally|typically)\s+"
        r"(?:try to |like to |love to )?" + _OBJ, _b_habit),
-    _r("passionate_about", "passionate obsessed interested fascinated drawn fond grateful "
-       "love passion soft",
+    _r("passionate_about", "passionate obsessed interested fascinated drawn fond grateful love "
+       "passion soft crazy hooked addicted",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been|'ve always been|"
        r"'ve always had| have always had|'ve got| have| had)\s+"
        + _ADV + r"(?:passionate about|obsessed with|interested in|fascinated by|"
        r"crazy about|hooked on|addicted to|drawn to|fond of|"
-       r"an? (?:real |great |deep |huge |big |)(?:love|passion|soft spot) for)\s+(?!it\b|that\b|this\b|you\b)" + _OBJ,
+       r"an? (?:real |great |deep |huge |big |)(?:love|passion|soft spot) for)\s+"
+       r"(?!it\b|that\b|this\b|you\b)" + _OBJ,
        _b_likes(False)),
-    _r("my_thing", "thing jam passion go-to",
+    _r("my_thing", "thing jam passion go-to top stress escape outlet therapy safe comfort happy "
+       "favorite favourite favorites favourites",
        r"^(?P<obj>[^,.!?;]{3,60}?) (?:is|are|has become|have become) (?:definitely |really |"
        r"totally |kind of |also |)(?:my|our) (?:thing|jam|passion|go-to|happy place|top pick|"
        r"stress fix|escape|outlet|therapy|safe space|comfort zone|"
@@ -1579,12 +1605,15 @@ _RULES: tuple[_Rule, ...] = (
        r"favou?rites?\b",
        lambda m, ctx: _simple(FactType.PREFERENCE, "likes",
                               group="obj" if m.group("obj") else "obj2")(m, ctx)),
-    _r("values", "important means matters",
+    _r("values", "important dear special precious means mean meant part",
        r"^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj>[^,.!?;]{3,80}?) "
        r"(?:is|are|has always been|have always been|is always|really is|is really|is so|"
        r"are so) (?:really |so |very |super |)(?:important|dear|special|precious) to (?:me|us)"
        r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj2>[^,.!?;]{3,80}?) "
-       r"(?:means?|meant) (?:a lot|so much|everything|the world|a great deal) to (?:me|us)",
+       r"(?:means?|meant) (?:a lot|so much|everything|the world|a great deal) to (?:me|us)"
+       r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj3>[^,.!?;]{3,80}?) "
+       r"(?:is|are|has been|have been|has become|became) (?:such |)(?:a |an |)(?:huge |big |"
+       r"important |major |key |special |)part of (?:my|our) (?:life|lives|identity|routine)",
        lambda m, ctx: _b_values(m, ctx)),
     _r("member_of", "part member joined",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
@@ -1602,20 +1631,21 @@ _RULES: tuple[_Rule, ...] = (
        r"really |)(?P<obj>(?!am\b|was\b|have\b|had\b|do\b|did\b|can\b|will\b|get\b|'m\b|"
        r"feel\b|think\b)[a-z]+ [^.!?;,]{0,60}?\b(?:every (?:single )?(?:day|week|weekend|"
        r"morning|night|evening|month|year|monday|tuesday|wednesday|thursday|friday|saturday|"
-       r"sunday)|each (?:day|week|weekend|morning|night|evening|month)|once a (?:week|month|year)|twice a (?:week|month|year)|daily|weekly|on "
+       r"sunday)|each (?:day|week|weekend|morning|night|evening|month)|"
+       r"once a (?:week|month|year)|twice a (?:week|month|year)|daily|weekly|on "
        r"weekends|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)))\b",
        _simple(FactType.FACT, "habit")),
     # ---------------------------------------------------------- events
-    _r("event_past", _FP,
+    _r("event_past", "<ed>",
        r"\b(?P<subj>i|we|(?:my|our) [a-z]+ and i|me and my [a-z]+)\s+"
        r"(?P<adv>(?:(?:just|recently|finally|also|actually|even|totally|once|then|"
        r"officially|already|eventually|first|both|all|really)\s+)*)"
        + _EDVERB + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_GENERIC, False)),
-    _r("event_perfect", _FP,
+    _r("event_perfect", "i've ive we've have",
        r"\b(?P<subj>i|we)(?:'ve|ve| have)\s+(?P<adv>(?:(?:just|recently|finally|also|"
        r"actually|already|officially|even)\s+)*)" + _PPVERB + r"(?![\w'])(?P<obj>[^.!?;]*)",
        _b_event(C_STATED, C_GENERIC, False)),
-    _r("event_subjectless", frozenset(),
+    _r("event_subjectless", "<ed>",
        r"^(?P<subj>)(?:(?:and|so|also|oh|yeah|well|btw|actually|anyway)[,\s]+)*"
        r"(?P<adv>(?:(?:just|finally|recently|also|actually)\s+)*)" + _EDVERB
        + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_GENERIC, C_GENERIC, False)),
@@ -1639,6 +1669,16 @@ _RULES: tuple[_Rule, ...] = (
        r"hamster|parrot|horse|turtle))\b", _b_possessive("has_pet", C_INFERRED),
        fallback=True),
 )
+
+
+_RULE_INDEX: dict[str, tuple[int, ...]] = {}
+for _i, _rule in enumerate(_RULES):
+    for _t in _rule.triggers:
+        _RULE_INDEX[_t] = (*_RULE_INDEX.get(_t, ()), _i)
+_ALWAYS: tuple[int, ...] = tuple(i for i, r in enumerate(_RULES) if not r.triggers)
+_IRREGULAR_PAST_SET = frozenset(_IRREGULAR_PAST.split())
+_ED_END_RE = re.compile(r"ed\b")
+_ING_END_RE = re.compile(r"ing\b")
 
 
 def _b_work_any(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1678,7 +1718,7 @@ def _b_use_cat(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         return []
     pred = _tool_predicate(obj, hint) or _tool_predicate(obj)
     if not pred:
-        slug = re.sub(r"\W+", "_", hint.strip().lower()).strip("_")
+        slug = re.sub(r"[^a-z0-9]+", "_", hint.strip().lower()).strip("_")
         if not slug or slug in _STOP:
             return []
         pred = f"uses_tool:{slug}"
@@ -1705,7 +1745,8 @@ def _b_pet(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 def _b_married(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     state = m.group("obj")
     found = ctx.date()
-    out = [_Hit(FactType.FACT, _subject(m), "relationship_status", state, C_STATED, "")]
+    out = [_Hit(FactType.FACT, _subject(m), "relationship_status", state, C_STATED, "",
+                found[0] if found else None)]
     out.append(_Hit(FactType.EVENT, _subject(m), "event", f"got {state}", C_STATED, "",
                     found[0] if found else None))
     return out
@@ -1731,13 +1772,15 @@ def _b_took_up(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 # ============================================================== the extractor
 
 _TOKEN_RE = re.compile(r"[\w'-]+")
+_INNER_DOT_RE = re.compile(r"(?<=\w)\.(?=\w)")
+_KEEP_TIME_PREDICATES = frozenset({"plans_to", "goal", "instruction", "habit", "note"})
 _REMEMBER_ONLY = frozenset({"remember_note"})
 
 
 # "everyone we love", "the things I enjoy": a relative clause, not a statement
-_RELATIVE_HEADS = frozenset(
+_RELATIVE_HEADS = _ws(
     """everyone everybody everything something anything nothing things thing people ones
-    one stuff what whatever whoever those all""".split()
+    one stuff what whatever whoever those all"""
 )
 _LAST_WORD_RE = re.compile(r"([\w']+)\s*$")
 
@@ -1790,27 +1833,31 @@ class RuleExtractor:
         if not text or not text.strip():
             return []
         hits: list[_Hit] = []
+        weak: list[_Hit] = []
         for sentence in split_sentences(text):
-            hits.extend(self._sentence(sentence, turn.ts, fallback=False))
-        if not hits:
-            for sentence in split_sentences(text):
-                hits.extend(self._sentence(sentence, turn.ts, fallback=True))
-        return self._facts(turn, hits)
+            self._sentence(sentence, turn.ts, hits, weak)
+        # weak inferences ("my wife" -> in a relationship) only when nothing else fired
+        return self._facts(turn, hits or weak)
 
     # ---------------------------------------------------------------- internals
 
-    def _sentence(self, sentence: str, ts: datetime, *, fallback: bool) -> list[_Hit]:
+    def _sentence(self, sentence: str, ts: datetime, hits: list[_Hit], weak: list[_Hit]) -> None:
         orig = sentence.replace("’", "'").replace("`", "'")
         low = orig.lower()
         if len(low) != len(orig):
             orig = low
+        if "." in low:
+            low = _INNER_DOT_RE.sub("\u2024", low)  # "2.0" -> "2\u20240", same length
         words = _TOKEN_RE.findall(low)
         if not words:
-            return []
+            return
         wordset = frozenset(words)
         forced = False
         if wordset & _REMEMBER_TRIGGERS:
             rm = _REMEMBER_RE.match(low)
+            if rm is not None and low.rstrip().endswith("?") and not re.match(
+                    r"^(?:\w+[,\s]+)*?(?:can|could|will|would) you\b", low):
+                rm = None  # "Remember that epic block in game 7?" asks, it does not tell
             if rm is not None:
                 forced = True
                 off = rm.start("rest")
@@ -1819,14 +1866,16 @@ class RuleExtractor:
                 orig, low = orig[: len(low_s)], low_s
                 words = _TOKEN_RE.findall(low)
                 wordset = frozenset(words)
+                if not words:
+                    return
         if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low):
-            return []  # session-only: "keep it short for this one"
+            return  # session-only: "keep it short for this one"
         spans = [(0, len(low))]
         if not forced and _is_question(low, words):
             # "I use vim, any plugin tips?" keeps its first clause; a question that
             # starts like one ("do you know I'm vegan?") is skipped entirely
             if words[0] in _Q_START:
-                return []
+                return
             spans = _clause_spans(low)[:-1]
         hypo = not forced and bool(wordset & _HYPO_TRIGGERS) and _HYPO_RE.search(low) is not None
         unsure = bool(wordset & _UNSURE_TRIGGERS) and _UNSURE_RE.search(low) is not None
@@ -1838,29 +1887,48 @@ class RuleExtractor:
                 and not (not forced and _HYPO_RE.search(low[a:b]))
                 and not _UNSURE_RE.search(low[a:b])
             ]
-        out: list[_Hit] = []
+        if spans == [(0, len(low))]:
+            self._run(orig, low, wordset, ts, forced, hits, weak)
+            return
         for a, b in spans:
-            out.extend(self._run(orig[a:b], low[a:b], ts, forced, fallback))
-        return out
+            sub = low[a:b]
+            self._run(orig[a:b], sub, frozenset(_TOKEN_RE.findall(sub)), ts, forced, hits, weak)
 
     def _run(
-        self, orig: str, low: str, ts: datetime, forced: bool, fallback: bool
-    ) -> list[_Hit]:
-        words = _TOKEN_RE.findall(low)
-        if not words:
-            return []
-        wordset = frozenset(words)
+        self, orig: str, low: str, wordset: frozenset[str], ts: datetime, forced: bool,
+        hits: list[_Hit], weak: list[_Hit],
+    ) -> None:
+        if not wordset:
+            return
+        tokens = set(wordset)
+        if wordset & _IRREGULAR_PAST_SET or _ED_END_RE.search(low):
+            tokens.add("<ed>")
+        if _ING_END_RE.search(low):
+            tokens.add("<ing>")
+        candidates: set[int] = set(_ALWAYS)
+        for w in tokens:
+            idx = _RULE_INDEX.get(w)
+            if idx:
+                candidates.update(idx)
         ctx = _Ctx(low=low, orig=orig, ts=ts, forced=forced)
         taken: list[tuple[int, int]] = []
-        out: list[_Hit] = []
-        for rule in self._rules:
-            if rule.fallback is not fallback:
-                continue
+        n_before = len(hits)
+        for i in sorted(candidates):
+            rule = self._rules[i]
+            out = weak if rule.fallback else hits
             if rule.name in _REMEMBER_ONLY:
-                if forced and not out:
+                if forced and len(hits) == n_before:
                     out.extend(self._apply(rule, rule.pattern.search(low), ctx))
                 continue
-            if rule.triggers and not (rule.triggers & wordset):
+            if rule.anchored:
+                m0 = rule.pattern.match(low)
+                if m0 is not None and not any(
+                    m0.start() < te and ts_ < m0.end() for ts_, te in taken
+                ):
+                    got0 = self._apply(rule, m0, ctx)
+                    if got0:
+                        taken.append(m0.span())
+                        out.extend(got0)
                 continue
             pos = 0
             while pos <= len(low):
@@ -1879,16 +1947,24 @@ class RuleExtractor:
                     # a rejected match must not hide a later clause of the sentence
                     nxt = low.find(" ", s + 1)
                     pos = len(low) + 1 if nxt < 0 else nxt + 1
-        return out
 
     @staticmethod
     def _apply(rule: _Rule, m: re.Match[str] | None, ctx: _Ctx) -> list[_Hit]:
         if m is None:
             return []
-        return [
-            _Hit(h.type, h.subject, h.predicate, h.object, h.confidence, rule.name, h.valid_from)
-            for h in rule.build(m, ctx)
-        ]
+        out: list[_Hit] = []
+        for h in rule.build(m, ctx):
+            obj, when = h.object, h.valid_from
+            if h.predicate not in _KEEP_TIME_PREDICATES:
+                # "Berlin last year" -> "Berlin", valid from Jan 1 of last year
+                found = parse_event_date(obj.lower(), ctx.ts)
+                if found is not None and _PUNCT_END_RE.sub("", obj[found[1][1]:]) == "":
+                    cut = _PUNCT_END_RE.sub("", obj[: found[1][0]]).strip()
+                    if cut and _meaningful(cut):
+                        obj = cut
+                        when = when or found[0]
+            out.append(_Hit(h.type, h.subject, h.predicate, obj, h.confidence, rule.name, when))
+        return out
 
     def _facts(self, turn: TurnEvent, hits: list[_Hit]) -> list[CandidateFact]:
         seen: set[tuple[str, str]] = set()

@@ -32,11 +32,11 @@ reason                      verdict  when
 ...     return TurnEvent(tenant_id="t", user_id="u", session_id="s", turn_id="1",
 ...                      role=role, content=text, ts="2024-05-01T10:00:00Z")
 >>> triage(turn("thanks, got it!"))
-(<TriageVerdict.DROP: 'drop'>, 'filler')
+(<TriageVerdict.DROP: 'drop'>, <TriageReason.FILLER: 'filler'>)
 >>> triage(turn("Can you remember that I'm vegan?"))
-(<TriageVerdict.KEEP: 'keep'>, 'memory_signal')
+(<TriageVerdict.KEEP: 'keep'>, <TriageReason.MEMORY_SIGNAL: 'memory_signal'>)
 >>> triage(turn("What's the capital of Peru?"))
-(<TriageVerdict.DROP: 'drop'>, 'question_only')
+(<TriageVerdict.DROP: 'drop'>, <TriageReason.QUESTION_ONLY: 'question_only'>)
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ DEFAULT_FILLER: frozenset[str] = frozenset(
         "danke", "danke schön", "danke schon", "dankeschön", "vielen dank", "danke sehr",
         "bitte", "bitte schön", "ja", "nein", "genau", "alles klar", "klar", "gut",
         "super", "prima", "toll", "passt", "okay danke", "ok danke", "verstanden",
-        "stimmt", "hallo", "hi", "tschüss", "tschüs", "bis dann", "bis später",
+        "stimmt", "hallo", "tschüss", "tschüs", "bis dann", "bis später",
         "guten morgen", "guten tag", "gute nacht", "wiederholen", "wie bitte",
         # French
         "merci", "merci beaucoup", "merci bien", "oui", "non", "daccord", "dac", "ok merci",
@@ -131,16 +131,16 @@ DEFAULT_FILLER: frozenset[str] = frozenset(
         "pas de problème", "de rien", "voilà", "voila",
         # Spanish
         "gracias", "muchas gracias", "mil gracias", "vale", "sí", "si", "claro",
-        "de acuerdo", "perfecto", "genial", "bueno", "bien", "muy bien", "entendido",
+        "de acuerdo", "perfecto", "bueno", "bien", "muy bien", "entendido",
         "hola", "adiós", "adios", "hasta luego", "buenos días", "buenos dias",
         "buenas noches", "buenas tardes", "de nada", "ok gracias", "vale gracias",
         "sin problema", "listo", "dale",
         # Portuguese
         "obrigado", "obrigada", "muito obrigado", "muito obrigada", "valeu", "tudo bem",
-        "tá bom", "ta bom", "está bem", "beleza", "certo", "entendi", "entendido",
-        "combinado", "perfeito", "ótimo", "otimo", "legal", "sim", "não", "nao", "claro",
-        "olá", "ola", "oi", "tchau", "até logo", "ate logo", "até mais", "ate mais",
-        "bom dia", "boa tarde", "boa noite", "de nada", "ok obrigado", "ok obrigada",
+        "tá bom", "ta bom", "está bem", "beleza", "certo", "entendi", "combinado",
+        "perfeito", "ótimo", "otimo", "legal", "sim", "não", "nao", "olá", "ola", "oi",
+        "tchau", "até logo", "ate logo", "até mais", "ate mais", "bom dia", "boa tarde",
+        "boa noite", "ok obrigado", "ok obrigada",
     }
 )
 
@@ -330,9 +330,10 @@ def _has_first_person_statement(sentence: str, question: bool) -> bool:
             return True
         # Inside a question only a subject pronoun that is not inverted counts:
         # "do you know I'm vegan?" yes; "can I ask you something?" no.
-        if fp in _SUBJECT_PRONOUNS or fp.startswith(("i'", "we'", "j'")):
-            if prev not in _INVERTING:
-                return True
+        if (fp in _SUBJECT_PRONOUNS or fp.startswith(("i'", "we'", "j'"))) and (
+            prev not in _INVERTING
+        ):
+            return True
     return False
 
 

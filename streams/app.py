@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 import faust
 from pydantic import BaseModel, ValidationError
 
-from memgate.errors import InvalidEvent, PermanentError, is_transient
+from memgate.errors import InvalidEvent, PermanentError, StoreError, is_transient
 from memgate.events import (
     CandidateFact,
     DeadLetter,
@@ -68,6 +68,30 @@ TOPIC_NAMES = ("turns", "triaged", "extracted", "redacted", "resolved", "audit",
 
 def topic_name(settings: Settings, name: str) -> str:
     return f"{settings.topic_prefix}.{name}"
+
+
+async def ensure_topics(settings: Settings, replication: int = 1) -> list[str]:
+    """Create the stage topics that do not exist yet (one partition count for all).
+
+    Faust ignores a subscribed topic that is missing when the worker joins its
+    group, so the worker and the producer declare them first. Returns the names
+    created.
+    """
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = [topic_name(settings, n) for n in TOPIC_NAMES]
+        missing = [t for t in missing if t not in existing]
+        if missing:
+            await admin.create_topics(
+                [NewTopic(t, settings.topic_partitions, replication) for t in missing]
+            )
+        return missing
+    finally:
+        await admin.close()
 
 
 def _audit_from_json(raw: bytes) -> JournalRecord | DecisionRecord | FactHistoryRecord:
@@ -113,7 +137,9 @@ class Worker:
             try:
                 return await asyncio.to_thread(fn)
             except Exception as exc:
-                if not is_transient(exc):
+                # StoreError: the store refused for a reason an operator must fix (a missing
+                # index, a full disk); retrying keeps the partition waiting, never dropping.
+                if not (is_transient(exc) or isinstance(exc, StoreError)):
                     raise
                 retry_after = getattr(exc, "retry_after", None) or delay
                 self.metrics.store_retries.labels(store=what).inc()
@@ -237,6 +263,10 @@ def create_app(worker: Worker) -> faust.App:
                     outputs = await step(item)
                 except (PermanentError, InvalidEvent) as exc:
                     await dead_letter(stage.value, event, f"permanent failure: {exc}", exc)
+                    continue
+                except Exception as exc:  # a bug or poison input: do not block the partition
+                    log.exception("event=stage_failed stage=%s", stage.value)
+                    await dead_letter(stage.value, event, f"unexpected failure: {exc!r}", exc)
                     continue
                 m.latency.labels(stage=stage.value).observe(loop.time() - t0)
                 await route(stage, outputs, next_topic)

@@ -21,6 +21,9 @@ def _producer(settings: Settings) -> AIOKafkaProducer:
 
 
 async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
+    from streams.app import ensure_topics
+
+    await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"
     producer = _producer(settings)
     await producer.start()
@@ -43,6 +46,9 @@ async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
 
 async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
     """Send raw lines as they are (for replays and for testing the dead-letter path)."""
+    from streams.app import ensure_topics
+
+    await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"
     producer = _producer(settings)
     await producer.start()

@@ -290,3 +290,16 @@ def test_exactly_one_active_fact_per_key(
                 assert f.superseded_by, "a superseded fact always points at its successor"
         assert all(n == 1 for n in by_key.values()), by_key
         store.close()
+
+
+def test_newer_statement_with_vague_earlier_valid_time_still_wins(store: EmbeddedIndex) -> None:
+    """'We moved from X to Y last month', said after 'we use X': Y wins, intervals stay ordered."""
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK)
+    first = apply(r, store, cand("Jenkins", predicate="deploys_with", days=10))
+    late = cand("GitHub Actions", predicate="deploys_with", n=1, days=30)
+    c = late.candidate.model_copy(update={"valid_from": T0})  # "last month": before day 10
+    res = apply(r, store, late.model_copy(update={"candidate": c}))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "new_value")
+    old = store.get("acme", "u1", first.writes[0].fact_id)
+    assert old is not None and old.status is FactStatus.SUPERSEDED
+    assert old.valid_to is not None and old.valid_to >= old.valid_from

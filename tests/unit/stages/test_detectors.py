@@ -7,6 +7,7 @@ that no string in this file looks like a live credential to a secret scanner.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import string
 
@@ -102,7 +103,12 @@ POSITIVE: list[tuple[str, str, str, str]] = [
     ),
     ("email-uppercase", "MAIL: JANE.DOE@EXAMPLE.COM", "email", "JANE.DOE@EXAMPLE.COM"),
     ("email-url-encoded", "/unsubscribe?u=jane.doe%40example.org&x=1", "email", "jane.doe%40"),
-    ("email-in-json", '{"user": {"email":"a.b-c@sub.example.io"}}', "email", "a.b-c@sub.example.io"),
+    (
+        "email-in-json",
+        '{"user": {"email":"a.b-c@sub.example.io"}}',
+        "email",
+        "a.b-c@sub.example.io",
+    ),
     ("phone-e164-uk", "call +44 20 7946 0958 after lunch", "phone", "7946 0958"),
     ("phone-us-intl-parens", "my cell is +1 (415) 555-2671.", "phone", "555-2671"),
     ("phone-us-national", "office: (415) 555-2671", "phone", "555-2671"),
@@ -161,7 +167,12 @@ POSITIVE: list[tuple[str, str, str, str]] = [
     ("generic-api-key-assignment", "api_key = '" + GENERIC_SECRET + "'", "api_key", GENERIC_SECRET),
     ("generic-apikey-yaml", "apikey: " + GENERIC_SECRET, "api_key", GENERIC_SECRET),
     ("generic-token-env", "GITHUB_TOKEN=" + GENERIC_SECRET, "api_key", GENERIC_SECRET),
-    ("generic-secret-json", '{"client_secret": "' + GENERIC_SECRET + '"}', "api_key", GENERIC_SECRET),
+    (
+        "generic-secret-json",
+        '{"client_secret": "' + GENERIC_SECRET + '"}',
+        "api_key",
+        GENERIC_SECRET,
+    ),
     ("generic-cli-flag", "mytool --api-key " + GENERIC_SECRET + " run", "api_key", GENERIC_SECRET),
     (
         "generic-git-sha-as-token",
@@ -175,7 +186,12 @@ POSITIVE: list[tuple[str, str, str, str]] = [
         "bearer_token",
         GENERIC_SECRET,
     ),
-    ("bearer-prose", "use bearer " + GENERIC_SECRET + " for the call", "bearer_token", GENERIC_SECRET),
+    (
+        "bearer-prose",
+        "use bearer " + GENERIC_SECRET + " for the call",
+        "bearer_token",
+        GENERIC_SECRET,
+    ),
     ("jwt", "session=" + JWT_TOKEN + "; path=/", "jwt", JWT_TOKEN),
     ("jwt-bearer", "Authorization: Bearer " + JWT_TOKEN, "jwt", JWT_TOKEN),
     ("password-prose-en", "my password is hunter2, don't tell", "password", "hunter2"),
@@ -238,6 +254,24 @@ POSITIVE: list[tuple[str, str, str, str]] = [
         PEM_BODY[-64:],
     ),
     ("ip-public", "connect from 8.8.4.4 please", "ip_address", "8.8.4.4"),
+    (
+        "basic-auth-header",
+        "Authorization: Basic " + base64.b64encode(b"user:" + b"pa55word123").decode(),
+        "bearer_token",
+        base64.b64encode(b"user:" + b"pa55word123").decode(),
+    ),
+    ("password-glued-env-name", "PGPASSWORD=secret123 psql -h db", "password", "secret123"),
+    (
+        "token-in-url-query",
+        "GET /v1/items?api_key=" + GENERIC_SECRET + "&page=2",
+        "api_key",
+        GENERIC_SECRET,
+    ),
+    ("password-pt", "a minha senha é abacaxi123", "password", "abacaxi123"),
+    ("password-nl", "mijn wachtwoord is Tulp2024", "password", "Tulp2024"),
+    ("password-yaml", "db:\n  user: app\n  password: 'pa$$w0rd!'\n", "password", "pa$$w0rd!"),
+    ("card-arabic-indic-digits", "بطاقة ٤١١١ ١١١١ ١١١١ ١١١١", "card", "١١١١ ١١١١"),
+    ("phone-multiple-in-one-line", "+91 98765 43210 or +81 3-1234-5678", "phone", "43210"),
 ]
 
 
@@ -260,7 +294,9 @@ def test_positive_is_detected_and_masked(text: str, kind: str, secret: str) -> N
         pytest.param("my password is hunter2, don't tell", "my password is ", id="en"),
         pytest.param("Das Passwort ist Sommer2024!", "Das Passwort ist ", id="de"),
         pytest.param("password=hunter2", "password=", id="assignment"),
-        pytest.param("Authorization: Bearer " + GENERIC_SECRET, "Authorization: Bearer ", id="auth"),
+        pytest.param(
+            "Authorization: Bearer " + GENERIC_SECRET, "Authorization: Bearer ", id="auth"
+        ),
         pytest.param("api_key = '" + GENERIC_SECRET + "'", "api_key = '", id="generic"),
     ],
 )
@@ -322,6 +358,18 @@ BENIGN: list[tuple[str, str]] = [
     ("masked-assignment", "password=[PASSWORD] token=[API_KEY] Bearer [BEARER_TOKEN]"),
     ("short-number-list", "steps 1, 2, 3 and 42"),
     ("math", "x = 3.14159 * 2.71828"),
+    ("settings-reference", "SECRET_KEY = settings.SECRET_KEY; token: config.auth_token"),
+    ("sha256", "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+    ("pip-pins", "pip install torch==2.3.1+cu121 transformers>=4.41.2"),
+    ("docker-ports", "docker run -p 8080:80 nginx:1.25.3"),
+    ("coordinates", "Coordinates 52.5200, 13.4050; elevation 34 m."),
+    ("isbn", "ISBN 978-3-16-148410-0 and DOI 10.1000/182"),
+    ("revenue", "revenue grew 12.5% to $4,500,000 in Q3 2024"),
+    ("s3-path", "aws s3 cp s3://bucket/2024/05/01/part-00001.parquet ."),
+    ("dotted-digits", "1.2.3.4.5.6.7.8.9.10.11.12"),
+    ("token-bucket", "the bucket refills at 100 tokens/sec; bearer tokens expire in 3600 s"),
+    ("auth-header-variable", 'curl -H "Authorization: Bearer $TOKEN" https://api.github.com'),
+    ("openai-elided", "export OPENAI_API_KEY=sk-...  # put your key here"),
 ]
 
 
@@ -411,7 +459,7 @@ def test_findings_are_sorted_non_overlapping_and_hold_no_value() -> None:
     )
     findings = DETECTOR.scan(text)
     assert [f.kind for f in findings] == ["email", "phone", "api_key", "card"]
-    for a, b in zip(findings, findings[1:], strict=False):
+    for a, b in itertools.pairwise(findings):
         assert a.end <= b.start
     assert all(isinstance(f, Finding) for f in findings)
     assert set(Finding.__dataclass_fields__) == {"kind", "category", "start", "end"}

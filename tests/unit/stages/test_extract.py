@@ -1,0 +1,457 @@
+"""Extract: a table of turns and the facts the rule extractor must (not) produce; properties."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memgate.events import CandidateFact, FactType, Outcome, Role, TurnEvent, stable_id
+from stages.extract import (
+    MAX_FACTS_PER_TURN,
+    MULTI_VALUED_PREDICATES,
+    Extractor,
+    RuleExtractor,
+    parse_event_date,
+)
+
+# A Wednesday afternoon; every relative date in the table resolves against it.
+TS = datetime(2023, 6, 14, 15, 0, tzinfo=UTC)
+EX = RuleExtractor()
+
+P = FactType.PREFERENCE
+F = FactType.FACT
+E = FactType.EVENT
+C = FactType.CORRECTION
+INS = FactType.INSTRUCTION
+
+SINGLE_VALUED = {
+    "deploys_with", "stack", "works_at", "works_as", "lives_in", "comes_from", "name_is",
+    "diet", "timezone", "answer_language", "relationship_status", "identity",
+}
+_PREDICATE_RE = re.compile(
+    r"^(?:prefers|uses_tool|favorite):[a-z0-9_]+$|^(?:" + "|".join(
+        sorted(SINGLE_VALUED | {p for p in MULTI_VALUED_PREDICATES if ":" not in p})
+    ) + r")$"
+)
+
+
+def turn(
+    text: str,
+    *,
+    role: Role = Role.USER,
+    turn_id: str = "t1",
+    ts: datetime = TS,
+    metadata: dict[str, str | int | float | bool | None] | None = None,
+    outcome: Outcome | None = None,
+    confirmed: bool | None = None,
+) -> TurnEvent:
+    return TurnEvent(
+        tenant_id="acme",
+        user_id="u1",
+        session_id="s1",
+        turn_id=turn_id,
+        role=role,
+        content=text,
+        ts=ts,
+        metadata=metadata or {},
+        outcome=outcome,
+        confirmed=confirmed,
+    )
+
+
+def facts(text: str) -> list[CandidateFact]:
+    return EX.extract(turn(text))
+
+
+Expect = list[tuple[FactType, str, str]]
+
+# (id, text, expected facts as (type, predicate, object substring)); [] = decline
+CASES: list[tuple[str, str, Expect]] = [
+    # ---- explicit preferences
+    ("prefer-tabs", "I always prefer tabs over spaces.",
+     [(P, "prefers:indentation", "tabs over spaces")]),
+    ("prefer-concise", "I prefer concise answers.", [(P, "prefers:answer_style", "concise")]),
+    ("rather-bullets", "I'd rather get bullet points than long paragraphs.",
+     [(P, "prefers:answer_format", "bullet points")]),
+    ("love-hiking", "I love hiking in the mountains.", [(P, "likes", "hiking in the mountains")]),
+    ("enjoy-baking", "I really enjoy baking sourdough bread.",
+     [(P, "likes", "baking sourdough bread")]),
+    ("hate", "I hate cilantro.", [(P, "dislikes", "cilantro")]),
+    ("cant-stand", "I can't stand long meetings.", [(P, "dislikes", "long meetings")]),
+    ("favorite-band", "My favorite band is Radiohead.", [(P, "favorite:band", "Radiohead")]),
+    ("big-fan", "I'm a big fan of science fiction novels.",
+     [(P, "likes", "science fiction novels")]),
+    ("happy-place", "Swimming is my happy place.", [(P, "likes", "Swimming")]),
+    # ---- standing instructions
+    ("from-now-on-french", "From now on, please answer in French.",
+     [(INS, "answer_language", "French")]),
+    ("always-type-hints", "Always use type hints in Python code.",
+     [(INS, "instruction", "Always use type hints")]),
+    ("never-jquery", "Never suggest jQuery.", [(INS, "instruction", "Never suggest jQuery")]),
+    ("dont-ever", "Don't ever use semicolons in my JavaScript.",
+     [(INS, "instruction", "never use semicolons")]),
+    ("going-forward-short", "Going forward, keep your answers short.",
+     [(INS, "prefers:answer_style", "keep your answers short")]),
+    ("please-remember-diet", "Please remember that I'm vegetarian.", [(F, "diet", "vegetarian")]),
+    ("remember-question", "Can you remember that I'm vegan?", [(F, "diet", "vegan")]),
+    ("remember-note", "Please remember that our staging database is read-only.",
+     [(F, "note", "staging database is read-only")]),
+    # ---- background facts
+    ("deploy-argocd", "We deploy with ArgoCD.", [(F, "deploys_with", "ArgoCD")]),
+    ("deploy-casual", "ok so we deploy with ArgoCD now", [(F, "deploys_with", "ArgoCD")]),
+    ("stack", "Our stack is Django and Postgres.", [(F, "stack", "Django and Postgres")]),
+    ("work-at-as", "I work at Acme as a data engineer.",
+     [(F, "works_at", "Acme"), (F, "works_as", "data engineer")]),
+    ("nurse", "I'm a nurse.", [(F, "works_as", "nurse")]),
+    ("live-in", "I live in Lisbon.", [(F, "lives_in", "Lisbon")]),
+    ("moved-to", "I moved to Berlin last month.", [(F, "lives_in", "Berlin")]),
+    ("two-kids", "I have two kids.", [(F, "has_child", "two kids")]),
+    ("dog-named", "I have a dog named Max.", [(F, "has_pet", "dog named Max")]),
+    ("vegetarian", "I'm vegetarian.", [(F, "diet", "vegetarian")]),
+    ("married", "I'm married.", [(F, "relationship_status", "married")]),
+    ("speaks", "I speak Portuguese and English.",
+     [(F, "speaks_language", "Portuguese"), (F, "speaks_language", "English")]),
+    ("vim-editor", "I use vim as my editor.", [(F, "uses_tool:editor", "vim")]),
+    ("identity-trans-woman", "I'm a transgender woman.", [(F, "identity", "transgender woman")]),
+    ("identity-trans-man", "I'm a trans man and proud of it.", [(F, "identity", "trans man")]),
+    ("timezone", "I'm in the CET time zone.", [(F, "timezone", "CET")]),
+    ("name", "My name is Jon.", [(F, "name_is", "Jon")]),
+    ("statement-then-question", "I use vim, any plugin tips?", [(F, "uses_tool:editor", "vim")]),
+    # ---- decisions
+    ("decided-kafka", "We decided to use Kafka for the event bus.",
+     [(F, "decided", "use Kafka")]),
+    ("lets-go-with", "Let's go with option B.", [(F, "decided", "option B")]),
+    ("chose-postgres", "We chose Postgres.", [(F, "decided", "Postgres")]),
+    # ---- corrections
+    ("moved-jenkins-gha", "We moved from Jenkins to GitHub Actions.",
+     [(C, "deploys_with", "GitHub Actions")]),
+    ("name-spelled", "Actually, my name is spelled Jon.", [(C, "name_is", "Jon")]),
+    ("vim-to-neovim", "I switched from vim to neovim.", [(C, "uses_tool:editor", "neovim")]),
+    ("not-anymore", "We're not on Jenkins anymore, now it's GitHub Actions.",
+     [(C, "deploys_with", "GitHub Actions")]),
+    # ---- dated life events
+    ("got-married", "I got married on 3 June 2023.",
+     [(F, "relationship_status", "married"), (E, "event", "got married")]),
+    ("new-job", "I started a new job last week.", [(E, "event", "started a new job")]),
+    ("charity-race", "I ran a charity race last Saturday.", [(E, "event", "ran a charity race")]),
+    ("support-group", "I went to a support group yesterday.",
+     [(E, "event", "went to a support group")]),
+    ("adopted-puppy", "I just adopted a puppy.",
+     [(F, "has_pet", "a puppy"), (E, "event", "adopted a puppy")]),
+    ("camping", "Last weekend I went camping with my family.",
+     [(E, "event", "went camping with my family")]),
+    ("graduated", "I graduated in 2019.", [(E, "event", "graduated")]),
+    ("launched-app", "On June 3, 2023 we launched the new app.",
+     [(E, "event", "launched the new app")]),
+    ("shipped-iso", "We shipped the 2.0 release on 2023-06-03.",
+     [(E, "event", "shipped the 2.0 release")]),
+    # ---- plans and goals
+    ("marathon", "I'm planning to run a marathon next spring.",
+     [(F, "plans_to", "run a marathon")]),
+    ("counselor", "I want to become a counselor.", [(F, "goal", "become a counselor")]),
+    ("visit-parents", "I'm going to visit my parents next month.",
+     [(F, "plans_to", "visit my parents")]),
+    # ---- casual life statements (LoCoMo style, written for this test)
+    ("knitting", "I've been knitting a lot lately.", [(F, "hobby", "knitting")]),
+    ("daughters-zoo", "My daughters love the zoo.", [(F, "likes", "the zoo")]),
+    ("ceramics", "I just signed up for a ceramics class!", [(F, "plans_to", "ceramics class")]),
+    ("researching", "I've been researching foster care agencies.",
+     [(F, "activity", "researching foster care agencies")]),
+    ("museum", "Yesterday I took my nephews to the science museum and they had a blast.",
+     [(E, "event", "took my nephews to the science museum")]),
+    ("treehouse", "Me and my brother finally finished building the treehouse last month.",
+     [(E, "event", "finished building the treehouse")]),
+    ("cello", "I've been learning to play the cello.",
+     [(F, "hobby", "learning to play the cello")]),
+    ("greeting-then-event", "Hey Sam, long time no chat! I went kayaking with my cousins "
+     "last weekend and it was so peaceful.", [(E, "event", "went kayaking with my cousins")]),
+    ("clause-with-hypothetical", "I love hiking, but if I were rich I'd buy a boat.",
+     [(P, "likes", "hiking")]),
+    # ---- declines: small talk, questions, hypotheticals, session-only, uncertain, assistant
+    ("greeting", "Hi! How are you?", []),
+    ("reaction", "Thanks, that's great!", []),
+    ("general-question", "What's the capital of Peru?", []),
+    ("if-i-were", "If I were to learn Rust, where should I start?", []),
+    ("what-if", "What if we used Rust?", []),
+    ("suppose", "Suppose we switched to Kafka.", []),
+    ("imagine", "Imagine I lived in Tokyo.", []),
+    ("would-you", "Would you recommend Postgres?", []),
+    ("this-one", "Keep it short for this one.", []),
+    ("this-answer-only", "For this answer only, use bullet points.", []),
+    ("just-this-time", "Just this time, answer in Spanish.", []),
+    ("right-now", "Right now I prefer a quick summary.", []),
+    ("not-sure", "I'm not sure if I prefer tabs.", []),
+    ("maybe", "Maybe I'll learn Rust.", []),
+    ("about-assistant", "You are really helpful.", []),
+    ("advice-to-assistant", "You should use more examples.", []),
+    ("opinion-on-assistant", "I think you're right.", []),
+    ("love-that", "I love that!", []),
+    ("love-to-see", "I'd love to see it!", []),
+    ("question-with-i", "Do you know if I can deploy on Fridays?", []),
+    ("negated-have", "I don't have a dog.", []),
+    ("wish-you", "I hope you have a great day.", []),
+    ("like-to-know", "I'd like to know more about Kafka.", []),
+    ("remember-as-question", "Remember that game last year?", []),
+    ("dont-give-up", "Don't give up on your dreams!", []),
+    ("always-here", "I'm always here for you.", []),
+    # ---- German, French, Spanish, Portuguese
+    ("de-bevorzuge", "Ich bevorzuge kurze Antworten.",
+     [(P, "prefers:answer_style", "kurze Antworten")]),
+    ("de-ab-jetzt", "Ab jetzt bitte auf Deutsch antworten.", [(INS, "answer_language", "Deutsch")]),
+    ("de-arbeite-bei", "Ich arbeite bei Siemens als Ingenieurin.",
+     [(F, "works_at", "Siemens"), (F, "works_as", "Ingenieurin")]),
+    ("de-wohne", "Ich wohne in Hamburg.", [(F, "lives_in", "Hamburg")]),
+    ("de-spreche", "Ich spreche Deutsch und Englisch.",
+     [(F, "speaks_language", "Deutsch"), (F, "speaks_language", "Englisch")]),
+    ("fr-prefere", "Je préfère les réponses détaillées.",
+     [(P, "prefers:answer_style", "réponses détaillées")]),
+    ("fr-a-partir", "À partir de maintenant, réponds en anglais.",
+     [(INS, "answer_language", "anglais")]),
+    ("fr-travaille", "Je travaille chez Airbus.", [(F, "works_at", "Airbus")]),
+    ("fr-habite", "J'habite à Lyon.", [(F, "lives_in", "Lyon")]),
+    ("fr-vegetarienne", "Je suis végétarienne.", [(F, "diet", "végétarienne")]),
+    ("es-prefiero", "Prefiero respuestas cortas.", [(P, "prefers:answer_style", "respuestas")]),
+    ("es-a-partir", "A partir de ahora, responde en inglés.", [(INS, "answer_language", "inglés")]),
+    ("es-trabajo", "Trabajo en Telefónica.", [(F, "works_at", "Telefónica")]),
+    ("es-vivo", "Vivo en Madrid.", [(F, "lives_in", "Madrid")]),
+    ("es-me-llamo", "Me llamo Lucía.", [(F, "name_is", "Lucía")]),
+    ("es-encanta", "Me encanta el fútbol.", [(P, "likes", "fútbol")]),
+    ("pt-prefiro", "Eu prefiro respostas curtas.", [(P, "prefers:answer_style", "respostas")]),
+    ("pt-moro", "Moro em Lisboa.", [(F, "lives_in", "Lisboa")]),
+    ("pt-gosto", "Eu gosto de futebol.", [(P, "likes", "futebol")]),
+    ("de-question", "Wie spät ist es in Tokio?", []),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_extract_table(text: str, expected: Expect) -> None:
+    got = facts(text)
+    assert len(got) == len(expected), [(f.type, f.predicate, f.object) for f in got]
+    for (type_, predicate, obj), f in zip(expected, got, strict=True):
+        assert (f.type, f.predicate) == (type_, predicate), f
+        assert obj.lower() in f.object.lower(), f
+
+
+def test_table_is_large_and_ids_unique() -> None:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids))
+    assert len(CASES) >= 60
+    assert sum(1 for c in CASES if not c[2]) >= 20  # hard negatives
+
+
+# ---------------------------------------------------------------- subjects
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("I live in Lisbon.", "user"),
+        ("We deploy with ArgoCD.", "team"),
+        ("Our stack is Django and Postgres.", "team"),
+        ("My kids love the beach.", "user's kids"),
+    ],
+)
+def test_subject(text: str, subject: str) -> None:
+    (f,) = facts(text)
+    assert f.subject == subject
+
+
+# ---------------------------------------------------------------- dates
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I got married on 3 June 2023.", "2023-06-03"),
+        ("I got married on June 3, 2023.", "2023-06-03"),
+        ("I got married on 2023-06-03.", "2023-06-03"),
+        ("I went to a support group yesterday.", "2023-06-13"),
+        ("I started a new job last week.", "2023-06-05"),  # Monday of last week
+        ("I ran a charity race last Saturday.", "2023-06-10"),
+        ("I repainted the kitchen last month.", "2023-05-01"),
+        ("I moved to Porto in 2019.", "2019-01-01"),
+        ("Last weekend I went camping with my family.", "2023-06-10"),
+        ("I visited my grandmother two days ago.", "2023-06-12"),
+    ],
+)
+def test_dated_event_valid_from(text: str, day: str) -> None:
+    got = facts(text)
+    assert got
+    assert all(f.valid_from is not None for f in got)
+    assert got[-1].valid_from == datetime.fromisoformat(day).replace(tzinfo=UTC)
+    assert got[-1].valid_from.tzinfo is not None
+
+
+def test_undated_fact_valid_from_is_turn_time() -> None:
+    (f,) = facts("I live in Lisbon.")
+    assert f.valid_from == TS
+    assert f.turn_ts == TS
+
+
+def test_parse_event_date_none_and_future() -> None:
+    assert parse_event_date("i like tea", TS) is None
+    assert parse_event_date("next week", TS) is None  # future: not a past event
+    # a stated absolute date is taken as said, even after the turn
+    found = parse_event_date("on 1 july 2023", TS)
+    assert found is not None and found[0] == datetime(2023, 7, 1, tzinfo=UTC)
+
+
+# ---------------------------------------------------------------- identity, provenance
+
+
+def test_candidate_ids_deterministic() -> None:
+    t = turn("I work at Acme as a data engineer.", turn_id="turn-42")
+    a = EX.extract(t)
+    b = RuleExtractor().extract(t)
+    assert [f.candidate_id for f in a] == [f.candidate_id for f in b]
+    assert [f.candidate_id for f in a] == [
+        stable_id("acme", "turn-42", str(i)) for i in range(len(a))
+    ]
+    assert len({f.candidate_id for f in a}) == len(a)
+
+
+def test_provenance_fields() -> None:
+    t = turn("I prefer concise answers.", turn_id="t9", outcome=Outcome.SUCCESS, confirmed=True)
+    (f,) = EX.extract(t)
+    assert (f.tenant_id, f.user_id, f.session_id) == ("acme", "u1", "s1")
+    assert f.source_turn_ids == ["t9"]
+    assert (f.extractor, f.extractor_version) == ("rules", "1.0.0")
+    assert f.outcome is Outcome.SUCCESS and f.confirmed is True
+    assert f.rationale == "prefer"
+    assert f.confidence == 0.9
+
+
+def test_system_of_record_confidence() -> None:
+    t = turn("I work at Acme.", metadata={"source": "system_of_record"})
+    (f,) = EX.extract(t)
+    assert f.confidence == 1.0
+
+
+def test_confidence_anchors() -> None:
+    assert {f.confidence for f in facts("I'm thinking about adopting a cat.")} == {0.3}
+    # a weak inference only when nothing else is said
+    (f,) = facts("Here is a photo of my wife at the lake.")
+    assert (f.predicate, f.object, f.confidence) == ("relationship_status", "married", 0.5)
+    assert all(f.predicate != "relationship_status" for f in facts(
+        "My wife and I went to Rome last week."
+    ))
+
+
+@pytest.mark.parametrize("role", [Role.ASSISTANT, Role.SYSTEM, Role.TOOL])
+def test_only_user_turns(role: Role) -> None:
+    assert EX.extract(turn("I prefer concise answers. I live in Lisbon.", role=role)) == []
+
+
+def test_dedupe_within_turn() -> None:
+    got = facts("I love hiking. I love hiking! Honestly, I love hiking.")
+    assert [(f.predicate, f.object) for f in got] == [("likes", "hiking")]
+
+
+def test_several_facts_per_turn_capped() -> None:
+    got = facts(
+        "I live in Lisbon. I work at Acme as a data engineer. I have two kids. "
+        "I speak Portuguese. I'm vegetarian."
+    )
+    assert len(got) == MAX_FACTS_PER_TURN
+    assert [f.predicate for f in got][:2] == ["lives_in", "works_at"]
+
+
+# ---------------------------------------------------------------- supersede compatibility
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "predicate", "new"),
+    [
+        ("I use vim as my editor.", "I switched from vim to neovim.", "uses_tool:editor",
+         "neovim"),
+        ("We deploy with Jenkins.", "We moved from Jenkins to GitHub Actions.", "deploys_with",
+         "GitHub Actions"),
+        ("I live in Lisbon.", "I moved to Berlin.", "lives_in", "Berlin"),
+        ("My name is John.", "Actually, my name is spelled Jon.", "name_is", "Jon"),
+        ("I prefer detailed answers.", "I prefer concise answers.", "prefers:answer_style",
+         "concise answers"),
+    ],
+)
+def test_supersede_pairs_share_key(before: str, after: str, predicate: str, new: str) -> None:
+    (a,) = facts(before)
+    (b,) = facts(after)
+    assert (a.subject, a.predicate) == (b.subject, b.predicate) == (a.subject, predicate)
+    assert b.object == new
+    assert a.object != b.object
+    assert not a.multi_valued and not b.multi_valued
+
+
+def test_multi_valued_flags() -> None:
+    (likes,) = facts("I love hiking.")
+    (pet,) = facts("I have a dog named Max.")
+    (fav,) = facts("My favorite band is Radiohead.")
+    (works,) = facts("I work at Acme.")
+    assert likes.multi_valued and pet.multi_valued
+    assert not fav.multi_valued and not works.multi_valued
+
+
+def test_protocol() -> None:
+    ex: Extractor = RuleExtractor()
+    assert isinstance(ex, Extractor)
+    assert (ex.name, ex.version) == ("rules", "1.0.0")
+
+
+def test_empty_and_whitespace() -> None:
+    assert facts("") == []
+    assert facts("   \n ") == []
+    assert facts("👍🙏") == []
+
+
+# ---------------------------------------------------------------- properties
+
+
+_VOCAB = (
+    "I i'm we our my love hate prefer use work at in live moved from to switched "
+    "always never remember that last week yesterday on 3 June 2023 2019 ago two "
+    "kids dog named Max vim neovim Jenkins GitHub Actions ArgoCD French answer "
+    "planning want become going just adopted went camping been painting , . ! ? - "
+    "if what suppose maybe not ich bevorzuge je préfère prefiero eu 2.0"
+)
+_WORDS = st.sampled_from(_VOCAB.split())
+
+
+def _check(out: list[CandidateFact], t: TurnEvent) -> None:
+    assert len(out) <= MAX_FACTS_PER_TURN
+    for i, f in enumerate(out):
+        assert isinstance(f, CandidateFact)
+        CandidateFact.model_validate(f.model_dump())  # round-trips as a valid event
+        assert f.candidate_id == stable_id(t.tenant_id, t.turn_id, str(i))
+        assert f.object == f.object.strip() and 0 < len(f.object) <= 300
+        assert _PREDICATE_RE.match(f.predicate), f.predicate
+        assert f.multi_valued == (f.predicate in MULTI_VALUED_PREDICATES)
+        assert f.confidence in (0.3, 0.5, 0.6, 0.9)
+        assert f.valid_from is not None and f.valid_from.tzinfo is not None
+        assert f.source_turn_ids == [t.turn_id]
+    keys = [(f.predicate, f.object.lower()) for f in out]
+    assert len(keys) == len(set(keys))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=600))
+def test_never_raises_on_arbitrary_text(text: str) -> None:
+    t = turn(text)
+    _check(EX.extract(t), t)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=st.lists(_WORDS, max_size=40))
+def test_never_raises_on_wordy_text(words: list[str]) -> None:
+    t = turn(" ".join(words))
+    _check(EX.extract(t), t)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=300))
+def test_deterministic(text: str) -> None:
+    assert EX.extract(turn(text)) == RuleExtractor().extract(turn(text))
