@@ -186,10 +186,11 @@ def _summary_table(summary: Any, title: str) -> Table:
     t.add_row("kept for extraction", str(summary.kept), "")
     t.add_row("candidate facts", str(summary.candidates), "")
     t.add_row(
-        "redacted (stored with placeholders)",
-        str(summary.redacted),
+        "sensitive spans masked in the journal",
+        str(sum(summary.redaction_kinds.values())),
         ", ".join(f"{k}={v}" for k, v in summary.redaction_kinds.most_common()),
     )
+    t.add_row("facts redacted (stored with placeholders)", str(summary.redacted), "")
     t.add_row(
         "rejected",
         str(sum(summary.rejected.values())),

@@ -21,6 +21,10 @@ custom routing) in one index, whose template and mapping
   writes are conditional on the ``_seq_no``/``_primary_term`` read just before
   (``create`` for new ids), so a concurrent write cannot slip in between.
 
+The first write to a missing index calls :meth:`OpenSearchStore.ensure_index`
+(so an index is never created with a dynamic mapping); reads of a missing
+index raise :class:`memgate.errors.StoreError`.
+
 Writes are ``_bulk`` requests of at most :data:`BULK_MAX_DOCS` documents. A
 whole request failing with 429, 5xx or a connection error is retried with
 exponential backoff (jittered); so are the items that a bulk response rejects
@@ -34,7 +38,8 @@ Differences from the embedded index, by design or by OpenSearch:
 
 * Near-real-time: a write is searchable after the next refresh (1 s by
   default); ``upsert(..., wait=True)`` or ``refresh_on_write`` make the write
-  request wait for it (``refresh=wait_for``). Every read, :meth:`get`
+  request wait for it (``refresh=wait_for``; with ``refresh_interval: -1``
+  such a write would wait until something else refreshes). Every read, :meth:`get`
   included, is a search (so that it can be scoped), hence near-real-time.
 * ``date`` fields hold milliseconds: ``as_of`` comparisons and the
   ``recorded_at`` order are exact only to the millisecond inside the index
@@ -358,6 +363,11 @@ class OpenSearchStore:
     # -- lifecycle -----------------------------------------------------------------
 
     @property
+    def client(self) -> OpenSearch:
+        """The OpenSearch client (for administration: deleting a test index, say)."""
+        return self._client
+
+    @property
     def template_name(self) -> str:
         return f"{self.index}-template"
 
@@ -643,6 +653,10 @@ class OpenSearchStore:
                 ),
             )
             for d in resp["docs"]:
+                if "error" in d and _item_reason(d["error"]).startswith("index_not_found"):
+                    # first write: create the index with its mapping (never a dynamic one)
+                    self.ensure_index()
+                    return {}
                 if "error" in d:
                     raise StoreError(
                         f"OpenSearch read of {d.get('_id')} on {self.index}: "
@@ -914,7 +928,7 @@ class OpenSearchStore:
         documents it deleted are not in the count.
         """
         body = {"query": {"bool": {"filter": self._owner(tenant_id, user_id)}}}
-        params = {"refresh": "true", "conflicts": "proceed", "request_timeout": "300"}
+        params: Json = {"refresh": "true", "conflicts": "proceed", "request_timeout": 300}
         deleted = 0
         for _ in range(self.max_retries + 1):
             resp = cast(

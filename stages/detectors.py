@@ -7,8 +7,14 @@ sent to a third-party model.
 
 A :class:`Finding` records *what kind* of thing was found and *where*, never
 the value itself. :meth:`Detector.mask` replaces every finding with a typed
-placeholder (``"[" + kind.upper() + "]"``, e.g. ``[EMAIL]``, ``[API_KEY]``);
-masking is idempotent because placeholders are never detected themselves.
+placeholder (``"[" + kind.upper() + "]"``, e.g. ``[EMAIL]``, ``[API_KEY]``).
+Placeholders are never detected themselves and masking repeats until nothing
+more is found, so ``mask(mask(x).text).text == mask(x).text``.
+
+Kinds and categories: ``email``, ``phone``, ``ip_address`` (public addresses
+only) are PII; ``national_id``, ``card`` and ``iban`` are REGULATED
+(government ID, payment); ``api_key``, ``bearer_token``, ``jwt``, ``password``,
+``connection_string`` and ``private_key`` are CREDENTIAL.
 
 Precision strategy: cheap regular expressions propose candidates, and each
 candidate must then pass a validator (Luhn, IBAN mod-97, national-ID check
@@ -353,7 +359,13 @@ _PHONE_SEP: Final = r"[ .\-\u00a0]"
 _PHONE_RE: Final = re.compile(
     r"(?<![\w+#$€£¥./:@=\-])"
     r"(?>"
-    r"(?:\+|00)\d+(?:" + _PHONE_SEP + r"?\(\d+\)|" + _PHONE_SEP + r"\d+)*"
+    r"(?:\+|00)\d+(?:"
+    + _PHONE_SEP
+    + r"?\(\d+\)(?:"
+    + _PHONE_SEP
+    + r"?\d+)?|"
+    + _PHONE_SEP
+    + r"\d+)*"
     r"|\(\d+\)" + _PHONE_SEP + r"?\d+(?:" + _PHONE_SEP + r"\d+)*"
     r"|\d+(?:" + _PHONE_SEP + r"\d+)+"
     r")"
@@ -438,7 +450,12 @@ def _international_valid(digits: str) -> bool:
         cc = int(digits[:cc_len])
         if cc in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
             nsn = digits[cc_len:]
-            return len(nsn) >= 4 and bool(phonenumbers.is_valid_number(_make_number(cc, nsn)))
+            if len(nsn) < 4:
+                return False
+            if phonenumbers.is_valid_number(_make_number(cc, nsn)):
+                return True
+            # "+44 020 7946 0958": a trunk "0" written after the country code
+            return nsn[0] == "0" and bool(phonenumbers.is_valid_number(_make_number(cc, nsn[1:])))
     return False
 
 
@@ -671,7 +688,8 @@ _ID_CONTEXT_RE: Final = re.compile(
     r"|\bcpf\b|passport",
     re.IGNORECASE,
 )
-# Cheap substring gate before running _ID_CONTEXT_RE over the whole text.
+# Cheap substring gate: the keyword-only formats are scanned for only if one
+# of these occurs somewhere (the keyword is then checked next to each match).
 _ID_CONTEXT_HINTS: Final = (
     "ssn", "social", "national", "nino", "insurance", "id no", "id nr", "id number",
     "id#", "id #", "identi", "dni", "nie", "nif", "nir", "sécu", "secu", "insee",

@@ -368,7 +368,17 @@ def _plot_recall_vs_wa(result: BenchResult, path: Path) -> None:
             fontsize=9,
             color=color,
         )
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    was = [max(v.clean.write_amplification, 1e-3) for v in variants] + [0.35]
     ax.set_xscale("log")
+    ax.set_xlim(min(was) / 1.6, max(was) * 1.8)
+    ticks = [
+        t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 1.0, 2.0, 5.0) if t >= min(was) / 1.6
+    ]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("write amplification (new facts per turn, log scale)")
     ax.set_ylabel("evidence recall")
     ax.set_ylim(0, 1.05)

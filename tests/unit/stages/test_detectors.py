@@ -271,6 +271,8 @@ POSITIVE: list[tuple[str, str, str, str]] = [
     ("password-nl", "mijn wachtwoord is Tulp2024", "password", "Tulp2024"),
     ("password-yaml", "db:\n  user: app\n  password: 'pa$$w0rd!'\n", "password", "pa$$w0rd!"),
     ("card-arabic-indic-digits", "بطاقة ٤١١١ ١١١١ ١١١١ ١١١١", "card", "١١١١ ١١١١"),
+    ("phone-uk-trunk-in-parens", "tel +44 (0)20 7946 0958", "phone", "+44"),
+    ("phone-compact-parens", "+1(415)555-2671", "phone", "555-2671"),
     ("phone-multiple-in-one-line", "+91 98765 43210 or +81 3-1234-5678", "phone", "43210"),
 ]
 
