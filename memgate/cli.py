@@ -470,8 +470,6 @@ def worker(
     with _errors():
         metrics = Metrics()
         port = s.metrics_port if metrics_port is None else metrics_port
-        if port:
-            metrics.serve(port)
         w = Worker(
             settings=s,
             pipeline=build_pipeline(s, rt.embedder),
@@ -483,6 +481,8 @@ def worker(
         created = asyncio.run(ensure_topics(s))
         if created:
             log.info("event=topics_created topics=%s", ",".join(created))
+        if port:  # last: an open metrics port means the stores and topics are ready
+            metrics.serve(port)
     err.print(
         f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
         f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}"
@@ -696,6 +696,236 @@ def _bench_table(result: Any) -> Table:
         )
         t.add_row(f"  rot cost at {r}:1", *[f"{v.rot_cost(r, kk):.3f}" for v in variants])
     return t
+
+
+# ------------------------------------------------------------------- eval
+
+_EVAL_SUITES = ("labelled", "leaks", "scenarios")
+
+
+def _esc(text: str) -> str:
+    """Text shown as is (fact texts carry brackets that rich would read as markup)."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _eval_labelled_tables(rep: Any) -> list[Table]:
+    t = Table(title=f"labelled turns ({rep.extractor}, {rep.policy}, {rep.embedder})")
+    for col in ("kind", "n", "keep", "stored", "tp", "fp", "fn", "tn", "precision", "recall", "F1"):
+        t.add_column(col, justify="left" if col == "kind" else "right")
+
+    def row(name: str, c: Any, style: str | None = None) -> None:
+        t.add_row(
+            name,
+            str(c.n),
+            str(c.tp + c.fn),
+            str(c.tp + c.fp),
+            str(c.tp),
+            str(c.fp),
+            str(c.fn),
+            str(c.tn),
+            _pct(c.precision),
+            _pct(c.recall),
+            _pct(c.f1),
+            style=style,
+        )
+
+    row("overall", rep.overall, "bold")
+    for name, c in sorted(rep.by_kind.items(), key=lambda kv: (-(kv[1].tp + kv[1].fn), kv[0])):
+        row(name, c)
+    lt = Table(title="by language and domain")
+    for col in ("group", "n", "precision", "recall", "F1", "accuracy"):
+        lt.add_column(col, justify="left" if col == "group" else "right")
+    for prefix, table in (("lang", rep.by_lang), ("domain", rep.by_domain)):
+        for name, c in sorted(table.items()):
+            lt.add_row(
+                f"{prefix}={name}",
+                str(c.n),
+                _pct(c.precision),
+                _pct(c.recall),
+                _pct(c.f1),
+                _pct(c.accuracy),
+            )
+    mt = Table(title="misclassified labelled turns")
+    for col in ("id", "error", "kind", "lang", "content", "gate"):
+        mt.add_column(col)
+    for m in rep.false_negatives + rep.false_positives:
+        gate = "; ".join(m.facts) if m.facts else (m.decisions[-1] if m.decisions else "")
+        mt.add_row(
+            m.id, "FN" if m.keep else "FP", m.kind, m.lang, _esc(m.content[:90]), _esc(gate[:90])
+        )
+    return [t, lt, mt]
+
+
+def _eval_leak_table(rep: Any) -> Table:
+    t = Table(title=f"leak check ({rep.extractor}, {rep.policy})")
+    for col in ("kind", "cases", "leaked", "where"):
+        t.add_column(col, justify="right" if col in ("cases", "leaked") else "left")
+    where: dict[str, list[str]] = {}
+    for r in rep.leaked:
+        where.setdefault(r.kind, []).append(f"{r.id} ({', '.join(r.where)})")
+    for kind, stats in rep.by_kind.items():
+        t.add_row(
+            kind,
+            str(stats["cases"]),
+            str(stats["leaked"]),
+            _esc("; ".join(where.get(kind, []))),
+            style="red" if stats["leaked"] else None,
+        )
+    t.add_row("total", str(rep.secrets), str(rep.leaks), "", style="bold")
+    masked = "; ".join(
+        f"{b.id} ({b.lookalike_kind}: {b.lookalike!r}"
+        + (f", masked as {','.join(b.journal_redactions)}" if b.journal_redactions else "")
+        + (f", {','.join(b.fact_path_findings)}" if b.fact_path_findings else "")
+        + ")"
+        for b in rep.benign_masked
+    )
+    t.add_row(
+        "benign look-alikes intact",
+        str(rep.benign),
+        str(rep.benign_intact),
+        _esc(f"{_pct(rep.benign_share)}" + (f"; masked: {masked}" if masked else "")),
+        style="bold",
+    )
+    return t
+
+
+def _eval_scenario_table(rep: Any) -> Table:
+    t = Table(title=f"scenarios ({rep.extractor}, {rep.policy}): {rep.passed}/{rep.total} pass")
+    for col in ("scenario", "covers", "result", "first failing check"):
+        t.add_column(col)
+    for r in rep.results:
+        t.add_row(
+            r.id,
+            ",".join(r.covers),
+            "[green]pass[/green]" if r.passed else "[red]FAIL[/red]",
+            _esc(r.first_failure),
+        )
+    return t
+
+
+@app.command("eval")
+def eval_cmd(
+    ctx: typer.Context,
+    labelled: Annotated[
+        Path | None,
+        typer.Option("--labelled", help="JSONL of labelled turns (precision, recall, F1)."),
+    ] = None,
+    leaks: Annotated[
+        Path | None,
+        typer.Option("--leaks", help="JSONL of PII/credential cases and benign look-alikes."),
+    ] = None,
+    scenarios: Annotated[
+        Path | None, typer.Option("--scenarios", help="JSONL of multi-turn scenarios with checks.")
+    ] = None,
+    policy: Annotated[
+        str | None,
+        typer.Option("--policy", help="Write policy preset for the run [default: the settings']."),
+    ] = None,
+    dead_letters: Annotated[
+        Path | None,
+        typer.Option(
+            "--dead-letters",
+            help="Dead-letter payloads, one per line, searched for secrets too (Kafka runs).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Score the gate: labelled turns, a leak check and scenarios, each on fresh stores.
+
+    Without a file option the bundled development corpus runs (all three suites);
+    with one or more, only those. Exit code 1 if a secret leaked or a scenario failed.
+    """
+    from contextlib import ExitStack
+
+    from memgate.evaluation import TARGETS
+    from memgate.evaluation import labelled as labelled_eval
+    from memgate.evaluation import leaks as leaks_eval
+    from memgate.evaluation import scenarios as scenarios_eval
+    from memgate.evaluation.common import BUNDLED_FILES
+    from stages.policy import PRESETS
+
+    rt = _rt(ctx)
+    if policy is not None and policy not in PRESETS:
+        raise typer.BadParameter(
+            f"unknown write policy {policy!r}; choose from {', '.join(PRESETS)}",
+            param_hint="--policy",
+        )
+    settings = rt.settings.model_copy(update={"policy": policy}) if policy else rt.settings
+    given = {"labelled": labelled, "leaks": leaks, "scenarios": scenarios}
+    chosen = [s for s in _EVAL_SUITES if given[s] is not None] or list(_EVAL_SUITES)
+    dlq: list[str] = []
+    if dead_letters is not None:
+        try:
+            dlq = [ln for ln in dead_letters.read_text(encoding="utf-8").splitlines() if ln]
+        except OSError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--dead-letters") from None
+
+    out: dict[str, Any] = {"policy": settings.policy, "extractor": settings.extractor}
+    lrep: Any = None
+    krep: Any = None
+    srep: Any = None
+    failures: list[str] = []
+    targets: dict[str, bool] = {}
+    with ExitStack() as stack, _errors():
+        paths: dict[str, Path] = {}
+        for suite in chosen:
+            p = given[suite]
+            if p is None:
+                res = resources.files("memgate") / "data" / "eval" / BUNDLED_FILES[suite]
+                p = stack.enter_context(resources.as_file(res))
+            paths[suite] = Path(p)
+        embedder = rt.embedder
+        out["embedder"] = getattr(embedder, "name", type(embedder).__name__)
+        with err.status("", spinner="dots") as status:
+            if "labelled" in paths:
+                status.update(f"labelled turns: {paths['labelled'].name}")
+                lrep = labelled_eval.evaluate(paths["labelled"], settings, embedder)
+                out["labelled"] = lrep.as_dict()
+                targets["labelled_f1"] = lrep.f1 >= TARGETS["labelled_f1"]
+            if "leaks" in paths:
+                status.update(f"leak check: {paths['leaks'].name}")
+                krep = leaks_eval.evaluate(paths["leaks"], settings, embedder, dead_letters=dlq)
+                out["leaks"] = krep.as_dict()
+                targets["leaks"] = krep.leaks == 0
+                targets["benign_share"] = (krep.benign_share or 0.0) >= TARGETS["benign_share"]
+                if krep.leaks:
+                    failures.append(
+                        f"{krep.leaks} secret(s) leaked: "
+                        + ", ".join(f"{r.id} ({', '.join(r.where)})" for r in krep.leaked)
+                    )
+            if "scenarios" in paths:
+                status.update(f"scenarios: {paths['scenarios'].name}")
+                srep = scenarios_eval.evaluate(paths["scenarios"], settings, embedder)
+                out["scenarios"] = srep.as_dict()
+                targets["scenarios"] = not srep.failed
+                failures += [f"scenario {r.id} failed: {r.first_failure}" for r in srep.failed]
+    out["targets"] = targets
+    out["ok"] = not failures
+    out["failures"] = failures
+    if as_json:
+        _print_json(out)
+    else:
+        if lrep is not None:
+            for table in _eval_labelled_tables(lrep):
+                console.print(table)
+        if krep is not None:
+            console.print(_eval_leak_table(krep))
+        if srep is not None:
+            console.print(_eval_scenario_table(srep))
+        console.print(
+            f"targets ({settings.policy}): "
+            + ", ".join(f"{k}={'met' if v else 'MISSED'}" for k, v in targets.items())
+        )
+    for f in failures:
+        err.print(f"[red]FAIL[/red] {_esc(f)}")
+    if failures:
+        raise typer.Exit(1)
 
 
 def run() -> None:

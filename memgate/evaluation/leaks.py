@@ -276,15 +276,19 @@ class Haystacks:
 
     @property
     def stores(self) -> list[str]:
-        return sorted({*self.texts, *self.raw})
+        """Store names, raw files grouped by their top folder or file."""
+        files: dict[str, int] = {}
+        for name in self.raw:
+            top = name.split("/", 1)[0]
+            files[top] = files.get(top, 0) + 1
+        grouped = [f"{top} ({n} file{'s' if n > 1 else ''})" for top, n in files.items()]
+        return sorted({*self.texts, *grouped})
 
 
 def _sqlite_rows(path: Path) -> Iterator[tuple[Any, ...]]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        tables = [
-            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        ]
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         for table in tables:
             quoted = '"' + table.replace('"', '""') + '"'
             yield from conn.execute(f"SELECT * FROM {quoted}")

@@ -309,16 +309,13 @@ class _Runner:
                 return False, f"expected no results for {c.query!r}, got {_brief(hits)}"
             return True, "no results"
         if isinstance(c, ActiveCount | FactCount):
-            statuses = (
-                [FactStatus.ACTIVE] if isinstance(c, ActiveCount) else list(c.statuses)
-            )
+            statuses = [FactStatus.ACTIVE] if isinstance(c, ActiveCount) else list(c.statuses)
             found = [f for f in self.facts(c.tenant, c.user) if f.status in statuses]
             found = [f for f in found if c.matches(f)]
             ok = len(found) == c.equals
             which = ", ".join(s.value for s in statuses)
-            msg = (
-                f"{len(found)} {which} fact(s) for {c.describe()}, expected {c.equals}"
-                + (": " + "; ".join(repr(f.text) for f in found[:4]) if found and not ok else "")
+            msg = f"{len(found)} {which} fact(s) for {c.describe()}, expected {c.equals}" + (
+                ": " + "; ".join(repr(f.text) for f in found[:4]) if found and not ok else ""
             )
             return ok, msg
         if isinstance(c, FactStatusCheck):
@@ -351,9 +348,10 @@ class _Runner:
 
     def _fact_status(self, c: FactStatusCheck) -> tuple[bool, str]:
         matching = [f for f in self.facts(c.tenant, c.user) if c.matches(f)]
-        seen = "; ".join(
-            f"{f.text!r} [{f.status.value}, x{f.occurrences}]" for f in matching[:4]
-        ) or "none"
+        seen = (
+            "; ".join(f"{f.text!r} [{f.status.value}, x{f.occurrences}]" for f in matching[:4])
+            or "none"
+        )
         if c.status == "absent":
             return (not matching), f"facts for {c.describe()}: {seen} (expected none)"
         with_status = [f for f in matching if f.status.value == c.status]

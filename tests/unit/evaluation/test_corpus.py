@@ -1,0 +1,242 @@
+"""The bundled evaluation corpus: every line parses, the counts and the coverage hold,
+and the test data is what it claims to be (checked with independent validators)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import phonenumbers
+import pytest
+from stdnum import iban, luhn
+
+import memgate
+from memgate.evaluation import labelled, leaks, scenarios
+from memgate.evaluation.common import BUNDLED_FILES, CorpusError, read_jsonl
+from memgate.evaluation.leaks import SECRET_KINDS, LeakCase
+from memgate.events import Role
+
+EVAL_DIR = Path(memgate.__file__).parent / "data" / "eval"
+
+
+def corpus(name: str) -> Path:
+    return EVAL_DIR / BUNDLED_FILES[name]
+
+
+@pytest.fixture(scope="module")
+def turns() -> list[labelled.LabelledTurn]:
+    return labelled.load(corpus("labelled"))
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[LeakCase]:
+    return leaks.load(corpus("leaks"))
+
+
+@pytest.fixture(scope="module")
+def stories() -> list[scenarios.Scenario]:
+    return scenarios.load(corpus("scenarios"))
+
+
+# ------------------------------------------------------------------ labelled
+
+
+def test_labelled_counts_domains_and_balance(turns: list[labelled.LabelledTurn]) -> None:
+    assert len(turns) >= 150
+    assert {t.domain for t in turns} == {"coding", "support", "personal"}
+    for domain in ("coding", "support", "personal"):
+        assert sum(t.domain == domain for t in turns) >= 40
+    keep = sum(t.keep for t in turns)
+    assert 0.35 <= keep / len(turns) <= 0.65, "roughly half keep, half not"
+
+
+def test_labelled_languages(turns: list[labelled.LabelledTurn]) -> None:
+    langs = Counter(t.lang for t in turns)
+    non_english = {lang: n for lang, n in langs.items() if lang != "en"}
+    assert len(non_english) >= 3
+    assert sum(non_english.values()) / len(turns) >= 0.20
+    for lang in ("de", "fr", "es"):
+        assert langs[lang] >= 10
+        # both labels in every language: a language must not be all-keep or all-drop
+        assert {t.keep for t in turns if t.lang == lang} == {True, False}
+
+
+def test_labelled_kinds_and_hard_negatives(turns: list[labelled.LabelledTurn]) -> None:
+    kinds = Counter(t.kind for t in turns)
+    for kind in ("preference", "background", "decision", "correction", "event", "instruction"):
+        assert kinds[kind] >= 5, kind
+        assert all(t.keep for t in turns if t.kind == kind), f"{kind} turns are keep"
+    negatives = (
+        "small_talk",
+        "hypothetical",
+        "one_off_request",
+        "question",
+        "assistant_opinion",
+        "uncertain",
+        "reported_speech",
+        "session_context",
+    )
+    for kind in negatives:
+        assert kinds[kind] >= 3, kind
+        assert not any(t.keep for t in turns if t.kind == kind), f"{kind} turns are not keep"
+    # assistant and system turns are labelled, and never keep
+    assert any(t.turn.role is Role.ASSISTANT for t in turns)
+    assert not any(t.keep for t in turns if t.turn.role is not Role.USER)
+
+
+def test_labelled_ids_are_turn_ids(turns: list[labelled.LabelledTurn]) -> None:
+    assert all(t.id == t.turn.turn_id for t in turns)
+    contents = [t.turn.content for t in turns]
+    assert len(set(contents)) == len(contents), "no duplicated turn text"
+
+
+# --------------------------------------------------------------------- leaks
+
+
+def test_leak_counts_and_kinds(cases: list[LeakCase]) -> None:
+    assert len(cases) >= 60
+    kinds = Counter(c.kind for c in cases)
+    for kind in SECRET_KINDS:
+        assert kinds[kind] >= 3, kind
+    assert sum(kinds[k] for k in SECRET_KINDS) >= 60
+    assert kinds["benign"] >= 20
+    assert len({c.lang for c in cases} - {"en"}) >= 3
+
+
+def test_leak_values_are_unique_and_in_their_turn(cases: list[LeakCase]) -> None:
+    needles = [n for c in cases for n in c.needles]
+    assert len(set(needles)) == len(needles)
+    for c in cases:
+        for n in c.needles:
+            others = [o for o in cases if o.id != c.id and n in o.turn.content]
+            assert not others, f"{c.id}: its secret also occurs in {others[0].id}"
+
+
+def _digits(s: str) -> str:
+    return re.sub(r"\D", "", s)
+
+
+def test_secrets_are_format_valid(cases: list[LeakCase]) -> None:
+    """The fakes must be real-looking: a checksum-failing 'card' would test nothing."""
+    for c in cases:
+        assert c.secret is not None or c.kind == "benign"
+        if c.kind == "card":
+            assert c.secret and luhn.is_valid(_digits(c.secret)), c.id
+        elif c.kind == "iban":
+            assert c.secret and iban.is_valid(c.secret), c.id
+        elif c.kind == "phone":
+            region = "FR" if c.lang == "fr" else "US"  # ignored for +international numbers
+            num = phonenumbers.parse(c.secret or "", region)
+            assert phonenumbers.is_valid_number(num), c.id
+        elif c.kind == "email":
+            assert c.secret and re.fullmatch(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", c.secret), c.id
+
+
+def test_benign_lookalikes_fail_their_checksums(cases: list[LeakCase]) -> None:
+    for c in cases:
+        if c.lookalike_kind == "invalid_luhn":
+            assert c.lookalike and not luhn.is_valid(_digits(c.lookalike)), c.id
+        if c.lookalike_kind == "invalid_iban":
+            assert c.lookalike and not iban.is_valid(c.lookalike), c.id
+
+
+def test_provider_keys_are_high_entropy(cases: list[LeakCase]) -> None:
+    """The detector treats low-entropy values ("xxxx") as placeholders; fakes must not be."""
+    for c in cases:
+        if c.kind in ("api_key", "bearer_token") and c.secret:
+            assert len(set(c.secret)) >= 12, c.id
+
+
+def test_leak_case_validation() -> None:
+    turn = {
+        "tenant_id": "t",
+        "user_id": "u",
+        "session_id": "s",
+        "turn_id": "x",
+        "role": "user",
+        "content": "mail me at a.b@example.org",
+        "ts": "2024-01-01T00:00:00Z",
+    }
+    LeakCase.model_validate({"id": "x", "kind": "email", "secret": "a.b@example.org", "turn": turn})
+    with pytest.raises(ValueError, match="verbatim"):
+        LeakCase.model_validate({"id": "x", "kind": "email", "secret": "c.d@example.org", "turn": turn})
+    with pytest.raises(ValueError, match="lookalike"):
+        LeakCase.model_validate({"id": "x", "kind": "benign", "secret": "a.b@x.org", "turn": turn})
+
+
+# ----------------------------------------------------------------- scenarios
+
+
+def test_scenario_counts_and_coverage(stories: list[scenarios.Scenario]) -> None:
+    assert len(stories) >= 20
+    covered = Counter(tag for s in stories for tag in s.covers)
+    for tag in (
+        "contradiction",
+        "as_of",
+        "tenant_isolation",
+        "user_isolation",
+        "repeated",
+        "retraction",
+        "confirmation",
+        "save_after_success",
+        "multilingual",
+        "redaction",
+        "idempotency",
+    ):
+        assert covered[tag] >= 1, tag
+    assert covered["multilingual"] >= 3
+    assert covered["retraction"] >= 2
+
+
+def test_every_check_type_is_used(stories: list[scenarios.Scenario]) -> None:
+    used = {c.type for s in stories for c in s.checks}
+    assert used == {
+        "search_top",
+        "no_results",
+        "active_count",
+        "fact_count",
+        "fact_status",
+        "no_secret",
+    }
+    assert any(c.after is not None for s in stories for c in s.checks)
+    assert any(
+        isinstance(c, scenarios.SearchTop) and c.as_of is not None
+        for s in stories
+        for c in s.checks
+    )
+
+
+def test_scenario_validation_rejects_dangling_turn_refs() -> None:
+    turn = {
+        "tenant_id": "t",
+        "user_id": "u",
+        "session_id": "s",
+        "turn_id": "a",
+        "role": "user",
+        "content": "I use vim.",
+        "ts": "2024-01-01T00:00:00Z",
+    }
+    check = {"type": "active_count", "tenant": "t", "user": "u", "equals": 1, "after": "zz"}
+    with pytest.raises(ValueError, match="not a turn"):
+        scenarios.Scenario.model_validate(
+            {"id": "s", "description": "d", "turns": [turn], "checks": [check]}
+        )
+    bad = {"type": "search_top", "tenant": "t", "user": "u", "query": "q"}
+    with pytest.raises(ValueError, match="expect_"):
+        scenarios.Scenario.model_validate(
+            {"id": "s", "description": "d", "turns": [turn], "checks": [bad]}
+        )
+
+
+def test_read_jsonl_names_bad_lines(tmp_path: Path) -> None:
+    p = tmp_path / "bad.jsonl"
+    good = corpus("labelled").read_text(encoding="utf-8").splitlines()[0]
+    p.write_text(good + "\n{not json\n" + good.replace('"keep": true', '"keep": 3') + "\n")
+    with pytest.raises(CorpusError) as exc:
+        read_jsonl(p, labelled.LabelledTurn)
+    msg = str(exc.value)
+    assert "bad.jsonl:2: not JSON" in msg
+    assert "bad.jsonl:3: keep" in msg
+    with pytest.raises(CorpusError, match="does not exist"):
+        read_jsonl(tmp_path / "missing.jsonl", labelled.LabelledTurn)
