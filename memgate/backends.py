@@ -14,9 +14,8 @@ from memgate.errors import ConfigError
 from memgate.settings import Settings
 
 if TYPE_CHECKING:
-    from stages.extract import Extractor
-
     from sinks.base import AuditStore, RetrievalStore
+    from stages.extract import Extractor
     from streams.pipeline import Pipeline
 
 

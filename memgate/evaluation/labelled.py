@@ -23,7 +23,6 @@ domain, with every misclassified turn and the gate's decisions for it.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -207,8 +206,3 @@ def evaluate(
             )
             (report.false_negatives if item.keep else report.false_positives).append(miss)
     return report
-
-
-def kind_counts(items: list[LabelledTurn]) -> Counter[str]:
-    """How many turns of each kind (for corpus checks)."""
-    return Counter(i.kind for i in items)

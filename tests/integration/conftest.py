@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator

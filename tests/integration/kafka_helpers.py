@@ -59,7 +59,9 @@ def wait_drained(
     raise AssertionError(f"pipeline not drained after {timeout}s (lag={last})")
 
 
-async def _read_all(bootstrap: str, topic: str, timeout_ms: int) -> list[tuple[bytes | None, bytes]]:
+async def _read_all(
+    bootstrap: str, topic: str, timeout_ms: int
+) -> list[tuple[bytes | None, bytes]]:
     consumer = AIOKafkaConsumer(
         topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
     )
@@ -76,5 +78,7 @@ async def _read_all(bootstrap: str, topic: str, timeout_ms: int) -> list[tuple[b
     return out
 
 
-def read_topic(bootstrap: str, topic: str, timeout_ms: int = 5000) -> list[tuple[bytes | None, bytes]]:
+def read_topic(
+    bootstrap: str, topic: str, timeout_ms: int = 5000
+) -> list[tuple[bytes | None, bytes]]:
     return asyncio.run(_read_all(bootstrap, topic, timeout_ms))

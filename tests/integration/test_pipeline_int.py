@@ -111,7 +111,9 @@ def test_poison_message_goes_to_dead_letter_and_the_next_goes_through(
     ]
     asyncio.run(produce_lines(s, lines))
     wait_drained(KAFKA, s.worker_id, s.topic_prefix)
-    dead = [DeadLetter.model_validate_json(v) for _, v in read_topic(KAFKA, f"{s.topic_prefix}.dlq")]
+    dead = [
+        DeadLetter.model_validate_json(v) for _, v in read_topic(KAFKA, f"{s.topic_prefix}.dlq")
+    ]
     assert len(dead) == 2, worker.log()
     assert {d.source_topic for d in dead} == {f"{s.topic_prefix}.turns"}
     assert sorted(d.offset for d in dead) == [0, 1]
@@ -167,7 +169,9 @@ def test_killing_a_worker_loses_no_turn_and_duplicates_no_fact(
     for u in users:
         got = {(f.fact_id, f.status) for f in store.list_facts(tenant, u, include_inactive=True)}
         want = {(f.fact_id, f.status) for f in ref.list_facts(tenant, u, include_inactive=True)}
-        assert got == want, f"user {u}: only in kafka run {got - want}, only in reference {want - got}"
+        assert got == want, (
+            f"user {u}: only in kafka run {got - want}, only in reference {want - got}"
+        )
         active_keys = [f.key for f in store.list_facts(tenant, u) if f.status is FactStatus.ACTIVE]
         assert len(active_keys) == len(set(active_keys))
     ref.close()
@@ -176,7 +180,8 @@ def test_killing_a_worker_loses_no_turn_and_duplicates_no_fact(
     # every turn is in the journal exactly once (audit rows collapse by event id)
     audit = ClickHouseAudit.embedded(Path(env["MEMGATE_DATA_DIR"]) / "audit.chdb")
     _, rows = audit.query(
-        "SELECT count(), uniqExact(turn_id) FROM memgate.journal FINAL WHERE tenant_id = {t:String}",
+        "SELECT count(), uniqExact(turn_id) FROM memgate.journal FINAL "
+        "WHERE tenant_id = {t:String}",
         {"t": tenant},
     )
     audit.close()

@@ -23,7 +23,9 @@ GOOD = {
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo" / "locomo-dev.json"
 
 
-def test_jsonl_bad_lines_are_reported_with_line_numbers_and_the_rest_is_read(tmp_path: Path) -> None:
+def test_jsonl_bad_lines_are_reported_with_line_numbers_and_the_rest_is_read(
+    tmp_path: Path,
+) -> None:
     p = tmp_path / "turns.jsonl"
     lines = [
         json.dumps(GOOD),

@@ -96,7 +96,7 @@ def test_labelled_ids_are_turn_ids(turns: list[labelled.LabelledTurn]) -> None:
 
 def test_leak_counts_and_kinds(cases: list[LeakCase]) -> None:
     assert len(cases) >= 60
-    kinds = Counter(c.kind for c in cases)
+    kinds: Counter[str] = Counter(str(c.kind) for c in cases)
     for kind in SECRET_KINDS:
         assert kinds[kind] >= 3, kind
     assert sum(kinds[k] for k in SECRET_KINDS) >= 60
@@ -160,7 +160,9 @@ def test_leak_case_validation() -> None:
     }
     LeakCase.model_validate({"id": "x", "kind": "email", "secret": "a.b@example.org", "turn": turn})
     with pytest.raises(ValueError, match="verbatim"):
-        LeakCase.model_validate({"id": "x", "kind": "email", "secret": "c.d@example.org", "turn": turn})
+        LeakCase.model_validate(
+            {"id": "x", "kind": "email", "secret": "c.d@example.org", "turn": turn}
+        )
     with pytest.raises(ValueError, match="lookalike"):
         LeakCase.model_validate({"id": "x", "kind": "benign", "secret": "a.b@x.org", "turn": turn})
 

@@ -48,20 +48,64 @@ def cand(obj: str, subject: str = "user", rationale: str = "rule") -> CandidateF
         ("dark mode in the editor", "reject", "clean", "clean", {}),
         ("version 2.10.4 of the SDK", "reject", "clean", "clean", {}),
         ("order #123456789 shipped", "reject", "clean", "clean", {}),
-        ("weekly report to jane.doe@example.com", "reject", "redacted", "placeholders", {"email": 1}),
+        (
+            "weekly report to jane.doe@example.com",
+            "reject",
+            "redacted",
+            "placeholders",
+            {"email": 1},
+        ),
         ("call +44 20 7946 0958 on outages", "reject", "redacted", "placeholders", {"phone": 1}),
-        ("jane.doe@example.com", "reject", "rejected", "nothing_left_after_redaction", {"email": 1}),
+        (
+            "jane.doe@example.com",
+            "reject",
+            "rejected",
+            "nothing_left_after_redaction",
+            {"email": 1},
+        ),
         (f"the key {FAKE_KEY}", "reject", "rejected", "credential", {"api_key": 1}),
         ("password is hunter2-Secret!", "redact", "rejected", "credential", {"password": 1}),
-        ("card 4111 1111 1111 1111 for payments", "reject", "rejected", "regulated_category", {"card": 1}),
-        ("card 4111 1111 1111 1111 for payments", "redact", "redacted", "placeholders", {"card": 1}),
-        ("takes metformin every morning", "reject", "rejected", "regulated_category", {"health": 1}),
+        (
+            "card 4111 1111 1111 1111 for payments",
+            "reject",
+            "rejected",
+            "regulated_category",
+            {"card": 1},
+        ),
+        (
+            "card 4111 1111 1111 1111 for payments",
+            "redact",
+            "redacted",
+            "placeholders",
+            {"card": 1},
+        ),
+        (
+            "takes metformin every morning",
+            "reject",
+            "rejected",
+            "regulated_category",
+            {"health": 1},
+        ),
         ("takes metformin every morning", "redact", "redacted", "placeholders", {"health": 1}),
-        ("IBAN DE89 3704 0044 0532 0130 00 for refunds", "reject", "rejected", "regulated_category", {"iban": 1}),
-        ("bester Kontakt: max.mustermann@beispiel.de", "reject", "redacted", "placeholders", {"email": 1}),
+        (
+            "IBAN DE89 3704 0044 0532 0130 00 for refunds",
+            "reject",
+            "rejected",
+            "regulated_category",
+            {"iban": 1},
+        ),
+        (
+            "bester Kontakt: max.mustermann@beispiel.de",
+            "reject",
+            "redacted",
+            "placeholders",
+            {"email": 1},
+        ),
     ],
 )
-def test_redaction_table(obj: str, regulated: str, action: str, reason: str, kinds: dict[str, int]) -> None:
+def test_redaction_table(
+    obj: str, regulated: str, action: str, reason: str, kinds: dict[str, int]
+) -> None:
     out = Redactor(DET, regulated=regulated)(cand(obj))  # type: ignore[arg-type]
     decision = next(e for e in out if isinstance(e, DecisionRecord))
     assert (decision.verdict, decision.reason) == (action, reason)
@@ -77,7 +121,9 @@ def test_redaction_table(obj: str, regulated: str, action: str, reason: str, kin
 
 
 def test_decision_never_carries_values() -> None:
-    out = Redactor(DET)(cand("weekly report to jane.doe@example.com", rationale="from jane.doe@example.com"))
+    out = Redactor(DET)(
+        cand("weekly report to jane.doe@example.com", rationale="from jane.doe@example.com")
+    )
     for e in out:
         assert "jane.doe" not in e.model_dump_json()
         if isinstance(e, RedactedCandidate):
