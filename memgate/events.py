@@ -193,6 +193,11 @@ class CandidateFact(_Event):
         description="The predicate can hold several values at once (e.g. 'likes'); "
         "each value then has its own key and nothing is superseded.",
     )
+    retracts: bool = Field(
+        default=False,
+        description="The user withdraws this fact ('I no longer use Jenkins', 'forget that "
+        "I like jazz'): the current fact under the key is closed with no successor.",
+    )
 
     @field_validator("subject", "predicate", "object")
     @classmethod

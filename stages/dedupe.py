@@ -30,6 +30,7 @@ import numpy as np
 
 from memgate.embedding import Embedder
 from memgate.events import (
+    CandidateFact,
     DecisionRecord,
     FactStatus,
     RedactedCandidate,
@@ -136,8 +137,10 @@ class Resolver:
                 policy_version=p.version,
                 decided_at=now,
             )
+            # a redelivery gets its own audit row instead of overwriting the original verdict
+            extra = ("redelivered",) if reason == "redelivered" else ()
             dec = DecisionRecord(
-                event_id=stable_id("decision", Stage.DEDUPE.value, c.candidate_id),
+                event_id=stable_id("decision", Stage.DEDUPE.value, c.candidate_id, *extra),
                 stage=Stage.DEDUPE,
                 tenant_id=c.tenant_id,
                 user_id=c.user_id,
@@ -170,6 +173,9 @@ class Resolver:
         current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
         active = next((f for f in current if f.status is FactStatus.ACTIVE), None)
         pending = [f for f in current if f.status is FactStatus.PENDING]
+
+        if c.retracts:
+            return self._retract(c, existing, current, value_n, vec, now, out)
 
         # 3. same key, same value (or same meaning): count the occurrence
         for f in current:
@@ -242,6 +248,43 @@ class Resolver:
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
+
+    def _retract(
+        self,
+        c: CandidateFact,
+        existing: list[StoredFact],
+        current: list[StoredFact],
+        value_n: str,
+        vec: np.ndarray,
+        now: datetime,
+        out: Callable[..., list[Resolution | DecisionRecord]],
+    ) -> list[Resolution | DecisionRecord]:
+        """Close the fact the user withdraws: validity ends, no successor, history kept."""
+        marker = stable_id("retraction", c.candidate_id)
+        if any(f.superseded_by == marker for f in existing):
+            return out(ResolutionAction.DUPLICATE, "redelivered", [])
+        targets = [
+            f
+            for f in current
+            if normalise(f.value) == value_n
+            or _cos(f.embedding, vec) >= self.policy.near_duplicate
+            or not value_n
+        ]
+        if not targets:
+            return out(ResolutionAction.REJECT, "nothing_to_retract", [])
+        ends = c.valid_from or c.turn_ts
+        closed = [
+            f.model_copy(
+                update={
+                    "status": FactStatus.SUPERSEDED,
+                    "valid_to": max(ends, f.valid_from),
+                    "superseded_by": marker,
+                    "superseded_at": now,
+                }
+            )
+            for f in targets
+        ]
+        return out(ResolutionAction.SUPERSEDE, "retracted", closed, {"retracted": len(closed)})
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
         if confirmed:

@@ -48,6 +48,7 @@ from memgate.events import (
     Resolution,
     ResolutionAction,
     Stage,
+    StoredFact,
     TriagedTurn,
     TurnEvent,
     parse_turn,
@@ -99,12 +100,13 @@ def _audit_from_json(raw: bytes) -> JournalRecord | DecisionRecord | FactHistory
 
     data = json.loads(raw)
     kind = data.pop("_kind", None)
-    cls = {"journal": JournalRecord, "decision": DecisionRecord, "history": FactHistoryRecord}.get(
-        kind or ""
-    )
-    if cls is None:
-        raise ValueError(f"audit message without a known _kind: {kind!r}")
-    return cls.model_validate(data)  # type: ignore[no-any-return]
+    if kind == "journal":
+        return JournalRecord.model_validate(data)
+    if kind == "decision":
+        return DecisionRecord.model_validate(data)
+    if kind == "history":
+        return FactHistoryRecord.model_validate(data)
+    raise ValueError(f"audit message without a known _kind: {kind!r}")
 
 
 def _audit_to_json(rec: BaseModel) -> bytes:
@@ -249,7 +251,7 @@ def create_app(worker: Worker) -> faust.App:
         step: Callable[[Any], Awaitable[Sequence[Any]]],
         next_topic: str | None,
     ) -> None:
-        async def agent(stream: faust.StreamT) -> None:
+        async def agent(stream: faust.StreamT[bytes]) -> None:
             async for event in stream.events():
                 m.events_in.labels(stage=stage.value).inc()
                 try:
@@ -294,9 +296,7 @@ def create_app(worker: Worker) -> faust.App:
             if isinstance(res, Resolution):
                 facts = p.persist(res).facts
                 if facts:
-                    await worker.retry(
-                        "retrieval", lambda facts=facts: worker.retrieval.upsert(facts, wait=True)
-                    )
+                    await worker.retry("retrieval", _upsert(facts))
                 if res.action in (ResolutionAction.ADD, ResolutionAction.SUPERSEDE):
                     m.record_facts(res.action.value.lower())
         return outputs
@@ -317,7 +317,7 @@ def create_app(worker: Worker) -> faust.App:
     stage_agent(Stage.PERSIST, "resolved", Resolution.model_validate_json, persist_step, None)
 
     @app.agent(topics["audit"], name=f"{s.topic_prefix}.audit")
-    async def audit_agent(stream: faust.StreamT) -> None:
+    async def audit_agent(stream: faust.StreamT[bytes]) -> None:
         async for batch in stream.take(500, within=0.5):
             records = []
             for raw in batch:
@@ -326,9 +326,16 @@ def create_app(worker: Worker) -> faust.App:
                 except (ValidationError, ValueError) as exc:
                     await dead_letter_raw("audit", topic_name(s, "audit"), raw, str(exc), exc)
             if records:
-                await worker.retry("audit", lambda records=records: worker.audit.write(records))
+                await worker.retry("audit", _audit_write(records))
 
-    @app.timer(interval=2.0)
+    def _upsert(facts: list[StoredFact]) -> Callable[[], None]:
+        return lambda: worker.retrieval.upsert(facts, wait=True)
+
+    def _audit_write(
+        records: list[JournalRecord | DecisionRecord | FactHistoryRecord],
+    ) -> Callable[[], None]:
+        return lambda: worker.audit.write(records)
+
     async def report_lag() -> None:
         consumer = app.consumer
         try:
@@ -337,11 +344,12 @@ def create_app(worker: Worker) -> faust.App:
             return
         for tp in assignment:
             hw = consumer.highwater(tp)
-            read = consumer._read_offset.get(tp)
+            read = getattr(consumer, "_read_offset", {}).get(tp)
             if hw is None:
                 continue
             lag = max(0, hw - ((read + 1) if read is not None else 0))
             stage = tp.topic.rsplit(".", 1)[-1]
             m.consumer_lag.labels(stage=stage, topic=tp.topic, partition=str(tp.partition)).set(lag)
 
+    app.timer(interval=2.0)(report_lag)
     return app

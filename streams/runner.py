@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from memgate.events import (
     AuditEvent,
@@ -134,12 +134,12 @@ class InProcessRunner:
     # ------------------------------------------------------------- internals
 
     def _step(
-        self, stage: Stage, fn: Callable[[object], list[object]], event: object
+        self, stage: Stage, fn: Callable[[Any], Sequence[object]], event: object
     ) -> list[object]:
         m = self.metrics
         m.events_in.labels(stage=stage.value).inc()
         t0 = time.perf_counter()
-        out = fn(event)
+        out = list(fn(event))
         m.latency.labels(stage=stage.value).observe(time.perf_counter() - t0)
         audit = [
             e for e in out if isinstance(e, DecisionRecord | JournalRecord | FactHistoryRecord)
@@ -154,7 +154,7 @@ class InProcessRunner:
             self.flush()
         return out
 
-    def _account(self, audit: list[object]) -> None:
+    def _account(self, audit: Sequence[object]) -> None:
         s = self.summary
         for rec in audit:
             if isinstance(rec, JournalRecord):

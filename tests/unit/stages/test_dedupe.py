@@ -303,3 +303,30 @@ def test_newer_statement_with_vague_earlier_valid_time_still_wins(store: Embedde
     old = store.get("acme", "u1", first.writes[0].fact_id)
     assert old is not None and old.status is FactStatus.SUPERSEDED
     assert old.valid_to is not None and old.valid_to >= old.valid_from
+
+
+def _retraction(obj: str, n: int, days: int, predicate: str = "deploys_with") -> RedactedCandidate:
+    item = cand(obj, predicate=predicate, n=n, days=days)
+    c = item.candidate.model_copy(update={"retracts": True})
+    return item.model_copy(update={"candidate": c})
+
+
+def test_retraction_closes_the_fact_and_keeps_history(store: EmbeddedIndex) -> None:
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK)
+    first = apply(r, store, cand("Jenkins", predicate="deploys_with", days=0))
+    res = apply(r, store, _retraction("Jenkins", n=1, days=20))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "retracted")
+    assert store.list_facts("acme", "u1") == []  # nothing served any more
+    old = store.get("acme", "u1", first.writes[0].fact_id)
+    assert old is not None and old.status is FactStatus.SUPERSEDED
+    assert old.valid_to == T0 + timedelta(days=20, seconds=1)
+    again = apply(r, store, _retraction("Jenkins", n=1, days=20))
+    assert (again.action.value, again.reason) == ("DUPLICATE", "redelivered")
+
+
+def test_retracting_a_value_that_is_not_current_changes_nothing(store: EmbeddedIndex) -> None:
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK)
+    apply(r, store, cand("GitHub Actions", predicate="deploys_with", days=0))
+    res = apply(r, store, _retraction("Bamboo", n=1, days=3))
+    assert (res.action.value, res.reason) == ("REJECT", "nothing_to_retract")
+    assert [f.value for f in store.list_facts("acme", "u1")] == ["GitHub Actions"]
