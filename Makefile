@@ -38,7 +38,8 @@ integration: setup services-up
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q
+	bash $(SERVICES) up all
+	$(BIN)/pytest -q; rc=$$?; bash $(SERVICES) down all; exit $$rc
 
 services-up:
 	bash $(SERVICES) up all

@@ -500,6 +500,7 @@ class VariantResult:
         if 5 in self.pollution:
             d["rot_cost_5x"] = round(self.rot_cost(5, kk), 4)
         d["ingest_s"] = {str(r): round(s, 2) for r, s in sorted(self.ingest_s.items())}
+        d["score_s"] = {str(r): round(s, 2) for r, s in sorted(self.eval_s.items())}
         if detail:
             d["drops"] = dict(self.drops.most_common())
             d["redactions"] = dict(self.redactions.most_common())
@@ -523,6 +524,7 @@ class BenchResult:
     elapsed_s: float
     embedder: str
     extractor: str
+    embed_s: float = 0.0
     command: str | None = None
 
     @property
@@ -593,6 +595,7 @@ class BenchResult:
                 "embedder": self.embedder,
                 "extractor": self.extractor,
                 "data": self.data,
+                "embed_s": round(self.embed_s, 1),
                 "elapsed_s": round(self.elapsed_s, 1),
             }
         )
@@ -802,14 +805,18 @@ def run_locomo(
     n_questions = sum(len(c.questions) for c in convs)
     all_ratios = [0, *ratios]
 
+    t_embed = time.perf_counter()
     memo.warm((q.text for c in convs for q in c.questions), prog, "embed questions")
+    embed_s = time.perf_counter() - t_embed
 
     # ---- baseline: every turn verbatim
     baseline = VariantResult(name=BASELINE)
     for r in all_ratios:
+        t_embed = time.perf_counter()
         memo.warm(
             (t.content for c in convs for t in c.streams[r]), prog, f"embed turns (ratio {r})"
         )
+        embed_s += time.perf_counter() - t_embed
         fig = Figures()
         t0 = time.perf_counter()
         with EmbeddedIndex(workdir / f"{BASELINE}-r{r}.sqlite3", dim=memo.dim) as store:
@@ -906,6 +913,7 @@ def run_locomo(
         elapsed_s=time.perf_counter() - t_start,
         embedder=memo.name,
         extractor=extractor_name,
+        embed_s=embed_s,
     )
 
 

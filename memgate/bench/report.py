@@ -322,6 +322,8 @@ def _markdown(result: BenchResult, command: str | None) -> str:
         timing,
     )
     lines += [
+        f"- embedding questions and baseline turns (batched, cached across runs): "
+        f"{result.embed_s:.0f} s; total {result.elapsed_s:.0f} s",
         f"- command: `{command or result.command or '(library call)'}`",
         f"- data: `{result.data}`",
     ]
