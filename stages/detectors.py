@@ -385,6 +385,15 @@ _PHONE_NEG_WORDS: Final = frozenset(
     }
 )  # fmt: skip
 _NUMBER_WORDS: Final = frozenset({"no", "nr", "number", "#", "num"})
+# "2024.15.3801": dotted numeric groups led by a year-like group are a version,
+# build or release number, not a phone, unless a phone word comes right before.
+_YEAR_DOTTED_RE: Final = re.compile(r"(?:19|20)\d\d(?:\.\d+)+")
+_PHONE_CONTEXT_RE: Final = re.compile(
+    r"\b(?:phone|call|calls|ring|dial|tel|telephone|mobile|cell|cellphone|fax|text|sms|"
+    r"whatsapp|signal|reach|contact|number|nummer|numéro|número|telefon|téléphone|"
+    r"teléfono|telefone|handy|portable|móvil|celular|appelle|anruf|ruf)\b[^.!?\n]{0,24}$",
+    re.IGNORECASE,
+)
 
 
 def _after_identifier_word(text: str, start: int) -> bool:
@@ -554,6 +563,10 @@ def _find_phones(text: str, regions: tuple[str, ...]) -> Iterator[_Cand]:
             continue
         if _after_identifier_word(text, m.start()):
             continue
+        if _YEAR_DOTTED_RE.fullmatch(run) and not _PHONE_CONTEXT_RE.search(
+            _context_before(text, m.start(), 40)
+        ):
+            continue  # "build 2024.15.3801"
         if _inside_iban_shape(text, m.start(), run):
             continue  # the digits of an IBAN-shaped string (bad checksum)
         for a, b in _phone_spans(run, regions):
@@ -864,8 +877,10 @@ _PW_PROSE_VERB: Final = (
     r"|will[ \t]+be|should[ \t]+be|is|was|ist|lautet|war|est|était|es|era|é|è|equals)"
 )
 _PW_QUALIFIER: Final = (
-    r"(?:[ \t]+(?:for|of|to|on|at|für|pour|de|del|para|van|voor|do|da)"
-    r"(?:[ \t]+[^\s=:\"']{1,40}){1,3}?)?"
+    r"(?:[ \t]+(?:for|of|to|on|at|für|pour|de|del|para|van|voor|do|da|du|des|dos|das|"
+    r"della|dello|delle|dei|degli|di|vom|von|der|dem|den|zum|zur|"
+    r"no|na|nel|nella|al|au|aux)"
+    r"(?:[ \t]+[^\s=:\"']{1,40}(?:'[^\s=:\"']{1,40})?){1,3}?)?"
 )
 _PASSWORD_RE: Final = re.compile(
     _NAME_PREFIX

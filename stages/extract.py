@@ -191,6 +191,14 @@ _TOOL_NAMES: dict[str, str] = {
     "monitoring": "grafana|prometheus|datadog|new relic|sentry|splunk|honeycomb",
     "framework": "django|flask|fastapi|rails|ruby on rails|spring boot|laravel|react|vue|"
     "angular|svelte|next.js|nextjs|express.js|phoenix",
+    "iac": "terraform|opentofu|pulumi|cloudformation|crossplane",
+    "sso": "okta|azure ad|entra id|auth0|keycloak|onelogin|ping identity",
+    "issue_tracker": "jira|asana|trello|youtrack|clickup",
+    "chat": "slack|microsoft teams|mattermost|rocket.chat",
+    "integration": "zapier|make.com|ifttt|n8n|workato",
+    "ecommerce": "shopify|woocommerce|magento|bigcommerce",
+    "payments": "stripe|paypal|adyen|braintree",
+    "crm": "salesforce|hubspot|pipedrive|zoho crm",
 }
 _TOOLS: dict[str, str] = {
     name: cat for cat, names in _TOOL_NAMES.items() for name in names.split("|")
@@ -209,6 +217,16 @@ _CATEGORY_ALIASES: dict[str, str] = {
     "ci": "deploy", "ci/cd": "deploy", "cd": "deploy", "build system": "deploy",
     "framework": "framework", "web framework": "framework", "vcs": "vcs",
     "version control": "vcs", "monitoring": "monitoring", "container runtime": "container",
+    "cloud provider": "cloud", "cloud platform": "cloud", "hosting provider": "cloud",
+    "hosting": "cloud", "primary database": "database", "data warehouse": "database",
+    "ci pipeline": "deploy", "ci system": "deploy", "ci provider": "deploy",
+    "deployment tool": "deploy", "identity provider": "sso", "sso": "sso", "idp": "sso",
+    "sso provider": "sso", "issue tracker": "issue_tracker", "ticketing system": "issue_tracker",
+    "chat tool": "chat", "iac": "iac", "iac tool": "iac", "infrastructure as code": "iac",
+    "crm": "crm", "payment provider": "payments", "payment processor": "payments",
+    "orchestrator": "orchestration", "message broker": "messaging", "message queue": "messaging",
+    "queue": "messaging", "notes app": "notes", "note-taking tool": "notes",
+    "shop system": "ecommerce", "shop platform": "ecommerce", "ecommerce platform": "ecommerce",
 }
 
 _PREF_TOPICS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -517,7 +535,9 @@ _TRAIL_RE = re.compile(
     r"myself|together|finally|just|yet|here|there|eh|btw|tho|again|today|"
     r"with you|with u|to you|every day|everyday|all the time|a bit|a little|"
     r"more and more|for a while|for a bit|right|then|one day|someday|soon|on|in|at|since|"
-    r"by|from|of|with|and|or|the))+$"
+    r"by|from|of|with|and|or|the|please|pls|plz|thanks|thank you|thx|cheers|"
+    r"por favor|bitte|danke|s'il te plaît|s'il vous plaît|stp|svp|merci|gracias|"
+    r"obrigad[oa]|per favore|grazie))+$"
 )
 _LEAD_RE = re.compile(r"^(?:that|to|that i|about|really|also|just|so|even|,|\s)+\s+")
 _PUNCT_END_RE = re.compile(r"[\s.,!?;:'\"…)\]*~-]+$")
@@ -1414,7 +1434,7 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?:" + _IM + r" (?:originally )?from|i (?:grew up|was raised|was born) in|"
        r"i come from)\s+(?P<obj>[^.!?;,]+)", _b_from),
     _r("timezone", "timezone zone time",
-       r"\b(?:my time ?zone is|i(?:'m| am) (?:in|on) (?:the )?)(?P<obj>(?:utc|gmt)(?:\s?[+-]\s?"
+       r"\b(?:my time ?zone is |i(?:'m| am) (?:in|on) (?:the )?)(?P<obj>(?:utc|gmt)(?:\s?[+-]\s?"
        r"\d{1,2}(?::\d\d)?)?|(?:cet|cest|eet|eest|wet|west|bst|ist|pst|pdt|mst|mdt|cst|cdt|"
        r"est|edt|jst|kst|aest|aedt|awst|nzst|nzdt|hst|akst|sgt|hkt|brt|msk)\b|"
        r"(?:pacific|eastern|central|mountain|atlantic|alaska|hawaii|greenwich|central european|"

@@ -12,8 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from stages.extract import Extractor
-
 from memgate.errors import ExtractionError
 from memgate.events import (
     CandidateFact,
@@ -31,6 +29,7 @@ from memgate.events import (
 )
 from stages.dedupe import FactView, Resolver
 from stages.detectors import Detector
+from stages.extract import Extractor
 from stages.persist import PersistPlan, plan
 from stages.redact import Redactor, mask_all
 from stages.triage import TriagePolicy, triage

@@ -274,6 +274,21 @@ POSITIVE: list[tuple[str, str, str, str]] = [
     ("phone-uk-trunk-in-parens", "tel +44 (0)20 7946 0958", "phone", "+44"),
     ("phone-compact-parens", "+1(415)555-2671", "phone", "555-2671"),
     ("phone-multiple-in-one-line", "+91 98765 43210 or +81 3-1234-5678", "phone", "43210"),
+    # prose passwords with a linking word between the name and the verb
+    ("password-fr-du", "le mot de passe du wifi est Tq8!zrW3", "password", "Tq8!zrW3"),
+    ("password-fr-des", "Le mot de passe des caméras est Lm4$vn27", "password", "Lm4$vn27"),
+    (
+        "password-fr-de-l",
+        "le mot de passe de l'imprimante est Kp3#ws91",
+        "password",
+        "Kp3#ws91",
+    ),
+    ("password-de-vom", "das Passwort vom NAS ist Gr8%hx42", "password", "Gr8%hx42"),
+    ("password-de-des", "Das Kennwort des Servers lautet Wq5&jd60", "password", "Wq5&jd60"),
+    ("password-es-de-la", "la contraseña de la alarma es Bn2#tq84", "password", "Bn2#tq84"),
+    ("password-pt-dos", "a senha dos relatórios é Jx6!pm33", "password", "Jx6!pm33"),
+    ("password-it-della", "la password della rete è Fh9@kc21", "password", "Fh9@kc21"),
+    ("phone-year-like-with-context", "call me on 2024.15.3801", "phone", "2024.15.3801"),
 ]
 
 
@@ -372,6 +387,8 @@ BENIGN: list[tuple[str, str]] = [
     ("token-bucket", "the bucket refills at 100 tokens/sec; bearer tokens expire in 3600 s"),
     ("auth-header-variable", 'curl -H "Authorization: Bearer $TOKEN" https://api.github.com'),
     ("openai-elided", "export OPENAI_API_KEY=sk-...  # put your key here"),
+    ("year-build-number", "nightly builds are tagged 2023.07.4412 by the pipeline"),
+    ("year-release-train", "we ship calendar releases like 2024.11.2051 each sprint"),
 ]
 
 
