@@ -554,18 +554,19 @@ def bench_locomo(
         Path | None,
         typer.Option(
             "--data",
-            help="A file in LoCoMo's format [default: ../shared/datasets/locomo/locomo-dev.json].",
+            help="A file in LoCoMo's format (default: ../shared/datasets/locomo/locomo-dev.json).",
         ),
     ] = None,
     policy: Annotated[
         list[str] | None,
-        typer.Option("--policy", help="Write policy preset (repeatable) [default: balanced]."),
+        typer.Option("--policy", help="Write policy preset (repeatable; default: balanced)."),
     ] = None,
     all_presets: Annotated[
         bool, typer.Option("--all-presets", help="Run every write policy preset.")
     ] = False,
     k: Annotated[
-        list[int] | None, typer.Option("--k", help="Recall cut-off (repeatable) [default: 5, 10].")
+        list[int] | None,
+        typer.Option("--k", help="Recall cut-off (repeatable; default: 5 and 10)."),
     ] = None,
     pollution: Annotated[
         str, typer.Option(help="Pollution ratios, trivial turns per real turn (0 = clean).")
@@ -583,7 +584,7 @@ def bench_locomo(
     workdir: Annotated[
         Path | None,
         typer.Option(
-            help="Keep the benchmark's stores in DIR (empty or new) [default: a temp dir]."
+            help="Keep the benchmark's stores in DIR, empty or new (default: a temp dir)."
         ),
     ] = None,
 ) -> None:
@@ -618,8 +619,10 @@ def bench_locomo(
     ks = sorted(set(k or [5, 10]))
     if ks[0] < 1 or (ratios and ratios[0] < 0):
         raise typer.BadParameter("k must be >= 1 and pollution ratios >= 0")
-    tmp = None if workdir is not None else tempfile.TemporaryDirectory(prefix="memgate-bench-")
-    work = workdir if workdir is not None else Path(tmp.name) / "work"  # type: ignore[union-attr]
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    if workdir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="memgate-bench-")
+        workdir = Path(tmp.name) / "work"
     try:
         with (
             _errors(),
@@ -636,7 +639,7 @@ def bench_locomo(
                 path,
                 policies=policies,
                 embedder=rt.embedder,
-                workdir=work,
+                workdir=workdir,
                 ks=ks,
                 pollution=ratios,
                 seed=seed,
@@ -645,6 +648,7 @@ def bench_locomo(
                 progress=_RichBenchProgress(progress),
             )
         result.command = shlex.join(["memgate", *sys.argv[1:]])
+        result.headline_policy = rt.settings.policy
         if report is not None:
             from memgate.bench.report import write_report
 

@@ -20,10 +20,29 @@ earlier rule in the same sentence is ignored, and *fallback* rules (weak
 inferences such as "my wife" implies a relationship) fire only when nothing
 else did in the whole turn. Facts with the same (predicate, normalised object)
 are merged, and a turn yields at most :data:`MAX_FACTS_PER_TURN` facts (write
-amplification).
+amplification). A sentence that opens with "Correction:" ("Korrektur:", ...)
+turns its facts into corrections.
+
+Values are normalised so that repeated statements share a value: trailing
+courtesy ("..., please", "bitte", "por favor", "thanks") and time words that are
+not part of the value ("now", "these days", "last week", "yesterday") are cut;
+a cut date goes to ``valid_from``.
+
+Retraction: "we no longer use Jenkins", "we don't use Jenkins anymore", "we
+stopped using Jenkins", "I'm not vegetarian anymore", "please forget that I like
+jazz" are read in their positive form ("we use Jenkins", ...) by the ordinary
+rules, and each fact found is emitted as a correction with ``retracts=True``
+(confidence 0.9, rationale ``retraction``): same subject and predicate, and for a
+multi-valued predicate the same object, as the fact it withdraws; the resolver
+closes that fact. "Ignore what I said about my editor" withdraws by topic (a tool
+category, a diet, where I live, ...; otherwise a taste: likes and dislikes).
+Trivia narrated as events ("I had lunch outside", "walked into a glass door")
+and remarks about the conversation itself ("last time I chatted with you we
+talked about ...") are not events.
 
 Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
-named thing such as ``user's kids``.
+named thing such as ``user's kids`` / ``user's sister`` ("my sister Ana lives in
+Madrid").
 
 Predicate vocabulary (``*`` = multi-valued: several values hold at once and
 nothing is superseded; every other predicate is single-valued, so a new value
@@ -40,12 +59,16 @@ uses_tool:<category>      the tool used for a category: editor, shell, os, brows
                           database, cloud, programming_language, package_manager,
                           container, orchestration, messaging, notes, vcs, terminal,
                           monitoring, framework, the category the user names
-                          ("... as my planner"), other* ("I use vim as my editor")
+                          ("... as my planner"), also iac, sso, issue_tracker, chat,
+                          integration, ecommerce, payments, crm, plan ("we're on the
+                          Business plan"), other* ("I use vim as my editor")
 deploys_with              CI/CD or deployment tool; CI/CD tools always map here, so
                           "we use Jenkins" and "we moved to GitHub Actions" share it
 stack                     a team's or user's technology stack as a whole
 works_at                  employer ("I work at Acme")
-works_as                  occupation ("I'm a nurse", "as a nurse, ...")
+works_as                  occupation ("I'm a nurse", "as a nurse, ...", "I'm the tech lead
+                          of the payments team"); for ``team`` what the organisation is
+                          ("we're a small agency in Lyon")
 lives_in                  place of residence ("I live in Lisbon", "I moved to Berlin")
 comes_from                origin ("I'm from Sweden", "I grew up in Ohio")
 name_is                   the speaker's name ("my name is Jon", "call me Jon")
@@ -53,13 +76,18 @@ diet                      diet ("I'm vegetarian", "I don't eat meat")
 timezone                  time zone ("I'm in CET")
 answer_language           language the assistant must answer in (an instruction)
 relationship_status       married / engaged / single / divorced / in a relationship
+contact:<role>            the named person in a role ("our account admin is Lena Ortiz")
+team_size                 how big the team / company is ("our team is five people")
 identity                  gender, orientation, faith, ... ("I'm a transgender woman")
 favorite:<thing>          favourite of one kind ("my favorite band is Muse")
 instruction*              a standing instruction ("always use type hints")
 note*                     what the user asked to be remembered, when no finer rule fits
 likes*, dislikes*         "I love hiking", "I can't stand cilantro"
 values*                   what matters to the speaker ("my family means the world to me")
-member_of*                a group the speaker belongs to ("I'm part of a running club")
+member_of*                a group the speaker belongs to ("I'm part of a running club",
+                          "I'm on the infrastructure team")
+practice*                 a working practice a team follows ("we follow trunk-based
+                          development")
 hobby*                    leisure activity ("I've been painting a lot lately")
 activity*                 an ongoing non-leisure activity ("I'm researching agencies")
 habit*                    "I always ...", "I usually ..."
@@ -125,6 +153,7 @@ MULTI_VALUED_PREDICATES: frozenset[str] = frozenset(
         "instruction", "note", "likes", "dislikes", "hobby", "activity", "habit",
         "has_pet", "has_child", "family", "speaks_language", "decided", "plans_to",
         "goal", "event", "prefers:other", "uses_tool:other", "values", "member_of",
+        "practice",
     }
 )
 
@@ -225,7 +254,7 @@ _CATEGORY_ALIASES: dict[str, str] = {
     "chat tool": "chat", "iac": "iac", "iac tool": "iac", "infrastructure as code": "iac",
     "crm": "crm", "payment provider": "payments", "payment processor": "payments",
     "orchestrator": "orchestration", "message broker": "messaging", "message queue": "messaging",
-    "queue": "messaging", "notes app": "notes", "note-taking tool": "notes",
+    "queue": "messaging", "note-taking tool": "notes",
     "shop system": "ecommerce", "shop platform": "ecommerce", "ecommerce platform": "ecommerce",
 }
 
@@ -267,6 +296,7 @@ _OCCUPATIONS = _ws(
     administrator admin sysadmin devops recruiter marketer salesperson realtor banker
     economist statistician mathematician physicist chemist biologist historian
     illustrator animator streamer youtuber blogger podcaster athlete player caregiver
+    maintainer contributor
     nanny midwife social worker receptionist secretary clerk cashier driver trucker
     mom dad homemaker housewife retiree intern apprentice volunteer
     """
@@ -479,7 +509,8 @@ _HYPO_RE = re.compile(
     r"^\s*(?:if|suppose|supposing|imagine|assuming|hypothetically|let's say|say we)\b|"
     r"\b(?:what if|if i were|if we were|if i was|if i had|if we had|if i could|"
     r"suppose|supposing|imagine|imagining|hypothetically|would you|wouldn't it|"
-    r"let's say|in theory|pretend|i wish|i would|i'd (?!rather|prefer|love to|like to)|"
+    r"let's say|in theory|pretend|i wish|i would(?! (?:rather|prefer|like|love)\b)|"
+    r"i'd (?!rather|prefer|love|like)|"
     r"could you|can you|will you|would it)\b"
 )
 _HYPO_TRIGGERS = _ws(
@@ -606,6 +637,7 @@ class _Hit:
     confidence: float
     rule: str
     valid_from: datetime | None = None
+    retracts: bool = False
 
 
 @dataclass(slots=True)
@@ -643,6 +675,7 @@ class _Rule:
     build: Builder
     fallback: bool = False
     anchored: bool = False
+    clauses: bool = False  # anchored, but also tried at the start of each later clause
 
 
 
@@ -747,10 +780,13 @@ _LANG_IN_RE = re.compile(
 )
 
 
+_COURTESY = _ws("please pls plz thanks thx bitte merci gracias obrigado obrigada danke")
+
+
 def _b_instruction(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     raw = ctx.text(m, "obj")
     obj = _clean(raw)
-    if not obj or not _meaningful(obj):
+    if not obj or not _meaningful(obj) or obj.lower() in _COURTESY:
         return []
     low = obj.lower()
     for lm in _LANG_IN_RE.finditer(low):
@@ -825,6 +861,10 @@ def _b_use(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     tm = _TOOL_RE.search(obj.lower())
     if tm is not None and len(obj) > len(tm.group(1)) + 25:
         obj = obj[tm.start(1):tm.end(1)]
+    fm = re.search(r"\s+for (?:our |my |the |all |)([a-z/ -]+)$", obj.lower())
+    if fm is not None and _CATEGORY_ALIASES.get(fm.group(1).strip()) is not None and (
+            _tool_predicate("", fm.group(1).strip()) == pred):
+        obj = obj[: fm.start()]  # "Jenkins for CI": the category adds nothing
     return [_Hit(FactType.FACT, _subject(m), pred, obj, C_STATED, "")]
 
 
@@ -864,12 +904,17 @@ def _b_i_am_a(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         return [_Hit(FactType.FACT, subj, "identity", phrase, C_STATED, "")]
     if words[0] in _DIETS and len(words) <= 2:
         return [_Hit(FactType.FACT, subj, "diet", words[0], C_STATED, "")]
-    # "I'm a nurse", "I'm a senior data engineer at Acme"
-    jm = re.match(r"^((?:[\w-]+ ){0,3}?[\w-]+?)(?: (?:at|for|in|with) (.+))?$", phrase)
+    # "I'm a nurse", "I'm a senior data engineer at Acme", "the tech lead of the payments team"
+    jm = re.match(r"^(?:(?:only|sole|main|new)\s+)?((?:[\w-]+ ){0,3}?[\w-]+?)"
+                  r"(?: (at|for|in|with|on|of) (.+))?$", phrase)
     if jm is not None and _is_job(jm.group(1)) and len(jm.group(1).split()) <= 4:
-        out = [_Hit(FactType.FACT, subj, "works_as", jm.group(1), C_STATED, "")]
-        if jm.group(2) and m.group(0).lower().find(" at ") >= 0:
-            org = _clean(jm.group(2))
+        role = jm.group(1)
+        prep, rest = jm.group(2), jm.group(3)
+        if prep in ("on", "of") and rest and _meaningful(rest) and len(rest.split()) <= 6:
+            role = f"{role} {prep} {rest}"  # "backend engineer on the payments team"
+        out = [_Hit(FactType.FACT, subj, "works_as", role, C_STATED, "")]
+        if prep == "at" and rest:
+            org = _clean(rest)
             if org and _meaningful(org):
                 out.append(_Hit(FactType.FACT, subj, "works_at", org, C_STATED, ""))
         return out
@@ -907,7 +952,7 @@ def _b_i_am_adj(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 
 def _b_lives(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     obj = _clean(ctx.text(m, "obj"))
-    obj = re.sub(r"(?i)\s+(?:with|since|for)\b.*$", "", obj)
+    obj = re.sub(r"(?i)\s+(?:with|since|for|desde|seit|depuis|há|hace)\b.*$", "", obj)
     if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
         return []
     return [_Hit(FactType.FACT, _subject(m), "lives_in", obj, C_STATED, "")]
@@ -1022,6 +1067,27 @@ _NOT_ACTIVITY = _ws(
 )
 
 
+# everyday trivia narrated as an event: "had lunch outside", "walked into a glass door"
+_TRIVIAL_EVENT_RE = re.compile(
+    r"^(?:had|ate|grabbed|got|made|skipped|cooked) (?:a |an |some |my |the |our )?(?:quick |late |"
+    r"early |big |nice |lovely |good |great |light |huge |small |)(?:lunch|dinner|breakfast|"
+    r"brunch|snack|coffee|tea|nap|shower|bath|drink|bite|sandwich|meal)\b|"
+    r"^(?:walked|ran|bumped|crashed|tripped|slipped|stumbled|fell|banged) (?:straight |right |"
+    r"head ?first |)(?:into|over|on) (?:a |the |my |some )?(?:glass |)(?:door|wall|pole|chair|"
+    r"table|desk|lamp ?post|sign|curb|kerb|stairs|step|ice|puddle)s?\b|"
+    r"^(?:spilled|dropped|burned|burnt) (?:coffee|tea|my (?:coffee|tea|phone|keys|toast)|"
+    r"the (?:toast|rice|milk))\b|^(?:overslept|stubbed my toe|locked myself out|"
+    r"missed the (?:bus|train))\b"
+)
+
+
+_TALK_VERBS = _ws("talked chatted discussed spoke covered went")
+_ABOUT_US_RE = re.compile(
+    r"\b(?:chatted|talked|spoke|spoken|chatting|talking|speaking|conversation|chat) "
+    r"(?:with|to) you\b|\b(?:our|this|the) (?:last |previous )?(?:chat|conversation|session)\b"
+)
+
+
 def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Builder:
     def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         verb = m.group("verb")
@@ -1058,6 +1124,11 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         bare = not rest_low and found is not None and verb.endswith("ed") and len(verb) >= 6
         if not obj or (not bare and (not _meaningful(rest) or _BAD_OBJ_START.match(rest_low))):
             return []
+        if _TRIVIAL_EVENT_RE.match(obj.lower()) and not re.search(
+                r"\b(?:with|together)\b|\band i\b", ctx.low):
+            return []  # everyday trivia, nothing durable (a shared meal is kept)
+        if verb in _TALK_VERBS and _ABOUT_US_RE.search(ctx.low):
+            return []  # "last time I chatted with you we talked about ...": about the chat
         if verb in _TRANSITIVE_PAST and _RELATIVE_TAIL_RE.match(rest_low) \
                 and not _GOT_PHRASE_RE.match(" " + rest_low):
             return []  # "the help I got from friends": a relative clause, not an event
@@ -1167,7 +1238,8 @@ def _b_habit(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     first = obj.split()[0].lower()
     if first in ("prefer", "like", "love", "hate", "enjoy", "try", "feel", "think", "say",
                  "want", "wanted", "have", "get", "appreciate", "find", "do", "make", "been",
-                 "was", "knew", "know", "wonder", "look", "loved", "thought", "felt"):
+                 "was", "knew", "know", "wonder", "look", "loved", "thought", "felt", "forget",
+                 "forgot", "struggle", "mess", "mix", "confuse", "misspell", "lose", "end"):
         return []
     if _HABIT_BAD_RE.match(obj.lower()) or obj.split()[0].lower().endswith("ed"):
         return []
@@ -1237,6 +1309,481 @@ def _b_timezone(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     return [_Hit(FactType.FACT, "user", "timezone", obj, C_STATED, "")]
 
 
+# ---------------------------------------------------------------- builders (team, support, multi)
+
+_STANDING_RE = re.compile(
+    r"\b(?:always|never|only|rather than|instead of|by default|in general|generally|each time|"
+    r"every time|whenever|all (?:my|our|the)|any (?:of )?(?:my|our)|from now on|going forward|"
+    r"toujours|jamais|uniquement|seulement|désormais|immer|nie|niemals|nur|ausschließlich|"
+    r"grundsätzlich|siempre|nunca|solo|sólo|solamente|únicamente|sempre|apenas|somente|jamás)\b"
+)
+_ONE_OFF_RE = re.compile(
+    r"\b(?:this|these|those|it|that one|today|tonight|tomorrow|now|right away|asap|"
+    r"ce|cette|ces|dieses|diese|diesen|heute|este|esta|estos|hoy|hoje|esse|essa)\b"
+)
+_STYLE_TOPICS = frozenset({"prefers:answer_style", "prefers:answer_format", "prefers:indentation",
+                           "prefers:naming_style"})
+
+
+def _b_polite_standing(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"please contact me by email rather than phone": a standing request, not a one-off."""
+    obj = _clean(ctx.text(m, "obj"))
+    low = obj.lower()
+    if not obj or not _meaningful(obj, 2):
+        return []
+    standing = _STANDING_RE.search(ctx.low) is not None
+    if _ONE_OFF_RE.search(low) and not standing:
+        return []
+    if not standing and _pref_topic(obj) not in _STYLE_TOPICS:
+        return []
+    return _b_instruction(m, ctx)
+
+
+_IMPERATIVE_VERBS = (
+    r"use|copy|cc|include|add|keep|make|put|send|write|format|call|address|answer|reply|"
+    r"respond|mention|explain|skip|avoid|check|ask|let|give|show|stick|follow|tag|notify|"
+    r"contact|loop|attach|mark|label|sign|start|end|prefix|wrap|comment|return|output|"
+    r"translate|omit|refer|cite|link|summari[sz]e|schedule|book|assume|default|prefer|"
+    r"leave|remove|double-check|confirm|put|list|sort|name|stop|don't|do not|never|always|please"
+)
+
+
+def _b_when_you(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"When you write SQL for me, use uppercase keywords": an instruction with its condition."""
+    obj = _clean(ctx.orig[m.start():m.end("obj")])
+    if not obj or not _meaningful(obj, 3):
+        return []
+    return [_Hit(FactType.INSTRUCTION, "user", "instruction", obj, C_STATED, "")]
+
+
+def _category_predicate(cat: str, obj: str) -> str:
+    """The predicate for "<category> is <obj>": the named category, else the tool lexicon."""
+    c = re.sub(r"^(?:main|primary|default|current|usual|preferred|go-to|production|prod|new|"
+               r"only|daily|everyday|work|personal|team's|company's|internal)\s+", "",
+               cat.strip().lower())
+    cat_key = _CATEGORY_ALIASES.get(c, "")
+    if cat_key:
+        return "deploys_with" if cat_key == "deploy" else f"uses_tool:{cat_key}"
+    return _tool_predicate(obj)
+
+
+def _b_my_category(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"our main database is Postgres 15", "my editor is neovim"."""
+    raw = ctx.text(m, "obj").strip().lower()
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
+        return []
+    obj = re.sub(r"(?i)^(?:still|now|currently|actually)\s+", "", obj)
+    pred = _category_predicate(m.group("cat"), obj)
+    if not pred or len(obj.split()) > 6:
+        return []
+    if not _CATEGORY_ALIASES.get(re.sub(r"^\S+\s+", "", m.group("cat").strip())) and \
+            not _CATEGORY_ALIASES.get(m.group("cat").strip()):
+        # an unnamed category ("our X is Postgres 15"): the value must be the tool itself
+        tm = _TOOL_RE.match(raw)
+        if tm is None or len(obj.split()) > 3:
+            return []
+    return [_Hit(FactType.FACT, _subject(m), pred, obj, C_STATED, "")]
+
+
+_CONTACT_ROLES = (
+    r"account admin|account administrator|account manager|admin|administrator|it admin|"
+    r"billing contact|main contact|primary contact|point of contact|contact person|contact|"
+    r"manager|boss|supervisor|team lead|tech lead|lead|cto|ceo|cfo|coo|owner|accountant|"
+    r"doctor|gp|dentist|therapist|landlord|lawyer|mentor|coach|vet|assistant|champion|"
+    r"project manager|product owner|product manager|hr contact|hr manager|office manager"
+)
+
+
+def _b_contact(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"Our account admin is Lena Ortiz": a named person in a role (single-valued per role)."""
+    name = ctx.text(m, "obj").strip()
+    words = name.split()
+    if not words or not all(w[:1].isupper() for w in words) or name.lower() in _STOP:
+        return []
+    role = re.sub(r"\W+", "_", m.group("role").strip().lower()).strip("_")
+    return [_Hit(FactType.FACT, _subject(m), f"contact:{role}", name, C_STATED, "")]
+
+
+_RELATIVE_EN: dict[str, str] = {
+    **{w: w for w in (
+        "brother", "sister", "mother", "father", "mom", "mum", "dad", "son", "daughter", "wife",
+        "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancée", "dog",
+        "cat", "puppy", "kitten", "grandma", "grandpa", "grandmother", "grandfather", "aunt",
+        "uncle", "cousin", "niece", "nephew", "best friend", "roommate", "flatmate", "baby",
+        "stepson", "stepdaughter", "twin",
+    )},
+    "bruder": "brother", "schwester": "sister", "mutter": "mother", "vater": "father",
+    "mama": "mom", "papa": "dad", "sohn": "son", "tochter": "daughter", "frau": "wife",
+    "mann": "husband", "freund": "boyfriend", "freundin": "girlfriend", "hund": "dog",
+    "katze": "cat", "oma": "grandma", "opa": "grandpa", "frère": "brother", "sœur": "sister",
+    "soeur": "sister", "mère": "mother", "père": "father", "fils": "son", "fille": "daughter",
+    "femme": "wife", "mari": "husband", "copain": "boyfriend", "copine": "girlfriend",
+    "chien": "dog", "chat": "cat", "hermano": "brother", "hermana": "sister", "madre": "mother",
+    "padre": "father", "hijo": "son", "hija": "daughter", "esposa": "wife", "esposo": "husband",
+    "marido": "husband", "novio": "boyfriend", "novia": "girlfriend", "perro": "dog",
+    "gato": "cat", "irmão": "brother", "irmã": "sister", "mãe": "mother", "pai": "father",
+    "filho": "son", "filha": "daughter", "namorado": "boyfriend", "namorada": "girlfriend",
+    "cachorro": "dog", "cão": "dog",
+}
+_RELATIVE_ALT = "|".join(sorted((re.escape(w) for w in _RELATIVE_EN), key=len, reverse=True))
+_CORRECTION_WORDS_RE = re.compile(
+    r"\b(?:actually|not|correction|sorry|eigentlich|nicht|korrektur|en fait|pas|no|não|"
+    r"en realidad|na verdade|corrección|correção)\b"
+)
+
+
+def _b_relative_name(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"my brother is called Lukas", "Mein Bruder heißt Lukas": the relative's name."""
+    name = ctx.text(m, "obj").strip(" .,!?;:'\"")
+    if not name or not name[:1].isupper() or name.lower() in _STOP:
+        return []
+    who = _RELATIVE_EN[m.group("who")]
+    corr = _CORRECTION_WORDS_RE.search(ctx.low) is not None
+    return [_Hit(FactType.CORRECTION if corr else FactType.FACT, f"user's {who}", "name_is",
+                 name, C_STATED, "")]
+
+
+def _b_relative_lives(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"My sister Ana lives in Madrid": where a relative lives (and their name)."""
+    who = _RELATIVE_EN[m.group("who")]
+    obj = _clean(ctx.text(m, "obj"))
+    obj = re.sub(r"(?i)\s+(?:with|since|for|now|and)\b.*$", "", obj)
+    if not obj or not obj[:1].isupper() or not _meaningful(obj):
+        return []
+    out = [_Hit(FactType.FACT, f"user's {who}", "lives_in", obj, C_STATED, "")]
+    name = ctx.text(m, "name").strip()
+    if name and name[:1].isupper():
+        out.append(_Hit(FactType.FACT, f"user's {who}", "name_is", name, C_STATED, ""))
+    return out
+
+
+def _b_switch_to(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"I switched my editor to Neovim last week", "we've moved to GitLab CI"."""
+    new = _clean(ctx.text(m, "new"))
+    if not new or _BAD_OBJ_START.match(new.lower()) or not _meaningful(new):
+        return []
+    gd = m.groupdict()
+    cat = gd.get("cat") or ""
+    pred = _category_predicate(cat, new) if cat else _tool_predicate(new)
+    subj = _subject(m)
+    if not pred:
+        return []
+    found = ctx.date()
+    return [_Hit(FactType.CORRECTION, subj, pred, new, C_STATED, "",
+                 found[0] if found else None)]
+
+
+def _b_team_runs_on(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"Our staging environment runs in AWS eu-central-1": a known tool only."""
+    obj = _clean(ctx.text(m, "obj"))
+    obj = re.split(r"\s+and\s+", obj)[0]
+    pred = _tool_predicate(obj)
+    if not obj or not pred:
+        return []
+    return [_Hit(FactType.FACT, _subject(m), pred, obj, C_STATED, "")]
+
+
+_PLAN_RE = re.compile(
+    r"^(?:the |el |la |o |a |le |das |den |our |my |un |une |uma |um |una )?"
+    r"(?P<plan>[\w+-]+(?: [\w+-]+)? (?:plan|tier|subscription|license|licence|edition|package)|"
+    r"(?:plan|plano|forfait|tarif|abo|abonnement|tier) [\w+-]+|[\w-]*abo)\b",
+    re.IGNORECASE,
+)
+
+
+def _b_plan_tier(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"We're on the Business plan", "usamos el plan Pro": the subscription in use."""
+    pm = _PLAN_RE.match(_clean(ctx.text(m, "obj")))
+    if pm is None:
+        return []
+    subj = "team" if re.search(r"\b(?:we|we're|our|usamos|utilisons|nutzen|wir|nous)\b",
+                               ctx.low) else "user"
+    return [_Hit(FactType.FACT, subj, "uses_tool:plan", pm.group("plan"), C_STATED, "")]
+
+
+_ORG_HEADS = _ws(
+    """agency firm company startup start-up business clinic practice bakery bakeries shop store
+    restaurant cafe café studio nonprofit non-profit charity school lab hospital office chain
+    consultancy brand manufacturer retailer distributor wholesaler cooperative co-op
+    partnership franchise hotel bar gym salon
+    büro firma agentur unternehmen praxis klinik bäckerei laden betrieb kanzlei start-up
+    verein agence entreprise société cabinet clinique boulangerie magasin boutique
+    association empresa agencia clínica cadena panadería panaderías tienda restaurante
+    despacho consultora agência clínica padaria padarias loja escritório rede"""
+)
+
+
+def _b_team_is_org(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"We're a small agency in Lyon", "Wir sind ein Steuerbüro in Stuttgart"."""
+    obj = _clean(ctx.text(m, "obj"))
+    obj = re.split(r"(?i)\s+(?:and|und|et|y|e)\s+(?:we|wir|nous|nosotros|nós|usamos|"
+                   r"utilisons|nutzen)\b", obj)[0]
+    words = obj.lower().split()
+    if not words or len(words) > 14:
+        return []
+    head = words[: 3]
+    if not any(w in _ORG_HEADS or w.endswith(("büro", "firma", "agentur", "praxis", "kanzlei"))
+               for w in head):
+        return []
+    return [_Hit(FactType.FACT, "team", "works_as", obj, C_STATED, "")]
+
+
+def _b_team_activity(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"Notre équipe développe une application mobile", "we build booking software"."""
+    obj = _clean(ctx.orig[m.start("verb"):m.end("obj")])
+    if not obj or not _meaningful(obj, 2) or _YOU_RE.search(obj.lower()):
+        return []
+    return [_Hit(FactType.FACT, "team", "activity", obj, C_STATED, "")]
+
+
+def _b_via_tool(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"We process orders through the Shopify connector": a known tool, named first."""
+    obj = _clean(ctx.text(m, "obj"))
+    tm = _TOOL_RE.match(obj.lower())
+    if tm is None:
+        return []
+    tool = obj[: tm.end(1)]
+    kind = re.match(r"\s+(connector|integration|app|plugin|api|pipeline|account|instance|"
+                    r"cluster|workspace)\b", obj[tm.end(1):], re.IGNORECASE)
+    if kind is not None:
+        tool += kind.group(0)
+    return [_Hit(FactType.FACT, _subject(m), _tool_predicate(tool), tool, C_STATED, "")]
+
+
+def _b_use_for(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"We use your product mainly to invoice our clients": what the product is used for."""
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj):
+        return []
+    subj = "team" if re.search(r"\b(?:we|nous|wir|usamos|utilisons|nutzen|nosotros|nós)\b",
+                               ctx.low) else "user"
+    return [_Hit(FactType.FACT, subj, "activity", f"uses the product {m.group('prep')} {obj}",
+                 C_STATED, "")]
+
+
+def _b_answer_language_like(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"I'd like all communication in British English"."""
+    obj = _clean(ctx.text(m, "obj"))
+    words = obj.split()
+    if not words or not _language(words[-1]) or len(words) > 3:
+        return []
+    return [_Hit(FactType.PREFERENCE, "user", "answer_language", obj, C_STATED, "")]
+
+
+_WRONG_THING: tuple[tuple[str, str], ...] = (
+    (r"company|company name|employer|firm|organi[sz]ation", "works_at"),
+    (r"name|first name|last name|surname", "name_is"),
+    (r"city|address|town|location", "lives_in"),
+    (r"time ?zone", "timezone"),
+    (r"job title|title|role|job", "works_as"),
+)
+
+
+def _b_wrong_thing(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"I gave you the wrong company name earlier: it's Harbor Logistics, not ..."."""
+    thing = m.group("thing").strip().lower()
+    new = _clean(ctx.text(m, "new"))
+    if not new or not _meaningful(new):
+        return []
+    for rx, pred in _WRONG_THING:
+        if re.fullmatch(rf"(?:(?:my|our|the) )?(?:{rx})", thing):
+            return [_Hit(FactType.CORRECTION, "user", pred, new, C_STATED, "")]
+    return [_Hit(FactType.CORRECTION, "user", "note", f"{thing} is {new}", C_STATED, "")]
+
+
+def _b_told_you_actually(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"I told you my flight was on Friday, but it's actually on Saturday"."""
+    what = _clean(ctx.text(m, "what"))
+    new = _clean(ctx.text(m, "new"))
+    if not what or not new or not _meaningful(what) or not _meaningful(new):
+        return []
+    verb = m.group("verb")
+    verb = {"was": "is", "were": "are"}.get(verb, verb)
+    return [_Hit(FactType.CORRECTION, "user", "note", f"{what} {verb} {new}", C_STATED, "")]
+
+
+def _b_decided_multi(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj, 2):
+        return []
+    team = re.match(r"(?:wir|nous|on|hemos|decidimos|nosotros|resolvemos|nós)\b",
+                    m.group(0)) is not None
+    return [_Hit(FactType.FACT, "team" if team else "user", "decided", obj, C_STATED, "")]
+
+
+def _b_married_multi(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    state = "engaged" if re.search(r"fianc|verlobt|compromet|noiv", m.group(0)) else "married"
+    when = _multi_date(ctx)
+    return [_Hit(FactType.FACT, "user", "relationship_status", state, C_STATED, "", when),
+            _Hit(FactType.EVENT, "user", "event", f"got {state}", C_STATED, "", when)]
+
+
+_DIET_ITEMS = (
+    r"meat|red meat|fish|pork|beef|chicken|dairy|gluten|eggs|sugar|animal products|seafood|"
+    r"shellfish|alcohol|booze|caffeine|coffee|soda|milk|wine|beer|"
+    r"fleisch|alkohol|kaffee|milch|fisch|zucker|schweinefleisch|"
+    r"viande|alcool|café|lait|poisson|porc|sucre|"
+    r"carne|alcohol|café|leche|pescado|cerdo|azúcar|álcool|leite|peixe|porco|açúcar"
+)
+_DIET_NEG_RE = re.compile(
+    r"\b(?:(?P<subj>i|we) (?:don't|do not|never|no longer|can't|cannot|can not) "
+    r"(?:eat|have|drink|touch|consume)|(?P<subj_de>ich|wir) (?:esse|trinke|essen|trinken) "
+    r"(?:keinen|keine|kein)|(?P<subj_fr>je|nous) ne (?:mange|bois|mangeons|buvons) (?:pas|plus|"
+    r"jamais) (?:de |d'|du )?|(?:no|nunca) (?:como|bebo|comemos|bebemos)|(?:não|nunca) "
+    r"(?:como|bebo|comemos|bebemos))\s*(?P<obj>" + _DIET_ITEMS + r")\b"
+    r"(?=\s*(?:[,.;:!?]|$)|\s+(?:at all|anymore|any more|so|and|because|since|or|nor|either|"
+    r"nur|oder|und|ni|mais|ou|et|pero|ni|ou|e|y|nunca|jamais|mehr|plus|más|mais)\b)"
+    r"|\b(?P<subj2>i|we) (?:don't|do not|never) drink(?P<bare>\s*(?:[,.;!]|$|\s+(?:at all|"
+    r"anymore|so|and|because|since)\b))"
+)
+
+
+def _b_diet_neg(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    item = "alcohol" if m.group("bare") is not None else ctx.text(m, "obj").strip()
+    head = m.group(0).lower()
+    if re.match(r"(?:ich|wir)\b", head):
+        neg = "kein"
+    elif re.match(r"(?:je|nous)\b", head):
+        neg = "pas de"
+    elif head.startswith("não"):
+        neg = "sem"
+    elif re.match(r"(?:no|nunca)\b", head):
+        neg = "sin"
+    else:
+        neg = "no"
+    subj = "team" if re.match(r"(?:we|wir|nous)\b", head) else "user"
+    return [_Hit(FactType.FACT, subj, "diet", f"{neg} {item}", C_STATED, "")]
+
+
+_MONTH_NAMES = [m for m in _MONTHS if len(m) > 3 or m == "may"][:12]
+
+
+def _months(names: str) -> list[str]:
+    """Twelve month names, January first."""
+    out = names.split()
+    assert len(out) == 12
+    return out
+
+
+_PAST_ADV_MULTI: dict[str, str] = {
+    "el mes pasado": "last month", "la semana pasada": "last week", "el año pasado": "last year",
+    "ayer": "yesterday", "anoche": "yesterday", "no mês passado": "last month",
+    "o mês passado": "last month", "mês passado": "last month",
+    "na semana passada": "last week", "semana passada": "last week",
+    "no ano passado": "last year", "ano passado": "last year", "ontem": "yesterday",
+    "letzte woche": "last week", "letzten monat": "last month", "letztes jahr": "last year",
+    "gestern": "yesterday", "le mois dernier": "last month", "la semaine dernière": "last week",
+    "l'année dernière": "last year", "l'an dernier": "last year", "hier": "yesterday",
+    **{f"en {fr} dernier": f"last {en}" for fr, en in zip(_months(
+        "janvier février mars avril mai juin juillet août septembre octobre novembre "
+        "décembre"), _MONTH_NAMES, strict=True)},
+    **{f"en {es} pasado": f"last {en}" for es, en in zip(_months(
+        "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre "
+        "diciembre"), _MONTH_NAMES, strict=True)},
+    **{f"em {pt} passado": f"last {en}" for pt, en in zip(_months(
+        "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro "
+        "dezembro"), _MONTH_NAMES, strict=True)},
+    **{f"im {de}": f"last {en}" for de, en in zip(_months(
+        "januar februar märz april mai juni juli august september oktober november "
+        "dezember"), _MONTH_NAMES, strict=True)},
+}
+_PAST_ADV_MULTI_RE = re.compile(
+    r"(?<!\w)(?:" + "|".join(re.escape(k) for k in sorted(_PAST_ADV_MULTI, key=len, reverse=True))
+    + r")(?!\w)"
+)
+_PAST_VERB_MULTI_RE = re.compile(
+    r"\b(?:[a-zñç]{3,}(?:amos|imos)|(?:he|hemos) [a-z]+(?:ado|ido)|[a-zç]{3,}(?:ei)|"
+    r"(?:ich habe|wir haben|ich bin|wir sind)\b.*\bge[a-zäöüß]+(?:t|en)|"
+    r"(?:j'ai|nous avons|on a|je suis|nous sommes) [a-zéèêàç]+(?:é|ée|és|ées|i|is|it|u|us))\b"
+)
+
+
+def _multi_date(ctx: _Ctx) -> datetime | None:
+    """The date of a German / French / Spanish / Portuguese "last month", "yesterday", ..."""
+    adv = _PAST_ADV_MULTI_RE.search(ctx.low)
+    found = parse_event_date(_PAST_ADV_MULTI[adv.group(0)], ctx.ts) if adv else None
+    return found[0] if found else None
+
+
+def _b_event_multi(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"El mes pasado abrimos una nueva tienda en Alicante": a dated first-person event."""
+    adv = _PAST_ADV_MULTI_RE.search(ctx.low)
+    verb = _PAST_VERB_MULTI_RE.search(ctx.low)
+    if adv is None or verb is None:
+        return []
+    if adv.group(0) == "hier" and not re.match(r"(?:j'ai|nous|on|je)\b", verb.group(0)):
+        return []  # German "hier" is "here"
+    raw = ctx.orig[: adv.start()] + " " + ctx.orig[adv.end():]
+    obj = _clean(re.sub(r"^\s*,?\s*", "", raw).strip(), comma=True)
+    if not obj or not _meaningful(obj, 2):
+        return []
+    found = parse_event_date(_PAST_ADV_MULTI[adv.group(0)], ctx.ts)
+    team = re.search(r"\b(?:[a-zñç]{3,}(?:amos|imos)|hemos|wir|nous|on a)\b", ctx.low)
+    return [_Hit(FactType.EVENT, "team" if team else "user", "event", obj, C_STATED, "",
+                 found[0] if found else None)]
+
+
+_LEAD_NOUN = {"lead": "lead", "leads": "lead", "manage": "manager", "manages": "manager",
+              "head": "head", "heads": "head", "run": "head", "runs": "head"}
+
+
+def _b_i_lead(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"I lead the payments team" -> works_as "lead of the payments team"."""
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _meaningful(obj):
+        return []
+    return [_Hit(FactType.FACT, "user", "works_as", f"{_LEAD_NOUN[m.group('verb')]} of {obj}",
+                 C_STATED, "")]
+
+
+def _b_maintain(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"I maintain our deployment CLI": an ongoing responsibility."""
+    obj = _clean(ctx.text(m, "obj"), comma=True)
+    if not obj or not _meaningful(obj) or _YOU_RE.search(obj.lower()):
+        return []
+    verb = "maintains" if m.group("verb").startswith("maintain") else "owns"
+    return [_Hit(FactType.FACT, _subject(m), "activity", f"{verb} {obj}", C_STATED, "")]
+
+
+_PRACTICE_HEADS = re.compile(
+    r"\b(?:development|workflow|process|methodology|scrum|kanban|agile|gitflow|git flow|"
+    r"conventions?|style guide|guidelines?|standards?|semver|semantic versioning|versioning|"
+    r"pep ?8|tdd|bdd|pair programming|code reviews?|reviews?|sprints?|releases?|"
+    r"on-?call|rotation|stand-?ups?|retros?|practices?|principles?|policy|policies|rules?)\b"
+)
+
+
+def _b_practice(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"The team follows trunk-based development": a working practice the team keeps."""
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj or not _PRACTICE_HEADS.search(obj.lower()) or len(obj.split()) > 10:
+        return []
+    return [_Hit(FactType.FACT, "team", "practice", obj, C_STATED, "")]
+
+
+_COUNT_WORDS = (
+    r"\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    r"twenty|thirty|forty|fifty|a dozen|a hundred|about \d[\d,.]*|around \d[\d,.]*|"
+    r"over \d[\d,.]*|roughly \d[\d,.]*|almost \d[\d,.]*|nearly \d[\d,.]*"
+)
+
+
+def _b_team_size(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"Our team is five people split between Lisbon and Warsaw"."""
+    obj = _clean(ctx.text(m, "obj"))
+    if not obj:
+        return []
+    return [_Hit(FactType.FACT, "team", "team_size", obj, C_STATED, "")]
+
+
+def _b_relative_event(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """"My daughter Mia started kindergarten this week": a dated event of a relative."""
+    who = f"user's {_RELATIVE_EN[m.group('who')]}"
+    return [_Hit(h.type, who, h.predicate, h.object, h.confidence, h.rule, h.valid_from)
+            for h in _b_event(C_STATED, C_GENERIC, True)(m, ctx)]
+
+
 # ---------------------------------------------------------------- the rule table
 
 
@@ -1246,9 +1793,11 @@ def _r(
     pattern: str,
     build: Builder,
     fallback: bool = False,
+    clauses: bool = False,
 ) -> _Rule:
     trig = frozenset(triggers.split()) if isinstance(triggers, str) else frozenset(triggers)
-    return _Rule(name, trig, re.compile(pattern), build, fallback, pattern.startswith("^"))
+    return _Rule(name, trig, re.compile(pattern), build, fallback, pattern.startswith("^"),
+                 clauses)
 
 
 _IM = r"(?:i'm|im|i am)"
@@ -1266,6 +1815,7 @@ _IRREGULAR_PAST = (
 _EDVERB = (
     r"(?P<verb>set up|" + "|".join(_IRREGULAR_PAST.split()) + r"|[a-z]{2,}ed)"
 )
+_EDVERB_BARE = _EDVERB.replace("(?P<verb>", "(?:")
 _PPVERB = (
     r"(?P<verb>gone|gotten|got|run|taken|made|met|begun|won|bought|found|given|written|"
     r"built|driven|flown|become|done|been to|been through|joined|had|seen|read|sold|"
@@ -1296,13 +1846,56 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:use|suggest|recommend|answer|reply|respond|write|format|include|add|call|"
        r"address|give|explain|mention|show|put|assume|apologi[sz]e|start|end|sign|"
        r"prefix|wrap|comment|return|output|translate|ask|omit|skip|mock|import|"
-       r"refer|cite|link|summari[sz]e|send|schedule|book|use)\b[^.!?;]*", _b_imperative),
+       r"refer|cite|link|summari[sz]e|send|schedule|book|use)\b[^.!?;]*", _b_imperative,
+       clauses=True),
+    _r("instruction_trailing_from_now_on", "now forward onwards onward henceforth",
+       r"^(?:(?:ok|okay|also|and|btw|so|oh)[,\s]+)*(?:(?:please|pls|kindly)[,\s]+)?"
+       r"(?P<obj>(?:" + _IMPERATIVE_VERBS + r")\b[^.!?;]*?)[,\s]+(?:from now on|going forward|"
+       r"from here on(?: out)?|moving forward|henceforth)(?:[,\s]+(?:please|pls|thanks|"
+       r"thank you))?[\s.!]*$", _b_instruction),
+    _r("instruction_when_you", "when whenever time anytime",
+       r"^(?:(?:and|also|btw|so|oh|ok|okay)[,\s]+)*(?:when|whenever|every time|each time|"
+       r"any time|anytime) you (?P<cond>(?:[^,.!?;]{0,60}\b(?:me|us|my|our)\b[^,.!?;]{0,40}|"
+       r"(?:write|answer|reply|respond|generate|suggest|give|show|send|explain|create|draft|"
+       r"open|book|schedule|code|review|summari[sz]e|translate|format)\b[^,.!?;]{0,60})),\s*"
+       r"(?:please\s+)?(?P<obj>(?!don't hesitate)(?:" + _IMPERATIVE_VERBS
+       + r")\b[^.!?;]*)", _b_when_you),
+    _r("instruction_polite", "please pls kindly",
+       r"^(?:(?:ok|okay|also|and|btw|so|oh)[,\s]+)*(?:please|pls|kindly)[,\s]+"
+       r"(?P<obj>(?!(?:don't|do not|never|always|please)\b)(?:" + _IMPERATIVE_VERBS
+       + r"|reach|email|text)\b[^.!?;]*)", _b_polite_standing, clauses=True),
+    _r("instruction_polite_multi", "merci bitte favor",
+       r"^(?:merci de |bitte[,\s]+|por favor[,\s]+)(?P<obj>[^.!?;]+)", _b_polite_standing,
+       clauses=True),
     # ---------------------------------------------------------- corrections
     _r("switch_from_to", "from",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?P<verb>switched|moved|migrated|changed|transitioned|went|upgraded|relocated)"
-       r"(?: (?:over|all|everything|our \w+|my \w+))? from (?P<old>[^.!?;]{1,60}?) "
+       r"(?: (?:over|away|all|everything|our \w+|my \w+))? from (?P<old>[^.!?;]{1,60}?) "
        r"(?:to|onto|over to) (?P<new>[^.!?;,]+)", _b_switch),
+    _r("switch_cat_to", "switched changed moved migrated swapped",
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?P<verb>switched|changed|moved|migrated|swapped)\s+(?:my|our)\s+"
+       r"(?P<cat>[a-z/ -]{2,30}?)\s+(?:over\s+)?(?:to|for)\s+(?P<new>[^.!?;,]+)", _b_switch_to),
+    _r("switch_passive", "switched changed moved migrated upgraded",
+       r"\b(?P<subj>our|my)\s+(?P<cat>[a-z/ -]{2,30}?)\s+(?:was|were|has been|have been|got|"
+       r"is being)\s+(?:just\s+)?(?P<verb>switched|moved|migrated|changed|upgraded)\s+"
+       r"(?:over\s+)?from\s+(?P<old>[^.!?;]{1,60}?)\s+(?:to|onto)\s+(?P<new>[^.!?;,]+)",
+       _b_switch_to),
+    _r("switch_to_tool", "switched moved migrated",
+       r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
+       + r"(?P<verb>switched|moved|migrated)\s+(?:over\s+|everything\s+|all\s+)?(?:to|onto)\s+"
+       r"(?P<new>[^.!?;,]+)", _b_switch_to),
+    _r("wrong_thing", "wrong",
+       r"\bi (?:gave you|told you|said|wrote|mentioned|put|typed|sent you) (?:the |a )?wrong "
+       r"(?P<thing>[a-z ]{2,30}?)(?: earlier| before| last time| yesterday)?\s*[:,;–—-]+\s*"
+       r"(?:it's|it is|it should be|the (?:right|correct) one is|the correct [a-z ]+ is|"
+       r"that should be)\s+(?P<new>[^.!?;,]+)", _b_wrong_thing),
+    _r("told_you_actually", "actually",
+       r"\bi (?:told you|said|mentioned|wrote)(?: that)? (?P<what>[^,.!?;]{3,60}?) "
+       r"(?P<verb>was|is|were|are) (?P<old>[^,.!?;]{1,40}),? but (?:it's|it is|they're|"
+       r"they are|it was|it'll be|it will be) actually (?P<new>[^.!?;]+)",
+       _b_told_you_actually),
     _r("not_anymore", "anymore more longer",
        r"\bnot (?:using |on |with )?(?P<old>[^,.;!?]{1,40}?) any ?more\b[,;:]?\s*(?:-\s*)?"
        r"(?:(?:it's|its|it is|now|we use|i use|we're using|i'm using|we're on|i'm on|"
@@ -1314,6 +1907,10 @@ _RULES: tuple[_Rule, ...] = (
     _r("name_is", "name call called spelled spelt",
        r"\b(?:my name(?:'s| is)(?: actually| spelled| spelt| written)*|"
        r"(?:please )?call me|i(?:'m| am) called|i go by)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
+    _r("relative_name", "called named name goes heißt s'appelle llama chama chama-se",
+       r"\b(?:my|mein|meine|mon|ma|mi|meu|minha) (?P<who>" + _RELATIVE_ALT + r")(?:'s name is|"
+       r" is called| is named| goes by| heißt| s'appelle| se llama| se chama| chama-se)\s+"
+       r"(?P<obj>[^\W\d_][\w'-]*)", _b_relative_name),
     _r("name_is_multi", "heiße name m'appelle llamo chamo nombre nome",
        r"\b(?:ich heiße|mein name ist|je m'appelle|mon nom est|me llamo|mi nombre es|"
        r"me chamo|meu nome é)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
@@ -1322,7 +1919,13 @@ _RULES: tuple[_Rule, ...] = (
        r"\b" + _SUBJ + r"(?:'d| would)?\s+" + _ADV
        + r"(?:prefer|rather have|'d rather)\s+" + _OBJ, _b_prefer),
     _r("prefer_rather", "rather",
-       r"\b" + _SUBJ + r"(?:'d| would) rather (?:have |get |use )?" + _OBJ, _b_prefer),
+       r"\b" + _SUBJ + r"(?:'d| would) rather (?:have |get |use |see |read |receive |hear |"
+       r"be given )?" + _OBJ, _b_prefer),
+    _r("communication_in", "communication answers replies responses emails messages "
+       "correspondence support",
+       r"\b(?:i|we)(?:'d| would) (?:like|prefer|love)\s+(?:all |our |my |the |your |)"
+       r"(?:communication|answers|replies|responses|emails|messages|correspondence|support)s?"
+       r"\s+(?:to be\s+)?in\s+(?P<obj>[^.!?;,]+)", _b_answer_language_like),
     _r("prefer_multi", "bevorzuge préfère prefiero prefiro",
        r"\b(?:ich bevorzuge|je préfère|prefiero|eu prefiro|prefiro|nous préférons|"
        r"wir bevorzugen|preferimos)\s+(?:les |la |le |l'|los |las |el |as |os |a |o )?"
@@ -1355,6 +1958,16 @@ _RULES: tuple[_Rule, ...] = (
        + r"(?P<verb>hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
        r"don't enjoy|do not enjoy|don't really like|am not a fan of|'m not a fan of|"
        r"can't bear|despise)\s+" + _OBJ, _b_likes(True)),
+    _r("not_into", "into fond keen crazy big",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+not\s+(?:(?:really|that|very|too|so|"
+       r"particularly|much|all that|exactly|a)\s+)*(?:into|fond of|keen on|crazy about|big on)"
+       r"\s+(?!it\b|that\b|this\b|you\b)" + _OBJ, _b_likes(True)),
+    _r("never_use", "never don't do",
+       r"\b" + _SUBJ + r"\s+(?:never|don't|do not)\s+(?:ever\s+)?(?:use|touch|work with)\s+"
+       r"(?!it\b|that\b|this\b|them\b|those\b|any\b|anything\b|much\b|a lot\b)" + _OBJ,
+       lambda m, ctx: _b_likes(True)(m, ctx) if (
+           _TOOL_RE.match(ctx.low, m.start("obj")) or ctx.text(m, "obj")[:1].isupper()
+       ) else []),
     _r("dislike_im_not_fan", "fan",
        r"\b(?:i'm|i am|we're|we are) not (?:a )?(?:big |huge |really a )?fans? of\s+" + _OBJ,
        _b_likes(True)),
@@ -1395,12 +2008,68 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:als|comme|como) (?P<role2>[^.!?;,]+?)(?:\s+(?:bei|chez|en|na|no|em) "
        r"(?P<org2>[^.!?;,]+))?)(?=$|[.!?;,]|\s+(?:und|et|y|e|seit|depuis|desde)\b)",
        lambda m, ctx: _b_work_any(m, ctx)),
+    _r("work_with_tool", "work code develop trabalho trabajo arbeite arbeiten travaille "
+       "travaillons",
+       r"\b(?:(?P<subj>i|we) (?:mostly |mainly |primarily |)(?:work|code|develop) (?:with|in)|"
+       r"(?:eu )?trabalho com|trabajo con|ich arbeite mit|wir arbeiten mit|je travaille avec|"
+       r"nous travaillons avec)\s+(?P<obj>[^.!?;,]+)", _b_use),
+    _r("i_lead", "lead manage head",
+       r"\b(?P<subj>i)\s+" + _ADV + r"(?P<verb>lead|manage|head)\s+"
+       r"(?P<obj>(?:the |our |a |an |my )?[\w -]{2,40}? (?:team|squad|group|department|"
+       r"division|unit|org|organi[sz]ation|practice|office|lab))\b", _b_i_lead),
+    _r("i_maintain", "maintain own",
+       r"\b(?P<subj>i|we)\s+" + _ADV + r"(?P<verb>maintain|own)\s+"
+       r"(?P<obj>(?:the|our|my|all|most) [^.!?;]+)", _b_maintain),
+    _r("member_team", "on in part",
+       r"\b(?P<subj>i)(?:'m| am)\s+(?:now |currently |also |still )?(?:on|in|part of) "
+       r"(?:the |our |a )(?P<obj>[\w -]{2,40}? (?:team|squad|crew|department|committee|board))\b",
+       _simple(FactType.FACT, "member_of")),
     _r("job_is", "job occupation profession",
        r"\bmy (?:job|occupation|profession|day job)(?: title)? is (?:being )?(?:an? )?"
        + _OBJ_SHORT, _simple(FactType.FACT, "works_as")),
     _r("i_am_a", "i'm im am we're are",
        r"\b(?:" + _IM + r"|" + _WEARE + r")\s+(?:(?:now|currently|also|actually|still|"
        r"proudly|officially|finally)\s+)*(?:an? |the )(?P<obj>[^.!?;,]{2,60})", _b_i_am_a),
+    _r("team_is_org", "we're are sind sommes somos",
+       r"\b(?:we're|we are|wir sind|nous sommes|somos|nós somos)\s+(?:(?:now|currently|also|still|"
+       r"just)\s+)*(?:an? |une? |ein |eine |una? |uma? )(?P<obj>[^.!?;]{2,120})", _b_team_is_org),
+    _r("team_develops", "develop build sell développons développe concevons entwickeln "
+       "entwickelt bauen desarrollamos desarrolla desenvolvemos desenvolve",
+       r"\b(?P<verb>(?:we|our team|our company) (?:develop|build|sell)s?|(?:nous|notre équipe|"
+       r"notre entreprise|notre société) (?:développons|développe|concevons|conçoit)|"
+       r"(?:wir|unser team|unsere firma) (?:entwickeln|entwickelt|bauen|baut)|"
+       r"nuestro equipo (?:desarrolla|fabrica)|(?:nosotros )?(?:desarrollamos|fabricamos)|"
+       r"(?:nosso time|nossa equipe|nossa empresa) (?:desenvolve|fabrica)|"
+       r"(?:nós )?(?:desenvolvemos|fabricamos))\s+(?P<obj>[^.!?;]+)", _b_team_activity),
+    _r("use_product_for", "use using utilisons utilise nutzen nutze verwenden usamos uso "
+       "utilizamos utilizo",
+       r"\b(?:(?:i|we) (?:use|are using|'re using)|nous utilisons|j'utilise|wir nutzen|"
+       r"wir verwenden|ich nutze|usamos|uso|utilizamos|utilizo)\s+(?:your|this|the|votre|ce|"
+       r"cet|cette|euer|eure|ihr|ihre|su|tu|vuestra|vuestro|sua|seu|o|a|el|la)\s+"
+       r"(?:product|app|application|tool|platform|service|software|system|outil|produit|"
+       r"logiciel|plateforme|produkt|plattform|dienst|herramienta|producto|aplicación|"
+       r"plataforma|servicio|ferramenta|produto|aplicativo|serviço|sistema)\s+"
+       r"(?:(?:mainly|mostly|primarily|principalement|surtout|hauptsächlich|vor allem|"
+       r"principalmente|sobre todo)\s+)?(?P<prep>to|for|pour|für|um|para|zum|zur)\s+"
+       r"(?P<obj>[^.!?;]+)",
+       lambda m, ctx: [
+           _Hit(h.type, h.subject, h.predicate,
+                h.object.replace(f"product {m.group('prep')} ",
+                                 "product to " if m.group("prep") in ("to", "um")
+                                 else "product for ", 1), h.confidence, h.rule)
+           for h in _b_use_for(m, ctx)
+       ]),
+    _r("team_practice", "follow follows practice practise",
+       r"\b(?:(?:the|our|my) (?:team|company|org|department|squad)|we) (?:strictly |mostly |"
+       r"always |)(?:follows?|practi[cs]es?|works? with|sticks? to|adheres? to)\s+"
+       r"(?P<obj>[^.!?;]+)", _b_practice),
+    _r("team_size", "team company firm office startup department group employees staff "
+       "people engineers",
+       r"\b(?:(?:our|the) (?:team|company|firm|office|startup|department|group|agency|shop) "
+       r"(?:is|has|consists of|is made up of|counts)|we(?:'re| are) a (?:team|company|firm|"
+       r"group|startup) of|we (?:have|employ))\s+(?P<obj>(?:" + _COUNT_WORDS + r")\s+"
+       r"(?:people|persons|employees|staff|engineers|developers|members|folks|seats|users|"
+       r"full-time employees|ftes?)\b[^.!?;]*)", _b_team_size),
     _r("as_a_job", "as",
        r"^(?:and |but |so |well )?as an? (?P<obj>[\w -]{2,40}?)\s*,\s*(?:i|we)\b", _b_as_a),
     _r("i_am_adj", "i'm im am we're are",
@@ -1408,12 +2077,9 @@ _RULES: tuple[_Rule, ...] = (
        r"proudly|officially|finally|happily|strictly|fully|mostly|openly)\s+)*"
        r"(?P<obj>(?:a )?(?P<adj>[a-z-]+))\b(?! (?:about|of|to|with|for|that|when)\b)",
        _b_i_am_adj),
-    _r("diet_no_eat", "eat have",
-       r"\b(?P<subj>i|we) (?:don't|do not|never|no longer|can't|cannot|can not) (?:eat|have) "
-       r"(?P<obj>meat|fish|pork|beef|"
-       r"dairy|gluten|eggs|sugar|animal products|seafood|shellfish)\b",
-       lambda m, ctx: [_Hit(FactType.FACT, _subject(m), "diet", f"no {m.group('obj')}",
-                            C_STATED, "")]),
+    _r("diet_no_eat", "eat have drink touch consume esse trinke essen trinken mange bois mangeons "
+       "buvons como bebo comemos bebemos",
+       _DIET_NEG_RE.pattern, lambda m, ctx: _b_diet_neg(m, ctx)),
     _r("diet_multi", "bin suis soy sou vegetarier vegetarierin veganer",
        r"\b(?:ich bin|je suis|soy|sou|eu sou)\s+(?P<obj>vegetarier(?:in)?|veganer(?:in)?|"
        r"vegan[aoe]?|végétarien(?:ne)?|végane?|vegetarian[oa])\b",
@@ -1423,13 +2089,29 @@ _RULES: tuple[_Rule, ...] = (
        + r"(?P<verb>live|living|lived|moved|relocated|am based|'m based|are based|"
        r"'re based|reside)\s+(?:in|to|out to|over to|near|outside)\s+"
        r"(?P<obj>[^.!?;,]+)", _b_lives),
-    _r("lives_in_multi", "wohne lebe gezogen j'habite habite vis vivo moro mudei",
-       r"\b(?:ich wohne|ich lebe|j'habite|je vis|je vivo|vivo|moro|eu moro|eu vivo)\s+"
+    _r("lives_in_multi", "wohne lebe wohnen leben j'habite habite habitons vis vivons vivo "
+       "vivimos moro moramos vivemos",
+       r"\b(?:ich wohne|ich lebe|wir wohnen|wir leben|j'habite|nous habitons|je vis|nous vivons|"
+       r"vivo|vivimos|moro|moramos|vivemos)(?:\s+(?!in\b|à\b|au\b|en\b|em\b|no\b|na\b)"
+       r"[^\W\d_][\w-]*|\s+\d+){0,4}?\s+"
        r"(?:in|à|au|en|em|no|na|a)\s+(?P<obj>[^.!?;,]+)", _b_lives),
     _r("lives_moved_multi", "gezogen déménagé mudé mudei",
-       r"\b(?:ich bin nach (?P<obj>[^.!?;,]+?) gezogen|j'ai déménagé à (?P<obj2>[^.!?;,]+)|"
+       r"\b(?:(?:ich bin|wir sind)(?: [^\W\d_]+){0,3}? nach (?P<obj>[^.!?;,]+?) gezogen|"
+       r"(?:j'ai|nous avons) déménagé à (?P<obj2>[^.!?;,]+)|"
        r"me mudé a (?P<obj3>[^.!?;,]+)|me mudei para (?P<obj4>[^.!?;,]+))",
        lambda m, ctx: _b_lives_alt(m, ctx)),
+    _r("relative_lives", "lives living",
+       r"\bmy (?P<who>" + _RELATIVE_ALT + r")(?: (?P<name>[^\W\d_][\w'-]*))?,? "
+       r"(?:now |still |currently )?(?:lives|is living) (?:in|near|outside) "
+       r"(?P<obj>[^.!?;,]+)", _b_relative_lives),
+    _r("team_based", "headquarters hq office siège bureau sede oficina firmensitz büro "
+       "hauptsitz escritório",
+       r"\b(?P<subj>our|notre|nuestra|nuestro|unser|unsere|nossa|nosso) (?:headquarters|hq|"
+       r"head office|main office|office|siège|bureau|sede|oficina|firmensitz|büro|hauptsitz|"
+       r"escritório) (?:is|are|est|está|ist|fica|queda) (?:located |based |situé |basé |)"
+       r"(?:in|at|à|au|en|em|no|na|in der|im)\s+(?P<obj>[^.!?;,]+)",
+       lambda m, ctx: [_Hit(FactType.FACT, "team", h.predicate, h.object, h.confidence, "")
+                       for h in _b_lives(m, ctx)]),
     _r("comes_from", "from grew raised",
        r"\b(?:" + _IM + r" (?:originally )?from|i (?:grew up|was raised|was born) in|"
        r"i come from)\s+(?P<obj>[^.!?;,]+)", _b_from),
@@ -1463,6 +2145,27 @@ _RULES: tuple[_Rule, ...] = (
        r"(?P<obj>[^.!?;,]+?)\s+(?:as (?:my|our|the|a) (?P<cat>[a-z/ -]{2,25}?)|"
        r"for (?:my|our) (?P<cat2>[a-z/ -]{2,25}?))(?=$|[.!?;,]|\s+(?:and|but|because)\b)",
        lambda m, ctx: _b_use_cat(m, ctx)),
+    _r("my_category_is", "is are",
+       r"\b(?P<subj>our|my) (?P<cat>[a-z/ -]{2,40}?) (?:is|are|is now|is still|has always been|"
+       r"will be) (?!not\b|a\b|an\b)(?P<obj>[^.!?;,]+)", _b_my_category),
+    _r("contact_role", "is",
+       r"\b(?P<subj>our|my) (?P<role>" + _CONTACT_ROLES + r") (?:is|is now|will be|has been)\s+"
+       r"(?P<obj>[^\W\d_][\w'-]*(?: [^\W\d_][\w'-]*){0,2})", _b_contact),
+    _r("team_runs_on", "runs run hosted deployed lives live sits",
+       r"\b(?P<subj>our|my) [\w -]{2,40}? (?:runs|run|is hosted|are hosted|is deployed|"
+       r"are deployed|lives|live|sits|sit) (?:in|on|at)\s+(?P<obj>[^.!?;,]+)", _b_team_runs_on),
+    _r("on_plan", "plan tier subscription license licence edition package plano forfait abo "
+       "abonnement jahresabo",
+       r"\b(?:(?:i|we)(?:'m|'re| am| are) (?:currently |now |still )?on|(?:i|we) (?:pay for|use|"
+       r"are using|'re using|subscribe to|subscribed to|upgraded to|signed up for)|usamos|uso|"
+       r"utilisons|wir nutzen|wir haben|temos|tenemos|estamos en|estamos no)\s+(?P<obj>[^.!?;,]+)",
+       _b_plan_tier),
+    _r("via_tool", "through via using",
+       r"\b(?P<subj>we|i|our|my)\b[^.!?;]{0,80}?\s(?:through|via|using) (?:the |our |a |an |my )?"
+       r"(?P<obj>[^.!?;,]{2,60})", _b_via_tool),
+    _r("on_tool", "on running",
+       r"\b" + _SUBJ + r"(?:'m|'re| am| are)\s+" + _ADV + r"(?:on|running)\s+"
+       r"(?P<obj>[^.!?;,]+)", _b_use),
     _r("use", "use using write run code program work",
        r"\b" + _SUBJ + r"(?:'re| are|'m| am)?\s+" + _ADV + r"(?:use|using|work in|code in|"
        r"program in|write|run|are on|'re on|am on|'m on)\s+(?P<obj>[^.!?;,]+)", _b_use),
@@ -1474,6 +2177,12 @@ _RULES: tuple[_Rule, ...] = (
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?:decided|chose|picked|opted|settled|agreed|committed)\s+(?:to |on |for |that )?"
        + _OBJ, _b_decided),
+    _r("decided_multi", "beschlossen entschieden entschlossen décidé decidido decidí decidimos "
+       "decidi resolvemos",
+       r"\b(?:(?:ich habe|wir haben)(?: uns)? (?:beschlossen|entschieden|entschlossen)(?: uns)?|"
+       r"(?:j'ai|nous avons|on a) décidé|(?:he|hemos) decidido|decidí|decidimos|(?:eu )?decidi|"
+       r"resolvemos)[,:]?\s+(?:de\s+|d'|que\s+|a\s+|zu\s+)?(?P<obj>[^.!?;]+)",
+       _b_decided_multi),
     _r("lets_go_with", "let's lets",
        r"\blet'?s (?:go with|use|pick|choose|stick with|settle on|standardi[sz]e on)\s+"
        + _OBJ, _b_decided),
@@ -1507,6 +2216,12 @@ _RULES: tuple[_Rule, ...] = (
        r"trois|uno|una|dos|tres|um|uma|dois|duas|três)\s+(?:kinder|kind|tochter|töchter|"
        r"sohn|söhne|enfants?|fils|filles?|hijos?|hijas?|filhos?|filhas?))\b",
        _b_has("has_child")),
+    _r("married_multi", "mariée marié mariés fiancé fiancée fiancés casé casamos casei geheiratet "
+       "verlobt comprometí",
+       r"\b(?:je me suis (?:mariée?|fiancée?)|nous nous sommes (?:mariés|fiancés)|"
+       r"on s'est (?:mariés?|fiancés?)|me casé|nos casamos|me comprometí|(?:eu )?me casei|"
+       r"(?:eu )?casei|ich habe geheiratet|wir haben geheiratet|ich habe mich verlobt|"
+       r"wir haben uns verlobt)\b", _b_married_multi),
     _r("married_event", "married engaged divorced",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
        + r"(?P<verb>got|gotten) (?P<obj>married|engaged|divorced)\b",
@@ -1656,6 +2371,11 @@ _RULES: tuple[_Rule, ...] = (
        r"weekends|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)))\b",
        _simple(FactType.FACT, "habit")),
     # ---------------------------------------------------------- events
+    _r("relative_event", "<ed>",
+       r"\b(?P<subj>my (?P<who>" + _RELATIVE_ALT + r"))(?: (?!" + _EDVERB_BARE
+       + r"(?![\w'])|just\b|recently\b|finally\b)[^\W\d_][\w'-]*)?\s+"
+       r"(?P<adv>(?:(?:just|recently|finally)\s+)*)" + _EDVERB + r"(?![\w'])(?P<obj>[^.!?;]*)",
+       _b_relative_event),
     _r("event_past", "<ed>",
        r"\b(?P<subj>i|we|(?:my|our) [a-z]+ and i|me and my [a-z]+)\s+"
        r"(?P<adv>(?:(?:just|recently|finally|also|actually|even|totally|once|then|"
@@ -1674,6 +2394,8 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:(?:i've|i have|we've|we have)\s+)?(?:really |also |just |)been\s+(?:(?:really|also|"
        r"so|super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
        _b_hobby_or_activity(C_GENERIC)),
+    _r("event_multi", frozenset(k.split()[-1] for k in _PAST_ADV_MULTI),
+       r"^(?P<obj>.+)$", _b_event_multi),
     # ---------------------------------------------------------- remember requests
     _r("remember_note", frozenset(),
        r"^(?P<obj>.+)$", _b_note),
@@ -1696,6 +2418,9 @@ for _i, _rule in enumerate(_RULES):
     for _t in _rule.triggers:
         _RULE_INDEX[_t] = (*_RULE_INDEX.get(_t, ()), _i)
 _ALWAYS: tuple[int, ...] = tuple(i for i, r in enumerate(_RULES) if not r.triggers)
+# "not on Jenkins anymore, now it's GitHub Actions": a switch, read by its own rules
+_NOT_ANYMORE_FIX_RE = next(r.pattern for r in _RULES if r.name == "not_anymore")
+_NO_LONGER_FIX_RE = next(r.pattern for r in _RULES if r.name == "no_longer_now")
 _IRREGULAR_PAST_SET = frozenset(_IRREGULAR_PAST.split())
 _ED_END_RE = re.compile(r"ed\b")
 _ING_END_RE = re.compile(r"ing\b")
@@ -1727,7 +2452,8 @@ def _b_lives_alt(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         if m.group(g):
             obj = _clean(ctx.text(m, g))
             if obj:
-                return [_Hit(FactType.FACT, "user", "lives_in", obj, C_STATED, "")]
+                return [_Hit(FactType.FACT, "user", "lives_in", obj, C_STATED, "",
+                             _multi_date(ctx))]
     return []
 
 
@@ -1815,6 +2541,11 @@ def _relative(low: str, start: int) -> bool:
 _CLAUSE_SEP_RE = re.compile(r",\s*|;\s*|\s+[-–—]+\s+|\s+but\s+")
 
 
+def _clause_starts(low: str) -> list[int]:
+    """Where each clause after the first one starts."""
+    return [m.end() for m in _CLAUSE_SEP_RE.finditer(low) if m.end() < len(low)]
+
+
 def _clause_spans(low: str) -> list[tuple[int, int]]:
     """Spans of the comma / dash / "but" separated clauses of a sentence."""
     spans: list[tuple[int, int]] = []
@@ -1836,12 +2567,113 @@ def _is_question(low: str, words: list[str]) -> bool:
         return True
     return bool(words) and words[0] in _Q_START and not s.endswith((".", "!"))
 
+# ---------------------------------------------------------------- retractions
+# "forget that I like jazz", "ignore what I said about my editor", "we no longer use
+# Jenkins", "I'm not vegetarian anymore", "we stopped using Jenkins": the withdrawn
+# statement is rebuilt in its positive form, read by the ordinary rules, and every fact
+# found is emitted with ``retracts=True`` (same subject / predicate / object as the fact
+# it withdraws, so the resolver can close it).
+
+_RETRACT_TRIGGERS = _ws(
+    """forget disregard ignore scratch delete erase remove longer anymore more stopped quit
+    ditched dropped abandoned gave rid away off"""
+)
+_FORGET_RE = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:please|pls|and|also|so|oh|actually|ok|okay|just|kindly)[,\s]+)"
+    r"(?:(?:can|could|would|will) you (?:please )?)?"
+    r"(?:forget|disregard|ignore|scratch|delete|erase|remove)\s+"
+    r"(?:(?P<that>(?:about )?(?:the (?:fact|part|bit) )?(?:that|where) )|"
+    r"(?P<about>(?:about )?(?:what|everything|anything|all|whatever) (?:i|we) (?:said|told you|"
+    r"mentioned|wrote|shared|say|tell you)(?: earlier| before| last time| previously)? "
+    r"(?:about|regarding|on|re|concerning) |(?:my|the|your|any) (?:notes?|memory|memories|"
+    r"info|information|fact) (?:about|on|regarding|that says) ))"
+    r"(?P<rest>[^.!?;]+)"
+)
+_NO_LONGER_RE = re.compile(
+    r"\b(?P<subj>i|we)(?P<be>'m|'re| am| are)?\s+(?:(?:just|also|really|actually|simply)\s+)?"
+    r"(?P<neg>no longer\s+)"
+)
+_NOT_ANYMORE_RE = re.compile(
+    r"\b(?P<subj>i|we)(?P<be>'m|'re| am| are)?\s+"
+    r"(?P<neg>(?:don't|do not|not|aren't|am not|are not)\s+)(?:(?:really|even|actually)\s+)?"
+    r"(?P<mid>[^,;.!?]{1,60}?)\s*\b(?:any ?more|any longer)\b"
+)
+_STOPPED_RE = re.compile(
+    r"\b(?P<subj>i|we)(?:'ve| have)?\s+(?:(?:just|also|finally|recently|actually)\s+)?"
+    r"(?:stopped|quit|ditched|dropped|abandoned|gave up(?: on)?|got rid of|moved away from|"
+    r"moved off(?: of)?|phased out)\s+(?!off\b|by\b|out\b|in\b|down\b)(?:using\s+)?"
+    r"(?P<obj>[^,;.!?]{1,60})"
+)
+_SWITCH_WORDS_RE = re.compile(r"\b(?:to|for|now|instead|in favou?r of|replaced|with)\b")
+_TOPIC_PREDICATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), pred) for p, pred in (
+        (r"\b(?:where i live|my (?:home )?address|my city|where i'm based|where i am based|"
+         r"my move|moving)\b", "lives_in"),
+        (r"\b(?:my (?:job|role|title|position|occupation|profession)|what i do)\b", "works_as"),
+        (r"\b(?:my (?:employer|company|workplace)|where i work)\b", "works_at"),
+        (r"\bmy name\b", "name_is"),
+        (r"\bmy time ?zone\b", "timezone"),
+        (r"\b(?:my diet|diet|vegetarian|vegan|pescatarian|keto|gluten-free)\b", "diet"),
+        (r"\b(?:my (?:partner|wife|husband|relationship)|being (?:married|single|engaged))\b",
+         "relationship_status"),
+    )
+)
+
+
+def _topic_retractions(topic: str, subj: str) -> list[_Hit]:
+    """What "ignore what I said about <topic>" withdraws, judged from the topic alone."""
+    obj = _clean(topic)
+    low = obj.lower()
+    if not obj or not _meaningful(obj):
+        return []
+    pred = _tool_predicate(obj)
+    if not pred:
+        for alias in sorted(_CATEGORY_ALIASES, key=len, reverse=True):
+            if re.search(r"(?<![\w-])" + re.escape(alias) + r"(?![\w-])", low):
+                cat = _CATEGORY_ALIASES[alias]
+                pred = "deploys_with" if cat == "deploy" else f"uses_tool:{cat}"
+                break
+    if not pred:
+        for rx, p in _TOPIC_PREDICATES:
+            if rx.search(low):
+                pred = p
+                break
+    if pred:
+        return [_Hit(FactType.CORRECTION, subj, pred, obj, C_STATED, "retraction", None, True)]
+    bare = re.sub(r"(?i)^(?:my|our|the|that|how much i (?:like|love|hate)|liking|loving)\s+",
+                  "", obj)
+    if len(bare.split()) > 4 or not _meaningful(bare):
+        return []
+    # a taste withdrawn: whichever of likes / dislikes was said
+    return [_Hit(FactType.CORRECTION, subj, p, bare, C_STATED, "retraction", None, True)
+            for p in ("likes", "dislikes")]
+
+
+def _cut(orig: str, low: str, pieces: list[tuple[int, int] | str]) -> tuple[str, str]:
+    """Rebuild a text from spans of (orig, low) and literal lower-case strings."""
+    o: list[str] = []
+    lo: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            o.append(piece)
+            lo.append(piece)
+        else:
+            o.append(orig[piece[0]:piece[1]])
+            lo.append(low[piece[0]:piece[1]])
+    return "".join(o), "".join(lo)
+
+
+_CORRECTION_LEAD_RE = re.compile(
+    r"^(?:(?:small|quick|minor|petite|kleine|pequeña|pequena)\s+)?(?:correction|korrektur|"
+    r"corrección|correccion|correção|correcao|erratum|berichtigung)\b"
+)
+
 
 class RuleExtractor:
     """Offline, deterministic rule-based extractor (the default)."""
 
     name = "rules"
-    version = "1.0.0"
+    version = "1.1.0"
 
     def __init__(self) -> None:
         self._rules = _RULES
@@ -1890,6 +2722,92 @@ class RuleExtractor:
                     return
         if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low):
             return  # session-only: "keep it short for this one"
+        if wordset & _RETRACT_TRIGGERS:
+            blanked = self._retractions(orig, low, ts, hits)
+            if blanked is not None:
+                orig, low = blanked
+                words = _TOKEN_RE.findall(low)
+                if not words:
+                    return
+                wordset = frozenset(words)
+        n0 = len(hits)
+        self._statement(orig, low, words, wordset, ts, forced, hits, weak)
+        if _CORRECTION_LEAD_RE.match(low.lstrip()):
+            # "Correction: our main database is Postgres 15"
+            hits[n0:] = [
+                _Hit(FactType.CORRECTION, h.subject, h.predicate, h.object, h.confidence, h.rule,
+                     h.valid_from, h.retracts)
+                if h.type in (FactType.FACT, FactType.PREFERENCE) else h
+                for h in hits[n0:]
+            ]
+
+    def _retractions(
+        self, orig: str, low: str, ts: datetime, hits: list[_Hit]
+    ) -> tuple[str, str] | None:
+        """Emit the retractions of a sentence; return it with their clauses blanked out."""
+        found: list[tuple[int, int, str, str, bool, str]] = []  # span, orig', low', topic, subj
+        fm = _FORGET_RE.search(low)
+        if fm is not None:
+            o2, l2 = _cut(orig, low, [(fm.start("rest"), fm.end("rest"))])
+            subj = "team" if re.search(r"\b(?:we|our|us)\b", l2) else "user"
+            found.append((fm.start(), fm.end(), o2, l2, fm.group("about") is not None, subj))
+        elif not (_NOT_ANYMORE_FIX_RE.search(low) or _NO_LONGER_FIX_RE.search(low)):
+            spans = _clause_spans(low)
+            for rx in (_NO_LONGER_RE, _NOT_ANYMORE_RE, _STOPPED_RE):
+                for m in rx.finditer(low):
+                    if any(m.start() < e and s < m.end() for s, e, *_ in found):
+                        continue
+                    ca, cb = next(((a, b) for a, b in spans if a <= m.start() < b),
+                                  (m.start(), m.end()))
+                    cb = max(cb, m.end())
+                    subj = "team" if m.group("subj") == "we" else "user"
+                    if rx is _NO_LONGER_RE:
+                        o2, l2 = _cut(orig, low, [(m.start(), m.start("neg")), (m.end(), cb)])
+                    elif rx is _NOT_ANYMORE_RE:
+                        neg = m.group("neg").strip()
+                        be = m.group("be") or (" am" if neg == "am not" else " are"
+                                               if neg in ("aren't", "are not") else "")
+                        o2, l2 = _cut(orig, low, [(m.start("subj"), m.end("subj")), be, " ",
+                                                  (m.start("mid"), m.end("mid"))])
+                    else:
+                        obj = m.group("obj")
+                        if _SWITCH_WORDS_RE.search(obj):
+                            continue  # "we moved away from Jenkins to GitHub Actions"
+                        o2, l2 = _cut(orig, low, [(m.start("subj"), m.end("subj")), " use ",
+                                                  (m.start("obj"), m.end("obj"))])
+                    found.append((ca, cb, o2, l2, False, subj))
+        if not found:
+            return None
+        blank: list[tuple[int, int]] = []
+        for a, b, o2, l2, topic, subj in found:
+            got: list[_Hit] = []
+            if topic:
+                got = _topic_retractions(o2, subj)
+            else:
+                sink: list[_Hit] = []
+                self._run(o2, l2, frozenset(_TOKEN_RE.findall(l2)), ts, False, got, sink)
+            got = [h for h in got if h.predicate not in ("event", "note")]
+            hits.extend(
+                _Hit(FactType.CORRECTION, h.subject, h.predicate, h.object, C_STATED,
+                     "retraction", h.valid_from, True)
+                for h in got
+            )
+            if got or fm is not None:
+                blank.append((a, b))  # else the clause is read as usual ("I quit my job")
+        if not blank:
+            return None
+        pieces: list[tuple[int, int] | str] = []
+        pos = 0
+        for a, b in sorted(blank):
+            pieces += [(pos, a), " " * (b - a)]
+            pos = b
+        pieces.append((pos, len(low)))
+        return _cut(orig, low, pieces)
+
+    def _statement(
+        self, orig: str, low: str, words: list[str], wordset: frozenset[str], ts: datetime,
+        forced: bool, hits: list[_Hit], weak: list[_Hit],
+    ) -> None:
         spans = [(0, len(low))]
         if not forced and _is_question(low, words):
             # "I use vim, any plugin tips?" keeps its first clause; a question that
@@ -1941,14 +2859,23 @@ class RuleExtractor:
                     out.extend(self._apply(rule, rule.pattern.search(low), ctx))
                 continue
             if rule.anchored:
-                m0 = rule.pattern.match(low)
-                if m0 is not None and not any(
-                    m0.start() < te and ts_ < m0.end() for ts_, te in taken
-                ):
-                    got0 = self._apply(rule, m0, ctx)
+                starts = [0]
+                if rule.clauses:
+                    starts += _clause_starts(low)
+                for cs in starts:
+                    sctx = ctx if cs == 0 else _Ctx(low=low[cs:], orig=orig[cs:], ts=ts,
+                                                     forced=forced)
+                    m0 = rule.pattern.match(sctx.low)
+                    if m0 is None:
+                        continue
+                    s0, e0 = m0.start() + cs, m0.end() + cs
+                    if any(s0 < te and ts_ < e0 for ts_, te in taken):
+                        continue
+                    got0 = self._apply(rule, m0, sctx)
                     if got0:
-                        taken.append(m0.span())
+                        taken.append((s0, e0))
                         out.extend(got0)
+                        break
                 continue
             pos = 0
             while pos <= len(low):
@@ -1983,18 +2910,19 @@ class RuleExtractor:
                     if cut and _meaningful(cut):
                         obj = cut
                         when = when or found[0]
-            out.append(_Hit(h.type, h.subject, h.predicate, obj, h.confidence, rule.name, when))
+            out.append(_Hit(h.type, h.subject, h.predicate, obj, h.confidence, rule.name, when,
+                            h.retracts))
         return out
 
     def _facts(self, turn: TurnEvent, hits: list[_Hit]) -> list[CandidateFact]:
-        seen: set[tuple[str, str]] = set()
+        seen: set[tuple[str, str, bool]] = set()
         out: list[CandidateFact] = []
         sor = turn.metadata.get("source") == "system_of_record"
         for h in hits:
             obj = h.object.strip()[:MAX_OBJECT_CHARS].strip()
             if not obj:
                 continue
-            key = (h.predicate, normalise(obj))
+            key = (h.predicate, normalise(obj), h.retracts)
             if key in seen or not key[1]:
                 continue
             seen.add(key)
@@ -2019,6 +2947,7 @@ class RuleExtractor:
                     outcome=turn.outcome,
                     confirmed=turn.confirmed,
                     multi_valued=h.predicate in MULTI_VALUED_PREDICATES,
+                    retracts=h.retracts,
                 )
             )
             if len(out) >= MAX_FACTS_PER_TURN:

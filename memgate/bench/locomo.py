@@ -160,7 +160,7 @@ a an the and or but if of to in on at by for with from into about as is are was 
 be been being am do does did done have has had having i me my mine we our ours you your
 yours he him his she her hers it its they them their theirs this that these those there
 here what which who whom whose when where why how not no yes so than then too very can
-could would should will shall may might must just also only some any all each both more
+could would should will shall might must just also only some any all each both more
 most other such own same s t d ll m re ve don didn doesn isn wasn weren won wouldn
 one ones up out over again once still really like get got go went going
 """
@@ -526,10 +526,16 @@ class BenchResult:
     extractor: str
     embed_s: float = 0.0
     command: str | None = None
+    headline_policy: str | None = None
+    """The policy of the headline figures and targets (default: ``balanced`` if it ran,
+    else the first policy)."""
 
     @property
     def headline(self) -> VariantResult:
-        return self.gated[self.policies[0]]
+        name = self.headline_policy
+        if name not in self.gated:
+            name = "balanced" if "balanced" in self.gated else self.policies[0]
+        return self.gated[name]
 
     def targets(self) -> dict[str, Any]:
         """The issue's targets, measured on the headline policy (``balanced`` by default)."""

@@ -347,10 +347,14 @@ def _plot_recall_vs_wa(result: BenchResult, path: Path) -> None:
     ax = fig.add_subplot()
     markers = ("o", "s", "^", "D")
     variants = [*_variants(result), result.baseline]
+    placed: list[tuple[float, float]] = []
     for i, v in enumerate(variants):
         color = _BASELINE_COLOR if v is result.baseline else _COLORS[i % len(_COLORS)]
         wa = max(v.clean.write_amplification, 1e-3)
         ys = [v.clean.recall(k) for k in result.ks]
+        # stack the labels of points that sit (almost) on top of each other
+        near = sum(1 for x, y in placed if abs(x / wa - 1) < 0.15 and abs(y - max(ys)) < 0.05)
+        placed.append((wa, max(ys)))
         ax.plot([wa] * len(ys), ys, color=color, linewidth=1, alpha=0.6)
         for j, k in enumerate(result.ks):
             ax.scatter(
@@ -366,7 +370,7 @@ def _plot_recall_vs_wa(result: BenchResult, path: Path) -> None:
             v.name,
             (wa, max(ys)),
             textcoords="offset points",
-            xytext=(6, 6),
+            xytext=(6, 6 + 13 * near),
             fontsize=9,
             color=color,
         )
@@ -385,7 +389,7 @@ def _plot_recall_vs_wa(result: BenchResult, path: Path) -> None:
     ax.set_ylabel("evidence recall")
     ax.set_ylim(0, 1.05)
     ax.axvline(0.35, color="grey", linestyle=":", linewidth=1)
-    ax.text(0.35, 0.02, " WA target 0.35", color="grey", fontsize=8)
+    ax.text(0.35, 1.0, " WA target 0.35", color="grey", fontsize=8, va="top")
     ax.set_title("LoCoMo: recall@k against write amplification")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, ncol=2, loc="lower right")
@@ -404,7 +408,8 @@ def _plot_pollution(result: BenchResult, path: Path) -> None:
         ax.plot(
             ratios,
             ys,
-            marker="o",
+            marker="osD^v"[i % 5],
+            alpha=0.85,
             color=color,
             linestyle="--" if is_base else "-",
             label=f"{v.name} @{kk}",

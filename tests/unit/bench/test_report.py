@@ -114,3 +114,12 @@ def test_report_without_pollution_drops_or_redactions(tmp_path: Path) -> None:
 def test_machine_info_names_cores_and_ram() -> None:
     info = machine_info()
     assert info["cores"] and info["ram"]
+
+
+def test_the_headline_is_balanced_unless_told_otherwise() -> None:
+    res = result(())
+    res.policies = ["permissive", "balanced"]
+    assert res.headline.name == "balanced"
+    assert res.as_json()["policy"] == "balanced"
+    res.headline_policy = "permissive"
+    assert res.targets()["policy"] == "permissive"

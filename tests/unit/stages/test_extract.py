@@ -30,10 +30,10 @@ INS = FactType.INSTRUCTION
 
 SINGLE_VALUED = {
     "deploys_with", "stack", "works_at", "works_as", "lives_in", "comes_from", "name_is",
-    "diet", "timezone", "answer_language", "relationship_status", "identity",
+    "diet", "timezone", "answer_language", "relationship_status", "identity", "team_size",
 }
 _PREDICATE_RE = re.compile(
-    r"^(?:prefers|uses_tool|favorite):[a-z0-9_]+$|^(?:" + "|".join(
+    r"^(?:prefers|uses_tool|favorite|contact):[a-z0-9_]+$|^(?:" + "|".join(
         sorted(SINGLE_VALUED | {p for p in MULTI_VALUED_PREDICATES if ":" not in p})
     ) + r")$"
 )
@@ -224,6 +224,123 @@ CASES: list[tuple[str, str, Expect]] = [
     ("pt-moro", "Moro em Lisboa.", [(F, "lives_in", "Lisboa")]),
     ("pt-gosto", "Eu gosto de futebol.", [(P, "likes", "futebol")]),
     ("de-question", "Wie spät ist es in Tokio?", []),
+    # ---- team background ("we" / "our ...": written for this test)
+    ("our-category-is", "Our primary database is CockroachDB.",
+     [(F, "uses_tool:database", "CockroachDB")]),
+    ("my-category-is", "My terminal is kitty.", [(F, "uses_tool:terminal", "kitty")]),
+    ("our-provider-is", "Our hosting provider is Hetzner.", [(F, "uses_tool:cloud", "Hetzner")]),
+    ("our-ci-is", "Our CI is Buildkite.", [(F, "deploys_with", "Buildkite")]),
+    ("use-tool-for-category", "We use TeamCity for CI.", [(F, "deploys_with", "TeamCity")]),
+    ("use-iac", "We manage everything with Pulumi and we use Pulumi for all stacks.",
+     [(F, "uses_tool:iac", "Pulumi")]),
+    ("runs-in-cloud", "Our billing service runs on GCP in two regions.",
+     [(F, "uses_tool:cloud", "GCP")]),
+    ("via-known-tool", "We take payments through the Stripe integration.",
+     [(F, "uses_tool:payments", "Stripe integration")]),
+    ("on-plan", "We're on the Premium plan with 20 seats.",
+     [(F, "uses_tool:plan", "Premium plan")]),
+    ("contact-role", "Our billing contact is Marta Silva, please cc her.",
+     [(F, "contact:billing_contact", "Marta Silva")]),
+    ("contact-role-not-a-name", "My boss is a nightmare.", []),
+    ("team-size", "Our company has 30 employees across three offices.",
+     [(F, "team_size", "30 employees")]),
+    ("team-practice", "We follow semantic versioning for every library.",
+     [(F, "practice", "semantic versioning")]),
+    ("team-is-org", "We're a small design studio in Porto.",
+     [(F, "works_as", "small design studio in Porto")]),
+    ("team-develops", "We build scheduling software for dental clinics.",
+     [(F, "activity", "build scheduling software for dental clinics")]),
+    ("use-product-for", "We use your app mostly for tracking employee hours.",
+     [(F, "activity", "uses the product for tracking employee hours")]),
+    # ---- roles ("I'm the ... of", "I lead", "I maintain", "I'm on the ... team")
+    ("role-of-team", "I'm the engineering lead of the mobile team.",
+     [(F, "works_as", "engineering lead of the mobile team")]),
+    ("role-on-team", "I'm a data scientist on the growth team.",
+     [(F, "works_as", "data scientist on the growth team")]),
+    ("only-maintainer", "I'm the only maintainer of the billing library.",
+     [(F, "works_as", "maintainer of the billing library")]),
+    ("i-lead", "I lead the platform team.", [(F, "works_as", "lead of the platform team")]),
+    ("i-maintain", "I maintain our internal design system, which is written in Vue.",
+     [(F, "activity", "maintains our internal design system")]),
+    ("on-the-team", "I'm on the infrastructure team.",
+     [(F, "member_of", "infrastructure team")]),
+    ("im-on-os", "I'm on Fedora at home.", [(F, "uses_tool:os", "Fedora")]),
+    ("work-with-tool", "I mostly work with FastAPI.", [(F, "uses_tool:framework", "FastAPI")]),
+    # ---- relatives
+    ("relative-name", "My sister's name is Ines.", [(F, "name_is", "Ines")]),
+    ("relative-lives", "My brother Tomas lives in Oslo and works as a nurse.",
+     [(F, "lives_in", "Oslo"), (F, "name_is", "Tomas")]),
+    ("relative-event", "My son started primary school last week.",
+     [(E, "event", "started primary school")]),
+    # ---- negated preferences and diets
+    ("not-into", "I'm not really into opera.", [(P, "dislikes", "opera")]),
+    ("never-use-tool", "I never use Eclipse anymore for Java.", [(P, "dislikes", "Eclipse")]),
+    ("dont-use-tool", "We don't use Kubernetes for the batch jobs.",
+     [(P, "dislikes", "Kubernetes for the batch jobs")]),
+    ("never-use-not-a-tool", "I never use my phone at dinner.", []),
+    ("dont-drink", "I don't drink, so skip the bar suggestions.", [(F, "diet", "no alcohol")]),
+    ("dont-drink-coffee", "I don't drink coffee at all.", [(F, "diet", "no coffee")]),
+    ("dont-drink-conditional", "I don't drink coffee after noon.", []),
+    ("de-trinke-kein", "Ich esse kein Fleisch, aber Fisch.", [(F, "diet", "kein Fleisch")]),
+    # ---- instructions: polite, conditional, trailing "from now on", mid-sentence
+    ("please-style", "Please keep commit messages short and in the imperative.",
+     [(INS, "prefers:answer_style", "keep commit messages short")]),
+    ("please-rather-than", "Please call me on Teams rather than by phone.",
+     [(INS, "instruction", "call me on Teams rather than by phone")]),
+    ("please-one-off", "Please resend that file.", []),
+    ("when-you-for-me", "When you draft emails for me, sign them with my first name only.",
+     [(INS, "instruction", "When you draft emails for me, sign them")]),
+    ("any-time-you-need", "Any time you need anything, just shout.", []),
+    ("trailing-from-now-on", "Send the weekly digest to the whole team from now on, please.",
+     [(INS, "instruction", "Send the weekly digest to the whole team")]),
+    ("mid-sentence-dont", "We are closed on Mondays, so never book calls on Mondays.",
+     [(INS, "instruction", "never book calls on Mondays")]),
+    ("communication-in", "I'd like all replies in Brazilian Portuguese.",
+     [(P, "answer_language", "Brazilian Portuguese")]),
+    ("rather-see", "I'd rather see pytest parametrize than loops in tests.",
+     [(P, "prefers:testing", "pytest parametrize")]),
+    ("fr-merci-de", "Merci de toujours répondre en anglais.",
+     [(INS, "answer_language", "anglais")]),
+    # ---- corrections and switches
+    ("switched-cat-to", "I changed my shell to fish shell yesterday.",
+     [(C, "uses_tool:shell", "fish shell")]),
+    ("switched-to-tool", "We've migrated to Redpanda.", [(C, "uses_tool:messaging", "Redpanda")]),
+    ("switch-passive", "Our CI was moved from Travis to CircleCI last month.",
+     [(C, "deploys_with", "CircleCI")]),
+    ("correction-prefix", "Correction: our cloud is GCP, not AWS.",
+     [(C, "uses_tool:cloud", "GCP")]),
+    ("wrong-thing", "I gave you the wrong employer before: it's Initech, not Initrode.",
+     [(C, "works_at", "Initech")]),
+    ("told-you-actually", "I said the workshop was on Tuesday, but it's actually on Thursday.",
+     [(C, "note", "the workshop is on Thursday")]),
+    ("de-korrektur-name", "Korrektur: Meine Schwester heißt Jana, nicht Jasmin.",
+     [(C, "name_is", "Jana")]),
+    # ---- other languages
+    ("de-wohne-seit", "Ich wohne seit letztem Jahr in Bremen.", [(F, "lives_in", "Bremen")]),
+    ("de-gezogen", "Wir sind im März nach Köln gezogen.", [(F, "lives_in", "Köln")]),
+    ("de-beschlossen", "Ich habe beschlossen, jeden Morgen zu laufen.",
+     [(F, "decided", "jeden Morgen zu laufen")]),
+    ("fr-decide", "Nous avons décidé de passer à Rust pour le backend.",
+     [(F, "decided", "passer à Rust pour le backend")]),
+    ("fr-marie", "Je me suis marié l'année dernière.", [(F, "relationship_status", "married"),
+                                                       (E, "event", "got married")]),
+    ("fr-nous-sommes", "Nous sommes une petite boulangerie à Nantes.",
+     [(F, "works_as", "petite boulangerie à Nantes")]),
+    ("es-somos", "Somos una consultora de diez personas en Bilbao.",
+     [(F, "works_as", "consultora de diez personas en Bilbao")]),
+    ("es-event-dated", "La semana pasada contratamos a dos desarrolladores.",
+     [(E, "event", "contratamos a dos desarrolladores")]),
+    ("pt-moramos", "Minha esposa e eu moramos em Recife desde 2020.",
+     [(F, "lives_in", "Recife")]),
+    ("pt-trabalho-com", "Trabalho com Kotlin há três anos.",
+     [(F, "uses_tool:programming_language", "Kotlin")]),
+    # ---- declines: trivia, meta, "I always forget"
+    ("trivial-meal", "It was sunny, so I had breakfast on the balcony.", []),
+    ("trivial-mishap", "Haha, I just tripped over a chair in the office.", []),
+    ("shared-meal-kept", "My dad and I had dinner together last night.",
+     [(E, "event", "had dinner")]),
+    ("meta-chat", "Earlier I talked to you about the invoices and we discussed refunds.", []),
+    ("always-forget", "I always forget the syntax for f-strings, can you remind me?", []),
 ]
 
 
@@ -321,7 +438,7 @@ def test_provenance_fields() -> None:
     (f,) = EX.extract(t)
     assert (f.tenant_id, f.user_id, f.session_id) == ("acme", "u1", "s1")
     assert f.source_turn_ids == ["t9"]
-    assert (f.extractor, f.extractor_version) == ("rules", "1.0.0")
+    assert (f.extractor, f.extractor_version) == ("rules", "1.1.0")
     assert f.outcome is Outcome.SUCCESS and f.confirmed is True
     assert f.rationale == "prefer"
     assert f.confidence == 0.9
@@ -399,7 +516,93 @@ def test_multi_valued_flags() -> None:
 def test_protocol() -> None:
     ex: Extractor = RuleExtractor()
     assert isinstance(ex, Extractor)
-    assert (ex.name, ex.version) == ("rules", "1.0.0")
+    assert (ex.name, ex.version) == ("rules", "1.1.0")
+
+
+# ---------------------------------------------------------------- retraction
+
+
+@pytest.mark.parametrize(
+    ("before", "retraction", "predicate", "obj"),
+    [
+        ("We deploy with TeamCity.", "We no longer use TeamCity.", "deploys_with", "TeamCity"),
+        ("We deploy with TeamCity.", "We don't use TeamCity anymore.", "deploys_with",
+         "TeamCity"),
+        ("We deploy with TeamCity.", "We stopped using TeamCity in March.", "deploys_with",
+         "TeamCity"),
+        ("I love sushi.", "Please forget that I love sushi.", "likes", "sushi"),
+        ("I love sushi.", "Could you forget what I told you about sushi?", "likes", "sushi"),
+        ("I'm pescatarian.", "I'm not pescatarian anymore.", "diet", "pescatarian"),
+        ("I'm pescatarian.", "I'm no longer pescatarian.", "diet", "pescatarian"),
+        ("I live in Ghent.", "I no longer live in Ghent.", "lives_in", "Ghent"),
+        ("I use emacs as my editor.", "Ignore what I said about my editor.", "uses_tool:editor",
+         "my editor"),
+    ],
+)
+def test_retraction_matches_the_withdrawn_fact(
+    before: str, retraction: str, predicate: str, obj: str
+) -> None:
+    (old,) = facts(before)
+    got = facts(retraction)
+    assert got, retraction
+    r = next(f for f in got if f.predicate == predicate)
+    assert r.retracts
+    assert (r.type, r.confidence, r.rationale) == (C, 0.9, "retraction")
+    assert (r.subject, r.predicate) == (old.subject, old.predicate)
+    assert r.object == obj
+    if old.multi_valued:
+        assert r.multi_valued and r.object.lower() == old.object.lower()
+    # the withdrawn statement itself is not asserted again
+    assert not [f for f in got if not f.retracts and f.predicate == predicate]
+
+
+def test_retraction_keeps_the_rest_of_the_turn() -> None:
+    got = facts("We no longer use TeamCity; it was too slow. I live in Ghent.")
+    assert [(f.predicate, f.object, f.retracts) for f in got] == [
+        ("deploys_with", "TeamCity", True), ("lives_in", "Ghent", False)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I quit my job last month.",  # an event, not a withdrawal of a stored fact
+        "I dropped off the kids at school.",
+        "Don't forget that I like jazz.",  # a remember request
+        "We're not on Jenkins anymore, now it's GitHub Actions.",  # a switch
+    ],
+)
+def test_not_a_retraction(text: str) -> None:
+    assert not [f for f in facts(text) if f.retracts]
+
+
+def test_ordinary_facts_do_not_retract() -> None:
+    assert not any(f.retracts for f in facts("I use vim as my editor. I love hiking."))
+
+
+# ---------------------------------------------------------------- value normalisation
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("I use neovim as my editor.", "I use neovim as my editor, please."),
+        ("I use neovim as my editor.", "I use neovim as my editor now."),
+        ("I live in Lyon.", "I live in Lyon these days, thanks."),
+        ("Ich wohne in Hamburg.", "Ich wohne in Hamburg, bitte."),
+        ("Vivo en Madrid.", "Vivo en Madrid, por favor."),
+        ("I use neovim as my editor.", "I switched my editor to neovim last week."),
+    ],
+)
+def test_courtesy_and_time_words_are_not_part_of_the_value(a: str, b: str) -> None:
+    (fa,) = facts(a)
+    (fb,) = facts(b)
+    assert (fa.subject, fa.predicate, fa.object) == (fb.subject, fb.predicate, fb.object)
+
+
+def test_relative_date_goes_to_valid_from() -> None:
+    (f,) = facts("I switched my editor to neovim last week.")
+    assert f.object == "neovim"
+    assert f.valid_from == datetime(2023, 6, 5, tzinfo=UTC)
 
 
 def test_empty_and_whitespace() -> None:
@@ -433,7 +636,7 @@ def _check(out: list[CandidateFact], t: TurnEvent) -> None:
         assert f.confidence in (0.3, 0.5, 0.6, 0.9)
         assert f.valid_from is not None and f.valid_from.tzinfo is not None
         assert f.source_turn_ids == [t.turn_id]
-    keys = [(f.predicate, f.object.lower()) for f in out]
+    keys = [(f.predicate, f.object.lower(), f.retracts) for f in out]
     assert len(keys) == len(set(keys))
 
 
