@@ -100,11 +100,20 @@ plans_to*                 a plan ("I'm planning to run a marathon")
 goal*                     an aim ("I want to become a counselor")
 event*                    something that happened, ``valid_from`` its date when stated
                           ("I got married on 3 June 2023")
+statement*                fallback: a substantive first-person statement no rule above
+                          read, kept whole (trimmed) when it carries concrete content --
+                          a number, a date or period, a relative or friend, a named
+                          thing ("I've known these friends for 4 years, since I moved
+                          from my home country"); at most one per turn, only when
+                          nothing else fired; never a reaction, a wish, reported speech,
+                          advice, a problem of the moment or talk about the chat
 ========================  ===========================================================
 
-Confidence is anchored: 0.9 explicitly stated by the user, 0.6 a clear but
-generic reading (a narrated event or activity), 0.5 an inference from an
-indirect statement ("my wife" -> married), 0.3 a guess ("I'm thinking about
+Confidence follows the domain's anchors: 0.9 stated explicitly by the user -- a
+plain first-person declarative counts, whether a preference, a narrated event
+("I went to a support group yesterday") or an activity ("I've been painting a
+lot lately"); 0.5 an inference from a clear but indirect statement ("my wife"
+-> married, "I can't wait to ..." -> a plan); 0.3 a guess ("I'm thinking about
 ..."); 1.0 for every fact of a turn whose ``metadata["source"]`` is
 ``"system_of_record"``.
 
@@ -139,7 +148,6 @@ MAX_FACTS_PER_TURN = 3
 MAX_OBJECT_CHARS = 300
 
 C_STATED = 0.9
-C_GENERIC = 0.6
 C_INFERRED = 0.5
 C_GUESS = 0.3
 
@@ -153,7 +161,7 @@ MULTI_VALUED_PREDICATES: frozenset[str] = frozenset(
         "instruction", "note", "likes", "dislikes", "hobby", "activity", "habit",
         "has_pet", "has_child", "family", "speaks_language", "decided", "plans_to",
         "goal", "event", "prefers:other", "uses_tool:other", "values", "member_of",
-        "practice",
+        "practice", "statement",
     }
 )
 
@@ -930,7 +938,7 @@ def _b_as_a(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if any(w in _IDENTITY_WORDS for w in low.split()) and len(low.split()) <= 4:
         return [_Hit(FactType.FACT, "user", "identity", phrase, C_STATED, "")]
     if _is_job(phrase) and len(low.split()) <= 4:
-        return [_Hit(FactType.FACT, "user", "works_as", phrase, C_GENERIC, "")]
+        return [_Hit(FactType.FACT, "user", "works_as", phrase, C_STATED, "")]
     return []
 
 
@@ -1781,7 +1789,129 @@ def _b_relative_event(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     """"My daughter Mia started kindergarten this week": a dated event of a relative."""
     who = f"user's {_RELATIVE_EN[m.group('who')]}"
     return [_Hit(h.type, who, h.predicate, h.object, h.confidence, h.rule, h.valid_from)
-            for h in _b_event(C_STATED, C_GENERIC, True)(m, ctx)]
+            for h in _b_event(C_STATED, C_STATED, True)(m, ctx)]
+
+
+# ---------------------------------------------------------------- fallback statement
+
+_MAX_STATEMENT_WORDS = 30
+_STATEMENT_MIN_WORDS = 5  # content words of a clause with no concrete marker
+_STATEMENT_NEGATED_RE = re.compile(
+    r"\b(?:not|never|no|don't|doesn't|didn't|haven't|hasn't|isn't|aren't|wasn't|can't|won't)\b"
+)
+_STATEMENT_ANY_PERSON_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|"
+                                      r"us|our|ours)\b")
+_STATEMENT_LEAD_RE = re.compile(
+    r"^(?:(?:hey|hi|hello|oh|ooh|wow|whoa|yeah|yes|yep|yup|no|nope|well|so|and|but|also|"
+    r"btw|anyway|anyways|honestly|actually|haha+|lol|ha|hmm+|um+|ah|aw+|ok|okay|thanks|"
+    r"thank you|omg|man|dude|gosh|sure|right|totally|absolutely|definitely|cool|nice|"
+    r"great|awesome|true|lately|recently)(?:\s+[A-Z][a-z]+)?[\s,!.:;-]+)+"
+)
+# about the listener, reported speech, advice, troubleshooting, the chat itself
+_STATEMENT_BAD_RE = re.compile(
+    r"\b(?:you|your|yours|yourself|u|ya|ur)\b|"
+    r"\b(?:says|said|thinks|thought|told me|tells me|swears|reckons|suggested|claims|"
+    r"should|could|would|shall|must|ought|gotta)\b|"
+    r"\b(?:error|errors|bug|bugs|crash|crashes|crashed|crashing|fails?|failing|failed|"
+    r"traceback|exception|segfault|stack trace|broken|doesn't work|does not work|"
+    r"won't (?:load|start|work|open)|greyed out|logged out|log in|login|password|"
+    r"still (?:hasn't|haven't|isn't|aren't|doesn't|don't|won't|can't|not)|hasn't arrived|"
+    r"(?:number|id|code|reference) is)\b|"
+    r"\b(?:forget|forgot|remember|mentioned|asked|chat|chatted|conversation|talked|"
+    r"last time we)\b"
+)
+# the chatter that opens a reaction: "that's ...", "it's ...", "what a ...", "glad to ..."
+_STATEMENT_REACTION_RE = re.compile(
+    r"^(?:that|this|it|that's|thats|this is|it's|its|what|how|glad|happy|sorry|so|"
+    r"good|great|nice|cool|awesome|amazing|congrats|congratulations|same|me too|"
+    r"sounds|looks|seems|(?:i|we)(?:'d| would)? (?:\w+ )?(?:like to|love to|rather|agree|"
+    r"can't wait|cannot wait|hope|bet|guess|"
+    r"mean|think|believe|feel like|know|understand|get it|appreciate|wish|admire|want|"
+    r"wanna|need|needed|'d like|would like|'d love|would love|'d rather|was wondering|"
+    r"love (?:that|it|this|how|the way)))\b"
+)
+_STATEMENT_NUMBER_RE = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|hundred|thousand|dozen|first|second|third)\b"
+)
+_STATEMENT_TIME_RE = re.compile(
+    r"\b(?:" + "|".join(m for m in _MONTHS if len(m) > 3) + r"|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|weekend|summer|winter|spring|autumn|yesterday|"
+    r"ago|last (?:week|month|year|night)|when (?:i|we) was|when (?:i|we) were|"
+    r"growing up|as a kid|as a child|since)\b"
+)
+_STATEMENT_KIN_RE = re.compile(
+    r"\b(?:my|our)\s+(?:(?:\w+)\s+)?(?:" + _RELATIVE_ALT + r"|kids?|children|family|parents|"
+    r"friends?|pets?|dogs|cats|husband|wife|partner|grandparents|siblings)\b"
+)
+_NOT_NAMES = _ws(
+    "I I'm I've I'd I'll Im Ive OK Okay Oh Yeah Yes No Wow Hey Hi Thanks Thank God Lol"
+)
+# a capitalised word inside the clause, not after a sentence end, not a vocative
+# ("I agree, Maria")
+_CAP_WORD_RE = re.compile(r"(?<![.!?,]\s)(?<=\s)([A-Z][\w'&-]*)")
+_STATEMENT_SUBJECT_RE = re.compile(
+    r"^(?:[\w'-]+\s+){0,3}?(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll)\b|"
+    r"^(?:my|our)\b"
+)
+
+
+def _statement_score(obj: str) -> int:
+    """How much concrete content a statement carries (0: none, not worth storing)."""
+    low = obj.lower()
+    score = 0
+    if _STATEMENT_NUMBER_RE.search(low):
+        score += 1
+    if _STATEMENT_TIME_RE.search(low):
+        score += 1
+    if _STATEMENT_KIN_RE.search(low):
+        score += 1
+    if any(w not in _NOT_NAMES and w.split("'")[0] not in _NOT_NAMES
+           for w in _CAP_WORD_RE.findall(obj)):
+        score += 1  # a named thing: a place, a person, a title, a brand
+    return score
+
+
+def _b_statement(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """A substantive first-person statement no specific rule read (fallback).
+
+    "I've known these friends for 4 years, since I moved from my home country":
+    the whole clause, trimmed, when it is about the speaker (I / we / my / our),
+    carries something concrete (a number, a date or period, a relative, a named
+    thing) and is neither a reaction ("that's awesome"), about the listener,
+    reported speech, advice, troubleshooting of the moment nor about the chat.
+    """
+    raw = _WS_RE.sub(" ", ctx.orig).strip()
+    raw = _STATEMENT_LEAD_RE.sub("", raw)
+    raw = _PUNCT_START_RE.sub("", raw)
+    raw = re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]", "", raw)
+    raw = _PUNCT_END_RE.sub("", raw).strip()
+    words = raw.split(" ")
+    if len(words) > _MAX_STATEMENT_WORDS:
+        raw = " ".join(words[:_MAX_STATEMENT_WORDS]).rstrip(" ,;:-")
+    low = raw.lower()
+    if not raw or len(words) < 4 or not _meaningful(raw, 3):
+        return []
+    if _STATEMENT_BAD_RE.search(low) or _TRIVIAL_EVENT_RE.search(low) \
+            or _ABOUT_US_RE.search(low):
+        return []
+    score = _statement_score(raw)
+    if _STATEMENT_SUBJECT_RE.match(low) and not _STATEMENT_REACTION_RE.match(low):
+        # "I'm ..." / "my ...": something concrete, or a substantial clause
+        if score == 0 and (not _meaningful(raw, _STATEMENT_MIN_WORDS)
+                           or _STATEMENT_NEGATED_RE.search(low)):
+            return []
+    elif score < 2 or not _STATEMENT_ANY_PERSON_RE.search(low):
+        # "this was my Rocky Mountains trip last year": about the speaker's own things,
+        # with at least two kinds of concrete content
+        return []
+    dated = parse_event_date(low, ctx.ts)
+    when = dated[0] if dated is not None else None
+    past = _ED_END_RE.search(low) is not None or bool(
+        frozenset(_TOKEN_RE.findall(low)) & _IRREGULAR_PAST_SET)
+    kind = FactType.EVENT if (when is not None or past) else FactType.FACT
+    subj = "team" if re.match(r"^(?:we|our)\b", low) else "user"
+    return [_Hit(kind, subj, "statement", raw, C_STATED, "", when)]
 
 
 # ---------------------------------------------------------------- the rule table
@@ -2253,7 +2383,7 @@ _RULES: tuple[_Rule, ...] = (
     _r("used_to", "used",
        r"\b" + _SUBJ + r"\s+" + _ADV + r"used to\s+(?P<obj>(?!be\b|think\b|feel\b)[^.!?;]+)",
        lambda m, ctx: [
-           _Hit(h.type, h.subject, "event", "used to " + h.object, C_GENERIC, "")
+           _Hit(h.type, h.subject, "event", "used to " + h.object, C_STATED, "")
            for h in _simple(FactType.EVENT, "event")(m, ctx)
        ]),
     _r("coming_up", "coming",
@@ -2315,7 +2445,7 @@ _RULES: tuple[_Rule, ...] = (
     _r("am_doing", "<ing>",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:currently|now|also|actually|still|"
        r"really|busy|finally|officially|seriously|slowly)\s+)*"
-       r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_hobby_or_activity(C_GENERIC)),
+       r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_hobby_or_activity(C_STATED)),
     _r("habit", "always usually often regularly normally typically",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)?\s+(?P<adv>always|usually|often|regularly|"
        r"normally|typically)\s+"
@@ -2380,20 +2510,20 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?P<subj>i|we|(?:my|our) [a-z]+ and i|me and my [a-z]+)\s+"
        r"(?P<adv>(?:(?:just|recently|finally|also|actually|even|totally|once|then|"
        r"officially|already|eventually|first|both|all|really)\s+)*)"
-       + _EDVERB + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_GENERIC, False)),
+       + _EDVERB + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_STATED, False)),
     _r("event_perfect", "i've ive we've have",
        r"\b(?P<subj>i|we)(?:'ve|ve| have)\s+(?P<adv>(?:(?:just|recently|finally|also|"
        r"actually|already|officially|even)\s+)*)" + _PPVERB + r"(?![\w'])(?P<obj>[^.!?;]*)",
-       _b_event(C_STATED, C_GENERIC, False)),
+       _b_event(C_STATED, C_STATED, False)),
     _r("event_subjectless", "<ed>",
        r"^(?P<subj>)(?:(?:and|so|also|oh|yeah|well|btw|actually|anyway)[,\s]+)*"
        r"(?P<adv>(?:(?:just|finally|recently|also|actually)\s+)*)" + _EDVERB
-       + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_GENERIC, C_GENERIC, False)),
+       + r"(?![\w'])(?P<obj>[^.!?;]*)", _b_event(C_STATED, C_STATED, False)),
     _r("been_doing_subjectless", "been",
        r"^(?:(?:and|so|also|oh|yeah|well|btw|actually|lately|recently)[,\s]+)*"
        r"(?:(?:i've|i have|we've|we have)\s+)?(?:really |also |just |)been\s+(?:(?:really|also|"
        r"so|super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
-       _b_hobby_or_activity(C_GENERIC)),
+       _b_hobby_or_activity(C_STATED)),
     _r("event_multi", frozenset(k.split()[-1] for k in _PAST_ADV_MULTI),
        r"^(?P<obj>.+)$", _b_event_multi),
     # ---------------------------------------------------------- remember requests
@@ -2410,6 +2540,8 @@ _RULES: tuple[_Rule, ...] = (
        r"\bmy (?P<obj>(?:two |three |four |)(?:dogs?|cats?|pups?|puppy|kitten|rabbit|"
        r"hamster|parrot|horse|turtle))\b", _b_possessive("has_pet", C_INFERRED),
        fallback=True),
+    _r("statement", "i i'm im i've ive i'd we we're we've my our",
+       r"^(?P<obj>.+)$", _b_statement, fallback=True),
 )
 
 
@@ -2508,7 +2640,7 @@ def _b_took_up(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
         if ger in _NOT_ACTIVITY or not _meaningful(obj):
             return []
         found = ctx.date()
-        return [_Hit(FactType.EVENT, _subject(m), "event", f"started {obj}", C_GENERIC, "",
+        return [_Hit(FactType.EVENT, _subject(m), "event", f"started {obj}", C_STATED, "",
                      found[0] if found else None)]
     if head not in _HOBBY_GERUNDS and head not in _HOBBY_NOUNS:
         return []
@@ -2673,7 +2805,7 @@ class RuleExtractor:
     """Offline, deterministic rule-based extractor (the default)."""
 
     name = "rules"
-    version = "1.1.0"
+    version = "1.2.0"
 
     def __init__(self) -> None:
         self._rules = _RULES
@@ -2688,8 +2820,15 @@ class RuleExtractor:
         weak: list[_Hit] = []
         for sentence in split_sentences(text):
             self._sentence(sentence, turn.ts, hits, weak)
-        # weak inferences ("my wife" -> in a relationship) only when nothing else fired
-        return self._facts(turn, hits or weak)
+        # weak inferences ("my wife" -> in a relationship) and the fallback statement
+        # only when nothing else fired; at most one statement, the most concrete
+        if not hits:
+            said = [h for h in weak if h.predicate == "statement"]
+            hits = [h for h in weak if h.predicate != "statement"]
+            if said:
+                hits.append(max(said, key=lambda h: (_statement_score(h.object),
+                                                     len(h.object))))
+        return self._facts(turn, hits)
 
     # ---------------------------------------------------------------- internals
 

@@ -525,6 +525,9 @@ class BenchResult:
     embedder: str
     extractor: str
     embed_s: float = 0.0
+    extractor_source_sha256: str = ""
+    """First 12 hex digits of the extractor's module source: the version string alone
+    does not change while rules are tuned."""
     command: str | None = None
     headline_policy: str | None = None
     """The policy of the headline figures and targets (default: ``balanced`` if it ran,
@@ -600,6 +603,7 @@ class BenchResult:
                 "seed": self.seed,
                 "embedder": self.embedder,
                 "extractor": self.extractor,
+                "extractor_source_sha256": self.extractor_source_sha256,
                 "data": self.data,
                 "embed_s": round(self.embed_s, 1),
                 "elapsed_s": round(self.elapsed_s, 1),
@@ -852,7 +856,7 @@ def run_locomo(
 
     # ---- gated: the real pipeline under each policy
     gated: dict[str, VariantResult] = {}
-    extractor_name = ""
+    extractor_name = extractor_sha = ""
     audit_path = workdir / "audit"
     for policy in policies:
         vr = VariantResult(name=policy)
@@ -860,6 +864,7 @@ def run_locomo(
             pipeline = factory(policy)
             ex = pipeline.extract.extractor
             extractor_name = f"{ex.name}-{ex.version}"
+            extractor_sha = _source_sha(ex)
             fig = Figures()
             audit = ClickHouseAudit.embedded(audit_path, database=_audit_db(policy, r))
             try:
@@ -919,8 +924,20 @@ def run_locomo(
         elapsed_s=time.perf_counter() - t_start,
         embedder=memo.name,
         extractor=extractor_name,
+        extractor_source_sha256=extractor_sha,
         embed_s=embed_s,
     )
+
+
+def _source_sha(obj: object) -> str:
+    import hashlib
+    import inspect
+
+    try:
+        src = Path(inspect.getfile(type(obj))).read_bytes()
+    except (TypeError, OSError):
+        return ""
+    return hashlib.sha256(src).hexdigest()[:12]
 
 
 def _audit_counts(audit: Any, report: str) -> Counter[str]:

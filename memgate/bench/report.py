@@ -91,7 +91,8 @@ def _markdown(result: BenchResult, command: str | None) -> str:
         f"Generated {datetime.now(UTC):%Y-%m-%d %H:%M UTC}; {len(result.conversations)} "
         f"conversations, {result.turns} turns, {result.questions} questions of categories 1-4 "
         f"({result.skipped_questions} skipped: no usable evidence id); embedder "
-        f"`{result.embedder}`, extractor `{result.extractor}`; {result.elapsed_s:.0f} s.",
+        f"`{result.embedder}`, extractor `{result.extractor}` (source sha256 "
+        f"{result.extractor_source_sha256 or 'unknown'}); {result.elapsed_s:.0f} s.",
         "",
         "## Headline",
         "",

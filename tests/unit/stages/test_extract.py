@@ -438,7 +438,7 @@ def test_provenance_fields() -> None:
     (f,) = EX.extract(t)
     assert (f.tenant_id, f.user_id, f.session_id) == ("acme", "u1", "s1")
     assert f.source_turn_ids == ["t9"]
-    assert (f.extractor, f.extractor_version) == ("rules", "1.1.0")
+    assert (f.extractor, f.extractor_version) == ("rules", "1.2.0")
     assert f.outcome is Outcome.SUCCESS and f.confirmed is True
     assert f.rationale == "prefer"
     assert f.confidence == 0.9
@@ -516,7 +516,7 @@ def test_multi_valued_flags() -> None:
 def test_protocol() -> None:
     ex: Extractor = RuleExtractor()
     assert isinstance(ex, Extractor)
-    assert (ex.name, ex.version) == ("rules", "1.1.0")
+    assert (ex.name, ex.version) == ("rules", "1.2.0")
 
 
 # ---------------------------------------------------------------- retraction
@@ -633,7 +633,7 @@ def _check(out: list[CandidateFact], t: TurnEvent) -> None:
         assert f.object == f.object.strip() and 0 < len(f.object) <= 300
         assert _PREDICATE_RE.match(f.predicate), f.predicate
         assert f.multi_valued == (f.predicate in MULTI_VALUED_PREDICATES)
-        assert f.confidence in (0.3, 0.5, 0.6, 0.9)
+        assert f.confidence in (0.3, 0.5, 0.9)
         assert f.valid_from is not None and f.valid_from.tzinfo is not None
         assert f.source_turn_ids == [t.turn_id]
     keys = [(f.predicate, f.object.lower(), f.retracts) for f in out]
@@ -658,3 +658,77 @@ def test_never_raises_on_wordy_text(words: list[str]) -> None:
 @given(text=st.text(max_size=300))
 def test_deterministic(text: str) -> None:
     assert EX.extract(turn(text)) == RuleExtractor().extract(turn(text))
+
+
+# ---- confidence anchors and the fallback statement
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've been painting a lot lately.",
+        "I went to a support group yesterday.",
+        "I ran a charity race.",
+        "Took the kids to the lake last weekend.",
+    ],
+)
+def test_first_person_declaratives_are_stated(text: str) -> None:
+    got = facts(text)
+    assert got and all(f.confidence == 0.9 for f in got), got
+
+
+def test_inference_stays_inferred() -> None:
+    got = facts("My wife says hi.")
+    assert [(f.predicate, f.confidence) for f in got] == [("relationship_status", 0.5)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("These friends have been with me for 4 years, ever since my first year in Boston.",
+         "These friends have been with me for 4 years, ever since my first year in Boston"),
+        ("My sister is a big fan of Tolkien.", "My sister is a big fan of Tolkien"),
+        ("Wow! My grandma gave me this necklace in Sweden when I was young.",
+         "My grandma gave me this necklace in Sweden when I was young"),
+    ],
+)
+def test_fallback_statement_keeps_the_clause(text: str, expected: str) -> None:
+    got = facts(text)
+    assert [(f.predicate, f.object, f.confidence) for f in got] == [
+        ("statement", expected, 0.9)]
+    assert got[0].multi_valued
+
+
+def test_fallback_statement_only_when_nothing_else_fired() -> None:
+    got = facts("I use vim as my editor. I've known my friends for 4 years.")
+    assert [f.predicate for f in got] == ["uses_tool:editor"]
+
+
+def test_at_most_one_fallback_statement_per_turn() -> None:
+    got = facts("My sister is a big fan of Tolkien. "
+                "My grandma gave me this necklace in Sweden when I was young.")
+    assert [(f.predicate, f.object) for f in got] == [
+        ("statement", "My grandma gave me this necklace in Sweden when I was young")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "That's awesome!",
+        "I'm so happy for you!",
+        "I totally agree, Maria.",
+        "Did you go to Paris last year?",
+        "I'd like to know more about Kafka.",
+        "My friend Jake thinks I should learn to surf.",
+        "I'm so tired today, I didn't sleep well.",
+        "The page shows error 502 when I click on Reports.",
+        "My order number is ORD-55812 and it still hasn't arrived.",
+        "I asked you about Python decorators last week, remember?",
+        "Lol, I just walked straight into a glass door.",
+        "If I moved to Lisbon, how much would rent cost?",
+        "I don't drink coffee after noon.",
+        "Wenn ich im Lotto gewinnen würde, würde ich nach Norwegen ziehen.",
+    ],
+)
+def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
+    assert [f for f in facts(text) if f.predicate == "statement"] == []
