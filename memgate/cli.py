@@ -649,6 +649,8 @@ def bench_locomo(
             )
         result.command = shlex.join(["memgate", *sys.argv[1:]])
         result.headline_policy = rt.settings.policy
+        if result.extractor_source_changed:
+            err.print("[yellow]warning: the extractor's source changed during the run[/yellow]")
         if report is not None:
             from memgate.bench.report import write_report
 

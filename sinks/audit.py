@@ -221,6 +221,7 @@ TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY)
 ADMITTED_VERDICTS: tuple[str, ...] = (
     "keep",
     "extracted",
+    "facts",
     "clean",
     "redacted",
     "add",

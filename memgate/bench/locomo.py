@@ -528,6 +528,8 @@ class BenchResult:
     extractor_source_sha256: str = ""
     """First 12 hex digits of the extractor's module source: the version string alone
     does not change while rules are tuned."""
+    extractor_source_changed: bool = False
+    """The extractor's source file changed on disk during the run (figures suspect)."""
     command: str | None = None
     headline_policy: str | None = None
     """The policy of the headline figures and targets (default: ``balanced`` if it ran,
@@ -604,6 +606,7 @@ class BenchResult:
                 "embedder": self.embedder,
                 "extractor": self.extractor,
                 "extractor_source_sha256": self.extractor_source_sha256,
+                "extractor_source_changed": self.extractor_source_changed,
                 "data": self.data,
                 "embed_s": round(self.embed_s, 1),
                 "elapsed_s": round(self.elapsed_s, 1),
@@ -857,6 +860,7 @@ def run_locomo(
     # ---- gated: the real pipeline under each policy
     gated: dict[str, VariantResult] = {}
     extractor_name = extractor_sha = ""
+    source_changed = False
     audit_path = workdir / "audit"
     for policy in policies:
         vr = VariantResult(name=policy)
@@ -864,7 +868,11 @@ def run_locomo(
             pipeline = factory(policy)
             ex = pipeline.extract.extractor
             extractor_name = f"{ex.name}-{ex.version}"
-            extractor_sha = _source_sha(ex)
+            sha = _source_sha(ex)
+            if not extractor_sha:
+                extractor_sha = sha  # read when the extractor is first built (and imported)
+            elif sha != extractor_sha:
+                source_changed = True
             fig = Figures()
             audit = ClickHouseAudit.embedded(audit_path, database=_audit_db(policy, r))
             try:
@@ -925,6 +933,7 @@ def run_locomo(
         embedder=memo.name,
         extractor=extractor_name,
         extractor_source_sha256=extractor_sha,
+        extractor_source_changed=source_changed,
         embed_s=embed_s,
     )
 
@@ -945,7 +954,7 @@ def _audit_counts(audit: Any, report: str) -> Counter[str]:
     _cols, rows = audit.report(report)
     out: Counter[str] = Counter()
     for row in rows:
-        name = f"{row[0]}:{row[1]}"
+        name = f"{row[0]}:{str(row[1]).removeprefix('kind.')}"
         # The extract stage's admitted verdict is "facts" (reason "extracted"), which
         # the report's admitted list does not name: not a drop.
         if report == "drop-reasons" and name == "extract:extracted":

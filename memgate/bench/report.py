@@ -94,6 +94,15 @@ def _markdown(result: BenchResult, command: str | None) -> str:
         f"`{result.embedder}`, extractor `{result.extractor}` (source sha256 "
         f"{result.extractor_source_sha256 or 'unknown'}); {result.elapsed_s:.0f} s.",
         "",
+        *(
+            [
+                "**Warning: the extractor's source changed on disk during the run; the presets "
+                "may have run different extractor code.**",
+                "",
+            ]
+            if result.extractor_source_changed
+            else []
+        ),
         "## Headline",
         "",
         f"Policy `{h.name}` against the store-every-turn baseline, measured in the same run.",
@@ -446,6 +455,9 @@ def _plot_counts(
         vals = [c[k] for k in keys]
         bars = ax.barh(ys, vals, height=height, color=_COLORS[i % len(_COLORS)], label=v.name)
         ax.bar_label(bars, fontsize=7, padding=2)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_yticks(range(len(keys)), keys, fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
