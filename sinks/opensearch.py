@@ -45,7 +45,8 @@ Differences from the embedded index, by design or by OpenSearch:
   ``recorded_at`` order are exact only to the millisecond inside the index
   (:meth:`by_key` and :meth:`list_facts` re-sort with full precision in the
   client). The ``_source`` keeps the exact fact.
-* ``text`` uses the ``standard`` analyzer: no stemming or accent folding.
+* ``text`` is analysed like the embedded index's FTS5 column: standard tokens,
+  lower-cased, accents folded, Porter-stemmed ("deploy" finds "deploys").
 * A batch is not atomic across items: when some items fail permanently the
   others are written (each write is idempotent, so re-sending is safe).
 * Cosine is undefined for a zero vector: a zero embedding is refused with
@@ -167,7 +168,7 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
     """
     props: Json = {
         "schema_version": {"type": "integer"},
-        "text": {"type": "text", "analyzer": "standard"},
+        "text": {"type": "text", "analyzer": "memgate_text"},
         "embedding": {
             "type": "knn_vector",
             "dimension": dim,
@@ -188,7 +189,17 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
     )
     return {
         "settings": {
-            "index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas}
+            "index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas},
+            # the embedded index's FTS5 tokenizer (porter, unicode61 remove_diacritics)
+            "analysis": {
+                "analyzer": {
+                    "memgate_text": {
+                        "type": "custom",
+                        "tokenizer": "standard",
+                        "filter": ["lowercase", "asciifolding", "porter_stem"],
+                    }
+                }
+            },
         },
         "mappings": {
             "dynamic": "strict",

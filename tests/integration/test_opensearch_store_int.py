@@ -125,7 +125,7 @@ def test_template_and_index_have_the_lucene_knn_mapping(
     live = os_client.indices.get_mapping(index=index_name)[index_name]["mappings"]
     assert live["properties"]["embedding"]["method"]["engine"] == "lucene"
     props = live["properties"]
-    assert props["text"] == {"type": "text", "analyzer": "standard"}
+    assert props["text"] == {"type": "text", "analyzer": "memgate_text"}
     for f in ("tenant_id", "user_id", "key", "status", "fact_id", "source_turn_ids"):
         assert props[f]["type"] == "keyword", f
     for f in ("valid_from", "valid_to", "recorded_at", "superseded_at", "first_seen"):
@@ -540,3 +540,14 @@ def test_wait_and_refresh_on_write_make_the_write_wait_for_a_refresh(
     helper.assert_same(store.get("acme", "u1", facts[2].fact_id), facts[2])
     plain.close()
     eager.close()
+
+
+def test_bm25_stems_and_folds_accents_like_the_embedded_index(store: OpenSearchStore) -> None:
+    helper = RetrievalStoreContract()
+    fact = helper.make_fact("café near the station", predicate="prefers")
+    store.upsert([fact], wait=True)
+    for text in ("cafe", "CAFÉ", "preferring", "stations"):
+        hits = store.search(
+            SearchQuery(tenant_id="acme", user_id="u1", text=text), helper.vector("unrelated")
+        )
+        assert hits and hits[0].bm25_rank == 1, text
