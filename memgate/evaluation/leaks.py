@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -82,19 +82,7 @@ LeakKind = Literal[
     "private_key",
     "benign",
 ]
-SECRET_KINDS: tuple[str, ...] = (
-    "email",
-    "phone",
-    "card",
-    "iban",
-    "national_id",
-    "api_key",
-    "bearer_token",
-    "jwt",
-    "password",
-    "connection_string",
-    "private_key",
-)
+SECRET_KINDS: tuple[str, ...] = tuple(k for k in get_args(LeakKind) if k != "benign")
 MIN_NEEDLE = 6
 
 
