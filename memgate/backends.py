@@ -89,7 +89,9 @@ def build_pipeline(
     detector = Detector()
     return Pipeline(
         triage=TriageStep(detector=detector),
-        extract=ExtractStep(extractor=extractor or make_extractor(settings)),
+        extract=ExtractStep(
+            extractor=extractor or make_extractor(settings), context_chars=settings.context_chars
+        ),
         redact=Redactor(detector=detector, regulated=settings.regulated),
         resolve=Resolver(policy=preset(settings.policy), embedder=embedder),
     )

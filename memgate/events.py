@@ -78,6 +78,10 @@ _PUNCT_RE = re.compile(r"[^\w\s:/\-]+", re.UNICODE)
 _WS_RE = re.compile(r"\s+")
 
 
+#: Upper bound of :attr:`CandidateFact.context` (characters).
+MAX_CONTEXT_CHARS = 2_000
+
+
 def normalise(text: str) -> str:
     """Case-, width- and whitespace-insensitive form used in keys and value comparison.
 
@@ -198,6 +202,14 @@ class CandidateFact(_Event):
         description="The user withdraws this fact ('I no longer use Jenkins', 'forget that "
         "I like jazz'): the current fact under the key is closed with no successor.",
     )
+    context: str = Field(
+        default="",
+        max_length=MAX_CONTEXT_CHARS,
+        description="The words of the source turn around the statement (the sentence it "
+        "was read from, widened by its neighbours up to a budget). Masked by the redact "
+        "stage like the fact itself; indexed with the fact for retrieval, never used for "
+        "keys, duplicates or supersession.",
+    )
 
     @field_validator("subject", "predicate", "object")
     @classmethod
@@ -217,6 +229,19 @@ class CandidateFact(_Event):
 
 def render_fact_text(subject: str, predicate: str, obj: str) -> str:
     return f"{subject} {predicate.replace('_', ' ')} {obj}".strip()
+
+
+def render_search_text(text: str, context: str) -> str:
+    """What retrieval indexes for a fact: its statement, then its source context.
+
+    >>> render_search_text("user event went to a support group",
+    ...                    "I went to a support group yesterday.")
+    'user event went to a support group \u2014 I went to a support group yesterday.'
+    >>> render_search_text("user editor vim", "")
+    'user editor vim'
+    """
+    context = context.strip()
+    return f"{text} \u2014 {context}" if context else text
 
 
 # ------------------------------------------------------------------------ redact
@@ -293,11 +318,36 @@ class StoredFact(_Event):
     extractor_version: str
     policy_version: str
     rationale: str = ""
-    embedding: list[float] | None = Field(default=None, repr=False)
+    context: str = Field(
+        default="",
+        description="Masked words of the source turn around the statement; searched with "
+        "the fact's text (see :attr:`search_text`).",
+    )
+    embedding: list[float] | None = Field(
+        default=None,
+        repr=False,
+        description="Vector of ``text``, the statement alone: what dedupe compares.",
+    )
+    search_embedding: list[float] | None = Field(
+        default=None,
+        repr=False,
+        description="Vector of :attr:`search_text`: what dense retrieval compares. "
+        "None means the same as ``embedding`` (a fact with no context).",
+    )
 
     @property
     def partition_key(self) -> str:
         return f"{self.tenant_id}/{self.user_id}"
+
+    @property
+    def search_text(self) -> str:
+        """The statement followed by its source context: what BM25 and k-NN retrieval see."""
+        return render_search_text(self.text, self.context)
+
+    @property
+    def retrieval_vector(self) -> list[float] | None:
+        """The vector dense retrieval uses: ``search_embedding``, else ``embedding``."""
+        return self.search_embedding if self.search_embedding is not None else self.embedding
 
 
 class Resolution(_Event):

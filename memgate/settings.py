@@ -60,6 +60,13 @@ class Settings(BaseSettings):
     anthropic_model: str = "claude-haiku-4-5"
     anthropic_base_url: str | None = None
     anthropic_timeout_s: float = 30.0
+    context_chars: int = Field(
+        default=320,
+        ge=0,
+        le=2_000,
+        description="Characters of the source turn kept (masked) with each fact and searched "
+        "with it: the sentence the fact came from plus neighbours; 0 keeps none.",
+    )
 
     # embeddings
     embedder: Literal["minilm", "hashing"] = "minilm"

@@ -61,7 +61,7 @@ from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 
 #: ``PRAGMA user_version`` of the file layout this module writes.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Free-text queries are cut to this many distinct terms (bounds the FTS cost).
 MAX_QUERY_TERMS = 64
 
@@ -88,7 +88,8 @@ _DDL = (
         recorded_at   INTEGER NOT NULL,
         superseded_at INTEGER,
         doc           TEXT    NOT NULL,
-        embedding     BLOB
+        embedding     BLOB,
+        search_embedding BLOB
     )
     """,
     "CREATE INDEX IF NOT EXISTS facts_by_key ON facts (tenant_id, user_id, key)",
@@ -102,16 +103,17 @@ _DDL = (
 
 _COLUMNS = (
     "fact_id, tenant_id, user_id, key, status, predicate, type, valid_from, valid_to, "
-    "recorded_at, superseded_at, doc, embedding"
+    "recorded_at, superseded_at, doc, embedding, search_embedding"
 )
 _UPSERT = f"""
-    INSERT INTO facts ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    INSERT INTO facts ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (fact_id) DO UPDATE SET
         tenant_id = excluded.tenant_id, user_id = excluded.user_id, key = excluded.key,
         status = excluded.status, predicate = excluded.predicate, type = excluded.type,
         valid_from = excluded.valid_from, valid_to = excluded.valid_to,
         recorded_at = excluded.recorded_at, superseded_at = excluded.superseded_at,
-        doc = excluded.doc, embedding = excluded.embedding
+        doc = excluded.doc, embedding = excluded.embedding,
+        search_embedding = excluded.search_embedding
     RETURNING rid
 """
 
@@ -215,6 +217,10 @@ class EmbeddedIndex:
         with self._tx(conn):
             for stmt in _DDL:
                 conn.execute(stmt)
+            if 0 < version < 2:
+                # v1 had no search_embedding: its facts had no context and are found by
+                # their statement vector (the column stays NULL)
+                conn.execute("ALTER TABLE facts ADD COLUMN search_embedding BLOB")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         row = conn.execute(
             "SELECT length(embedding) FROM facts WHERE embedding IS NOT NULL LIMIT 1"
@@ -282,15 +288,17 @@ class EmbeddedIndex:
             raise ValueError(f"query vector has {v.size} values; the index has dim={self.dim}")
         return v
 
+    def _blob(self, fact: StoredFact, name: str, values: list[float] | None) -> bytes | None:
+        if values is None:
+            return None
+        if len(values) != self.dim:
+            raise PermanentError(
+                f"fact {fact.fact_id}: {name} has {len(values)} values, "
+                f"the index has dim={self.dim}"
+            )
+        return np.asarray(values, dtype="<f4").tobytes()
+
     def _row(self, fact: StoredFact) -> tuple[Any, ...]:
-        blob: bytes | None = None
-        if fact.embedding is not None:
-            if len(fact.embedding) != self.dim:
-                raise PermanentError(
-                    f"fact {fact.fact_id}: embedding has {len(fact.embedding)} values, "
-                    f"the index has dim={self.dim}"
-                )
-            blob = np.asarray(fact.embedding, dtype="<f4").tobytes()
         return (
             fact.fact_id,
             fact.tenant_id,
@@ -303,27 +311,34 @@ class EmbeddedIndex:
             _opt_micros(fact.valid_to),
             _micros(fact.recorded_at),
             _opt_micros(fact.superseded_at),
-            fact.model_dump_json(exclude={"embedding"}),
-            blob,
+            fact.model_dump_json(exclude={"embedding", "search_embedding"}),
+            self._blob(fact, "embedding", fact.embedding),
+            self._blob(fact, "search_embedding", fact.search_embedding),
         )
 
     @staticmethod
-    def _fact(doc: str, blob: bytes | None) -> StoredFact:
+    def _fact(doc: str, blob: bytes | None, search_blob: bytes | None = None) -> StoredFact:
         fact = StoredFact.model_validate_json(doc)
-        if blob is None:
-            return fact
-        vec = np.frombuffer(blob, dtype="<f4")
-        return fact.model_copy(update={"embedding": vec.astype(np.float64).tolist()})
+        update: dict[str, list[float]] = {}
+        if blob is not None:
+            update["embedding"] = np.frombuffer(blob, dtype="<f4").astype(np.float64).tolist()
+        if search_blob is not None:
+            update["search_embedding"] = (
+                np.frombuffer(search_blob, dtype="<f4").astype(np.float64).tolist()
+            )
+        return fact.model_copy(update=update) if update else fact
 
     def _facts_by_id(self, conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, StoredFact]:
         out: dict[str, StoredFact] = {}
         for start in range(0, len(ids), _ID_CHUNK):
             chunk = list(ids[start : start + _ID_CHUNK])
             marks = ", ".join("?" * len(chunk))
-            for fact_id, doc, blob in conn.execute(
-                f"SELECT fact_id, doc, embedding FROM facts WHERE fact_id IN ({marks})", chunk
+            for fact_id, doc, blob, sblob in conn.execute(
+                "SELECT fact_id, doc, embedding, search_embedding FROM facts "
+                f"WHERE fact_id IN ({marks})",
+                chunk,
             ):
-                out[fact_id] = self._fact(doc, blob)
+                out[fact_id] = self._fact(doc, blob, sblob)
         return out
 
     def _cosine_top(
@@ -333,10 +348,17 @@ class EmbeddedIndex:
         params: Sequence[Any],
         vector: FloatVector,
         k: int,
+        *,
+        retrieval: bool = False,
     ) -> list[tuple[str, float]]:
-        """Exact cosine k-NN over the rows selected by ``where`` (which scopes tenant and user)."""
+        """Exact cosine k-NN over the rows selected by ``where`` (which scopes tenant and user).
+
+        ``retrieval``: compare the vector of the fact's search text (statement and
+        context) where it has one, else the statement's; otherwise the statement's.
+        """
+        col = "coalesce(f.search_embedding, f.embedding)" if retrieval else "f.embedding"
         rows = conn.execute(
-            f"SELECT fact_id, embedding FROM facts AS f WHERE {where} AND f.embedding IS NOT NULL",
+            f"SELECT fact_id, {col} AS v FROM facts AS f WHERE {where} AND v IS NOT NULL",
             params,
         ).fetchall()
         if not rows or k <= 0:
@@ -409,26 +431,29 @@ class EmbeddedIndex:
             for row, fact in zip(rows, facts, strict=True):
                 rid = conn.execute(_UPSERT, row).fetchone()[0]
                 conn.execute("DELETE FROM facts_fts WHERE rowid = ?", (rid,))
-                conn.execute("INSERT INTO facts_fts (rowid, text) VALUES (?, ?)", (rid, fact.text))
+                conn.execute(
+                    "INSERT INTO facts_fts (rowid, text) VALUES (?, ?)", (rid, fact.search_text)
+                )
 
     def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
         with self._locked() as conn:
             row = conn.execute(
-                "SELECT doc, embedding FROM facts "
+                "SELECT doc, embedding, search_embedding FROM facts "
                 "WHERE fact_id = ? AND tenant_id = ? AND user_id = ?",
                 (fact_id, tenant_id, user_id),
             ).fetchone()
-        return None if row is None else self._fact(row[0], row[1])
+        return None if row is None else self._fact(row[0], row[1], row[2])
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
         """Every fact with this key, any status, oldest recorded first."""
         with self._locked() as conn:
             rows = conn.execute(
-                "SELECT doc, embedding FROM facts WHERE tenant_id = ? AND user_id = ? AND key = ? "
+                "SELECT doc, embedding, search_embedding FROM facts "
+                "WHERE tenant_id = ? AND user_id = ? AND key = ? "
                 "ORDER BY recorded_at, fact_id",
                 (tenant_id, user_id, key),
             ).fetchall()
-        return [self._fact(doc, blob) for doc, blob in rows]
+        return [self._fact(doc, blob, sblob) for doc, blob, sblob in rows]
 
     def nearest(
         self,
@@ -479,7 +504,12 @@ class EmbeddedIndex:
                         [match, *params, query.candidates],
                     )
                 ]
-            dense = [fid for fid, _ in self._cosine_top(conn, where, params, q, query.candidates)]
+            dense = [
+                fid
+                for fid, _ in self._cosine_top(
+                    conn, where, params, q, query.candidates, retrieval=True
+                )
+            ]
             fused = rrf_fuse([lexical, dense], k=RRF_K)[: query.k]
             facts = self._facts_by_id(conn, [fid for fid, _, _ in fused])
         return [
@@ -491,14 +521,17 @@ class EmbeddedIndex:
         self, tenant_id: str, user_id: str, *, include_inactive: bool = False
     ) -> list[StoredFact]:
         """The user's facts, oldest recorded first; active only unless ``include_inactive``."""
-        sql = "SELECT doc, embedding FROM facts WHERE tenant_id = ? AND user_id = ?"
+        sql = (
+            "SELECT doc, embedding, search_embedding FROM facts "
+            "WHERE tenant_id = ? AND user_id = ?"
+        )
         params: list[Any] = [tenant_id, user_id]
         if not include_inactive:
             sql += " AND status = ?"
             params.append(FactStatus.ACTIVE.value)
         with self._locked() as conn:
             rows = conn.execute(sql + " ORDER BY recorded_at, fact_id", params).fetchall()
-        return [self._fact(doc, blob) for doc, blob in rows]
+        return [self._fact(doc, blob, sblob) for doc, blob, sblob in rows]
 
     def forget(self, tenant_id: str, user_id: str) -> int:
         """Delete every fact of a user, from the table and the FTS index; returns the count.

@@ -1,4 +1,4 @@
-"""A retrieval store on OpenSearch: BM25 on ``text``, Lucene HNSW k-NN on ``embedding``.
+"""A retrieval store on OpenSearch: BM25 and Lucene HNSW k-NN over each fact and its context.
 
 :class:`OpenSearchStore` keeps one document per fact (``_id`` = fact id, no
 custom routing) in one index, whose template and mapping
@@ -45,8 +45,12 @@ Differences from the embedded index, by design or by OpenSearch:
   ``recorded_at`` order are exact only to the millisecond inside the index
   (:meth:`by_key` and :meth:`list_facts` re-sort with full precision in the
   client). The ``_source`` keeps the exact fact.
-* ``text`` is analysed like the embedded index's FTS5 column: standard tokens,
+* BM25 runs on ``search_text`` (``text`` and ``context`` copied into one
+  field), analysed like the embedded index's FTS5 column: standard tokens,
   lower-cased, accents folded, Porter-stemmed ("deploy" finds "deploys").
+  k-NN search runs on ``retrieval_embedding`` (the fact's
+  :attr:`~memgate.events.StoredFact.retrieval_vector`, indexed but left out
+  of ``_source``); :meth:`nearest` (dedupe) on ``embedding``, the statement's.
 * A batch is not atomic across items: when some items fail permanently the
   others are written (each write is idempotent, so re-sending is safe).
 * Cosine is undefined for a zero vector: a zero embedding is refused with
@@ -93,6 +97,8 @@ __all__ = [
     "BULK_MAX_DOCS",
     "MAPPING_VERSION",
     "MAX_QUERY_TERMS",
+    "RETRIEVAL_VECTOR_FIELD",
+    "SEARCH_TEXT_FIELD",
     "BulkItemError",
     "OpenSearchStore",
     "index_body",
@@ -102,7 +108,11 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: ``_meta.memgate_mapping_version`` of the mapping this module writes.
-MAPPING_VERSION = 1
+MAPPING_VERSION = 2
+#: The analysed field BM25 searches (``text`` and ``context`` are copied into it).
+SEARCH_TEXT_FIELD = "search_text"
+#: The k-NN field search() queries: the fact's retrieval vector (not kept in ``_source``).
+RETRIEVAL_VECTOR_FIELD = "retrieval_embedding"
 #: Documents per ``_bulk`` request (and ids per ``_mget``).
 BULK_MAX_DOCS = 500
 #: Bytes per ``_bulk`` request (a request is cut at whichever limit comes first).
@@ -163,13 +173,13 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
     >>> body = index_body(384)
     >>> body["mappings"]["properties"]["embedding"]["method"]["engine"]
     'lucene'
-    >>> sorted(body["mappings"]["properties"]) == sorted(StoredFact.model_fields)
+    >>> fields = set(StoredFact.model_fields) | {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD}
+    >>> set(body["mappings"]["properties"]) == fields
     True
     """
-    props: Json = {
-        "schema_version": {"type": "integer"},
-        "text": {"type": "text", "analyzer": "memgate_text"},
-        "embedding": {
+
+    def knn() -> Json:
+        return {
             "type": "knn_vector",
             "dimension": dim,
             "method": {
@@ -178,7 +188,18 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
                 "space_type": "cosinesimil",
                 "parameters": {"m": 16, "ef_construction": 128},
             },
-        },
+        }
+
+    props: Json = {
+        "schema_version": {"type": "integer"},
+        # BM25 runs on search_text: the statement and its source context, as one field
+        "text": {"type": "text", "analyzer": "memgate_text", "copy_to": SEARCH_TEXT_FIELD},
+        "context": {"type": "text", "analyzer": "memgate_text", "copy_to": SEARCH_TEXT_FIELD},
+        SEARCH_TEXT_FIELD: {"type": "text", "analyzer": "memgate_text"},
+        # nearest() (dedupe) compares statements; search() the statement with its context
+        "embedding": knn(),
+        "search_embedding": {"type": "float", "index": False, "doc_values": False},
+        RETRIEVAL_VECTOR_FIELD: knn(),
         "confidence": {"type": "float"},
         "occurrences": {"type": "integer"},
     }
@@ -204,6 +225,8 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
         "mappings": {
             "dynamic": "strict",
             "_meta": {"memgate_mapping_version": MAPPING_VERSION},
+            # indexed for k-NN, never returned: _source holds the StoredFact exactly
+            "_source": {"excludes": [RETRIEVAL_VECTOR_FIELD]},
             "properties": props,
         },
     }
@@ -422,6 +445,12 @@ class OpenSearchStore:
                     f"OpenSearch index {name} has no knn_vector field 'embedding'; it was not "
                     "created by memgate: point opensearch_index at another index"
                 )
+            if props.get(RETRIEVAL_VECTOR_FIELD, {}).get("type") != "knn_vector":
+                raise ConfigError(
+                    f"OpenSearch index {name} has an older memgate mapping (no "
+                    f"'{RETRIEVAL_VECTOR_FIELD}' field, before mapping version {MAPPING_VERSION}); "
+                    "point opensearch_index at a new index and re-ingest, or reindex into one"
+                )
             if emb.get("dimension") != self.dim:
                 raise ConfigError(
                     f"OpenSearch index {name} holds {emb.get('dimension')}-dimensional "
@@ -566,10 +595,27 @@ class OpenSearchStore:
                     f"fact {fact.fact_id}: a zero embedding has no cosine similarity; "
                     "store it without an embedding instead"
                 )
-            source = fact.model_dump_json()
+            doc = fact.model_dump(mode="json")
+            if fact.search_embedding is not None:
+                self._check_vector(fact, "search_embedding", fact.search_embedding)
+            doc[RETRIEVAL_VECTOR_FIELD] = fact.retrieval_vector
+            source = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
         else:
-            source = fact.model_dump_json(exclude={"embedding"})
+            source = fact.model_dump_json(exclude={"embedding", "search_embedding"})
         return _Doc(fact.fact_id, (fact.tenant_id, fact.user_id), source)
+
+    def _check_vector(self, fact: StoredFact, name: str, values: list[float]) -> None:
+        if len(values) != self.dim:
+            raise PermanentError(
+                f"fact {fact.fact_id}: {name} has {len(values)} values, "
+                f"the index has dim={self.dim}"
+            )
+        arr = np.asarray(values, dtype=np.float64)
+        if not np.all(np.isfinite(arr)) or not np.any(arr):
+            raise PermanentError(
+                f"fact {fact.fact_id}: {name} is zero or has non-finite values; "
+                "store the fact without it"
+            )
 
     def _fact(self, hit: Json) -> StoredFact:
         try:
@@ -613,10 +659,10 @@ class OpenSearchStore:
         return filters
 
     @staticmethod
-    def _knn(vector: FloatVector, k: int, filters: list[Json]) -> Json:
+    def _knn(vector: FloatVector, k: int, filters: list[Json], field: str = "embedding") -> Json:
         return {
             "knn": {
-                "embedding": {
+                field: {
                     "vector": vector.tolist(),
                     "k": k,
                     "filter": {"bool": {"filter": filters}},
@@ -894,7 +940,10 @@ class OpenSearchStore:
                     "_source": False,
                     "track_total_hits": False,
                     "query": {
-                        "bool": {"must": [{"match": {"text": {"query": text}}}], "filter": filters}
+                        "bool": {
+                            "must": [{"match": {SEARCH_TEXT_FIELD: {"query": text}}}],
+                            "filter": filters,
+                        }
                     },
                     "sort": order,
                 }
@@ -905,7 +954,7 @@ class OpenSearchStore:
                     "size": n,
                     "_source": False,
                     "track_total_hits": False,
-                    "query": self._knn(q, n, filters),
+                    "query": self._knn(q, n, filters, RETRIEVAL_VECTOR_FIELD),
                     "sort": order,
                 }
             )

@@ -39,6 +39,7 @@ from memgate.events import (
     Stage,
     StoredFact,
     normalise,
+    render_search_text,
     stable_id,
     utcnow,
 )
@@ -101,14 +102,25 @@ class Resolver:
         self, event: RedactedCandidate, view: FactView
     ) -> list[Resolution | DecisionRecord]:
         c = event.candidate
-        vec = self.embedder.embed([c.text()])[0]
-        return self.resolve(event, view, vec)
+        text = c.text()
+        search = render_search_text(text, c.context)
+        if search == text:
+            return self.resolve(event, view, self.embedder.embed([text])[0])
+        vecs = self.embedder.embed([text, search])  # one batch: the statement, then with context
+        return self.resolve(event, view, vecs[0], vecs[1])
 
     # ------------------------------------------------------------------ core
 
     def resolve(
-        self, event: RedactedCandidate, view: FactView, vec: np.ndarray
+        self,
+        event: RedactedCandidate,
+        view: FactView,
+        vec: np.ndarray,
+        search_vec: np.ndarray | None = None,
     ) -> list[Resolution | DecisionRecord]:
+        """Resolve with precomputed vectors: ``vec`` of the statement (compared for
+        duplicates), ``search_vec`` of the statement with its context (stored for
+        retrieval; None when there is no context)."""
         c = event.candidate
         p = self.policy
         now = self.clock()
@@ -224,7 +236,7 @@ class Resolver:
                 details = {"consolidate_with": f.fact_id, "similarity": round(sim, 4)}
                 break
 
-        new = self._new_fact(event, key, vec, now)
+        new = self._new_fact(event, key, vec, search_vec, now)
 
         # 5. an inference that needs confirmation or repeated evidence
         needs_evidence = (
@@ -313,7 +325,12 @@ class Resolver:
         )
 
     def _new_fact(
-        self, event: RedactedCandidate, key: str, vec: np.ndarray, now: datetime
+        self,
+        event: RedactedCandidate,
+        key: str,
+        vec: np.ndarray,
+        search_vec: np.ndarray | None,
+        now: datetime,
     ) -> StoredFact:
         c = event.candidate
         return StoredFact(
@@ -340,7 +357,9 @@ class Resolver:
             extractor_version=c.extractor_version,
             policy_version=self.policy.version,
             rationale=c.rationale,
+            context=c.context,
             embedding=[float(x) for x in vec],
+            search_embedding=None if search_vec is None else [float(x) for x in search_vec],
         )
 
     def _supersede(

@@ -6,6 +6,12 @@ health). PII is replaced by typed placeholders (``[EMAIL]``); a credential
 is never worth remembering, so a fact that carried one is rejected; a
 regulated category is rejected or reduced to its non-sensitive remainder,
 as the policy says. Findings record kinds and counts, never values.
+
+The candidate's source ``context`` (words of the turn around the statement,
+searched with the fact) is masked the same way, always: what it holds besides
+the statement does not decide the verdict (the fact is judged on itself), so
+a sensitive neighbour sentence is reduced to placeholders and counted under
+``context.<kind>``.
 """
 
 from __future__ import annotations
@@ -84,6 +90,14 @@ class Redactor:
             counts.update(res.counts)
             fields[name] = res.text
 
+        context = c.context
+        context_counts: dict[str, int] = {}
+        if context:
+            ctx = mask_all(self.detector, context)
+            context, context_counts = ctx.text, dict(ctx.counts)
+            if _PLACEHOLDER_ONLY.match(context):
+                context = ""
+
         categories = {_category(kind) for kind in counts}
         if not counts:
             action, reason = RedactionAction.CLEAN, "clean"
@@ -108,11 +122,17 @@ class Redactor:
             reason=reason,
             policy_version=f"{self.policy_version}/{self.regulated}",
             decided_at=self.clock(),
-            details={f"kind.{k}": v for k, v in sorted(counts.items())},
+            details={
+                **{f"kind.{k}": v for k, v in sorted(counts.items())},
+                **{f"context.{k}": v for k, v in sorted(context_counts.items())},
+            },
         )
         if action is RedactionAction.REJECTED:
             return [decision]
-        candidate = c if action is RedactionAction.CLEAN else c.model_copy(update=fields)
+        update: dict[str, str] = {} if action is RedactionAction.CLEAN else dict(fields)
+        if context != c.context:
+            update["context"] = context
+        candidate = c.model_copy(update=update) if update else c
         return [RedactedCandidate(candidate=candidate, redaction=result), decision]
 
 

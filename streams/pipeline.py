@@ -27,6 +27,7 @@ from memgate.events import (
     stable_id,
     utcnow,
 )
+from stages.context import DEFAULT_CONTEXT_CHARS, with_context
 from stages.dedupe import FactView, Resolver
 from stages.detectors import Detector
 from stages.extract import Extractor
@@ -89,12 +90,14 @@ class ExtractStep:
 
     extractor: Extractor
     clock: Callable[[], datetime] = field(default=utcnow)
+    #: budget of each fact's source context (:mod:`stages.context`); 0 keeps none
+    context_chars: int = DEFAULT_CONTEXT_CHARS
 
     def __call__(self, item: TriagedTurn) -> list[CandidateFact | DecisionRecord]:
         turn = item.turn
         facts: list[CandidateFact] = []
         try:
-            facts = self.extractor.extract(turn)
+            facts = with_context(turn.content, self.extractor.extract(turn), self.context_chars)
             verdict, reason = ("facts", "extracted") if facts else ("none", "no_fact")
         except ExtractionError as exc:
             verdict, reason = "error", f"extraction_error:{type(exc).__name__}"

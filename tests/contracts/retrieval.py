@@ -108,6 +108,8 @@ class RetrievalStoreContract:
         text: str | None = None,
         fact_id: str | None = None,
         embedding: list[float] | None = None,
+        context: str = "",
+        search_embedding: list[float] | None = None,
     ) -> StoredFact:
         """A valid :class:`StoredFact`; text and embedding derive from subject, predicate, value."""
         key = f"{tenant_id}/{user_id}/{normalise(subject)}/{normalise(predicate)}"
@@ -138,7 +140,9 @@ class RetrievalStoreContract:
             extractor="rules",
             extractor_version="1",
             policy_version="balanced-1",
+            context=context,
             embedding=embedding if embedding is not None else self.embed(text),
+            search_embedding=search_embedding,
         )
 
     def put(self, store: RetrievalStore, *facts: StoredFact) -> None:
@@ -157,10 +161,18 @@ class RetrievalStoreContract:
 
     def assert_same(self, got: StoredFact | None, want: StoredFact) -> None:
         assert got is not None
-        assert got.model_dump(exclude={"embedding"}) == want.model_dump(exclude={"embedding"})
+        vectors = {"embedding", "search_embedding"}
+        assert got.model_dump(exclude=vectors) == want.model_dump(exclude=vectors)
         assert got.embedding is not None
         assert want.embedding is not None
         np.testing.assert_allclose(got.embedding, want.embedding, rtol=1e-6, atol=1e-7)
+        if want.search_embedding is None:
+            assert got.search_embedding is None
+        else:
+            assert got.search_embedding is not None
+            np.testing.assert_allclose(
+                got.search_embedding, want.search_embedding, rtol=1e-6, atol=1e-7
+            )
 
     # -- writes and reads ----------------------------------------------------------
 
@@ -253,6 +265,45 @@ class RetrievalStoreContract:
         assert by_id[paris.fact_id].vector_rank == 1
         assert by_id[paris.fact_id].bm25_rank is None
         assert python.fact_id not in by_id or by_id[python.fact_id].bm25_rank is None
+
+    def test_context_is_searched_and_kept(self, store: RetrievalStore) -> None:
+        ctx = "I went to a support group yesterday. It met in the community library."
+        group = self.make_fact(
+            "went to a support group",
+            predicate="event",
+            type=FactType.EVENT,
+            context=ctx,
+            search_embedding=self.embed("user event went to a support group " + ctx),
+        )
+        vim = self.make_fact("vim")
+        self.put(store, group, vim)
+        # only the context holds "library"; the query vector points at the editor
+        hits = self.search(store, "library", vector_text="user editor vim")
+        by_id = {h.fact.fact_id: h for h in hits}
+        assert by_id[group.fact_id].bm25_rank == 1
+        assert by_id[vim.fact_id].bm25_rank is None
+        self.assert_same(by_id[group.fact_id].fact, group)
+        self.assert_same(store.get("acme", "u1", group.fact_id), group)
+
+    def test_search_compares_the_retrieval_vector_nearest_the_statement(
+        self, store: RetrievalStore
+    ) -> None:
+        # the statement is about an editor, its context about a canoe trip
+        fact = self.make_fact(
+            "vim", context="we took the canoe out", search_embedding=self.embed("canoe trip")
+        )
+        plain = self.make_fact("python", predicate="language")  # no context: its own vector
+        self.put(store, fact, plain)
+        hits = self.search(store, "zzz", vector_text="canoe trip")
+        assert hits[0].fact.fact_id == fact.fact_id
+        assert hits[0].vector_rank == 1
+        hits = self.search(store, "zzz", vector_text="user language python")
+        assert hits[0].fact.fact_id == plain.fact_id
+        near = store.nearest("acme", "u1", self.vector("user editor vim"), k=1)
+        assert near[0][0].fact_id == fact.fact_id
+        assert near[0][1] == pytest.approx(1.0, abs=1e-5)
+        near = store.nearest("acme", "u1", self.vector("canoe trip"), k=2)
+        assert all(sim < 0.5 for _, sim in near)
 
     def test_vector_finds_a_semantic_neighbour(self, store: RetrievalStore) -> None:
         car = self.make_fact("car", predicate="drives")

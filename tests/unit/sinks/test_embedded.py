@@ -148,6 +148,56 @@ def test_data_survives_reopening(path: Path) -> None:
         assert hits[0].bm25_rank == 1
 
 
+def test_a_version_1_file_is_upgraded_in_place(path: Path) -> None:
+    # the v1 layout: no search_embedding column
+    path.parent.mkdir(parents=True)
+    con = sqlite3.connect(path)
+    con.executescript(
+        """
+        CREATE TABLE facts (
+            rid INTEGER PRIMARY KEY, fact_id TEXT NOT NULL UNIQUE, tenant_id TEXT NOT NULL,
+            user_id TEXT NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL,
+            predicate TEXT NOT NULL, type TEXT NOT NULL, valid_from INTEGER NOT NULL,
+            valid_to INTEGER, recorded_at INTEGER NOT NULL, superseded_at INTEGER,
+            doc TEXT NOT NULL, embedding BLOB);
+        CREATE VIRTUAL TABLE facts_fts USING fts5(
+            text, tokenize = 'porter unicode61 remove_diacritics 2');
+        PRAGMA user_version = 1;
+        """
+    )
+    old = helper.make_fact("vim")
+    blob = np.asarray(old.embedding, dtype="<f4").tobytes()
+    con.execute(
+        "INSERT INTO facts (rid, fact_id, tenant_id, user_id, key, status, predicate, type, "
+        "valid_from, recorded_at, doc, embedding) VALUES (1, ?, 'acme', 'u1', ?, 'active', "
+        "'editor', 'preference', 0, 0, ?, ?)",
+        (old.fact_id, old.key, old.model_dump_json(exclude={"embedding"}), blob),
+    )
+    con.execute("INSERT INTO facts_fts (rowid, text) VALUES (1, ?)", (old.text,))
+    con.commit()
+    con.close()
+    with EmbeddedIndex(path, dim=DIM) as s:
+        helper.assert_same(s.get("acme", "u1", old.fact_id), old)
+        hits = s.search(
+            SearchQuery(tenant_id="acme", user_id="u1", text="vim"),
+            helper.vector("user editor vim"),
+        )
+        assert (hits[0].bm25_rank, hits[0].vector_rank) == (1, 1)
+        new = helper.make_fact(
+            "went to a support group",
+            predicate="event",
+            context="at the library",
+            search_embedding=helper.embed("library"),
+        )
+        s.upsert([new])
+        helper.assert_same(s.get("acme", "u1", new.fact_id), new)
+    con = sqlite3.connect(path)
+    try:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        con.close()
+
+
 def test_reopening_with_another_dimension_is_refused(path: Path) -> None:
     with EmbeddedIndex(path, dim=DIM) as s:
         s.upsert([helper.make_fact("vim")])
@@ -227,12 +277,13 @@ def test_forget_leaves_no_trace_in_the_file(index: EmbeddedIndex, path: Path) ->
     index.upsert(
         [
             helper.make_fact(f"{secret} street", predicate="lives_on"),
+            helper.make_fact("vim", predicate="uses", context=f"I moved to {secret} street"),
             helper.make_fact("vim", user_id="u2"),
         ]
     )
     # many more rows so that FTS holds several segments
     index.upsert([helper.make_fact(f"v{i}", predicate=f"p{i}", user_id="u3") for i in range(300)])
-    assert index.forget("acme", "u1") == 1
+    assert index.forget("acme", "u1") == 2
     raw = b"".join(p.read_bytes() for p in path.parent.iterdir() if p.is_file())
     assert secret.encode() not in raw
     assert index.stats()[FactStatus.ACTIVE.value] == 301
