@@ -32,7 +32,12 @@ from memgate.errors import ConfigError, PermanentError, StoreError, TransientErr
 from memgate.events import FactStatus, StoredFact
 from memgate.settings import Settings
 from sinks.base import SearchQuery
-from sinks.opensearch import BulkItemError, OpenSearchStore
+from sinks.opensearch import (
+    RETRIEVAL_VECTOR_FIELD,
+    SEARCH_TEXT_FIELD,
+    BulkItemError,
+    OpenSearchStore,
+)
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 pytestmark = pytest.mark.integration
@@ -120,12 +125,21 @@ def test_template_and_index_have_the_lucene_knn_mapping(
     assert emb["method"]["engine"] == "lucene"
     assert emb["method"]["space_type"] == "cosinesimil"
     assert emb["method"]["parameters"] == {"m": 16, "ef_construction": 128}
-    assert set(mappings["properties"]) == set(StoredFact.model_fields)
+    extra = {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD}
+    assert set(mappings["properties"]) == set(StoredFact.model_fields) | extra
+    assert mappings["properties"][RETRIEVAL_VECTOR_FIELD] == emb
+    assert mappings["_source"] == {"excludes": [RETRIEVAL_VECTOR_FIELD]}
 
     live = os_client.indices.get_mapping(index=index_name)[index_name]["mappings"]
     assert live["properties"]["embedding"]["method"]["engine"] == "lucene"
     props = live["properties"]
-    assert props["text"] == {"type": "text", "analyzer": "memgate_text"}
+    for f in ("text", "context"):
+        assert props[f] == {
+            "type": "text",
+            "analyzer": "memgate_text",
+            "copy_to": [SEARCH_TEXT_FIELD],
+        }, f
+    assert props[SEARCH_TEXT_FIELD] == {"type": "text", "analyzer": "memgate_text"}
     for f in ("tenant_id", "user_id", "key", "status", "fact_id", "source_turn_ids"):
         assert props[f]["type"] == "keyword", f
     for f in ("valid_from", "valid_to", "recorded_at", "superseded_at", "first_seen"):
@@ -164,6 +178,47 @@ def test_ensure_index_is_idempotent_and_checks_the_dimension(
     assert len(store.list_facts("acme", "u1")) == 1
     with pytest.raises(ConfigError, match=f"{DIM}-dimensional"):
         OpenSearchStore(os_client, index_name, DIM * 2).ensure_index()
+
+
+def test_the_retrieval_vector_is_indexed_but_not_returned(
+    store: OpenSearchStore, os_client: OpenSearch, index_name: str
+) -> None:
+    fact = helper.make_fact(
+        "vim", context="we took the canoe out", search_embedding=helper.embed("canoe trip")
+    )
+    store.upsert([fact], wait=True)
+    raw = os_client.get(index=index_name, id=fact.fact_id)["_source"]
+    assert RETRIEVAL_VECTOR_FIELD not in raw
+    assert raw["context"] == "we took the canoe out"
+    hits = store.search(
+        SearchQuery(tenant_id="acme", user_id="u1", text="canoe"), helper.vector("canoe trip")
+    )
+    assert (hits[0].bm25_rank, hits[0].vector_rank) == (1, 1)
+
+
+def test_an_index_with_the_older_mapping_is_refused_with_advice(
+    os_client: OpenSearch, index_name: str
+) -> None:
+    old = f"{index_name}-old"
+    # what mapping version 1 created: no context, search_text or retrieval vector
+    os_client.indices.create(
+        index=old,
+        body={
+            "settings": {"index": {"knn": True, "number_of_replicas": 0}},
+            "mappings": {
+                "properties": {
+                    "text": {"type": "text"},
+                    "embedding": {
+                        "type": "knn_vector",
+                        "dimension": DIM,
+                        "method": {"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil"},
+                    },
+                }
+            },
+        },
+    )
+    with pytest.raises(ConfigError, match=r"older memgate mapping.*re-ingest"):
+        OpenSearchStore(os_client, old, DIM).ensure_index()
 
 
 def test_a_missing_index_is_a_clear_store_error(os_client: OpenSearch, index_name: str) -> None:
