@@ -247,7 +247,7 @@ def _parse_time(s: str | None) -> datetime | None:
 
 
 def _fact_row(f: Any) -> dict[str, Any]:
-    d: dict[str, Any] = f.model_dump(mode="json", exclude={"embedding"})
+    d: dict[str, Any] = f.model_dump(mode="json", exclude={"embedding", "search_embedding"})
     return d
 
 
