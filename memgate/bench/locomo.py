@@ -5,7 +5,8 @@ Per conversation (tenant = ``sample_id``, users = its two speakers):
 * **gated**: the turns go through the real pipeline (triage → extract →
   redact → dedupe → persist, :class:`streams.runner.InProcessRunner`) under a
   write policy, into an :class:`sinks.embedded.EmbeddedIndex`, with the audit
-  in chDB (one database per run);
+  in chDB (one database per run); each fact is searched with its masked
+  source context (:mod:`stages.context`), as in production;
 * **baseline**: every turn is stored verbatim as one active
   :class:`memgate.events.StoredFact` (text = the turn's content, provenance =
   its turn id, embedding from the same embedder), no pipeline.
@@ -31,7 +32,8 @@ evidence id):
   construction.
 * **answer-token recall@k** ("with memory versus without", offline proxy):
   the share of the gold answer's content tokens (lower case, stop words and
-  the question's own words removed) found in the texts of the top-k facts.
+  the question's own words removed) found in the texts of the top-k facts
+  (their statements, not their contexts: what an agent is served).
   Without memory the context is empty, so it is 0 by construction. This is a
   retrieval-side proxy, not an LLM judge.
 * **context rot**: the same conversations with ``r`` × (number of real

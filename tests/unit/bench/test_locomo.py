@@ -255,13 +255,15 @@ def data(tmp_path: Path) -> Path:
     return write_conversation(tmp_path / "locomo-tiny.json")
 
 
-def _run(data: Path, workdir: Path, **kw: Any) -> BenchResult:
+def _run(data: Path, workdir: Path, *, context_chars: int = 320, **kw: Any) -> BenchResult:
     kw.setdefault("pollution", (0,))
     return run_locomo(
         data,
         embedder=NoTieEmbedder(),
         workdir=workdir,
-        settings=Settings(embedder="hashing", data_dir=workdir / "unused"),
+        settings=Settings(
+            embedder="hashing", data_dir=workdir / "unused", context_chars=context_chars
+        ),
         **kw,
     )
 
@@ -298,7 +300,10 @@ def test_observation_ids_accept_lists_and_comma_strings(data: Path) -> None:
 
 
 def test_a_store_that_keeps_everything_scores_the_baseline(data: Path, tmp_path: Path) -> None:
-    res = _run(data, tmp_path / "w", policies=["permissive"], extractor=KeepAll())
+    # no context: the kept facts' search texts are then exactly the baseline's texts
+    res = _run(
+        data, tmp_path / "w", policies=["permissive"], extractor=KeepAll(), context_chars=0
+    )
     g, b = res.gated["permissive"].clean, res.baseline.clean
     assert res.questions == 9
     assert b.recall(10) > 0  # the harness is not trivially zero
