@@ -116,6 +116,12 @@ def main(
     except ConfigError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
+    from memgate.embedding import limit_blas_threads
+
+    capped = limit_blas_threads(settings.blas_threads)
+    if capped:
+        log = logging.getLogger("memgate")
+        log.info("blas_threads=%s libraries=%s", settings.blas_threads, capped)
     rt = Runtime(settings)
     ctx.obj = rt
     ctx.call_on_close(rt.close)

@@ -70,6 +70,12 @@ class Settings(BaseSettings):
 
     # embeddings
     embedder: Literal["minilm", "hashing"] = "minilm"
+    blas_threads: int = Field(
+        default=1,
+        ge=0,
+        description="BLAS threads for the embedding forward pass, set once per process at "
+        "the entry point; 0 keeps the library's default (one per core).",
+    )
 
     # retrieval store
     retrieval_backend: Literal["embedded", "opensearch"] = "embedded"

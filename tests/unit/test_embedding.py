@@ -8,6 +8,9 @@ the install command in the message) when that package is absent.
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -315,3 +318,20 @@ def test_minilm_bad_args() -> None:
         MiniLMEmbedder(batch_size=0)
     with pytest.raises(ValueError):
         MiniLMEmbedder(max_length=1000)
+
+
+def test_blas_threads_are_capped_in_a_fresh_process() -> None:
+    code = (
+        "import numpy, json\n"
+        "from memgate.embedding import limit_blas_threads\n"
+        "from threadpoolctl import threadpool_info\n"
+        "print(json.dumps([limit_blas_threads(0), limit_blas_threads(1),\n"
+        "    [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas']]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    untouched, capped, threads = json.loads(out)
+    assert untouched == []
+    assert capped and all(c.endswith("=1") for c in capped)
+    assert threads and set(threads) == {1}
