@@ -1092,7 +1092,9 @@ _TRIVIAL_EVENT_RE = re.compile(
 _TALK_VERBS = _ws("talked chatted discussed spoke covered went")
 _ABOUT_US_RE = re.compile(
     r"\b(?:chatted|talked|spoke|spoken|chatting|talking|speaking|conversation|chat) "
-    r"(?:with|to) you\b|\b(?:our|this|the) (?:last |previous )?(?:chat|conversation|session)\b"
+    r"(?:with|to) you\b|\b(?:our|this|the) (?:last |previous )?(?:chat|conversation|session)\b|"
+    r"\b(?:we|i) (?:\w+ )?(?:talked|chatted|spoke|discussed|covered)\b[^.!?]{0,60}?"
+    r"\b(?:before|earlier|last time|previously|already)\b"
 )
 
 
@@ -1158,7 +1160,7 @@ _NOT_EVENT_VERBS = _ws(
 )
 _CREATION_VERBS = _ws(
     "made painted drew built bought wrote baked cooked knitted sewed crafted designed "
-    "created took found got picked"
+    "created took found got picked finished completed"
 )
 _ED_ADJECTIVES = _ws(
     """mixed impressed excited blessed tired stressed amazed surprised interested pleased
@@ -1227,9 +1229,26 @@ def _b_goal_want(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if not obj or not _meaningful(obj):
         return []
     first = obj.split()[0].lower()
-    if first not in _GOAL_VERBS:
+    if first == "use":
+        # "I want to use my savings to open a bakery": the aim is what follows
+        um = _USE_TO_RE.match(obj.lower())
+        if um is None or um.group(1) not in _GOAL_VERBS | {"help", "inspire", "support"}:
+            return []
+    elif first not in _GOAL_VERBS:
+        return []
+    if _VAGUE_GOAL_RE.match(obj.lower()):
         return []
     return [_Hit(FactType.FACT, _subject(m), "goal", obj, C_STATED, "")]
+
+
+_USE_TO_RE = re.compile(r"^use (?:my|our) [a-z' -]{2,40}? to (\w+)")
+# an aim with no content of its own: "make it work", "make a difference", "improve"
+_VAGUE_GOAL_RE = re.compile(
+    r"^(?:make (?:it|this|that|things|them|this \w+|it all) (?:work|happen|count)|"
+    r"make (?:a|an|some) (?:\w+ )?(?:difference|impact)|improve|do (?:it|this|that|"
+    r"my best|better|well|good)|keep (?:going|it up|at it|trying)|get (?:better|there|"
+    r"through (?:it|this))|try (?:it|harder|my best)|be (?:better|happy|okay|ok))$"
+)
 
 
 _GOAL_VERBS = _ws(
@@ -1295,6 +1314,150 @@ def _b_likes(neg: bool) -> Builder:
         return [_Hit(FactType.PREFERENCE, _subject(m), pred, obj, C_STATED, "")]
 
     return build
+
+
+_DEMONSTRATIVE_RE = re.compile(r"(?i)^(?:this|that|these|those)\s+(?=[a-z]{3,})")
+
+
+def _b_liked_thing(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """A named thing the speaker says moves them ("eagles fascinate me")."""
+    g = next(g for g in ("obj", "obj2", "obj3") if m.groupdict().get(g) is not None)
+    obj = _clean(ctx.text(m, g), comma=True)
+    obj = _DEMONSTRATIVE_RE.sub("", obj)
+    low = obj.lower()
+    if not obj or _BAD_OBJ_START.match(low) or _BAD_LIKE_OBJ.match(low) \
+            or _YOU_RE.search(low) or not _meaningful(obj) or len(obj.split()) > 10 \
+            or low.split()[0] in _NOT_A_THING:
+        return []
+    return [_Hit(FactType.PREFERENCE, _subject(m), "likes", obj, C_STATED, "")]
+
+
+# the start of a reaction or a vague pointer, not a named thing
+_NOT_A_THING = _ws(
+    """he she they we i it's its there here his her their our my everyone everybody
+    everything nothing something people life which who what all both each"""
+)
+
+
+def _b_hobby_inv(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Knitting and baking are my main hobbies": one hobby fact for the list."""
+    obj = _clean(ctx.text(m, "obj"))
+    low = obj.lower()
+    if not obj or _BAD_OBJ_START.match(low) or not _meaningful(obj) \
+            or low.split()[0] in _NOT_A_THING:
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "hobby", obj, C_STATED, "")]
+
+
+# "Researching adoption agencies." / "Still working on my thesis.": the ongoing activity
+# of a clause without a subject; a gerund that is the subject of a verb ("Taking care of
+# ourselves is vital") is not one
+_GERUND_SUBJECT_VERB_RE = re.compile(
+    r"'s\b|'ve\b|'m\b|'re\b|\b[a-z]{3,}ed\b|\b(?:is|was|are|were|has|have|had|helps?|helped|makes?|made|keeps?|kept|"
+    r"gives?|gave|sounds?|seems?|looks?|feels?|can|will|would|could|should|must|brings?|"
+    r"takes?|means?|meant|needs?|requires?|isn't|wasn't|doesn't|does|lets?|pays?|builds?|"
+    r"opens?|reminds?|inspired|inspires|gets?|got|pushes|fascinates)\b"
+)
+_NOT_ACTIVITY_SUBJECTLESS = _ws(
+    """wishing rooting cheering praying hugging congratulating thanking talking speaking
+    kidding joking nothing something anything everything morning evening thing
+    sending trying seeing hearing reading judging adding spreading supporting chasing
+    appreciating missing assuming considering speaking regarding checking catching
+    following"""
+)
+
+
+def _b_subjectless_activity(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    g = "obj" if m.groupdict().get("obj") is not None else "obj2"
+    ger = m.group("ger" if g == "obj" else "ger2")
+    # the rest of the sentence up to a dash: a finite verb or a new subject there makes
+    # the gerund the subject of a clause ("Painting's a fun way to ...")
+    tail = _DASH_RE.split(ctx.low[m.end("ger" if g == "obj" else "ger2"):], 1)[0]
+    if ger in _NOT_ACTIVITY_SUBJECTLESS or ger in _ING_NOT_GERUND or ger in _NOT_ACTIVITY \
+            or _GERUND_SUBJECT_VERB_RE.search(tail) or _YOU_RE.search(tail):
+        return []
+    obj = _clean(ctx.text(m, g), comma=True)
+    if not obj or obj.count(" ") > 10:
+        return []
+    pred = "hobby" if ger in _HOBBY_GERUNDS else "activity"
+    if pred == "activity" and not _meaningful(obj[len(ger):]):
+        return []
+    return [_Hit(FactType.FACT, "user", pred, obj, C_STATED, "")]
+
+
+_DASH_RE = re.compile(r"\s*[-\u2013\u2014]+\s|\u2014")
+
+
+# -ing words that are adjectives or nouns, not an activity ("Amazing work!")
+_ING_NOT_GERUND = _ws(
+    """amazing interesting exciting inspiring boring stunning charming relaxing refreshing
+    exhausting overwhelming encouraging surprising fascinating satisfying touching
+    heartwarming breathtaking rewarding fulfilling challenging frustrating disappointing
+    annoying terrifying thrilling astonishing striking pleasing calming soothing uplifting
+    motivating promising loving caring willing outstanding compelling entertaining
+    intriguing captivating mesmerizing mesmerising tempting welcoming amusing depressing
+    embarrassing shocking confusing alarming upsetting fitting matching morning evening
+    king ring spring string wedding meaning during ceiling sibling pudding
+    darling clothing ending beginning thing something anything nothing everything
+    nice-looking good-looking awaiting according including regarding concerning depending
+    barring excluding notwithstanding
+    following pending lasting incoming outgoing ongoing upcoming everlasting
+    heartbreaking eye-opening life-changing mind-blowing jaw-dropping nerve-wracking
+    nerve-racking"""
+)
+
+
+def _b_gerund_subject(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Knitting helps me unwind", "Running the school fair with my class was great"."""
+    ger = m.group("ger")
+    if ger in _ING_NOT_GERUND or ger in _NOT_ACTIVITY_SUBJECTLESS or ger in _NOT_ACTIVITY \
+            or _GERUND_SUBJECT_VERB_RE.search(ctx.low.replace("'s", "  "), m.end("ger"),
+                                              m.end("obj")):
+        return []
+    obj = _clean(ctx.text(m, "obj"))
+    low = obj.lower()
+    if not obj or _YOU_RE.search(low) or not _meaningful(obj) or re.search(
+            r"\b(?:can|could|would|should|will|might|may|must|yourself|ourselves|"
+            r"themselves)\b", low):
+        return []
+    if m.group("past"):
+        if not re.search(r"\b(?:my|our|me|us|i)\b", low):
+            return []  # "Exploring the city was fun": whose?
+        dated = parse_event_date(low, ctx.ts)
+        return [_Hit(FactType.EVENT, "user", "event", obj, C_STATED, "",
+                     dated[0] if dated is not None else None)]
+    pred = "hobby" if ger in _HOBBY_GERUNDS else "likes"
+    kind = FactType.FACT if pred == "hobby" else FactType.PREFERENCE
+    subj = "team" if m.group("who") == "us" else "user"
+    return [_Hit(kind, subj, pred, obj, C_STATED, "")]
+
+
+def _b_love_gerund(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Love experimenting with spices!" (no subject): a taste, when it is an activity."""
+    if m.group("ger") in _ING_NOT_GERUND or _YOU_RE.search(ctx.low[m.start("obj"):]):
+        return []
+    return _b_likes(False)(m, ctx)
+
+
+def _b_doing_hobby(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"), comma=True)
+    head = obj.lower().split()[0] if obj else ""
+    if not obj or head in _ING_NOT_GERUND or not (
+            head in _HOBBY_NOUNS or head in _HOBBY_GERUNDS or head.endswith("ing")):
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "hobby", obj, C_STATED, "")]
+
+
+def _b_named_answer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Her name is Bella." / "They're called Fire Lilies.": a named thing, kept whole."""
+    name = ctx.orig[m.start("obj"):m.end("obj")]
+    if not name[:1].isupper() or name.split("'")[0] in _NOT_NAMES:
+        return []
+    raw = _PUNCT_END_RE.sub("", _STATEMENT_LEAD_RE.sub("", ctx.orig.strip())).strip()
+    raw = _clean(raw)
+    if not raw or len(raw.split()) > 12:
+        return []
+    return [_Hit(FactType.FACT, "user", "statement", raw, C_STATED, "")]
 
 
 def _b_learning(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1824,12 +1987,26 @@ _STATEMENT_BAD_RE = re.compile(
 _STATEMENT_REACTION_RE = re.compile(
     r"^(?:that|this|it|that's|thats|this is|it's|its|what|how|glad|happy|sorry|so|"
     r"good|great|nice|cool|awesome|amazing|congrats|congratulations|same|me too|"
-    r"sounds|looks|seems|(?:i|we)(?:'d| would)? (?:\w+ )?(?:like to|love to|rather|agree|"
+    r"sounds|looks|seems|(?:i|we)(?:'d| would)? (?:[\w%]+ )?(?:like to|love to|rather|agree|"
     r"can't wait|cannot wait|hope|bet|guess|"
     r"mean|think|believe|feel like|know|understand|get it|appreciate|wish|admire|want|"
     r"wanna|need|needed|'d like|would like|'d love|would love|'d rather|was wondering|"
     r"love (?:that|it|this|how|the way)))\b"
 )
+# a platitude or a pledge, not a fact about the speaker: "we can make a difference
+# together", "we all have our own paths", "I'll keep pushing", "I'm sure we'll make it"
+_STATEMENT_PLATITUDE_RE = re.compile(
+    r"^(?:together )?we (?:all |really |truly |)(?:can|could|will|'ll|should|must)\b|"
+    r"^we all\b|^(?:i|we)(?:'ll| will|'m gonna| am gonna|'m going to| am going to|'re gonna|"
+    r" are gonna| won't)(?: \w+){0,2}? (?:keep|continue|never|always|do (?:my|our) best|"
+    r"make (?:my|our) dreams|give up|let (?:anything|anyone|it|this))\b|"
+    r"^(?:i'm|we're|i am|we are) (?:\w+ )?(?:sure|glad|lucky|blessed|happy|grateful|"
+    r"thankful) (?:that )?we\b|^(?:i'm|i am|we're|we are) sure\b|"
+    r"^(?:our|my) (?:loved ones|stories|struggles|differences|journeys?|paths?) "
+    r"(?:can|give|make|show|are|is)\b"
+)
+# a promise to the listener: "I'll ask around", "I'll bring some snacks"
+_STATEMENT_PROMISE_RE = re.compile(r"^(?:i'll|i will|we'll|we will)\b")
 _STATEMENT_NUMBER_RE = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|hundred|thousand|dozen|first|second|third)\b"
@@ -1893,9 +2070,11 @@ def _b_statement(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if not raw or len(words) < 4 or not _meaningful(raw, 3):
         return []
     if _STATEMENT_BAD_RE.search(low) or _TRIVIAL_EVENT_RE.search(low) \
-            or _ABOUT_US_RE.search(low):
+            or _ABOUT_US_RE.search(low) or _STATEMENT_PLATITUDE_RE.match(low):
         return []
     score = _statement_score(raw)
+    if score == 0 and _STATEMENT_PROMISE_RE.match(low):
+        return []  # "I'll ask around": a promise of the moment, nothing dated
     if _STATEMENT_SUBJECT_RE.match(low) and not _STATEMENT_REACTION_RE.match(low):
         # "I'm ..." / "my ...": something concrete, or a substantial clause
         if score == 0 and (not _meaningful(raw, _STATEMENT_MIN_WORDS)
@@ -2409,7 +2588,7 @@ _RULES: tuple[_Rule, ...] = (
        r"determined)\s+(?:to )?" + _OBJ, _b_goal_want),
     _r("goal_my", "goal dream plan aim ambition",
        r"\b(?P<subj>my|our) (?:big |main |ultimate |long-term |new |next )?"
-       r"(?P<kind>goal|dream|plan|aim|ambition)(?: for (?:this|next) year)? is (?:to )?"
+       r"(?P<kind>goal|dream|plan|aim|ambition)(?: for (?:this|next) year)? (?:is|was) (?:to )?"
        + _OBJ,
        lambda m, ctx: _b_plan("plans_to" if m.group("kind") == "plan" else "goal",
                               C_STATED)(m, ctx)),
@@ -2442,6 +2621,10 @@ _RULES: tuple[_Rule, ...] = (
        r"finally|actually|totally|kind of|kinda|still)\s+)*been\s+(?:(?:really|also|so|"
        r"super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
        _b_hobby_or_activity(C_STATED)),
+    _r("doing_hobby", "doing",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been|ve been| have been)\s+" + _ADV
+       + r"doing (?:a lot of |lots of |some |more |a bit of |)(?P<obj>[a-z][\w-]+\b[^.!?;]*)",
+       _b_doing_hobby),
     _r("am_doing", "<ing>",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:currently|now|also|actually|still|"
        r"really|busy|finally|officially|seriously|slowly)\s+)*"
@@ -2460,26 +2643,56 @@ _RULES: tuple[_Rule, ...] = (
        r"(?!it\b|that\b|this\b|you\b)" + _OBJ,
        _b_likes(False)),
     _r("my_thing", "thing jam passion go-to top stress escape outlet therapy safe comfort happy "
-       "favorite favourite favorites favourites",
-       r"^(?P<obj>[^,.!?;]{3,60}?) (?:is|are|has become|have become) (?:definitely |really |"
-       r"totally |kind of |also |)(?:my|our) (?:thing|jam|passion|go-to|happy place|top pick|"
-       r"stress fix|escape|outlet|therapy|safe space|comfort zone|"
-       r"favou?rite thing)\b|"
-       r"^(?P<obj2>[^,.!?;]{3,60}?) (?:is|are) (?:definitely |really |also |still |)"
+       "favorite favourite favorites favourites fave faves list",
+       r"^(?P<obj>[^,.!?;]{3,60}?)(?:'s|'re| is| are| has become| have become) (?:definitely |"
+       r"really |totally |kind of |also |pretty much |)(?:my|our) (?:thing|jam|passion|go-to|"
+       r"happy place|top pick|stress fix|escape|outlet|therapy|safe space|comfort zone|"
+       r"favou?rite thing|fave)\b|"
+       r"^(?P<obj2>[^,.!?;]{3,60}?)(?:'s|'re| is| are) (?:definitely |really |also |still |)"
        r"(?:one of |among |some of |)(?:my|our) (?:all[- ]time |absolute |top |)"
-       r"favou?rites?\b",
-       lambda m, ctx: _simple(FactType.PREFERENCE, "likes",
-                              group="obj" if m.group("obj") else "obj2")(m, ctx)),
+       r"(?:favou?rites?|faves)\b|"
+       r"^(?P<obj3>[^,.!?;]{3,60}?)(?:'s|'re| is| are) (?:definitely |always |still |)"
+       r"(?:at the |)top of (?:my|our) list\b",
+       lambda m, ctx: _b_liked_thing(m, ctx) if not m.group("obj") else _simple(
+           FactType.PREFERENCE, "likes")(m, ctx), clauses=True),
+    _r("hobby_inv", "hobby hobbies pastime pastimes",
+       r"^(?P<obj>[^,.!?;]{3,80}?)(?:'s|'re| is| are) (?:definitely |really |also |still |)"
+       r"(?:one of |among |some of |)(?:my|our) (?:main |favou?rite |big |two |)"
+       r"(?:hobby|hobbies|pastimes?)\b", _b_hobby_inv, clauses=True),
+    _r("moves_me", "mesmerize mesmerizes mesmerized mesmerise mesmerises mesmerised fascinate "
+       "fascinates fascinated captivate captivates captivated intrigue intrigues intrigued "
+       "inspire inspires interesting fascinating",
+       r"^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj>[^,.!?;]{3,60}?) "
+       r"(?:(?:has|have) )?(?:(?:always|really|totally|truly|just|never stopped|still|"
+       r"constantly)\s+)*(?:mesmeri[sz]e[sd]?|fascinate[sd]?|captivate[sd]?|intrigue[sd]?|"
+       r"inspires?) me\b"
+       r"|^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj2>[^,.!?;]{3,60}?)"
+       r"(?:'s|'re| is| are| has always been| have always been) (?:(?:particularly|really|so|"
+       r"very|super|especially|always|genuinely|truly)\s+)*(?:interesting|fascinating) to me\b",
+       _b_liked_thing, clauses=True),
+    _r("hooked", "hooked obsessed addicted",
+       r"^(?:(?:and|but|so|yeah|yes|well|oh)[,\s]+)*(?P<obj>[^,.!?;]{3,60}?)(?:'s|'re| is| are|"
+       r" was| were) (?:so |really |absolutely |just |totally |)(?:amazing|awesome|great|"
+       r"incredible|fantastic|brilliant|so good)\s*(?:[-\u2013\u2014,]+|and)\s*(?:i'm|i am) "
+       r"(?:(?:totally|so|completely|really|absolutely)\s+)*(?:hooked|obsessed|addicted)\b",
+       _b_liked_thing),
     _r("values", "important dear special precious means mean meant part",
-       r"^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj>[^,.!?;]{3,80}?) "
-       r"(?:is|are|has always been|have always been|is always|really is|is really|is so|"
-       r"are so) (?:really |so |very |super |)(?:important|dear|special|precious) to (?:me|us)"
+       r"^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj>[^,.!?;]{3,80}?)"
+       r"(?:'s| is| are| has always been| have always been| is always| really is| is really|"
+       r" is so| are so|'s so|'s always) (?:really |so |very |super |)(?:important|dear|special|"
+       r"precious) to (?:me|us)"
        r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj2>[^,.!?;]{3,80}?) "
        r"(?:means?|meant) (?:a lot|so much|everything|the world|a great deal) to (?:me|us)"
        r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj3>[^,.!?;]{3,80}?) "
        r"(?:is|are|has been|have been|has become|became) (?:such |)(?:a |an |)(?:huge |big |"
        r"important |major |key |special |)part of (?:my|our) (?:life|lives|identity|routine)",
        lambda m, ctx: _b_values(m, ctx)),
+    _r("important_to_me_to", "important",
+       r"\b(?:it's|it is) (?:really |so |very |super |)important to (?P<subj>me|us) to\s+"
+       r"(?!(?:say|tell|know|hear|see|ask|thank)\b)" + _OBJ,
+       lambda m, ctx: [_Hit(FactType.FACT, "team" if m.group("subj") == "us" else "user",
+                            h.predicate, h.object, h.confidence, "")
+                       for h in _simple(FactType.FACT, "values")(m, ctx)]),
     _r("member_of", "part member joined",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
        + r"(?:a )?(?:part|members?) of\s+(?!it\b|that\b|this\b)" + _OBJ,
@@ -2524,6 +2737,29 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:(?:i've|i have|we've|we have)\s+)?(?:really |also |just |)been\s+(?:(?:really|also|"
        r"so|super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
        _b_hobby_or_activity(C_STATED)),
+    _r("subjectless_activity", "<ing>",
+       r"^(?:(?:yeah|yes|yep|well|oh|actually|so|and|also|lately|recently|currently|mostly|"
+       r"still|just|now|busy|honestly|really)[,\s]+)*"
+       r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;,\u2013\u2014]*)", _b_subjectless_activity),
+    _r("subjectless_activity_dash", "<ing>",
+       r"(?:\s[-\u2013\u2014]+|\u2014)\s*(?:(?:still|just|mostly|currently|busy)\s+)*"
+       r"(?P<obj2>(?P<ger2>[a-z]+ing)\b[^.!?;,\u2013\u2014-]*)[.!?\s]*$",
+       _b_subjectless_activity),
+    _r("gerund_subject", "<ing>",
+       r"^(?:(?:yeah|yes|well|oh|honestly|and|so)[,\s]+)*(?P<obj>(?P<ger>[a-z]+ing)\b"
+       r"[^.!?;,\u2013\u2014]{0,80}?) (?:(?:really|always|also|totally|truly|just)\s+)*"
+       r"(?:(?:helps?|keeps?|makes?|has been helping|has helped|relaxes|calms|grounds) "
+       r"(?P<who>me)\b|(?P<past>was|has been|were) (?:(?:such|so|really|truly|an?|"
+       r"absolutely)\s+)*(?:awesome|amazing|great|incredible|unforgettable|wonderful|"
+       r"fantastic|special|fun|rewarding|fulfilling|a blast|a challenge|challenging|tough|"
+       r"hard)\b)", _b_gerund_subject),
+    _r("love_gerund", "love adore enjoy",
+       r"^(?:(?:yeah|yes|oh|and|so|also|honestly|really|just|totally|absolutely)[,\s]+)*"
+       r"(?:love|adore|enjoy)\s+(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_love_gerund,
+       clauses=True),
+    _r("gonna_plan", "gonna planning",
+       r"^(?:(?:yeah|yes|oh|and|so|also|well|anyway)[,\s]+)*(?:gonna |planning (?:to |on |"
+       r"(?=an? |my |some |another )))(?!be\b)" + _OBJ, _b_plan("plans_to", C_STATED)),
     _r("event_multi", frozenset(k.split()[-1] for k in _PAST_ADV_MULTI),
        r"^(?P<obj>.+)$", _b_event_multi),
     # ---------------------------------------------------------- remember requests
@@ -2539,6 +2775,10 @@ _RULES: tuple[_Rule, ...] = (
     _r("mentions_pet", "my",
        r"\bmy (?P<obj>(?:two |three |four |)(?:dogs?|cats?|pups?|puppy|kitten|rabbit|"
        r"hamster|parrot|horse|turtle))\b", _b_possessive("has_pet", C_INFERRED),
+       fallback=True),
+    _r("named_answer", "name name's called",
+       r"^(?:(?:yeah|yes|oh|so|well)[,\s]+)*(?:(?:his|her|their|its) name(?:'s| is| was)|"
+       r"(?:they're|they are|it's|it is) called)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_named_answer,
        fallback=True),
     _r("statement", "i i'm im i've ive i'd we we're we've my our",
        r"^(?P<obj>.+)$", _b_statement, fallback=True),

@@ -732,3 +732,127 @@ def test_at_most_one_fallback_statement_per_turn() -> None:
 )
 def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
     assert [f for f in facts(text) if f.predicate == "statement"] == []
+
+
+# ---------------------------------------------------------------- 1.3.0 coverage rules
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj", "rule"),
+    [
+        # a thing that moves / interests the speaker
+        ("Owls have always fascinated me; they look so wise.", "likes", "Owls", "moves_me"),
+        ("Old lighthouses really captivate me.", "likes", "Old lighthouses", "moves_me"),
+        ("Urban planning is particularly interesting to me.", "likes", "Urban planning",
+         "moves_me"),
+        # inverted favourites, hobbies and top-of-the-list
+        ("Pistachio gelato is at the top of my list.", "likes", "Pistachio gelato", "my_thing"),
+        ("Green's my fave, it feels calm.", "likes", "Green", "my_thing"),
+        ("Yeah, that album is one of my faves.", "likes", "album", "my_thing"),
+        ("Cycling is pretty much my go-to for clearing my head.", "likes", "Cycling",
+         "my_thing"),
+        ("Birdwatching and baking are my main hobbies.", "hobby", "Birdwatching and baking",
+         "hobby_inv"),
+        ("Chess and board games are amazing - I'm totally hooked!", "likes",
+         "Chess and board games", "hooked"),
+        # values with a contraction, "it's important to me to ..."
+        ("Honesty's super important to me.", "values", "Honesty", "values"),
+        ("It's important to me to give back to my neighbourhood.", "values",
+         "give back to my neighbourhood", "important_to_me_to"),
+        # goals
+        ("I want to use my savings to open a small bakery.", "goal",
+         "use my savings to open a small bakery", "goal_want"),
+        ("Our main goal was to raise money for the library.", "goal",
+         "raise money for the library", "goal_my"),
+        # made / finished things, activities without a subject, gerund subjects
+        ("I just finished this little quilt for my niece!", "event",
+         "finished this little quilt for my niece", "event_past"),
+        ("Yeah actually - building a treehouse for the kids.", "activity",
+         "building a treehouse for the kids", "subjectless_activity_dash"),
+        ("Still working on my thesis about coral reefs.", "activity",
+         "working on my thesis about coral reefs", "subjectless_activity"),
+        ("Researching volunteer programs abroad.", "activity",
+         "Researching volunteer programs abroad", "subjectless_activity"),
+        ("Gardening helps me unwind after work.", "hobby", "Gardening", "gerund_subject"),
+        ("Coaching my son's soccer team last spring was a blast!", "event",
+         "Coaching my son's soccer team", "gerund_subject"),
+        ("Love experimenting with sourdough.", "likes", "experimenting with sourdough",
+         "love_gerund"),
+        ("I'm doing pilates these days.", "hobby", "pilates", "doing_hobby"),
+        ("I'm doing kickboxing and it keeps me fit.", "hobby", "kickboxing", "doing_hobby"),
+        ("Gonna finish my degree and look for a design job.", "plans_to",
+         "finish my degree and look for a design job", "gonna_plan"),
+        ("Planning a road trip to Norway next summer.", "plans_to",
+         "a road trip to Norway next summer", "gonna_plan"),
+        # a named thing as an answer (fallback)
+        ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
+        ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
+         "named_answer"),
+    ],
+)
+def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
+    got = [(f.predicate, f.object, f.rationale) for f in facts(text)]
+    assert (predicate, obj, rule) in got, got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # reactions, pronouns and the listener are not things the speaker likes
+        "That really inspires me!",
+        "Your story truly inspired me.",
+        "It's one of my faves.",
+        "It is particularly interesting to me.",
+        # adjectives and prepositions ending in -ing, gerund subjects of advice
+        "Amazing work!",
+        "Wishing you the best!",
+        "Taking care of ourselves is vital.",
+        "Painting's a fun way to relax.",
+        "Looking forward to it!",
+        "Just checking in about the trip.",
+        "We might add two more rooms next year, depending on the budget.",
+        "Taking a break can help us recharge.",
+        "Winning can give us a real boost.",
+        "Gonna be awesome!",
+        "I'm doing great, thanks!",
+        "I'm doing something fun this weekend.",
+        # vague aims
+        "I'm determined to make it work.",
+        "I'm hoping to make a positive impact.",
+        "I want to use the bathroom.",
+        # a name needs a capitalised name
+        "Her name is something I forget.",
+    ],
+)
+def test_coverage_rules_decline(text: str) -> None:
+    got = [(f.predicate, f.object, f.rationale) for f in facts(text)]
+    new_rules = {"moves_me", "my_thing", "hobby_inv", "hooked", "subjectless_activity",
+                 "subjectless_activity_dash", "gerund_subject", "love_gerund", "doing_hobby",
+                 "gonna_plan", "named_answer", "goal_want", "goal_hoping", "important_to_me_to"}
+    assert [g for g in got if g[2] in new_rules] == [], got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I 100% agree, Jamie.",
+        "We can make a real difference together.",
+        "We all have our own paths, and together we can build a kinder world.",
+        "I'll keep pushing and make my dreams come true.",
+        "I'm gonna keep going, whatever comes my way.",
+        "I'm so glad we can always count on each other.",
+        "I'm sure with hard work we'll get there.",
+        "I'll ask around to see if anyone wants to help.",
+        # meta-chatter about the conversation itself
+        "We talked about gardening before, right?",
+        "I was just thinking about pottery and trains again, no big deal.",
+        "Not sure if I mentioned my cousin's wedding.",
+        "I mentioned pottery earlier, I think.",
+    ],
+)
+def test_platitudes_pledges_and_meta_chatter_are_not_stored(text: str) -> None:
+    assert facts(text) == []
+
+
+def test_dated_promise_is_still_a_statement() -> None:
+    got = facts("I'll be in Porto with my two sisters in March.")
+    assert got and got[0].predicate in {"statement", "plans_to"}
