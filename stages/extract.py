@@ -1112,7 +1112,7 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         )):
             return []
         if m.start("subj") == 0 and m.group("subj") == "" and (
-            verb in _ED_ADJECTIVES or _SUBJECTLESS_BAD_RE.match(tail)
+            verb in _ED_ADJECTIVES or verb == "set up" or _SUBJECTLESS_BAD_RE.match(tail)
         ):
             return []  # "Excited for the future", "Took a bit of work"
         if found is None and require_date and not re.search(r"\b(?:just|recently|finally)\b",
@@ -1131,6 +1131,12 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         if verb in _CREATION_VERBS:
             # "I made this bowl in my class": a demonstrative plus a noun is fine
             rest_low = re.sub(r"^(?:this|these|that|those) (?=[a-z]{3,})", "", rest_low)
+        else:
+            # "we played this board game": so it is after any verb, unless the noun is a
+            # time ("this week") or a stand-in ("this one")
+            rest_low = re.sub(r"^(?:this|these) (?!(?:time|week|weekend|morning|evening|"
+                              r"afternoon|year|month|one|ones|way|stuff|thing|things|kind|"
+                              r"sort|far|much|many|is|was)\b)(?=[a-z]{3,})", "", rest_low)
         bare = not rest_low and found is not None and verb.endswith("ed") and len(verb) >= 6
         if not obj or (not bare and (not _meaningful(rest) or _BAD_OBJ_START.match(rest_low))):
             return []
@@ -1181,7 +1187,7 @@ _TRANSITIVE_PAST = _ws(
 _RELATIVE_TAIL_RE = re.compile(
     r"^(?:from|as|for|at|when|and|with|in|on|by|was|were|is|are|made|makes|there|here|"
     r"before|so far|back then|since|while|growing|over|during|after|through|of|about|"
-    r"never|ever|in the past|together|both|all|up|so|yet|already|too|there|"
+    r"never|ever|in the past|together|both|all(?! (?:my|our|the|of)\b)|up|so|yet|already|too|there|"
     r"it (?:a while|ages|years|months|weeks|days|long)|it at|it from|it when|it for)\b|^$"
 )
 _YOU_RE = re.compile(r"\b(?:you|your|yours|u|ya)\b")
@@ -1208,7 +1214,8 @@ def _b_plan(pred: str, conf: float) -> Builder:
         if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
             return []
         first = obj.split()[0].lower()
-        if first in _NOT_PLAN_VERBS or _PRONOUN_END_RE.match(obj.lower()):
+        if (first in _NOT_PLAN_VERBS and not obj.lower().startswith("check out ")) \
+                or _PRONOUN_END_RE.match(obj.lower()):
             return []
         p = pred
         if p == "plans_to" and first in ("become", "be"):
@@ -1297,7 +1304,7 @@ _BAD_LIKE_OBJ = re.compile(
 
 def _b_likes(neg: bool) -> Builder:
     def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-        obj = _clean(ctx.text(m, "obj"), comma=True)
+        obj = _DEMONSTRATIVE_RE.sub("", _clean(ctx.text(m, "obj"), comma=True))
         low0 = obj.lower()
         if not obj or _BAD_OBJ_START.match(low0) or _BAD_LIKE_OBJ.match(low0) \
                 or not _meaningful(obj):
@@ -2113,6 +2120,12 @@ _IM = r"(?:i'm|im|i am)"
 _WEARE = r"(?:we're|we are)"
 _OBJ = r"(?P<obj>[^.!?;]+)"
 _OBJ_SHORT = r"(?P<obj>[^.!?;,]{2,80})"
+# "I love this pic": a reaction to what the listener shared, not a taste
+_REACTION_NOUNS = (
+    r"(?:pic|pics|photo|photos|picture|pictures|shot|idea|one|look|vibe|vibes|message|"
+    r"advice|quote|part|moment|news|color|colors|colour|colours|detail|details|stuff|thing|"
+    r"way|feeling|energy|attitude|mindset|spot|view)\b"
+)
 _IRREGULAR_PAST = (
     "went got ran took made met began won bought found gave wrote built drove flew swam sang "
     "drew caught taught brought spent sold grew rode broke chose became held led sent spoke "
@@ -2280,12 +2293,24 @@ _RULES: tuple[_Rule, ...] = (
     _r("dislike_im_not_fan", "fan",
        r"\b(?:i'm|i am|we're|we are) not (?:a )?(?:big |huge |really a )?fans? of\s+" + _OBJ,
        _b_likes(True)),
-    _r("like", "love like enjoy adore loves likes enjoys adores loved enjoyed adored",
-       r"\b" + _SUBJ + r"\s+" + _ADV
-       + r"(?P<verb>loved|enjoyed|adored|love|like|enjoy|adore)s?\s+"
-       r"(?!it\b|that\b|this\b|those\b|these\b|"
+    _r("like", "love like enjoy adore loves likes enjoys adores loved enjoyed adored liked",
+       r"\b" + _SUBJ + r"(?:'ve|ve| have)?\s+" + _ADV
+       + r"(?P<verb>loved|enjoyed|adored|liked|love|like|enjoy|adore)s?\s+"
+       r"(?!it\b|that\b|(?:this|these)\b(?! (?!" + _REACTION_NOUNS + r")[a-z]{3,}\b)|those\b|"
        r"how\b|what\b|when\b|your\b|you\b|the way\b|hearing\b|seeing\b|them\b)" + _OBJ,
        _b_likes(False)),
+    _r("miss_doing", "miss",
+       r"\b(?:(?:i|we)\s+" + _ADV + r"|^(?:(?:and|so|oh|yeah|really|honestly)[,\s]+)*)"
+       r"(?:really |so |truly |)miss\s+(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
+       lambda m, ctx: [] if m.group("ger") in _ING_NOT_GERUND | (_NOT_ACTIVITY - {"being"})
+       else _b_likes(False)(m, ctx)),
+    _r("off_to", "off",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:just |now |)off to "
+       r"(?:go |do (?:some |a bit of |)|practi[cs]e (?:some |)|"
+       r"play (?:some |a (?:bit|round) of |)|)"
+       r"(?P<obj>(?P<ger>[a-z]+(?:ing|do|ga|bo|is|ball|ess|ey|ts))\b[^.!?;]*)",
+       lambda m, ctx: [_Hit(FactType.FACT, _subject(m), "hobby", m.group("ger"), C_STATED, "")]
+       if not m.group("ger").endswith("ing") else _b_hobby_or_activity(C_STATED)(m, ctx)),
     _r("their_likes", "my our",
        r"\b(?:my|our) (?P<who>(?:two |three |little |)(?:kids|children|son|daughter|sons|"
        r"daughters|wife|husband|partner|family|girlfriend|boyfriend|dog|dogs|cat|cats|pups|"
@@ -2793,7 +2818,7 @@ _ALWAYS: tuple[int, ...] = tuple(i for i, r in enumerate(_RULES) if not r.trigge
 # "not on Jenkins anymore, now it's GitHub Actions": a switch, read by its own rules
 _NOT_ANYMORE_FIX_RE = next(r.pattern for r in _RULES if r.name == "not_anymore")
 _NO_LONGER_FIX_RE = next(r.pattern for r in _RULES if r.name == "no_longer_now")
-_IRREGULAR_PAST_SET = frozenset(_IRREGULAR_PAST.split())
+_IRREGULAR_PAST_SET = frozenset(_IRREGULAR_PAST.split()) | {"set"}  # "set up"
 _ED_END_RE = re.compile(r"ed\b")
 _ING_END_RE = re.compile(r"ing\b")
 

@@ -783,6 +783,23 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
          "finish my degree and look for a design job", "gonna_plan"),
         ("Planning a road trip to Norway next summer.", "plans_to",
          "a road trip to Norway next summer", "gonna_plan"),
+        # likes with a demonstrative, "liked", missing an activity; off to do a hobby
+        ("I love this podcast, it's so calm.", "likes", "podcast", "like"),
+        ("I've always liked Scandinavian design.", "likes", "Scandinavian design", "like"),
+        ("I really miss sailing with my dad.", "likes", "sailing with my dad", "miss_doing"),
+        ("Miss being by the sea.", "likes", "being by the sea", "miss_doing"),
+        ("I'm off to go climbing with my cousins.", "hobby", "climbing with my cousins",
+         "off_to"),
+        ("I'm off to do some judo!", "hobby", "judo", "off_to"),
+        # events: a demonstrative plus a noun after any verb, "set up", "lost all my ..."
+        ("We played this card game Uno with my cousins.", "event",
+         "played this card game Uno with my cousins", "event_past"),
+        ("I set up a reading nook in the attic.", "event", "set up a reading nook in the attic",
+         "event_past"),
+        ("My phone died and I lost all my photos.", "event", "lost all my photos",
+         "event_past"),
+        ("This weekend I'm planning to check out the new climbing gym.", "plans_to",
+         "check out the new climbing gym", "plan"),
         # a named thing as an answer (fallback)
         ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
         ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
@@ -815,6 +832,13 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "Gonna be awesome!",
         "I'm doing great, thanks!",
         "I'm doing something fun this weekend.",
+        "I love this pic!",
+        "I love that idea.",
+        "I liked your story.",
+        "I miss you so much!",
+        "I miss hearing from you.",
+        "Set up a meeting for tomorrow.",
+        "I'm off to check my email.",
         # vague aims
         "I'm determined to make it work.",
         "I'm hoping to make a positive impact.",
@@ -827,7 +851,8 @@ def test_coverage_rules_decline(text: str) -> None:
     got = [(f.predicate, f.object, f.rationale) for f in facts(text)]
     new_rules = {"moves_me", "my_thing", "hobby_inv", "hooked", "subjectless_activity",
                  "subjectless_activity_dash", "gerund_subject", "love_gerund", "doing_hobby",
-                 "gonna_plan", "named_answer", "goal_want", "goal_hoping", "important_to_me_to"}
+                 "gonna_plan", "named_answer", "like", "miss_doing", "off_to", "event_past",
+                 "event_subjectless", "plan", "goal_want", "goal_hoping", "important_to_me_to"}
     assert [g for g in got if g[2] in new_rules] == [], got
 
 
