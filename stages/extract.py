@@ -1225,6 +1225,14 @@ def _b_plan(pred: str, conf: float) -> Builder:
     return build
 
 
+# "can't wait for the party": a reference to something just mentioned, with no date and
+# nothing of its own; "can't wait for my sister's wedding in May" is kept
+_ANTICIPATED_REF_RE = re.compile(
+    r"^(?!.*\b(?:tomorrow|tonight|today|weekend|next|birthday|wedding|anniversary)\b)"
+    r"(?:(?:the|our|their|some|that|this|your)\s+)?(?:[\w'-]+\s+){0,2}?[\w'-]+$"
+)
+
+
 _NOT_PLAN_VERBS = _ws(
     """know ask say see hear share thank check tell show talk let get help make it have
     keep do go hang catch read chat text call give send look find meet be"""
@@ -1453,6 +1461,28 @@ def _b_doing_hobby(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
             head in _HOBBY_NOUNS or head in _HOBBY_GERUNDS or head.endswith("ing")):
         return []
     return [_Hit(FactType.FACT, _subject(m), "hobby", obj, C_STATED, "")]
+
+
+def _b_shares_own(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Here's a pic of my family at the beach": the speaker shows something of theirs."""
+    obj = _clean(ctx.text(m, "obj"), comma=True)
+    low = obj.lower()
+    if not obj or not _meaningful(obj) or _STATEMENT_BAD_RE.search(low) \
+            or _SHARED_TECH_RE.search(low) or re.search(r"\d", low):
+        return []
+    raw = _clean(ctx.orig[m.start():m.end("obj")], comma=True)
+    raw = _STATEMENT_LEAD_RE.sub("", raw)
+    if len(raw.split()) > 16:
+        return []
+    subj = "team" if m.group("subj") == "our" else "user"
+    return [_Hit(FactType.FACT, subj, "statement", raw[:1].upper() + raw[1:], C_STATED, "")]
+
+
+# a support case's evidence, not something the speaker owns
+_SHARED_TECH_RE = re.compile(
+    r"\b(?:screenshot|log|logs|output|code|config|file|files|traceback|stack|order|invoice|"
+    r"receipt|account|number|id|ticket|settings|query|script|function|schema|table|data)\b"
+)
 
 
 def _b_named_answer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -2577,7 +2607,8 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?:" + _SUBJ + r" )?(?:can't|cannot|can not) wait (?:for|to)\s+"
        r"(?!it\b|that\b|this\b|see\b|hear\b|try\b|read\b|check\b|meet\b|chat\b|talk\b|"
        r"catch\b|find out\b|share\b|show\b|get\b|watch\b|know\b|join\b|tell\b)" + _OBJ,
-       _b_plan("plans_to", C_INFERRED)),
+       lambda m, ctx: [] if _ANTICIPATED_REF_RE.match(_clean(ctx.text(m, "obj")).lower())
+       and ctx.date() is None else _b_plan("plans_to", C_INFERRED)(m, ctx)),
     _r("excited_for", "excited stoked psyched down",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
        + r"(?:excited|stoked|psyched|pumped|down) (?:to|for|about)\s+"
@@ -2596,7 +2627,9 @@ _RULES: tuple[_Rule, ...] = (
     _r("looking_forward", "forward",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
        + r"looking forward to\s+(?!it\b|that\b|this\b|seeing\b|hearing\b|chatting\b|"
-       r"talking\b|catching\b)" + _OBJ, _b_plan("plans_to", C_INFERRED)),
+       r"talking\b|catching\b)" + _OBJ,
+       lambda m, ctx: [] if _ANTICIPATED_REF_RE.match(_clean(ctx.text(m, "obj")).lower())
+       and ctx.date() is None else _b_plan("plans_to", C_INFERRED)(m, ctx)),
     _r("will_with_time", "i'll we'll will",
        r"\b" + _SUBJ + r"(?:'ll| will)\s+(?:be\s+)?" + _ADV
        + r"(?P<obj>[^.!?;,]+?)\s+(?:next (?:week|month|year|weekend|summer|spring|fall|"
@@ -2801,6 +2834,11 @@ _RULES: tuple[_Rule, ...] = (
        r"\bmy (?P<obj>(?:two |three |four |)(?:dogs?|cats?|pups?|puppy|kitten|rabbit|"
        r"hamster|parrot|horse|turtle))\b", _b_possessive("has_pet", C_INFERRED),
        fallback=True),
+    _r("shares_own", "here's here check this these meet",
+       r"^(?:(?:yeah|yes|oh|so|and|btw|anyway|look)[,\s]+)*(?:here's|here is|check out|"
+       r"this is|these are|meet)\s+(?:(?:a|an|one|some|another)\s+(?:pic|pics|photo|photos|"
+       r"picture|pictures|snap|shot|peek|look)\s+(?:of|from|at)\s+|one of\s+|)"
+       r"(?P<subj>my|our)\s+(?P<obj>[^.!?;]+)", _b_shares_own, fallback=True, clauses=True),
     _r("named_answer", "name name's called",
        r"^(?:(?:yeah|yes|oh|so|well)[,\s]+)*(?:(?:his|her|their|its) name(?:'s| is| was)|"
        r"(?:they're|they are|it's|it is) called)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_named_answer,

@@ -800,6 +800,13 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
          "event_past"),
         ("This weekend I'm planning to check out the new climbing gym.", "plans_to",
          "check out the new climbing gym", "plan"),
+        # showing something of one's own (fallback)
+        ("Here's a pic of my garden in spring.", "statement",
+         "Here's a pic of my garden in spring", "shares_own"),
+        ("This is my record collection so far.", "statement", "This is my record collection",
+         "shares_own"),
+        ("Check out my latest watercolor!", "statement", "Check out my latest watercolor",
+         "shares_own"),
         # a named thing as an answer (fallback)
         ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
         ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
@@ -839,6 +846,10 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "I miss hearing from you.",
         "Set up a meeting for tomorrow.",
         "I'm off to check my email.",
+        "Here's my order number, it still hasn't arrived.",
+        "Here's my config file.",
+        "Can't wait for the party!",
+        "I'm looking forward to the hike.",
         # vague aims
         "I'm determined to make it work.",
         "I'm hoping to make a positive impact.",
@@ -852,7 +863,8 @@ def test_coverage_rules_decline(text: str) -> None:
     new_rules = {"moves_me", "my_thing", "hobby_inv", "hooked", "subjectless_activity",
                  "subjectless_activity_dash", "gerund_subject", "love_gerund", "doing_hobby",
                  "gonna_plan", "named_answer", "like", "miss_doing", "off_to", "event_past",
-                 "event_subjectless", "plan", "goal_want", "goal_hoping", "important_to_me_to"}
+                 "event_subjectless", "plan", "shares_own", "cant_wait", "looking_forward",
+                 "goal_want", "goal_hoping", "important_to_me_to"}
     assert [g for g in got if g[2] in new_rules] == [], got
 
 
@@ -876,6 +888,11 @@ def test_coverage_rules_decline(text: str) -> None:
 )
 def test_platitudes_pledges_and_meta_chatter_are_not_stored(text: str) -> None:
     assert facts(text) == []
+
+
+def test_anticipation_with_content_is_kept() -> None:
+    got = facts("I can't wait for my sister's wedding in Lisbon.")
+    assert [f.predicate for f in got][:1] == ["plans_to"]
 
 
 def test_dated_promise_is_still_a_statement() -> None:
