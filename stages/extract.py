@@ -1137,6 +1137,11 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
             rest_low = re.sub(r"^(?:this|these) (?!(?:time|week|weekend|morning|evening|"
                               r"afternoon|year|month|one|ones|way|stuff|thing|things|kind|"
                               r"sort|far|much|many|is|was)\b)(?=[a-z]{3,})", "", rest_low)
+        made_in = verb in _CREATION_VERBS and found is not None and re.match(
+            r"^(?:it|them|one) (?:in|at|during) ", rest_low) is not None
+        if made_in:
+            # "I made it in my pottery class yesterday": where it was made is the content
+            rest_low = rest_low.split(" ", 1)[1]
         bare = not rest_low and found is not None and verb.endswith("ed") and len(verb) >= 6
         if not obj or (not bare and (not _meaningful(rest) or _BAD_OBJ_START.match(rest_low))):
             return []
@@ -1145,7 +1150,7 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
             return []  # everyday trivia, nothing durable (a shared meal is kept)
         if verb in _TALK_VERBS and _ABOUT_US_RE.search(ctx.low):
             return []  # "last time I chatted with you we talked about ...": about the chat
-        if verb in _TRANSITIVE_PAST and _RELATIVE_TAIL_RE.match(rest_low) \
+        if verb in _TRANSITIVE_PAST and not made_in and _RELATIVE_TAIL_RE.match(rest_low) \
                 and not _GOT_PHRASE_RE.match(" " + rest_low):
             return []  # "the help I got from friends": a relative clause, not an event
         if _YOU_RE.search(rest_low):
@@ -1251,8 +1256,9 @@ def _b_goal_want(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
             return []
     elif first not in _GOAL_VERBS:
         return []
-    if _VAGUE_GOAL_RE.match(obj.lower()):
-        return []
+    if _VAGUE_GOAL_RE.match(obj.lower()) or len(obj.split()) == 1 \
+            or _PRONOUN_END_RE.match(obj.lower()):
+        return []  # "make it work"; "the places I want to visit"; "I need to try that"
     return [_Hit(FactType.FACT, _subject(m), "goal", obj, C_STATED, "")]
 
 
@@ -1260,7 +1266,8 @@ _USE_TO_RE = re.compile(r"^use (?:my|our) [a-z' -]{2,40}? to (\w+)")
 # an aim with no content of its own: "make it work", "make a difference", "improve"
 _VAGUE_GOAL_RE = re.compile(
     r"^(?:make (?:it|this|that|things|them|this \w+|it all) (?:work|happen|count)|"
-    r"make (?:a|an|some) (?:\w+ )?(?:difference|impact)|improve|do (?:it|this|that|"
+    r"make (?:a|an|some) (?:\w+ )?(?:difference|impact)(?: (?:on|in) (?:the|this) world)?|"
+    r"make (?:the|this) world a better place|make sure\b.*|improve|do (?:it|this|that|"
     r"my best|better|well|good)|keep (?:going|it up|at it|trying)|get (?:better|there|"
     r"through (?:it|this))|try (?:it|harder|my best)|be (?:better|happy|okay|ok))$"
 )
@@ -1290,7 +1297,8 @@ def _b_habit(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 
 
 _HABIT_BAD_RE = re.compile(
-    r"^(?:here|there|around|proud|in awe|so|glad|happy|grateful|thankful|amazed|impressed|"
+    r"^(?:(?:down|up) for|looking (?:for|to)|on the (?:lookout|hunt)|open to|keen|eager|worry|"
+    r"worried|here|there|around|proud|in awe|so|glad|happy|grateful|thankful|amazed|impressed|"
     r"a fan|rooting|cheering|thinking of you|on your side|by your side|in your corner|"
     r"available|ready to (?:help|listen|chat|talk))\b|.*\b(?:you|your)\b"
 )
@@ -1336,17 +1344,18 @@ _DEMONSTRATIVE_RE = re.compile(r"(?i)^(?:this|that|these|those)\s+(?=[a-z]{3,})"
 
 def _b_liked_thing(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     """A named thing the speaker says moves them ("eagles fascinate me")."""
-    g = next(g for g in ("obj", "obj2", "obj3") if m.groupdict().get(g) is not None)
+    g = next(g for g in ("obj", "obj2", "obj3", "obj4") if m.groupdict().get(g) is not None)
     obj = _clean(ctx.text(m, g), comma=True)
     obj = _DEMONSTRATIVE_RE.sub("", obj)
     low = obj.lower()
     if not obj or _BAD_OBJ_START.match(low) or _BAD_LIKE_OBJ.match(low) \
             or _YOU_RE.search(low) or not _meaningful(obj) or len(obj.split()) > 10 \
-            or low.split()[0] in _NOT_A_THING:
+            or low.split()[0] in _NOT_A_THING or _MODAL_RE.search(low):
         return []
     return [_Hit(FactType.PREFERENCE, _subject(m), "likes", obj, C_STATED, "")]
 
 
+_MODAL_RE = re.compile(r"\b(?:can|could|would|should|will|might|may|must)\b")
 # the start of a reaction or a vague pointer, not a named thing
 _NOT_A_THING = _ws(
     """he she they we i it's its there here his her their our my everyone everybody
@@ -1436,8 +1445,7 @@ def _b_gerund_subject(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
             r"themselves)\b", low):
         return []
     if m.group("past"):
-        if not re.search(r"\b(?:my|our|me|us|i)\b", low):
-            return []  # "Exploring the city was fun": whose?
+        # "Exploring the old town was amazing": the speaker's own experience
         dated = parse_event_date(low, ctx.ts)
         return [_Hit(FactType.EVENT, "user", "event", obj, C_STATED, "",
                      dated[0] if dated is not None else None)]
@@ -2305,6 +2313,10 @@ _RULES: tuple[_Rule, ...] = (
        r"real|die-hard|diehard|longtime|long-time|lifelong|super)\s+)*"
        r"(?P<obj>(?!big\b|huge\b)[a-z][\w'-]*(?: [a-z][\w'-]*)?) fan\b",
        _simple(FactType.PREFERENCE, "likes")),
+    _r("as_a_fan", "fan",
+       r"^(?:(?:and|but|so|yeah|well|oh)[,\s]+)*as an? (?:(?:big|huge|lifelong|long-time|"
+       r"longtime|die-hard|diehard|true|real)\s+)*(?P<obj>[^,.!?;]{2,40}?) fan\b",
+       _simple(FactType.PREFERENCE, "likes")),
     _r("dislike", "hate dislike detest stand like enjoy despise bear fan",
        r"\b" + _SUBJ + r"\s+" + _ADV
        + r"(?P<verb>hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
@@ -2719,11 +2731,18 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:hobby|hobbies|pastimes?)\b", _b_hobby_inv, clauses=True),
     _r("moves_me", "mesmerize mesmerizes mesmerized mesmerise mesmerises mesmerised fascinate "
        "fascinates fascinated captivate captivates captivated intrigue intrigues intrigued "
-       "inspire inspires interesting fascinating",
+       "inspire inspires interesting fascinating impress impresses speaks speak brings bring "
+       "inspired",
+       r"^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj3>[^,.!?;]{3,60}?)"
+       r"(?:'s| is| are) (?:so |really |very |super |)[a-z]+(?: and [a-z]+)?\s*"
+       r"[-\u2013\u2014,]+\s*(?:it|they) (?:really |truly |just |)speaks? to me\b|"
        r"^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj>[^,.!?;]{3,60}?) "
        r"(?:(?:has|have) )?(?:(?:always|really|totally|truly|just|never stopped|still|"
-       r"constantly)\s+)*(?:mesmeri[sz]e[sd]?|fascinate[sd]?|captivate[sd]?|intrigue[sd]?|"
-       r"inspires?) me\b"
+       r"constantly|also)\s+)*(?:mesmeri[sz]e[sd]?|fascinate[sd]?|captivate[sd]?|intrigue[sd]?|"
+       r"inspires?|impress(?:es)?|(?:speaks?|spoke) to|(?:is|are|was) what (?:inspired|"
+       r"inspires|drew|draws|got)) me\b|^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*"
+       r"(?P<obj4>[^,.!?;]{3,60}?) (?:(?:really|always|also|truly|just)\s+)*brings? me "
+       r"(?:so much |such |a lot of |great |real |)(?:joy|peace|happiness|comfort|calm)\b"
        r"|^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj2>[^,.!?;]{3,60}?)"
        r"(?:'s|'re| is| are| has always been| have always been) (?:(?:particularly|really|so|"
        r"very|super|especially|always|genuinely|truly)\s+)*(?:interesting|fascinating) to me\b",
@@ -2841,7 +2860,8 @@ _RULES: tuple[_Rule, ...] = (
        r"(?P<subj>my|our)\s+(?P<obj>[^.!?;]+)", _b_shares_own, fallback=True, clauses=True),
     _r("named_answer", "name name's called",
        r"^(?:(?:yeah|yes|oh|so|well)[,\s]+)*(?:(?:his|her|their|its) name(?:'s| is| was)|"
-       r"(?:they're|they are|it's|it is) called)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_named_answer,
+       r"(?:they're|they are|it's|it is|this (?:[a-z]+ )?is|these (?:[a-z]+ )?are) called)\s+"
+       r"[\"'\u201c]?(?P<obj>[^\W\d_][\w'-]*)", _b_named_answer,
        fallback=True),
     _r("statement", "i i'm im i've ive i'd we we're we've my our",
        r"^(?P<obj>.+)$", _b_statement, fallback=True),

@@ -800,6 +800,19 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
          "event_past"),
         ("This weekend I'm planning to check out the new climbing gym.", "plans_to",
          "check out the new climbing gym", "plan"),
+        # more ways to say a thing moves the speaker; "as a ... fan"
+        ("Jazz piano is so warm and playful - it really speaks to me.", "likes", "Jazz piano",
+         "moves_me"),
+        ("Old castles impress me, they have so much history.", "likes", "Old castles",
+         "moves_me"),
+        ("Houseplants bring me so much peace.", "likes", "Houseplants", "moves_me"),
+        ("The coach's stubborn optimism is what inspired me.", "likes",
+         "The coach's stubborn optimism", "moves_me"),
+        ("As a lifelong Celtics fan, I disagree.", "likes", "Celtics", "as_a_fan"),
+        # gerund subjects narrated in the past; "made it in <class>" with a date
+        ("Learning Greek has been tough!", "event", "Learning Greek", "gerund_subject"),
+        ("I made it in my ceramics class yesterday.", "event", "made it in my ceramics class",
+         "event_past"),
         # showing something of one's own (fallback)
         ("Here's a pic of my garden in spring.", "statement",
          "Here's a pic of my garden in spring", "shares_own"),
@@ -850,6 +863,15 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "Here's my config file.",
         "Can't wait for the party!",
         "I'm looking forward to the hike.",
+        "That really speaks to me.",
+        "They bring me so much joy.",
+        "Being outside can be so refreshing.",
+        "I made it for you yesterday.",
+        "I'm always up for new book recommendations.",
+        "I'm always on the lookout for new recipes.",
+        "I want to make the world a better place.",
+        "I want to make sure the kids are safe.",
+        "I need to try that.",
         # vague aims
         "I'm determined to make it work.",
         "I'm hoping to make a positive impact.",
@@ -864,7 +886,7 @@ def test_coverage_rules_decline(text: str) -> None:
                  "subjectless_activity_dash", "gerund_subject", "love_gerund", "doing_hobby",
                  "gonna_plan", "named_answer", "like", "miss_doing", "off_to", "event_past",
                  "event_subjectless", "plan", "shares_own", "cant_wait", "looking_forward",
-                 "goal_want", "goal_hoping", "important_to_me_to"}
+                 "goal_want", "goal_hoping", "important_to_me_to", "habit", "as_a_fan"}
     assert [g for g in got if g[2] in new_rules] == [], got
 
 
