@@ -1128,6 +1128,17 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         obj = _clean(raw, comma=True)
         rest = obj[len(verb):] if obj.lower().startswith(verb) else obj
         rest_low = rest.strip().lower()
+        if _YOU_RE.search(rest_low):
+            # "I took your advice and joined a gym": the listener's part is a preamble to
+            # an event of the speaker's own
+            am = _AND_PAST_RE.search(obj.lower())
+            if am is not None and am.group("v") not in _NOT_EVENT_VERBS \
+                    and not _YOU_RE.search(obj.lower(), am.end()) \
+                    and _meaningful(obj[am.end():]):
+                verb = am.group("v")
+                obj = obj[am.start("v"):]
+                rest = obj[len(verb):]
+                rest_low = rest.strip().lower()
         if verb in _CREATION_VERBS:
             # "I made this bowl in my class": a demonstrative plus a noun is fine
             rest_low = re.sub(r"^(?:this|these|that|those) (?=[a-z]{3,})", "", rest_low)
@@ -1161,6 +1172,8 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
     return build
 
 
+_AND_PAST_RE = re.compile(r"\band (?:then |also |finally |even |)(?P<v>[a-z]{2,}ed|"
+                          r"went|got|made|met|bought|found|took|saw|read|wrote|ran|began)\b")
 _NOT_EVENT_VERBS = _ws(
     """felt thought wanted needed meant guessed figured knew said told asked mentioned
     hoped wondered loved liked enjoyed hated noticed realized realised agreed appreciated
@@ -3124,6 +3137,35 @@ _CORRECTION_LEAD_RE = re.compile(
 )
 
 
+def _merge_events(hits: list[_Hit]) -> list[_Hit]:
+    """The events narrated in one turn become one event ("went to a fair; got some leads").
+
+    They are one story told in steps; one fact per step would spend the write budget on
+    the same source turn. The first event's date is kept, else the first stated one.
+    """
+    events = [h for h in hits if h.predicate == "event" and not h.retracts]
+    if len(events) < 2:
+        return hits
+    seen: list[str] = []
+    for h in events:
+        if normalise(h.object) not in (normalise(x) for x in seen):
+            seen.append(h.object)
+    first = events[0]
+    obj = "; ".join(seen)
+    if len(obj) > MAX_OBJECT_CHARS:
+        obj = obj[:MAX_OBJECT_CHARS].rsplit(" ", 1)[0].rstrip(" ,.;:")
+    when = next((h.valid_from for h in events if h.valid_from is not None), None)
+    merged = _Hit(first.type, first.subject, "event", obj, max(h.confidence for h in events),
+                  first.rule, when, False)
+    out: list[_Hit] = []
+    for h in hits:
+        if h is first:
+            out.append(merged)
+        elif h not in events:
+            out.append(h)
+    return out
+
+
 class RuleExtractor:
     """Offline, deterministic rule-based extractor (the default)."""
 
@@ -3151,7 +3193,7 @@ class RuleExtractor:
             if said:
                 hits.append(max(said, key=lambda h: (_statement_score(h.object),
                                                      len(h.object))))
-        return self._facts(turn, hits)
+        return self._facts(turn, _merge_events(hits))
 
     # ---------------------------------------------------------------- internals
 

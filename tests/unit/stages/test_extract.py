@@ -813,6 +813,9 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
         ("Learning Greek has been tough!", "event", "Learning Greek", "gerund_subject"),
         ("I made it in my ceramics class yesterday.", "event", "made it in my ceramics class",
          "event_past"),
+        # the listener's part is a preamble to an event of the speaker's own
+        ("I took your advice and joined a climbing gym.", "event", "joined a climbing gym",
+         "event_past"),
         # showing something of one's own (fallback)
         ("Here's a pic of my garden in spring.", "statement",
          "Here's a pic of my garden in spring", "shares_own"),
@@ -872,6 +875,8 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "I want to make the world a better place.",
         "I want to make sure the kids are safe.",
         "I need to try that.",
+        "I made this for you and wrapped it.",
+        "I read your message and felt better.",
         # vague aims
         "I'm determined to make it work.",
         "I'm hoping to make a positive impact.",
@@ -920,3 +925,18 @@ def test_anticipation_with_content_is_kept() -> None:
 def test_dated_promise_is_still_a_statement() -> None:
     got = facts("I'll be in Porto with my two sisters in March.")
     assert got and got[0].predicate in {"statement", "plans_to"}
+
+
+def test_events_of_one_turn_are_one_event() -> None:
+    got = facts("Last Saturday I went to a craft fair. I met a woodturner and bought a bowl.")
+    events = [f for f in got if f.predicate == "event"]
+    assert len(events) == 1
+    assert events[0].object.startswith("went to a craft fair; ")
+    assert "met a woodturner" in events[0].object
+    assert events[0].valid_from == datetime(2023, 6, 10, tzinfo=UTC)
+
+
+def test_merged_event_keeps_other_facts() -> None:
+    got = facts("I got married on 3 June 2023 and we moved to a new flat.")
+    assert [f.predicate for f in got].count("event") == 1
+    assert "relationship_status" in [f.predicate for f in got]
