@@ -1109,6 +1109,8 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         if verb in _NOT_EVENT_VERBS and (verb not in _WEAK_EVENT_VERBS or not (
             found is not None or "just" in just or "recently" in just
             or _GOT_PHRASE_RE.match(tail)
+            # "I saw the impact a small donation can make": something witnessed, told
+            or (verb == "saw" and _meaningful(tail, 3) and not _SAW_BAD_RE.match(tail))
         )):
             return []
         if m.start("subj") == 0 and m.group("subj") == "" and (
@@ -1172,6 +1174,8 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
     return build
 
 
+_SAW_BAD_RE = re.compile(r"^ (?:an? |the |some |)(?:error|bug|message|warning|crash|issue|"
+                         r"problem|post|tweet|video|ad|article|news|pic|photo)s?\b")
 _AND_PAST_RE = re.compile(r"\band (?:then |also |finally |even |)(?P<v>[a-z]{2,}ed|"
                           r"went|got|made|met|bought|found|took|saw|read|wrote|ran|began)\b")
 _NOT_EVENT_VERBS = _ws(
@@ -1507,9 +1511,11 @@ _SHARED_TECH_RE = re.compile(
 
 
 def _b_named_answer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-    """ "Her name is Bella." / "They're called Fire Lilies.": a named thing, kept whole."""
+    """ "Her name is Bella." / "They're called Fire Lilies." / "It was Nina Simone!": a
+    named thing, kept whole."""
     name = ctx.orig[m.start("obj"):m.end("obj")]
-    if not name[:1].isupper() or name.split("'")[0] in _NOT_NAMES:
+    if not name[:1].isupper() or name.split("'")[0] in _NOT_NAMES \
+            or name.lower() in _MONTHS or name.lower() in _WEEKDAYS:  # "It's Monday"
         return []
     raw = _PUNCT_END_RE.sub("", _STATEMENT_LEAD_RE.sub("", ctx.orig.strip())).strip()
     raw = _clean(raw)
@@ -2871,9 +2877,10 @@ _RULES: tuple[_Rule, ...] = (
        r"this is|these are|meet)\s+(?:(?:a|an|one|some|another)\s+(?:pic|pics|photo|photos|"
        r"picture|pictures|snap|shot|peek|look)\s+(?:of|from|at)\s+|one of\s+|)"
        r"(?P<subj>my|our)\s+(?P<obj>[^.!?;]+)", _b_shares_own, fallback=True, clauses=True),
-    _r("named_answer", "name name's called",
+    _r("named_answer", "name name's called it's was is definitely probably",
        r"^(?:(?:yeah|yes|oh|so|well)[,\s]+)*(?:(?:his|her|their|its) name(?:'s| is| was)|"
-       r"(?:they're|they are|it's|it is|this (?:[a-z]+ )?is|these (?:[a-z]+ )?are) called)\s+"
+       r"(?:they're|they are|it's|it is|this (?:[a-z]+ )?is|these (?:[a-z]+ )?are) called|"
+       r"it was|it's|it is|that was|definitely|probably)\s+"
        r"[\"'\u201c]?(?P<obj>[^\W\d_][\w'-]*)", _b_named_answer,
        fallback=True),
     _r("statement", "i i'm im i've ive i'd we we're we've my our",

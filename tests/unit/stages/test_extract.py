@@ -823,10 +823,16 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
          "shares_own"),
         ("Check out my latest watercolor!", "statement", "Check out my latest watercolor",
          "shares_own"),
+        # something witnessed
+        ("Growing up, I saw how the floods changed my village.", "event",
+         "saw how the floods changed my village", "event_past"),
         # a named thing as an answer (fallback)
         ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
         ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
          "named_answer"),
+        ("It was Nina Simone, what a voice!", "statement", "It was Nina Simone, what a voice",
+         "named_answer"),
+        ("Definitely Blade Runner!", "statement", "Definitely Blade Runner", "named_answer"),
     ],
 )
 def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
@@ -877,6 +883,10 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "I need to try that.",
         "I made this for you and wrapped it.",
         "I read your message and felt better.",
+        "I saw an error message on the screen.",
+        "I saw your message.",
+        "It's Monday again.",
+        "It was great!",
         # vague aims
         "I'm determined to make it work.",
         "I'm hoping to make a positive impact.",
