@@ -18,10 +18,12 @@ remember that ..." are unwrapped first and what follows is read as a statement.
 The rules run in priority order; a rule whose match overlaps a span taken by an
 earlier rule in the same sentence is ignored, and *fallback* rules (weak
 inferences such as "my wife" implies a relationship) fire only when nothing
-else did in the whole turn. Facts with the same (predicate, normalised object)
-are merged, and a turn yields at most :data:`MAX_FACTS_PER_TURN` facts (write
-amplification). A sentence that opens with "Correction:" ("Korrektur:", ...)
-turns its facts into corrections.
+else did in the whole turn. The events narrated in one turn are one story told in
+steps and become one ``event`` fact ("went to a craft fair; met a woodturner"), with
+the first stated date. Facts with the same (predicate, normalised object) are merged,
+and a turn yields at most :data:`MAX_FACTS_PER_TURN` facts (write amplification). A
+sentence that opens with "Correction:" ("Korrektur:", ...) turns its facts into
+corrections.
 
 Values are normalised so that repeated statements share a value: trailing
 courtesy ("..., please", "bitte", "por favor", "thanks") and time words that are
@@ -38,7 +40,16 @@ closes that fact. "Ignore what I said about my editor" withdraws by topic (a too
 category, a diet, where I live, ...; otherwise a taste: likes and dislikes).
 Trivia narrated as events ("I had lunch outside", "walked into a glass door")
 and remarks about the conversation itself ("last time I chatted with you we
-talked about ...") are not events.
+talked about ...", "we talked about X before, right?") are not events.
+
+Declined although they look first-person: aims with no content of their own ("I'm
+determined to make it work", "I want to make a difference", "make the world a better
+place", "I need to try that"), openness rather than habit ("I'm always up for new
+recipes"), anticipation of a bare reference ("can't wait for the party"; kept with
+content or a date: "can't wait for my sister's wedding in May"), and as a fallback
+statement: platitudes and pledges ("we can make a difference together", "we all have
+our own paths", "I'll keep pushing", "I'm sure we'll make it"), undated promises to
+the listener ("I'll ask around") and agreement ("I 100% agree").
 
 Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
 named thing such as ``user's kids`` / ``user's sister`` ("my sister Ana lives in
@@ -82,31 +93,53 @@ identity                  gender, orientation, faith, ... ("I'm a transgender wo
 favorite:<thing>          favourite of one kind ("my favorite band is Muse")
 instruction*              a standing instruction ("always use type hints")
 note*                     what the user asked to be remembered, when no finer rule fits
-likes*, dislikes*         "I love hiking", "I can't stand cilantro"
-values*                   what matters to the speaker ("my family means the world to me")
+likes*, dislikes*         "I love hiking", "I can't stand cilantro", "I've always liked
+                          Scandinavian design", "I love this podcast", "owls fascinate
+                          me", "X is particularly interesting to me", "X is at the top
+                          of my list", "green's my fave", "X speaks to me", "X brings me
+                          so much peace", "as a Celtics fan", "(I) really miss sailing",
+                          "love experimenting with sourdough" (no subject), "knitting
+                          helps me unwind"
+values*                   what matters to the speaker ("my family means the world to me",
+                          "honesty's super important to me", "it's important to me to
+                          give back")
 member_of*                a group the speaker belongs to ("I'm part of a running club",
                           "I'm on the infrastructure team")
 practice*                 a working practice a team follows ("we follow trunk-based
                           development")
-hobby*                    leisure activity ("I've been painting a lot lately")
-activity*                 an ongoing non-leisure activity ("I'm researching agencies")
+hobby*                    leisure activity ("I've been painting a lot lately", "birdwatching
+                          and baking are my main hobbies", "I'm doing pilates", "I'm off
+                          to do some judo")
+activity*                 an ongoing non-leisure activity ("I'm researching agencies",
+                          also without a subject: "Still working on my thesis",
+                          "Researching volunteer programs.", "... - building a
+                          treehouse for the kids")
 habit*                    "I always ...", "I usually ..."
 has_pet*                  "I have a dog named Max", "I just adopted a puppy"
 has_child*                "I have two kids"
 family*                   other relatives ("I have three siblings")
 speaks_language*          "I speak Portuguese"
 decided*                  a decision ("we decided to use Kafka", "let's go with B")
-plans_to*                 a plan ("I'm planning to run a marathon")
-goal*                     an aim ("I want to become a counselor")
+plans_to*                 a plan ("I'm planning to run a marathon", "Gonna finish my
+                          degree", "Planning a road trip to Norway")
+goal*                     an aim ("I want to become a counselor", "I want to use my
+                          savings to open a bakery", "our main goal was to raise money
+                          for the library")
 event*                    something that happened, ``valid_from`` its date when stated
-                          ("I got married on 3 June 2023")
+                          ("I got married on 3 June 2023", "we played this card game",
+                          "I took your advice and joined a gym" -> "joined a gym",
+                          "I saw how the floods changed my village", "coaching my son's
+                          team last spring was a blast")
 statement*                fallback: a substantive first-person statement no rule above
                           read, kept whole (trimmed) when it carries concrete content --
                           a number, a date or period, a relative or friend, a named
                           thing ("I've known these friends for 4 years, since I moved
                           from my home country"); at most one per turn, only when
                           nothing else fired; never a reaction, a wish, reported speech,
-                          advice, a problem of the moment or talk about the chat
+                          advice, a problem of the moment or talk about the chat. Also
+                          (fallback) a named answer ("Her name is Biscuit", "They're
+                          called Fire Lilies", "It was Nina Simone") and something of
+                          the speaker's shown ("Here's a pic of my garden in spring")
 ========================  ===========================================================
 
 Confidence follows the domain's anchors: 0.9 stated explicitly by the user -- a
@@ -3177,7 +3210,7 @@ class RuleExtractor:
     """Offline, deterministic rule-based extractor (the default)."""
 
     name = "rules"
-    version = "1.2.0"
+    version = "1.3.0"
 
     def __init__(self) -> None:
         self._rules = _RULES

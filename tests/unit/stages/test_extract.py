@@ -438,7 +438,7 @@ def test_provenance_fields() -> None:
     (f,) = EX.extract(t)
     assert (f.tenant_id, f.user_id, f.session_id) == ("acme", "u1", "s1")
     assert f.source_turn_ids == ["t9"]
-    assert (f.extractor, f.extractor_version) == ("rules", "1.2.0")
+    assert (f.extractor, f.extractor_version) == ("rules", "1.3.0")
     assert f.outcome is Outcome.SUCCESS and f.confirmed is True
     assert f.rationale == "prefer"
     assert f.confidence == 0.9
@@ -516,7 +516,7 @@ def test_multi_valued_flags() -> None:
 def test_protocol() -> None:
     ex: Extractor = RuleExtractor()
     assert isinstance(ex, Extractor)
-    assert (ex.name, ex.version) == ("rules", "1.2.0")
+    assert (ex.name, ex.version) == ("rules", "1.3.0")
 
 
 # ---------------------------------------------------------------- retraction
