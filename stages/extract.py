@@ -1522,14 +1522,16 @@ def _b_doing_hobby(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 
 
 def _b_shares_own(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-    """ "Here's a pic of my family at the beach": the speaker shows something of theirs."""
-    obj = _clean(ctx.text(m, "obj"), comma=True)
+    """ "Here's a pic of my family at the beach", "here's a photo of me at the finish line",
+    "here's one I painted last week": the speaker shows something of theirs."""
+    g = "obj" if m.group("obj") is not None else "obj2"
+    obj = _clean(ctx.text(m, g), comma=True)
     low = obj.lower()
     if not obj or not _meaningful(obj) or _STATEMENT_BAD_RE.search(low) \
             or _SHARED_TECH_RE.search(low) or re.search(r"\d", low):
         return []
-    raw = _clean(ctx.orig[m.start():m.end("obj")], comma=True)
-    raw = _STATEMENT_LEAD_RE.sub("", raw)
+    lead = _STATEMENT_LEAD_RE.match(ctx.low, m.start())
+    raw = _clean(ctx.orig[lead.end() if lead else m.start():m.end(g)], comma=True)
     if len(raw.split()) > 16:
         return []
     subj = "team" if m.group("subj") == "our" else "user"
@@ -2909,7 +2911,12 @@ _RULES: tuple[_Rule, ...] = (
        r"^(?:(?:yeah|yes|oh|so|and|btw|anyway|look)[,\s]+)*(?:here's|here is|check out|"
        r"this is|these are|meet)\s+(?:(?:a|an|one|some|another)\s+(?:pic|pics|photo|photos|"
        r"picture|pictures|snap|shot|peek|look)\s+(?:of|from|at)\s+|one of\s+|)"
-       r"(?P<subj>my|our)\s+(?P<obj>[^.!?;]+)", _b_shares_own, fallback=True, clauses=True),
+       r"(?P<subj>my|our)\s+(?P<obj>[^.!?;]+)|"
+       r"^(?:(?:yeah|yes|oh|so|and|btw|anyway|look)[,\s]+)*(?:here's|here is|this is|"
+       r"check out)\s+(?:(?:a|an|one|another)\s+(?:pic|photo|picture|snap|shot)\s+"
+       r"(?:(?:of|from)\s+(?=(?:me|us|when|last)\b)|(?=(?:i|we) (?:took|snapped|got)\b))|"
+       r"one (?=(?:i|we) (?:did|made|painted|drew|wrote|knitted|baked|built|sewed)\b))"
+       r"(?P<obj2>[^.!?;]+)", _b_shares_own, fallback=True, clauses=True),
     _r("named_answer", "name name's called it's was is definitely probably",
        r"^(?:(?:yeah|yes|oh|so|well)[,\s]+)*(?:(?:his|her|their|its) name(?:'s| is| was)|"
        r"(?:they're|they are|it's|it is|this (?:[a-z]+ )?is|these (?:[a-z]+ )?are) called|"

@@ -826,6 +826,10 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
         # something witnessed
         ("Growing up, I saw how the floods changed my village.", "event",
          "saw how the floods changed my village", "event_past"),
+        ("Yeah, here's a photo of me at the finish line.", "statement",
+         "Here's a photo of me at the finish line", "shares_own"),
+        ("Oh, here's one I painted on the weekend.", "statement",
+         "Here's one I painted on the weekend", "shares_own"),
         # a named thing as an answer (fallback)
         ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
         ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
@@ -870,6 +874,8 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "I'm off to check my email.",
         "Here's my order number, it still hasn't arrived.",
         "Here's my config file.",
+        "Here's a screenshot of the error.",
+        "Here's a photo of you.",
         "Can't wait for the party!",
         "I'm looking forward to the hike.",
         "That really speaks to me.",
