@@ -922,6 +922,10 @@ def test_coverage_rules_decline(text: str) -> None:
         "I'm so glad we can always count on each other.",
         "I'm sure with hard work we'll get there.",
         "I'll ask around to see if anyone wants to help.",
+        # gratitude and relief of the moment
+        "I'm so lucky to have such a kind family around me.",
+        "I'm really grateful for my supportive friends.",
+        "I felt relieved and grateful to get home without incident.",
         # meta-chatter about the conversation itself
         "We talked about gardening before, right?",
         "I was just thinking about pottery and trains again, no big deal.",
@@ -931,6 +935,11 @@ def test_coverage_rules_decline(text: str) -> None:
 )
 def test_platitudes_pledges_and_meta_chatter_are_not_stored(text: str) -> None:
     assert facts(text) == []
+
+
+def test_excitement_about_something_coming_is_kept() -> None:
+    got = facts("I'm really excited to watch the new season that's coming out in March.")
+    assert got
 
 
 def test_anticipation_with_content_is_kept() -> None:
