@@ -1373,7 +1373,7 @@ def _b_likes(neg: bool) -> Builder:
         obj = _DEMONSTRATIVE_RE.sub("", _clean(ctx.text(m, "obj"), comma=True))
         low0 = obj.lower()
         if not obj or _BAD_OBJ_START.match(low0) or _BAD_LIKE_OBJ.match(low0) \
-                or not _meaningful(obj):
+                or not _meaningful(obj) or _ONLY_TIME_RE.match(low0):
             return []
         low = obj.lower()
         if low.startswith("to "):
@@ -1389,6 +1389,9 @@ def _b_likes(neg: bool) -> Builder:
     return build
 
 
+# "a job I enjoy every day": the object is elsewhere, only a time is left
+_ONLY_TIME_RE = re.compile(r"^(?:every|each|all) (?:single )?(?:day|morning|night|evening|week|"
+                           r"weekend|time|minute|second)$")
 _DEMONSTRATIVE_RE = re.compile(r"(?i)^(?:this|that|these|those)\s+(?=[a-z]{3,})")
 
 
@@ -1450,6 +1453,8 @@ def _b_subjectless_activity(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if ger in _NOT_ACTIVITY_SUBJECTLESS or ger in _ING_NOT_GERUND or ger in _NOT_ACTIVITY \
             or _GERUND_SUBJECT_VERB_RE.search(tail) or _YOU_RE.search(tail):
         return []
+    if _REACTION_AFTER_RE.match(ctx.low, m.end("ger" if g == "obj" else "ger2")):
+        return []  # "Combining art and a good cause - that's so cool!": about the listener
     obj = _clean(ctx.text(m, g), comma=True)
     if not obj or obj.count(" ") > 10:
         return []
@@ -1459,6 +1464,10 @@ def _b_subjectless_activity(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     return [_Hit(FactType.FACT, "user", pred, obj, C_STATED, "")]
 
 
+_REACTION_AFTER_RE = re.compile(
+    r"[^.!?;\u2013\u2014]*?(?:\s[-\u2013\u2014]+|[\u2013\u2014]|,)\s*(?:that's|that is|thats|so|"
+    r"sounds|how|what|such|must)\b"
+)
 _DASH_RE = re.compile(r"\s*[-\u2013\u2014]+\s|\u2014")
 
 

@@ -859,6 +859,8 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "Painting's a fun way to relax.",
         "Looking forward to it!",
         "Just checking in about the trip.",
+        "Combining music and a good cause - that's so cool!",
+        "I have a job I enjoy every day.",
         "We might add two more rooms next year, depending on the budget.",
         "Taking a break can help us recharge.",
         "Winning can give us a real boost.",
