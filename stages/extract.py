@@ -565,6 +565,13 @@ _SESSION_RE = re.compile(
     r"response|chat)|nur (?:dieses mal|diesmal|jetzt)|pour cette fois|juste cette fois|"
     r"solo esta vez|por ahora|só desta vez|por enquanto)\b"
 )
+# "I'm really into jazz right now": a taste of these days, not a one-off
+_CURRENT_TASTE_RE = re.compile(
+    r"^(?:(?:oh|yeah|and|so|also|honestly|well)[,\s]+)*(?:i'm|i am|we're|we are) "
+    r"(?:(?:really|totally|so|super|just|also)\s+)*(?:into|loving|obsessed with|hooked on|"
+    r"addicted to|binging|binge-watching)\s+(?!it\b|this\b|that\b|you\b)[^,;:!?]+? right now"
+    r"[\s.!]*$"
+)
 _SESSION_TRIGGERS = _ws(
     "this now moment today nur pour juste solo ahora desta enquanto"
 )
@@ -1552,6 +1559,18 @@ _SHARED_TECH_RE = re.compile(
     r"\b(?:screenshot|log|logs|output|code|config|file|files|traceback|stack|order|invoice|"
     r"receipt|account|number|id|ticket|settings|query|script|function|schema|table|data)\b"
 )
+
+
+def _b_gives_time(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "I volunteer at the food bank", "I donate to an animal shelter": an ongoing activity."""
+    obj = _clean(ctx.text(m, "obj"))
+    rest = obj.split(" ", 1)[1] if " " in obj else ""
+    dated = parse_event_date(rest.lower(), ctx.ts)
+    if dated is not None:
+        rest = rest[: dated[1][0]] + rest[dated[1][1]:]
+    if not _meaningful(rest) or _YOU_RE.search(rest.lower()):
+        return []  # "the shelter I volunteer at yesterday": the object is elsewhere
+    return [_Hit(FactType.FACT, _subject(m), "activity", obj, C_STATED, "")]
 
 
 def _b_named_answer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -2781,11 +2800,11 @@ _RULES: tuple[_Rule, ...] = (
        r"(?!it\b|that\b|this\b|you\b)" + _OBJ,
        _b_likes(False)),
     _r("my_thing", "thing jam passion go-to top stress escape outlet therapy safe comfort happy "
-       "favorite favourite favorites favourites fave faves list",
+       "favorite favourite favorites favourites fave faves list team",
        r"^(?P<obj>[^,.!?;]{3,60}?)(?:'s|'re| is| are| has become| have become) (?:definitely |"
        r"really |totally |kind of |also |pretty much |)(?:my|our) (?:thing|jam|passion|go-to|"
        r"happy place|top pick|stress fix|escape|outlet|therapy|safe space|comfort zone|"
-       r"favou?rite thing|fave)\b|"
+       r"favou?rite thing|fave|team(?! (?:lead|leader|mates?|members?|manager)\b))\b|"
        r"^(?P<obj2>[^,.!?;]{3,60}?)(?:'s|'re| is| are) (?:definitely |really |also |still |)"
        r"(?:one of |among |some of |)(?:my|our) (?:all[- ]time |absolute |top |)"
        r"(?:favou?rites?|faves)\b|"
@@ -2907,6 +2926,14 @@ _RULES: tuple[_Rule, ...] = (
        r"(?=an? |my |some |another )))(?!be\b)" + _OBJ, _b_plan("plans_to", C_STATED)),
     _r("event_multi", frozenset(k.split()[-1] for k in _PAST_ADV_MULTI),
        r"^(?P<obj>.+)$", _b_event_multi),
+    _r("gives_time", "donate volunteer mentor coach tutor",
+       r"\b" + _SUBJ + r"\s+(?:(?:also|still|regularly|now|even|sometimes)\s+)*"
+       r"(?P<obj>(?:donate|volunteer|mentor|coach|tutor)\b(?! (?:to|for) (?:you|help)\b)"
+       r"[^.!?;]*)", _b_gives_time),
+    _r("loving", "loving",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:really|totally|so|just|also|still)\s+)*"
+       r"loving\s+(?!it\b|that\b|this\b|you\b|your\b|the way\b|how\b|every\b|"
+       r"them\b|him\b|her\b)" + _OBJ, _b_likes(False)),
     # ---------------------------------------------------------- remember requests
     _r("remember_note", frozenset(),
        r"^(?P<obj>.+)$", _b_note),
@@ -3285,7 +3312,9 @@ class RuleExtractor:
                 wordset = frozenset(words)
                 if not words:
                     return
-        if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low):
+        if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low) and not (
+                _CURRENT_TASTE_RE.match(low)
+                and all(sm.group(0) == "right now" for sm in _SESSION_RE.finditer(low))):
             return  # session-only: "keep it short for this one"
         if wordset & _RETRACT_TRIGGERS:
             blanked = self._retractions(orig, low, ts, hits)

@@ -830,6 +830,15 @@ def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
          "Here's a photo of me at the finish line", "shares_own"),
         ("Oh, here's one I painted on the weekend.", "statement",
          "Here's one I painted on the weekend", "shares_own"),
+        # a current taste with "right now"; "loving"; giving time; "X are my team"
+        ("I'm totally into Stardew Valley right now.", "hobby", "Stardew Valley", "into"),
+        ("I'm loving the new album by Wet Leg.", "likes", "the new album by Wet Leg",
+         "loving"),
+        ("I volunteer at the food bank.", "activity", "volunteer at the food bank",
+         "gives_time"),
+        ("I donate to a wildlife rescue.", "activity", "donate to a wildlife rescue",
+         "gives_time"),
+        ("The Canucks are my team for sure.", "likes", "The Canucks", "my_thing"),
         # a named thing as an answer (fallback)
         ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
         ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
@@ -895,6 +904,8 @@ def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
         "I saw your message.",
         "It's Monday again.",
         "It was great!",
+        "I'm loving it!",
+        "Keep it short right now, I'm into a meeting.",
         # vague aims
         "I'm determined to make it work.",
         "I'm hoping to make a positive impact.",
@@ -909,7 +920,8 @@ def test_coverage_rules_decline(text: str) -> None:
                  "subjectless_activity_dash", "gerund_subject", "love_gerund", "doing_hobby",
                  "gonna_plan", "named_answer", "like", "miss_doing", "off_to", "event_past",
                  "event_subjectless", "plan", "shares_own", "cant_wait", "looking_forward",
-                 "goal_want", "goal_hoping", "important_to_me_to", "habit", "as_a_fan"}
+                 "goal_want", "goal_hoping", "important_to_me_to", "habit", "as_a_fan",
+                 "into", "loving", "gives_time"}
     assert [g for g in got if g[2] in new_rules] == [], got
 
 
@@ -937,6 +949,19 @@ def test_coverage_rules_decline(text: str) -> None:
 )
 def test_platitudes_pledges_and_meta_chatter_are_not_stored(text: str) -> None:
     assert facts(text) == []
+
+
+def test_my_team_members_are_not_a_liked_team() -> None:
+    assert "likes" not in [f.predicate for f in facts("These are my team members.")]
+
+
+def test_the_object_of_giving_time_must_be_there() -> None:
+    got = facts("I donated my old bike to the shelter I volunteer at yesterday.")
+    assert [f.rationale for f in got] == ["event_past"]
+
+
+def test_session_only_right_now_is_still_skipped() -> None:
+    assert facts("I'm at the station right now and my train is late.") == []
 
 
 def test_excitement_about_something_coming_is_kept() -> None:
