@@ -2130,12 +2130,7 @@ _STATEMENT_PLATITUDE_RE = re.compile(
     r"^(?:i'm|we're|i am|we are) (?:\w+ )?(?:sure|glad|lucky|blessed|happy|grateful|"
     r"thankful) (?:that )?we\b|^(?:i'm|i am|we're|we are) sure\b|"
     r"^(?:our|my) (?:loved ones|stories|struggles|differences|journeys?|paths?) "
-    r"(?:can|give|make|show|are|is)\b|"
-    # gratitude and relief of the moment: "I'm so lucky to have my family", "I'm glad Toby
-    # is happy", "I felt relieved" (excitement about something coming is kept)
-    r"^(?:i'm|i am|we're|we are|i feel|i felt|i was|we were)(?: \w+)? (?:so |really |super |"
-    r"very |truly |)(?:glad|lucky|grateful|thankful|happy|blessed|proud|relieved|honou?red|"
-    r"touched)\b"
+    r"(?:can|give|make|show|are|is)\b"
 )
 # a promise to the listener: "I'll ask around", "I'll bring some snacks"
 _STATEMENT_PROMISE_RE = re.compile(r"^(?:i'll|i will|we'll|we will)\b")
