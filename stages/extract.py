@@ -48,8 +48,9 @@ place", "I need to try that"), openness rather than habit ("I'm always up for ne
 recipes"), anticipation of a bare reference ("can't wait for the party"; kept with
 content or a date: "can't wait for my sister's wedding in May"), and as a fallback
 statement: platitudes and pledges ("we can make a difference together", "we all have
-our own paths", "I'll keep pushing", "I'm sure we'll make it"), undated promises to
-the listener ("I'll ask around") and agreement ("I 100% agree").
+our own paths", "I'll keep pushing", "I'm sure we'll make it"), musing aloud ("I was
+just thinking about X again"), undated promises to the listener ("I'll ask around") and
+agreement ("I 100% agree").
 
 Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
 named thing such as ``user's kids`` / ``user's sister`` ("my sister Ana lives in
@@ -2130,7 +2131,9 @@ _STATEMENT_PLATITUDE_RE = re.compile(
     r"^(?:i'm|we're|i am|we are) (?:\w+ )?(?:sure|glad|lucky|blessed|happy|grateful|"
     r"thankful) (?:that )?we\b|^(?:i'm|i am|we're|we are) sure\b|"
     r"^(?:our|my) (?:loved ones|stories|struggles|differences|journeys?|paths?) "
-    r"(?:can|give|make|show|are|is)\b"
+    r"(?:can|give|make|show|are|is)\b|"
+    # musing aloud: "I was just thinking about pottery and trains again"
+    r"^(?:i was|i've been|i have been|i'm|i am) (?:just |)(?:thinking|wondering) (?:about|of)\b"
 )
 # a promise to the listener: "I'll ask around", "I'll bring some snacks"
 _STATEMENT_PROMISE_RE = re.compile(r"^(?:i'll|i will|we'll|we will)\b")

@@ -939,6 +939,7 @@ def test_coverage_rules_decline(text: str) -> None:
         # meta-chatter about the conversation itself
         "We talked about gardening before, right?",
         "I was just thinking about pottery and trains again, no big deal.",
+        "I was just thinking about Lisbon and Porto again, no big deal.",
         "Not sure if I mentioned my cousin's wedding.",
         "I mentioned pottery earlier, I think.",
     ],
