@@ -9,9 +9,10 @@ instruction or a "remember that" request.
 
 Pipeline per turn: only ``role == user`` turns are read. The text is split into
 sentences (:func:`stages.triage.split_sentences`). A sentence is skipped when
-it is session-only ("for this one", "just this time", "right now", "for now")
-or a question (only the clauses before the question part of "I use vim, any
-tips?" are read); clauses that are hypothetical ("what if", "suppose",
+it is session-only ("for this one", "just this time", "right now", "for now"; but
+"I'm really into jazz right now" is a taste of these days and is read) or a
+question (only the clauses before the question part of "I use vim, any tips?" are
+read); clauses that are hypothetical ("what if", "suppose",
 "imagine", "if I were", "would you") or uncertain ("not sure", "maybe",
 "might", "probably") are dropped. "Can you remember that ...?" / "please
 remember that ..." are unwrapped first and what follows is read as a statement.
@@ -100,7 +101,8 @@ likes*, dislikes*         "I love hiking", "I can't stand cilantro", "I've alway
                           of my list", "green's my fave", "X speaks to me", "X brings me
                           so much peace", "as a Celtics fan", "(I) really miss sailing",
                           "love experimenting with sourdough" (no subject), "knitting
-                          helps me unwind"
+                          helps me unwind", "I'm loving the new album", "the Canucks
+                          are my team"
 values*                   what matters to the speaker ("my family means the world to me",
                           "honesty's super important to me", "it's important to me to
                           give back")
@@ -112,6 +114,7 @@ hobby*                    leisure activity ("I've been painting a lot lately", "
                           and baking are my main hobbies", "I'm doing pilates", "I'm off
                           to do some judo")
 activity*                 an ongoing non-leisure activity ("I'm researching agencies",
+                          "I volunteer at the food bank", "I donate to a rescue",
                           also without a subject: "Still working on my thesis",
                           "Researching volunteer programs.", "... - building a
                           treehouse for the kids")
@@ -140,7 +143,9 @@ statement*                fallback: a substantive first-person statement no rule
                           advice, a problem of the moment or talk about the chat. Also
                           (fallback) a named answer ("Her name is Biscuit", "They're
                           called Fire Lilies", "It was Nina Simone") and something of
-                          the speaker's shown ("Here's a pic of my garden in spring")
+                          the speaker's shown ("Here's a pic of my garden in spring",
+                          "here's a photo of me at the finish line", "here's one I
+                          painted")
 ========================  ===========================================================
 
 Confidence follows the domain's anchors: 0.9 stated explicitly by the user -- a
