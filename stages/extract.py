@@ -9,19 +9,22 @@ instruction or a "remember that" request.
 
 Pipeline per turn: only ``role == user`` turns are read. The text is split into
 sentences (:func:`stages.triage.split_sentences`). A sentence is skipped when
-it is session-only ("for this one", "just this time", "right now", "for now")
-or a question (only the clauses before the question part of "I use vim, any
-tips?" are read); clauses that are hypothetical ("what if", "suppose",
+it is session-only ("for this one", "just this time", "right now", "for now"; but
+"I'm really into jazz right now" is a taste of these days and is read) or a
+question (only the clauses before the question part of "I use vim, any tips?" are
+read); clauses that are hypothetical ("what if", "suppose",
 "imagine", "if I were", "would you") or uncertain ("not sure", "maybe",
 "might", "probably") are dropped. "Can you remember that ...?" / "please
 remember that ..." are unwrapped first and what follows is read as a statement.
 The rules run in priority order; a rule whose match overlaps a span taken by an
 earlier rule in the same sentence is ignored, and *fallback* rules (weak
 inferences such as "my wife" implies a relationship) fire only when nothing
-else did in the whole turn. Facts with the same (predicate, normalised object)
-are merged, and a turn yields at most :data:`MAX_FACTS_PER_TURN` facts (write
-amplification). A sentence that opens with "Correction:" ("Korrektur:", ...)
-turns its facts into corrections.
+else did in the whole turn. The events narrated in one turn are one story told in
+steps and become one ``event`` fact ("went to a craft fair; met a woodturner"), with
+the first stated date. Facts with the same (predicate, normalised object) are merged,
+and a turn yields at most :data:`MAX_FACTS_PER_TURN` facts (write amplification). A
+sentence that opens with "Correction:" ("Korrektur:", ...) turns its facts into
+corrections.
 
 Values are normalised so that repeated statements share a value: trailing
 courtesy ("..., please", "bitte", "por favor", "thanks") and time words that are
@@ -38,7 +41,17 @@ closes that fact. "Ignore what I said about my editor" withdraws by topic (a too
 category, a diet, where I live, ...; otherwise a taste: likes and dislikes).
 Trivia narrated as events ("I had lunch outside", "walked into a glass door")
 and remarks about the conversation itself ("last time I chatted with you we
-talked about ...") are not events.
+talked about ...", "we talked about X before, right?") are not events.
+
+Declined although they look first-person: aims with no content of their own ("I'm
+determined to make it work", "I want to make a difference", "make the world a better
+place", "I need to try that"), openness rather than habit ("I'm always up for new
+recipes"), anticipation of a bare reference ("can't wait for the party"; kept with
+content or a date: "can't wait for my sister's wedding in May"), and as a fallback
+statement: platitudes and pledges ("we can make a difference together", "we all have
+our own paths", "I'll keep pushing", "I'm sure we'll make it"), musing aloud ("I was
+just thinking about X again"), undated promises to the listener ("I'll ask around") and
+agreement ("I 100% agree").
 
 Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
 named thing such as ``user's kids`` / ``user's sister`` ("my sister Ana lives in
@@ -82,31 +95,57 @@ identity                  gender, orientation, faith, ... ("I'm a transgender wo
 favorite:<thing>          favourite of one kind ("my favorite band is Muse")
 instruction*              a standing instruction ("always use type hints")
 note*                     what the user asked to be remembered, when no finer rule fits
-likes*, dislikes*         "I love hiking", "I can't stand cilantro"
-values*                   what matters to the speaker ("my family means the world to me")
+likes*, dislikes*         "I love hiking", "I can't stand cilantro", "I've always liked
+                          Scandinavian design", "I love this podcast", "owls fascinate
+                          me", "X is particularly interesting to me", "X is at the top
+                          of my list", "green's my fave", "X speaks to me", "X brings me
+                          so much peace", "as a Celtics fan", "(I) really miss sailing",
+                          "love experimenting with sourdough" (no subject), "knitting
+                          helps me unwind", "I'm loving the new album", "the Canucks
+                          are my team"
+values*                   what matters to the speaker ("my family means the world to me",
+                          "honesty's super important to me", "it's important to me to
+                          give back")
 member_of*                a group the speaker belongs to ("I'm part of a running club",
                           "I'm on the infrastructure team")
 practice*                 a working practice a team follows ("we follow trunk-based
                           development")
-hobby*                    leisure activity ("I've been painting a lot lately")
-activity*                 an ongoing non-leisure activity ("I'm researching agencies")
+hobby*                    leisure activity ("I've been painting a lot lately", "birdwatching
+                          and baking are my main hobbies", "I'm doing pilates", "I'm off
+                          to do some judo")
+activity*                 an ongoing non-leisure activity ("I'm researching agencies",
+                          "I volunteer at the food bank", "I donate to a rescue",
+                          also without a subject: "Still working on my thesis",
+                          "Researching volunteer programs.", "... - building a
+                          treehouse for the kids")
 habit*                    "I always ...", "I usually ..."
 has_pet*                  "I have a dog named Max", "I just adopted a puppy"
 has_child*                "I have two kids"
 family*                   other relatives ("I have three siblings")
 speaks_language*          "I speak Portuguese"
 decided*                  a decision ("we decided to use Kafka", "let's go with B")
-plans_to*                 a plan ("I'm planning to run a marathon")
-goal*                     an aim ("I want to become a counselor")
+plans_to*                 a plan ("I'm planning to run a marathon", "Gonna finish my
+                          degree", "Planning a road trip to Norway")
+goal*                     an aim ("I want to become a counselor", "I want to use my
+                          savings to open a bakery", "our main goal was to raise money
+                          for the library")
 event*                    something that happened, ``valid_from`` its date when stated
-                          ("I got married on 3 June 2023")
+                          ("I got married on 3 June 2023", "we played this card game",
+                          "I took your advice and joined a gym" -> "joined a gym",
+                          "I saw how the floods changed my village", "coaching my son's
+                          team last spring was a blast")
 statement*                fallback: a substantive first-person statement no rule above
                           read, kept whole (trimmed) when it carries concrete content --
                           a number, a date or period, a relative or friend, a named
                           thing ("I've known these friends for 4 years, since I moved
                           from my home country"); at most one per turn, only when
                           nothing else fired; never a reaction, a wish, reported speech,
-                          advice, a problem of the moment or talk about the chat
+                          advice, a problem of the moment or talk about the chat. Also
+                          (fallback) a named answer ("Her name is Biscuit", "They're
+                          called Fire Lilies", "It was Nina Simone") and something of
+                          the speaker's shown ("Here's a pic of my garden in spring",
+                          "here's a photo of me at the finish line", "here's one I
+                          painted")
 ========================  ===========================================================
 
 Confidence follows the domain's anchors: 0.9 stated explicitly by the user -- a
@@ -531,6 +570,13 @@ _SESSION_RE = re.compile(
     r"(?:just |only )?for now|right now|for the moment|for today|in this (?:answer|reply|"
     r"response|chat)|nur (?:dieses mal|diesmal|jetzt)|pour cette fois|juste cette fois|"
     r"solo esta vez|por ahora|só desta vez|por enquanto)\b"
+)
+# "I'm really into jazz right now": a taste of these days, not a one-off
+_CURRENT_TASTE_RE = re.compile(
+    r"^(?:(?:oh|yeah|and|so|also|honestly|well)[,\s]+)*(?:i'm|i am|we're|we are) "
+    r"(?:(?:really|totally|so|super|just|also)\s+)*(?:into|loving|obsessed with|hooked on|"
+    r"addicted to|binging|binge-watching)\s+(?!it\b|this\b|that\b|you\b)[^,;:!?]+? right now"
+    r"[\s.!]*$"
 )
 _SESSION_TRIGGERS = _ws(
     "this now moment today nur pour juste solo ahora desta enquanto"
@@ -1092,7 +1138,9 @@ _TRIVIAL_EVENT_RE = re.compile(
 _TALK_VERBS = _ws("talked chatted discussed spoke covered went")
 _ABOUT_US_RE = re.compile(
     r"\b(?:chatted|talked|spoke|spoken|chatting|talking|speaking|conversation|chat) "
-    r"(?:with|to) you\b|\b(?:our|this|the) (?:last |previous )?(?:chat|conversation|session)\b"
+    r"(?:with|to) you\b|\b(?:our|this|the) (?:last |previous )?(?:chat|conversation|session)\b|"
+    r"\b(?:we|i) (?:\w+ )?(?:talked|chatted|spoke|discussed|covered)\b[^.!?]{0,60}?"
+    r"\b(?:before|earlier|last time|previously|already)\b"
 )
 
 
@@ -1107,10 +1155,12 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         if verb in _NOT_EVENT_VERBS and (verb not in _WEAK_EVENT_VERBS or not (
             found is not None or "just" in just or "recently" in just
             or _GOT_PHRASE_RE.match(tail)
+            # "I saw the impact a small donation can make": something witnessed, told
+            or (verb == "saw" and _meaningful(tail, 3) and not _SAW_BAD_RE.match(tail))
         )):
             return []
         if m.start("subj") == 0 and m.group("subj") == "" and (
-            verb in _ED_ADJECTIVES or _SUBJECTLESS_BAD_RE.match(tail)
+            verb in _ED_ADJECTIVES or verb == "set up" or _SUBJECTLESS_BAD_RE.match(tail)
         ):
             return []  # "Excited for the future", "Took a bit of work"
         if found is None and require_date and not re.search(r"\b(?:just|recently|finally)\b",
@@ -1126,9 +1176,31 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
         obj = _clean(raw, comma=True)
         rest = obj[len(verb):] if obj.lower().startswith(verb) else obj
         rest_low = rest.strip().lower()
+        if _YOU_RE.search(rest_low):
+            # "I took your advice and joined a gym": the listener's part is a preamble to
+            # an event of the speaker's own
+            am = _AND_PAST_RE.search(obj.lower())
+            if am is not None and am.group("v") not in _NOT_EVENT_VERBS \
+                    and not _YOU_RE.search(obj.lower(), am.end()) \
+                    and _meaningful(obj[am.end():]):
+                verb = am.group("v")
+                obj = obj[am.start("v"):]
+                rest = obj[len(verb):]
+                rest_low = rest.strip().lower()
         if verb in _CREATION_VERBS:
             # "I made this bowl in my class": a demonstrative plus a noun is fine
             rest_low = re.sub(r"^(?:this|these|that|those) (?=[a-z]{3,})", "", rest_low)
+        else:
+            # "we played this board game": so it is after any verb, unless the noun is a
+            # time ("this week") or a stand-in ("this one")
+            rest_low = re.sub(r"^(?:this|these) (?!(?:time|week|weekend|morning|evening|"
+                              r"afternoon|year|month|one|ones|way|stuff|thing|things|kind|"
+                              r"sort|far|much|many|is|was)\b)(?=[a-z]{3,})", "", rest_low)
+        made_in = verb in _CREATION_VERBS and found is not None and re.match(
+            r"^(?:it|them|one) (?:in|at|during) ", rest_low) is not None
+        if made_in:
+            # "I made it in my pottery class yesterday": where it was made is the content
+            rest_low = rest_low.split(" ", 1)[1]
         bare = not rest_low and found is not None and verb.endswith("ed") and len(verb) >= 6
         if not obj or (not bare and (not _meaningful(rest) or _BAD_OBJ_START.match(rest_low))):
             return []
@@ -1137,7 +1209,7 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
             return []  # everyday trivia, nothing durable (a shared meal is kept)
         if verb in _TALK_VERBS and _ABOUT_US_RE.search(ctx.low):
             return []  # "last time I chatted with you we talked about ...": about the chat
-        if verb in _TRANSITIVE_PAST and _RELATIVE_TAIL_RE.match(rest_low) \
+        if verb in _TRANSITIVE_PAST and not made_in and _RELATIVE_TAIL_RE.match(rest_low) \
                 and not _GOT_PHRASE_RE.match(" " + rest_low):
             return []  # "the help I got from friends": a relative clause, not an event
         if _YOU_RE.search(rest_low):
@@ -1148,6 +1220,10 @@ def _b_event(conf_dated: float, conf_undated: float, require_date: bool) -> Buil
     return build
 
 
+_SAW_BAD_RE = re.compile(r"^ (?:an? |the |some |)(?:error|bug|message|warning|crash|issue|"
+                         r"problem|post|tweet|video|ad|article|news|pic|photo)s?\b")
+_AND_PAST_RE = re.compile(r"\band (?:then |also |finally |even |)(?P<v>[a-z]{2,}ed|"
+                          r"went|got|made|met|bought|found|took|saw|read|wrote|ran|began)\b")
 _NOT_EVENT_VERBS = _ws(
     """felt thought wanted needed meant guessed figured knew said told asked mentioned
     hoped wondered loved liked enjoyed hated noticed realized realised agreed appreciated
@@ -1158,7 +1234,7 @@ _NOT_EVENT_VERBS = _ws(
 )
 _CREATION_VERBS = _ws(
     "made painted drew built bought wrote baked cooked knitted sewed crafted designed "
-    "created took found got picked"
+    "created took found got picked finished completed"
 )
 _ED_ADJECTIVES = _ws(
     """mixed impressed excited blessed tired stressed amazed surprised interested pleased
@@ -1179,7 +1255,7 @@ _TRANSITIVE_PAST = _ws(
 _RELATIVE_TAIL_RE = re.compile(
     r"^(?:from|as|for|at|when|and|with|in|on|by|was|were|is|are|made|makes|there|here|"
     r"before|so far|back then|since|while|growing|over|during|after|through|of|about|"
-    r"never|ever|in the past|together|both|all|up|so|yet|already|too|there|"
+    r"never|ever|in the past|together|both|all(?! (?:my|our|the|of)\b)|up|so|yet|already|too|there|"
     r"it (?:a while|ages|years|months|weeks|days|long)|it at|it from|it when|it for)\b|^$"
 )
 _YOU_RE = re.compile(r"\b(?:you|your|yours|u|ya)\b")
@@ -1206,7 +1282,8 @@ def _b_plan(pred: str, conf: float) -> Builder:
         if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
             return []
         first = obj.split()[0].lower()
-        if first in _NOT_PLAN_VERBS or _PRONOUN_END_RE.match(obj.lower()):
+        if (first in _NOT_PLAN_VERBS and not obj.lower().startswith("check out ")) \
+                or _PRONOUN_END_RE.match(obj.lower()):
             return []
         p = pred
         if p == "plans_to" and first in ("become", "be"):
@@ -1214,6 +1291,14 @@ def _b_plan(pred: str, conf: float) -> Builder:
         return [_Hit(FactType.FACT, _subject(m), p, obj, conf, "")]
 
     return build
+
+
+# "can't wait for the party": a reference to something just mentioned, with no date and
+# nothing of its own; "can't wait for my sister's wedding in May" is kept
+_ANTICIPATED_REF_RE = re.compile(
+    r"^(?!.*\b(?:tomorrow|tonight|today|weekend|next|birthday|wedding|anniversary)\b)"
+    r"(?:(?:the|our|their|some|that|this|your)\s+)?(?:[\w'-]+\s+){0,2}?[\w'-]+$"
+)
 
 
 _NOT_PLAN_VERBS = _ws(
@@ -1227,9 +1312,28 @@ def _b_goal_want(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if not obj or not _meaningful(obj):
         return []
     first = obj.split()[0].lower()
-    if first not in _GOAL_VERBS:
+    if first == "use":
+        # "I want to use my savings to open a bakery": the aim is what follows
+        um = _USE_TO_RE.match(obj.lower())
+        if um is None or um.group(1) not in _GOAL_VERBS | {"help", "inspire", "support"}:
+            return []
+    elif first not in _GOAL_VERBS:
         return []
+    if _VAGUE_GOAL_RE.match(obj.lower()) or len(obj.split()) == 1 \
+            or _PRONOUN_END_RE.match(obj.lower()):
+        return []  # "make it work"; "the places I want to visit"; "I need to try that"
     return [_Hit(FactType.FACT, _subject(m), "goal", obj, C_STATED, "")]
+
+
+_USE_TO_RE = re.compile(r"^use (?:my|our) [a-z' -]{2,40}? to (\w+)")
+# an aim with no content of its own: "make it work", "make a difference", "improve"
+_VAGUE_GOAL_RE = re.compile(
+    r"^(?:make (?:it|this|that|things|them|this \w+|it all) (?:work|happen|count)|"
+    r"make (?:a|an|some) (?:\w+ )?(?:difference|impact)(?: (?:on|in) (?:the|this) world)?|"
+    r"make (?:the|this) world a better place|make sure\b.*|improve|do (?:it|this|that|"
+    r"my best|better|well|good)|keep (?:going|it up|at it|trying)|get (?:better|there|"
+    r"through (?:it|this))|try (?:it|harder|my best)|be (?:better|happy|okay|ok))$"
+)
 
 
 _GOAL_VERBS = _ws(
@@ -1256,7 +1360,8 @@ def _b_habit(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
 
 
 _HABIT_BAD_RE = re.compile(
-    r"^(?:here|there|around|proud|in awe|so|glad|happy|grateful|thankful|amazed|impressed|"
+    r"^(?:(?:down|up) for|looking (?:for|to)|on the (?:lookout|hunt)|open to|keen|eager|worry|"
+    r"worried|here|there|around|proud|in awe|so|glad|happy|grateful|thankful|amazed|impressed|"
     r"a fan|rooting|cheering|thinking of you|on your side|by your side|in your corner|"
     r"available|ready to (?:help|listen|chat|talk))\b|.*\b(?:you|your)\b"
 )
@@ -1278,10 +1383,10 @@ _BAD_LIKE_OBJ = re.compile(
 
 def _b_likes(neg: bool) -> Builder:
     def build(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-        obj = _clean(ctx.text(m, "obj"), comma=True)
+        obj = _DEMONSTRATIVE_RE.sub("", _clean(ctx.text(m, "obj"), comma=True))
         low0 = obj.lower()
         if not obj or _BAD_OBJ_START.match(low0) or _BAD_LIKE_OBJ.match(low0) \
-                or not _meaningful(obj):
+                or not _meaningful(obj) or _ONLY_TIME_RE.match(low0):
             return []
         low = obj.lower()
         if low.startswith("to "):
@@ -1295,6 +1400,197 @@ def _b_likes(neg: bool) -> Builder:
         return [_Hit(FactType.PREFERENCE, _subject(m), pred, obj, C_STATED, "")]
 
     return build
+
+
+# "a job I enjoy every day": the object is elsewhere, only a time is left
+_ONLY_TIME_RE = re.compile(r"^(?:every|each|all) (?:single )?(?:day|morning|night|evening|week|"
+                           r"weekend|time|minute|second)$")
+_DEMONSTRATIVE_RE = re.compile(r"(?i)^(?:this|that|these|those)\s+(?=[a-z]{3,})")
+
+
+def _b_liked_thing(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """A named thing the speaker says moves them ("eagles fascinate me")."""
+    g = next(g for g in ("obj", "obj2", "obj3", "obj4") if m.groupdict().get(g) is not None)
+    obj = _clean(ctx.text(m, g), comma=True)
+    obj = _DEMONSTRATIVE_RE.sub("", obj)
+    low = obj.lower()
+    if not obj or _BAD_OBJ_START.match(low) or _BAD_LIKE_OBJ.match(low) \
+            or _YOU_RE.search(low) or not _meaningful(obj) or len(obj.split()) > 10 \
+            or low.split()[0] in _NOT_A_THING or _MODAL_RE.search(low):
+        return []
+    return [_Hit(FactType.PREFERENCE, _subject(m), "likes", obj, C_STATED, "")]
+
+
+_MODAL_RE = re.compile(r"\b(?:can|could|would|should|will|might|may|must)\b")
+# the start of a reaction or a vague pointer, not a named thing
+_NOT_A_THING = _ws(
+    """he she they we i it's its there here his her their our my everyone everybody
+    everything nothing something people life which who what all both each"""
+)
+
+
+def _b_hobby_inv(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Knitting and baking are my main hobbies": one hobby fact for the list."""
+    obj = _clean(ctx.text(m, "obj"))
+    low = obj.lower()
+    if not obj or _BAD_OBJ_START.match(low) or not _meaningful(obj) \
+            or low.split()[0] in _NOT_A_THING:
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "hobby", obj, C_STATED, "")]
+
+
+# "Researching adoption agencies." / "Still working on my thesis.": the ongoing activity
+# of a clause without a subject; a gerund that is the subject of a verb ("Taking care of
+# ourselves is vital") is not one
+_GERUND_SUBJECT_VERB_RE = re.compile(
+    r"'s\b|'ve\b|'m\b|'re\b|\b[a-z]{3,}ed\b|\b(?:is|was|are|were|has|have|had|helps?|helped|makes?|made|keeps?|kept|"
+    r"gives?|gave|sounds?|seems?|looks?|feels?|can|will|would|could|should|must|brings?|"
+    r"takes?|means?|meant|needs?|requires?|isn't|wasn't|doesn't|does|lets?|pays?|builds?|"
+    r"opens?|reminds?|inspired|inspires|gets?|got|pushes|fascinates)\b"
+)
+_NOT_ACTIVITY_SUBJECTLESS = _ws(
+    """wishing rooting cheering praying hugging congratulating thanking talking speaking
+    kidding joking nothing something anything everything morning evening thing
+    sending trying seeing hearing reading judging adding spreading supporting chasing
+    appreciating missing assuming considering speaking regarding checking catching
+    following"""
+)
+
+
+def _b_subjectless_activity(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    g = "obj" if m.groupdict().get("obj") is not None else "obj2"
+    ger = m.group("ger" if g == "obj" else "ger2")
+    # the rest of the sentence up to a dash: a finite verb or a new subject there makes
+    # the gerund the subject of a clause ("Painting's a fun way to ...")
+    tail = _DASH_RE.split(ctx.low[m.end("ger" if g == "obj" else "ger2"):], 1)[0]
+    if ger in _NOT_ACTIVITY_SUBJECTLESS or ger in _ING_NOT_GERUND or ger in _NOT_ACTIVITY \
+            or _GERUND_SUBJECT_VERB_RE.search(tail) or _YOU_RE.search(tail):
+        return []
+    if _REACTION_AFTER_RE.match(ctx.low, m.end("ger" if g == "obj" else "ger2")):
+        return []  # "Combining art and a good cause - that's so cool!": about the listener
+    obj = _clean(ctx.text(m, g), comma=True)
+    if not obj or obj.count(" ") > 10:
+        return []
+    pred = "hobby" if ger in _HOBBY_GERUNDS else "activity"
+    if pred == "activity" and not _meaningful(obj[len(ger):]):
+        return []
+    return [_Hit(FactType.FACT, "user", pred, obj, C_STATED, "")]
+
+
+_REACTION_AFTER_RE = re.compile(
+    r"[^.!?;\u2013\u2014]*?(?:\s[-\u2013\u2014]+|[\u2013\u2014]|,)\s*(?:that's|that is|thats|so|"
+    r"sounds|how|what|such|must)\b"
+)
+_DASH_RE = re.compile(r"\s*[-\u2013\u2014]+\s|\u2014")
+
+
+# -ing words that are adjectives or nouns, not an activity ("Amazing work!")
+_ING_NOT_GERUND = _ws(
+    """amazing interesting exciting inspiring boring stunning charming relaxing refreshing
+    exhausting overwhelming encouraging surprising fascinating satisfying touching
+    heartwarming breathtaking rewarding fulfilling challenging frustrating disappointing
+    annoying terrifying thrilling astonishing striking pleasing calming soothing uplifting
+    motivating promising loving caring willing outstanding compelling entertaining
+    intriguing captivating mesmerizing mesmerising tempting welcoming amusing depressing
+    embarrassing shocking confusing alarming upsetting fitting matching morning evening
+    king ring spring string wedding meaning during ceiling sibling pudding
+    darling clothing ending beginning thing something anything nothing everything
+    nice-looking good-looking awaiting according including regarding concerning depending
+    barring excluding notwithstanding
+    following pending lasting incoming outgoing ongoing upcoming everlasting
+    heartbreaking eye-opening life-changing mind-blowing jaw-dropping nerve-wracking
+    nerve-racking"""
+)
+
+
+def _b_gerund_subject(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Knitting helps me unwind", "Running the school fair with my class was great"."""
+    ger = m.group("ger")
+    if ger in _ING_NOT_GERUND or ger in _NOT_ACTIVITY_SUBJECTLESS or ger in _NOT_ACTIVITY \
+            or _GERUND_SUBJECT_VERB_RE.search(ctx.low.replace("'s", "  "), m.end("ger"),
+                                              m.end("obj")):
+        return []
+    obj = _clean(ctx.text(m, "obj"))
+    low = obj.lower()
+    if not obj or _YOU_RE.search(low) or not _meaningful(obj) or re.search(
+            r"\b(?:can|could|would|should|will|might|may|must|yourself|ourselves|"
+            r"themselves)\b", low):
+        return []
+    if m.group("past"):
+        # "Exploring the old town was amazing": the speaker's own experience
+        dated = parse_event_date(low, ctx.ts)
+        return [_Hit(FactType.EVENT, "user", "event", obj, C_STATED, "",
+                     dated[0] if dated is not None else None)]
+    pred = "hobby" if ger in _HOBBY_GERUNDS else "likes"
+    kind = FactType.FACT if pred == "hobby" else FactType.PREFERENCE
+    subj = "team" if m.group("who") == "us" else "user"
+    return [_Hit(kind, subj, pred, obj, C_STATED, "")]
+
+
+def _b_love_gerund(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Love experimenting with spices!" (no subject): a taste, when it is an activity."""
+    if m.group("ger") in _ING_NOT_GERUND or _YOU_RE.search(ctx.low[m.start("obj"):]):
+        return []
+    return _b_likes(False)(m, ctx)
+
+
+def _b_doing_hobby(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    obj = _clean(ctx.text(m, "obj"), comma=True)
+    head = obj.lower().split()[0] if obj else ""
+    if not obj or head in _ING_NOT_GERUND or not (
+            head in _HOBBY_NOUNS or head in _HOBBY_GERUNDS or head.endswith("ing")):
+        return []
+    return [_Hit(FactType.FACT, _subject(m), "hobby", obj, C_STATED, "")]
+
+
+def _b_shares_own(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Here's a pic of my family at the beach", "here's a photo of me at the finish line",
+    "here's one I painted last week": the speaker shows something of theirs."""
+    g = "obj" if m.group("obj") is not None else "obj2"
+    obj = _clean(ctx.text(m, g), comma=True)
+    low = obj.lower()
+    if not obj or not _meaningful(obj) or _STATEMENT_BAD_RE.search(low) \
+            or _SHARED_TECH_RE.search(low) or re.search(r"\d", low):
+        return []
+    lead = _STATEMENT_LEAD_RE.match(ctx.low, m.start())
+    raw = _clean(ctx.orig[lead.end() if lead else m.start():m.end(g)], comma=True)
+    if len(raw.split()) > 16:
+        return []
+    subj = "team" if m.group("subj") == "our" else "user"
+    return [_Hit(FactType.FACT, subj, "statement", raw[:1].upper() + raw[1:], C_STATED, "")]
+
+
+# a support case's evidence, not something the speaker owns
+_SHARED_TECH_RE = re.compile(
+    r"\b(?:screenshot|log|logs|output|code|config|file|files|traceback|stack|order|invoice|"
+    r"receipt|account|number|id|ticket|settings|query|script|function|schema|table|data)\b"
+)
+
+
+def _b_gives_time(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "I volunteer at the food bank", "I donate to an animal shelter": an ongoing activity."""
+    obj = _clean(ctx.text(m, "obj"))
+    rest = obj.split(" ", 1)[1] if " " in obj else ""
+    dated = parse_event_date(rest.lower(), ctx.ts)
+    if dated is not None:
+        rest = rest[: dated[1][0]] + rest[dated[1][1]:]
+    if not _meaningful(rest) or _YOU_RE.search(rest.lower()):
+        return []  # "the shelter I volunteer at yesterday": the object is elsewhere
+    return [_Hit(FactType.FACT, _subject(m), "activity", obj, C_STATED, "")]
+
+
+def _b_named_answer(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
+    """ "Her name is Bella." / "They're called Fire Lilies." / "It was Nina Simone!": a
+    named thing, kept whole."""
+    name = ctx.orig[m.start("obj"):m.end("obj")]
+    if not name[:1].isupper() or name.split("'")[0] in _NOT_NAMES \
+            or name.lower() in _MONTHS or name.lower() in _WEEKDAYS:  # "It's Monday"
+        return []
+    raw = _PUNCT_END_RE.sub("", _STATEMENT_LEAD_RE.sub("", ctx.orig.strip())).strip()
+    raw = _clean(raw)
+    if not raw or len(raw.split()) > 12:
+        return []
+    return [_Hit(FactType.FACT, "user", "statement", raw, C_STATED, "")]
 
 
 def _b_learning(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
@@ -1824,12 +2120,28 @@ _STATEMENT_BAD_RE = re.compile(
 _STATEMENT_REACTION_RE = re.compile(
     r"^(?:that|this|it|that's|thats|this is|it's|its|what|how|glad|happy|sorry|so|"
     r"good|great|nice|cool|awesome|amazing|congrats|congratulations|same|me too|"
-    r"sounds|looks|seems|(?:i|we)(?:'d| would)? (?:\w+ )?(?:like to|love to|rather|agree|"
+    r"sounds|looks|seems|(?:i|we)(?:'d| would)? (?:[\w%]+ )?(?:like to|love to|rather|agree|"
     r"can't wait|cannot wait|hope|bet|guess|"
     r"mean|think|believe|feel like|know|understand|get it|appreciate|wish|admire|want|"
     r"wanna|need|needed|'d like|would like|'d love|would love|'d rather|was wondering|"
     r"love (?:that|it|this|how|the way)))\b"
 )
+# a platitude or a pledge, not a fact about the speaker: "we can make a difference
+# together", "we all have our own paths", "I'll keep pushing", "I'm sure we'll make it"
+_STATEMENT_PLATITUDE_RE = re.compile(
+    r"^(?:together )?we (?:all |really |truly |)(?:can|could|will|'ll|should|must)\b|"
+    r"^we all\b|^(?:i|we)(?:'ll| will|'m gonna| am gonna|'m going to| am going to|'re gonna|"
+    r" are gonna| won't)(?: \w+){0,2}? (?:keep|continue|never|always|do (?:my|our) best|"
+    r"make (?:my|our) dreams|give up|let (?:anything|anyone|it|this))\b|"
+    r"^(?:i'm|we're|i am|we are) (?:\w+ )?(?:sure|glad|lucky|blessed|happy|grateful|"
+    r"thankful) (?:that )?we\b|^(?:i'm|i am|we're|we are) sure\b|"
+    r"^(?:our|my) (?:loved ones|stories|struggles|differences|journeys?|paths?) "
+    r"(?:can|give|make|show|are|is)\b|"
+    # musing aloud: "I was just thinking about pottery and trains again"
+    r"^(?:i was|i've been|i have been|i'm|i am) (?:just |)(?:thinking|wondering) (?:about|of)\b"
+)
+# a promise to the listener: "I'll ask around", "I'll bring some snacks"
+_STATEMENT_PROMISE_RE = re.compile(r"^(?:i'll|i will|we'll|we will)\b")
 _STATEMENT_NUMBER_RE = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|hundred|thousand|dozen|first|second|third)\b"
@@ -1893,9 +2205,11 @@ def _b_statement(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     if not raw or len(words) < 4 or not _meaningful(raw, 3):
         return []
     if _STATEMENT_BAD_RE.search(low) or _TRIVIAL_EVENT_RE.search(low) \
-            or _ABOUT_US_RE.search(low):
+            or _ABOUT_US_RE.search(low) or _STATEMENT_PLATITUDE_RE.match(low):
         return []
     score = _statement_score(raw)
+    if score == 0 and _STATEMENT_PROMISE_RE.match(low):
+        return []  # "I'll ask around": a promise of the moment, nothing dated
     if _STATEMENT_SUBJECT_RE.match(low) and not _STATEMENT_REACTION_RE.match(low):
         # "I'm ..." / "my ...": something concrete, or a substantial clause
         if score == 0 and (not _meaningful(raw, _STATEMENT_MIN_WORDS)
@@ -1934,6 +2248,12 @@ _IM = r"(?:i'm|im|i am)"
 _WEARE = r"(?:we're|we are)"
 _OBJ = r"(?P<obj>[^.!?;]+)"
 _OBJ_SHORT = r"(?P<obj>[^.!?;,]{2,80})"
+# "I love this pic": a reaction to what the listener shared, not a taste
+_REACTION_NOUNS = (
+    r"(?:pic|pics|photo|photos|picture|pictures|shot|idea|one|look|vibe|vibes|message|"
+    r"advice|quote|part|moment|news|color|colors|colour|colours|detail|details|stuff|thing|"
+    r"way|feeling|energy|attitude|mindset|spot|view)\b"
+)
 _IRREGULAR_PAST = (
     "went got ran took made met began won bought found gave wrote built drove flew swam sang "
     "drew caught taught brought spent sold grew rode broke chose became held led sent spoke "
@@ -2083,6 +2403,10 @@ _RULES: tuple[_Rule, ...] = (
        r"real|die-hard|diehard|longtime|long-time|lifelong|super)\s+)*"
        r"(?P<obj>(?!big\b|huge\b)[a-z][\w'-]*(?: [a-z][\w'-]*)?) fan\b",
        _simple(FactType.PREFERENCE, "likes")),
+    _r("as_a_fan", "fan",
+       r"^(?:(?:and|but|so|yeah|well|oh)[,\s]+)*as an? (?:(?:big|huge|lifelong|long-time|"
+       r"longtime|die-hard|diehard|true|real)\s+)*(?P<obj>[^,.!?;]{2,40}?) fan\b",
+       _simple(FactType.PREFERENCE, "likes")),
     _r("dislike", "hate dislike detest stand like enjoy despise bear fan",
        r"\b" + _SUBJ + r"\s+" + _ADV
        + r"(?P<verb>hate|dislike|detest|can't stand|cannot stand|don't like|do not like|"
@@ -2101,12 +2425,24 @@ _RULES: tuple[_Rule, ...] = (
     _r("dislike_im_not_fan", "fan",
        r"\b(?:i'm|i am|we're|we are) not (?:a )?(?:big |huge |really a )?fans? of\s+" + _OBJ,
        _b_likes(True)),
-    _r("like", "love like enjoy adore loves likes enjoys adores loved enjoyed adored",
-       r"\b" + _SUBJ + r"\s+" + _ADV
-       + r"(?P<verb>loved|enjoyed|adored|love|like|enjoy|adore)s?\s+"
-       r"(?!it\b|that\b|this\b|those\b|these\b|"
+    _r("like", "love like enjoy adore loves likes enjoys adores loved enjoyed adored liked",
+       r"\b" + _SUBJ + r"(?:'ve|ve| have)?\s+" + _ADV
+       + r"(?P<verb>loved|enjoyed|adored|liked|love|like|enjoy|adore)s?\s+"
+       r"(?!it\b|that\b|(?:this|these)\b(?! (?!" + _REACTION_NOUNS + r")[a-z]{3,}\b)|those\b|"
        r"how\b|what\b|when\b|your\b|you\b|the way\b|hearing\b|seeing\b|them\b)" + _OBJ,
        _b_likes(False)),
+    _r("miss_doing", "miss",
+       r"\b(?:(?:i|we)\s+" + _ADV + r"|^(?:(?:and|so|oh|yeah|really|honestly)[,\s]+)*)"
+       r"(?:really |so |truly |)miss\s+(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
+       lambda m, ctx: [] if m.group("ger") in _ING_NOT_GERUND | (_NOT_ACTIVITY - {"being"})
+       else _b_likes(False)(m, ctx)),
+    _r("off_to", "off",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:just |now |)off to "
+       r"(?:go |do (?:some |a bit of |)|practi[cs]e (?:some |)|"
+       r"play (?:some |a (?:bit|round) of |)|)"
+       r"(?P<obj>(?P<ger>[a-z]+(?:ing|do|ga|bo|is|ball|ess|ey|ts))\b[^.!?;]*)",
+       lambda m, ctx: [_Hit(FactType.FACT, _subject(m), "hobby", m.group("ger"), C_STATED, "")]
+       if not m.group("ger").endswith("ing") else _b_hobby_or_activity(C_STATED)(m, ctx)),
     _r("their_likes", "my our",
        r"\b(?:my|our) (?P<who>(?:two |three |little |)(?:kids|children|son|daughter|sons|"
        r"daughters|wife|husband|partner|family|girlfriend|boyfriend|dog|dogs|cat|cats|pups|"
@@ -2373,7 +2709,8 @@ _RULES: tuple[_Rule, ...] = (
        r"\b(?:" + _SUBJ + r" )?(?:can't|cannot|can not) wait (?:for|to)\s+"
        r"(?!it\b|that\b|this\b|see\b|hear\b|try\b|read\b|check\b|meet\b|chat\b|talk\b|"
        r"catch\b|find out\b|share\b|show\b|get\b|watch\b|know\b|join\b|tell\b)" + _OBJ,
-       _b_plan("plans_to", C_INFERRED)),
+       lambda m, ctx: [] if _ANTICIPATED_REF_RE.match(_clean(ctx.text(m, "obj")).lower())
+       and ctx.date() is None else _b_plan("plans_to", C_INFERRED)(m, ctx)),
     _r("excited_for", "excited stoked psyched down",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
        + r"(?:excited|stoked|psyched|pumped|down) (?:to|for|about)\s+"
@@ -2392,7 +2729,9 @@ _RULES: tuple[_Rule, ...] = (
     _r("looking_forward", "forward",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+" + _ADV
        + r"looking forward to\s+(?!it\b|that\b|this\b|seeing\b|hearing\b|chatting\b|"
-       r"talking\b|catching\b)" + _OBJ, _b_plan("plans_to", C_INFERRED)),
+       r"talking\b|catching\b)" + _OBJ,
+       lambda m, ctx: [] if _ANTICIPATED_REF_RE.match(_clean(ctx.text(m, "obj")).lower())
+       and ctx.date() is None else _b_plan("plans_to", C_INFERRED)(m, ctx)),
     _r("will_with_time", "i'll we'll will",
        r"\b" + _SUBJ + r"(?:'ll| will)\s+(?:be\s+)?" + _ADV
        + r"(?P<obj>[^.!?;,]+?)\s+(?:next (?:week|month|year|weekend|summer|spring|fall|"
@@ -2409,7 +2748,7 @@ _RULES: tuple[_Rule, ...] = (
        r"determined)\s+(?:to )?" + _OBJ, _b_goal_want),
     _r("goal_my", "goal dream plan aim ambition",
        r"\b(?P<subj>my|our) (?:big |main |ultimate |long-term |new |next )?"
-       r"(?P<kind>goal|dream|plan|aim|ambition)(?: for (?:this|next) year)? is (?:to )?"
+       r"(?P<kind>goal|dream|plan|aim|ambition)(?: for (?:this|next) year)? (?:is|was) (?:to )?"
        + _OBJ,
        lambda m, ctx: _b_plan("plans_to" if m.group("kind") == "plan" else "goal",
                               C_STATED)(m, ctx)),
@@ -2442,6 +2781,10 @@ _RULES: tuple[_Rule, ...] = (
        r"finally|actually|totally|kind of|kinda|still)\s+)*been\s+(?:(?:really|also|so|"
        r"super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
        _b_hobby_or_activity(C_STATED)),
+    _r("doing_hobby", "doing",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been|ve been| have been)\s+" + _ADV
+       + r"doing (?:a lot of |lots of |some |more |a bit of |)(?P<obj>[a-z][\w-]+\b[^.!?;]*)",
+       _b_doing_hobby),
     _r("am_doing", "<ing>",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:currently|now|also|actually|still|"
        r"really|busy|finally|officially|seriously|slowly)\s+)*"
@@ -2460,26 +2803,63 @@ _RULES: tuple[_Rule, ...] = (
        r"(?!it\b|that\b|this\b|you\b)" + _OBJ,
        _b_likes(False)),
     _r("my_thing", "thing jam passion go-to top stress escape outlet therapy safe comfort happy "
-       "favorite favourite favorites favourites",
-       r"^(?P<obj>[^,.!?;]{3,60}?) (?:is|are|has become|have become) (?:definitely |really |"
-       r"totally |kind of |also |)(?:my|our) (?:thing|jam|passion|go-to|happy place|top pick|"
-       r"stress fix|escape|outlet|therapy|safe space|comfort zone|"
-       r"favou?rite thing)\b|"
-       r"^(?P<obj2>[^,.!?;]{3,60}?) (?:is|are) (?:definitely |really |also |still |)"
+       "favorite favourite favorites favourites fave faves list team",
+       r"^(?P<obj>[^,.!?;]{3,60}?)(?:'s|'re| is| are| has become| have become) (?:definitely |"
+       r"really |totally |kind of |also |pretty much |)(?:my|our) (?:thing|jam|passion|go-to|"
+       r"happy place|top pick|stress fix|escape|outlet|therapy|safe space|comfort zone|"
+       r"favou?rite thing|fave|team(?! (?:lead|leader|mates?|members?|manager)\b))\b|"
+       r"^(?P<obj2>[^,.!?;]{3,60}?)(?:'s|'re| is| are) (?:definitely |really |also |still |)"
        r"(?:one of |among |some of |)(?:my|our) (?:all[- ]time |absolute |top |)"
-       r"favou?rites?\b",
-       lambda m, ctx: _simple(FactType.PREFERENCE, "likes",
-                              group="obj" if m.group("obj") else "obj2")(m, ctx)),
+       r"(?:favou?rites?|faves)\b|"
+       r"^(?P<obj3>[^,.!?;]{3,60}?)(?:'s|'re| is| are) (?:definitely |always |still |)"
+       r"(?:at the |)top of (?:my|our) list\b",
+       lambda m, ctx: _b_liked_thing(m, ctx) if not m.group("obj") else _simple(
+           FactType.PREFERENCE, "likes")(m, ctx), clauses=True),
+    _r("hobby_inv", "hobby hobbies pastime pastimes",
+       r"^(?P<obj>[^,.!?;]{3,80}?)(?:'s|'re| is| are) (?:definitely |really |also |still |)"
+       r"(?:one of |among |some of |)(?:my|our) (?:main |favou?rite |big |two |)"
+       r"(?:hobby|hobbies|pastimes?)\b", _b_hobby_inv, clauses=True),
+    _r("moves_me", "mesmerize mesmerizes mesmerized mesmerise mesmerises mesmerised fascinate "
+       "fascinates fascinated captivate captivates captivated intrigue intrigues intrigued "
+       "inspire inspires interesting fascinating impress impresses speaks speak brings bring "
+       "inspired",
+       r"^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj3>[^,.!?;]{3,60}?)"
+       r"(?:'s| is| are) (?:so |really |very |super |)[a-z]+(?: and [a-z]+)?\s*"
+       r"[-\u2013\u2014,]+\s*(?:it|they) (?:really |truly |just |)speaks? to me\b|"
+       r"^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj>[^,.!?;]{3,60}?) "
+       r"(?:(?:has|have) )?(?:(?:always|really|totally|truly|just|never stopped|still|"
+       r"constantly|also)\s+)*(?:mesmeri[sz]e[sd]?|fascinate[sd]?|captivate[sd]?|intrigue[sd]?|"
+       r"inspires?|impress(?:es)?|(?:speaks?|spoke) to|(?:is|are|was) what (?:inspired|"
+       r"inspires|drew|draws|got)) me\b|^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*"
+       r"(?P<obj4>[^,.!?;]{3,60}?) (?:(?:really|always|also|truly|just)\s+)*brings? me "
+       r"(?:so much |such |a lot of |great |real |)(?:joy|peace|happiness|comfort|calm)\b"
+       r"|^(?:(?:and|but|so|yeah|yes|well|honestly)[,\s]+)*(?P<obj2>[^,.!?;]{3,60}?)"
+       r"(?:'s|'re| is| are| has always been| have always been) (?:(?:particularly|really|so|"
+       r"very|super|especially|always|genuinely|truly)\s+)*(?:interesting|fascinating) to me\b",
+       _b_liked_thing, clauses=True),
+    _r("hooked", "hooked obsessed addicted",
+       r"^(?:(?:and|but|so|yeah|yes|well|oh)[,\s]+)*(?P<obj>[^,.!?;]{3,60}?)(?:'s|'re| is| are|"
+       r" was| were) (?:so |really |absolutely |just |totally |)(?:amazing|awesome|great|"
+       r"incredible|fantastic|brilliant|so good)\s*(?:[-\u2013\u2014,]+|and)\s*(?:i'm|i am) "
+       r"(?:(?:totally|so|completely|really|absolutely)\s+)*(?:hooked|obsessed|addicted)\b",
+       _b_liked_thing),
     _r("values", "important dear special precious means mean meant part",
-       r"^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj>[^,.!?;]{3,80}?) "
-       r"(?:is|are|has always been|have always been|is always|really is|is really|is so|"
-       r"are so) (?:really |so |very |super |)(?:important|dear|special|precious) to (?:me|us)"
+       r"^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj>[^,.!?;]{3,80}?)"
+       r"(?:'s| is| are| has always been| have always been| is always| really is| is really|"
+       r" is so| are so|'s so|'s always) (?:really |so |very |super |)(?:important|dear|special|"
+       r"precious) to (?:me|us)"
        r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj2>[^,.!?;]{3,80}?) "
        r"(?:means?|meant) (?:a lot|so much|everything|the world|a great deal) to (?:me|us)"
        r"|^(?:(?:and|but|so|yeah|yes|well)[,\s]+)*(?P<obj3>[^,.!?;]{3,80}?) "
        r"(?:is|are|has been|have been|has become|became) (?:such |)(?:a |an |)(?:huge |big |"
        r"important |major |key |special |)part of (?:my|our) (?:life|lives|identity|routine)",
        lambda m, ctx: _b_values(m, ctx)),
+    _r("important_to_me_to", "important",
+       r"\b(?:it's|it is) (?:really |so |very |super |)important to (?P<subj>me|us) to\s+"
+       r"(?!(?:say|tell|know|hear|see|ask|thank)\b)" + _OBJ,
+       lambda m, ctx: [_Hit(FactType.FACT, "team" if m.group("subj") == "us" else "user",
+                            h.predicate, h.object, h.confidence, "")
+                       for h in _simple(FactType.FACT, "values")(m, ctx)]),
     _r("member_of", "part member joined",
        r"\b" + _SUBJ + r"(?:'m|m| am|'re| are|'ve been| have been)\s+" + _ADV
        + r"(?:a )?(?:part|members?) of\s+(?!it\b|that\b|this\b)" + _OBJ,
@@ -2524,8 +2904,39 @@ _RULES: tuple[_Rule, ...] = (
        r"(?:(?:i've|i have|we've|we have)\s+)?(?:really |also |just |)been\s+(?:(?:really|also|"
        r"so|super|busy|actually|kind of|kinda)\s+)*(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)",
        _b_hobby_or_activity(C_STATED)),
+    _r("subjectless_activity", "<ing>",
+       r"^(?:(?:yeah|yes|yep|well|oh|actually|so|and|also|lately|recently|currently|mostly|"
+       r"still|just|now|busy|honestly|really)[,\s]+)*"
+       r"(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;,\u2013\u2014]*)", _b_subjectless_activity),
+    _r("subjectless_activity_dash", "<ing>",
+       r"(?:\s[-\u2013\u2014]+|\u2014)\s*(?:(?:still|just|mostly|currently|busy)\s+)*"
+       r"(?P<obj2>(?P<ger2>[a-z]+ing)\b[^.!?;,\u2013\u2014-]*)[.!?\s]*$",
+       _b_subjectless_activity),
+    _r("gerund_subject", "<ing>",
+       r"^(?:(?:yeah|yes|well|oh|honestly|and|so)[,\s]+)*(?P<obj>(?P<ger>[a-z]+ing)\b"
+       r"[^.!?;,\u2013\u2014]{0,80}?) (?:(?:really|always|also|totally|truly|just)\s+)*"
+       r"(?:(?:helps?|keeps?|makes?|has been helping|has helped|relaxes|calms|grounds) "
+       r"(?P<who>me)\b|(?P<past>was|has been|were) (?:(?:such|so|really|truly|an?|"
+       r"absolutely)\s+)*(?:awesome|amazing|great|incredible|unforgettable|wonderful|"
+       r"fantastic|special|fun|rewarding|fulfilling|a blast|a challenge|challenging|tough|"
+       r"hard)\b)", _b_gerund_subject),
+    _r("love_gerund", "love adore enjoy",
+       r"^(?:(?:yeah|yes|oh|and|so|also|honestly|really|just|totally|absolutely)[,\s]+)*"
+       r"(?:love|adore|enjoy)\s+(?P<obj>(?P<ger>[a-z]+ing)\b[^.!?;]*)", _b_love_gerund,
+       clauses=True),
+    _r("gonna_plan", "gonna planning",
+       r"^(?:(?:yeah|yes|oh|and|so|also|well|anyway)[,\s]+)*(?:gonna |planning (?:to |on |"
+       r"(?=an? |my |some |another )))(?!be\b)" + _OBJ, _b_plan("plans_to", C_STATED)),
     _r("event_multi", frozenset(k.split()[-1] for k in _PAST_ADV_MULTI),
        r"^(?P<obj>.+)$", _b_event_multi),
+    _r("gives_time", "donate volunteer mentor coach tutor",
+       r"\b" + _SUBJ + r"\s+(?:(?:also|still|regularly|now|even|sometimes)\s+)*"
+       r"(?P<obj>(?:donate|volunteer|mentor|coach|tutor)\b(?! (?:to|for) (?:you|help)\b)"
+       r"[^.!?;]*)", _b_gives_time),
+    _r("loving", "loving",
+       r"\b" + _SUBJ + r"(?:'m|m| am|'re| are)\s+(?:(?:really|totally|so|just|also|still)\s+)*"
+       r"loving\s+(?!it\b|that\b|this\b|you\b|your\b|the way\b|how\b|every\b|"
+       r"them\b|him\b|her\b)" + _OBJ, _b_likes(False)),
     # ---------------------------------------------------------- remember requests
     _r("remember_note", frozenset(),
        r"^(?P<obj>.+)$", _b_note),
@@ -2540,6 +2951,22 @@ _RULES: tuple[_Rule, ...] = (
        r"\bmy (?P<obj>(?:two |three |four |)(?:dogs?|cats?|pups?|puppy|kitten|rabbit|"
        r"hamster|parrot|horse|turtle))\b", _b_possessive("has_pet", C_INFERRED),
        fallback=True),
+    _r("shares_own", "here's here check this these meet",
+       r"^(?:(?:yeah|yes|oh|so|and|btw|anyway|look)[,\s]+)*(?:here's|here is|check out|"
+       r"this is|these are|meet)\s+(?:(?:a|an|one|some|another)\s+(?:pic|pics|photo|photos|"
+       r"picture|pictures|snap|shot|peek|look)\s+(?:of|from|at)\s+|one of\s+|)"
+       r"(?P<subj>my|our)\s+(?P<obj>[^.!?;]+)|"
+       r"^(?:(?:yeah|yes|oh|so|and|btw|anyway|look)[,\s]+)*(?:here's|here is|this is|"
+       r"check out)\s+(?:(?:a|an|one|another)\s+(?:pic|photo|picture|snap|shot)\s+"
+       r"(?:(?:of|from)\s+(?=(?:me|us|when|last)\b)|(?=(?:i|we) (?:took|snapped|got)\b))|"
+       r"one (?=(?:i|we) (?:did|made|painted|drew|wrote|knitted|baked|built|sewed)\b))"
+       r"(?P<obj2>[^.!?;]+)", _b_shares_own, fallback=True, clauses=True),
+    _r("named_answer", "name name's called it's was is definitely probably",
+       r"^(?:(?:yeah|yes|oh|so|well)[,\s]+)*(?:(?:his|her|their|its) name(?:'s| is| was)|"
+       r"(?:they're|they are|it's|it is|this (?:[a-z]+ )?is|these (?:[a-z]+ )?are) called|"
+       r"it was|it's|it is|that was|definitely|probably)\s+"
+       r"[\"'\u201c]?(?P<obj>[^\W\d_][\w'-]*)", _b_named_answer,
+       fallback=True),
     _r("statement", "i i'm im i've ive i'd we we're we've my our",
        r"^(?P<obj>.+)$", _b_statement, fallback=True),
 )
@@ -2553,7 +2980,7 @@ _ALWAYS: tuple[int, ...] = tuple(i for i, r in enumerate(_RULES) if not r.trigge
 # "not on Jenkins anymore, now it's GitHub Actions": a switch, read by its own rules
 _NOT_ANYMORE_FIX_RE = next(r.pattern for r in _RULES if r.name == "not_anymore")
 _NO_LONGER_FIX_RE = next(r.pattern for r in _RULES if r.name == "no_longer_now")
-_IRREGULAR_PAST_SET = frozenset(_IRREGULAR_PAST.split())
+_IRREGULAR_PAST_SET = frozenset(_IRREGULAR_PAST.split()) | {"set"}  # "set up"
 _ED_END_RE = re.compile(r"ed\b")
 _ING_END_RE = re.compile(r"ing\b")
 
@@ -2801,11 +3228,40 @@ _CORRECTION_LEAD_RE = re.compile(
 )
 
 
+def _merge_events(hits: list[_Hit]) -> list[_Hit]:
+    """The events narrated in one turn become one event ("went to a fair; got some leads").
+
+    They are one story told in steps; one fact per step would spend the write budget on
+    the same source turn. The first event's date is kept, else the first stated one.
+    """
+    events = [h for h in hits if h.predicate == "event" and not h.retracts]
+    if len(events) < 2:
+        return hits
+    seen: list[str] = []
+    for h in events:
+        if normalise(h.object) not in (normalise(x) for x in seen):
+            seen.append(h.object)
+    first = events[0]
+    obj = "; ".join(seen)
+    if len(obj) > MAX_OBJECT_CHARS:
+        obj = obj[:MAX_OBJECT_CHARS].rsplit(" ", 1)[0].rstrip(" ,.;:")
+    when = next((h.valid_from for h in events if h.valid_from is not None), None)
+    merged = _Hit(first.type, first.subject, "event", obj, max(h.confidence for h in events),
+                  first.rule, when, False)
+    out: list[_Hit] = []
+    for h in hits:
+        if h is first:
+            out.append(merged)
+        elif h not in events:
+            out.append(h)
+    return out
+
+
 class RuleExtractor:
     """Offline, deterministic rule-based extractor (the default)."""
 
     name = "rules"
-    version = "1.2.0"
+    version = "1.3.0"
 
     def __init__(self) -> None:
         self._rules = _RULES
@@ -2828,7 +3284,7 @@ class RuleExtractor:
             if said:
                 hits.append(max(said, key=lambda h: (_statement_score(h.object),
                                                      len(h.object))))
-        return self._facts(turn, hits)
+        return self._facts(turn, _merge_events(hits))
 
     # ---------------------------------------------------------------- internals
 
@@ -2859,7 +3315,9 @@ class RuleExtractor:
                 wordset = frozenset(words)
                 if not words:
                     return
-        if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low):
+        if wordset & _SESSION_TRIGGERS and _SESSION_RE.search(low) and not (
+                _CURRENT_TASTE_RE.match(low)
+                and all(sm.group(0) == "right now" for sm in _SESSION_RE.finditer(low))):
             return  # session-only: "keep it short for this one"
         if wordset & _RETRACT_TRIGGERS:
             blanked = self._retractions(orig, low, ts, hits)

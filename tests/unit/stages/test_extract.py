@@ -438,7 +438,7 @@ def test_provenance_fields() -> None:
     (f,) = EX.extract(t)
     assert (f.tenant_id, f.user_id, f.session_id) == ("acme", "u1", "s1")
     assert f.source_turn_ids == ["t9"]
-    assert (f.extractor, f.extractor_version) == ("rules", "1.2.0")
+    assert (f.extractor, f.extractor_version) == ("rules", "1.3.0")
     assert f.outcome is Outcome.SUCCESS and f.confirmed is True
     assert f.rationale == "prefer"
     assert f.confidence == 0.9
@@ -516,7 +516,7 @@ def test_multi_valued_flags() -> None:
 def test_protocol() -> None:
     ex: Extractor = RuleExtractor()
     assert isinstance(ex, Extractor)
-    assert (ex.name, ex.version) == ("rules", "1.2.0")
+    assert (ex.name, ex.version) == ("rules", "1.3.0")
 
 
 # ---------------------------------------------------------------- retraction
@@ -732,3 +732,260 @@ def test_at_most_one_fallback_statement_per_turn() -> None:
 )
 def test_fallback_statement_skips_chatter_and_hard_negatives(text: str) -> None:
     assert [f for f in facts(text) if f.predicate == "statement"] == []
+
+
+# ---------------------------------------------------------------- 1.3.0 coverage rules
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj", "rule"),
+    [
+        # a thing that moves / interests the speaker
+        ("Owls have always fascinated me; they look so wise.", "likes", "Owls", "moves_me"),
+        ("Old lighthouses really captivate me.", "likes", "Old lighthouses", "moves_me"),
+        ("Urban planning is particularly interesting to me.", "likes", "Urban planning",
+         "moves_me"),
+        # inverted favourites, hobbies and top-of-the-list
+        ("Pistachio gelato is at the top of my list.", "likes", "Pistachio gelato", "my_thing"),
+        ("Green's my fave, it feels calm.", "likes", "Green", "my_thing"),
+        ("Yeah, that album is one of my faves.", "likes", "album", "my_thing"),
+        ("Cycling is pretty much my go-to for clearing my head.", "likes", "Cycling",
+         "my_thing"),
+        ("Birdwatching and baking are my main hobbies.", "hobby", "Birdwatching and baking",
+         "hobby_inv"),
+        ("Chess and board games are amazing - I'm totally hooked!", "likes",
+         "Chess and board games", "hooked"),
+        # values with a contraction, "it's important to me to ..."
+        ("Honesty's super important to me.", "values", "Honesty", "values"),
+        ("It's important to me to give back to my neighbourhood.", "values",
+         "give back to my neighbourhood", "important_to_me_to"),
+        # goals
+        ("I want to use my savings to open a small bakery.", "goal",
+         "use my savings to open a small bakery", "goal_want"),
+        ("Our main goal was to raise money for the library.", "goal",
+         "raise money for the library", "goal_my"),
+        # made / finished things, activities without a subject, gerund subjects
+        ("I just finished this little quilt for my niece!", "event",
+         "finished this little quilt for my niece", "event_past"),
+        ("Yeah actually - building a treehouse for the kids.", "activity",
+         "building a treehouse for the kids", "subjectless_activity_dash"),
+        ("Still working on my thesis about coral reefs.", "activity",
+         "working on my thesis about coral reefs", "subjectless_activity"),
+        ("Researching volunteer programs abroad.", "activity",
+         "Researching volunteer programs abroad", "subjectless_activity"),
+        ("Gardening helps me unwind after work.", "hobby", "Gardening", "gerund_subject"),
+        ("Coaching my son's soccer team last spring was a blast!", "event",
+         "Coaching my son's soccer team", "gerund_subject"),
+        ("Love experimenting with sourdough.", "likes", "experimenting with sourdough",
+         "love_gerund"),
+        ("I'm doing pilates these days.", "hobby", "pilates", "doing_hobby"),
+        ("I'm doing kickboxing and it keeps me fit.", "hobby", "kickboxing", "doing_hobby"),
+        ("Gonna finish my degree and look for a design job.", "plans_to",
+         "finish my degree and look for a design job", "gonna_plan"),
+        ("Planning a road trip to Norway next summer.", "plans_to",
+         "a road trip to Norway next summer", "gonna_plan"),
+        # likes with a demonstrative, "liked", missing an activity; off to do a hobby
+        ("I love this podcast, it's so calm.", "likes", "podcast", "like"),
+        ("I've always liked Scandinavian design.", "likes", "Scandinavian design", "like"),
+        ("I really miss sailing with my dad.", "likes", "sailing with my dad", "miss_doing"),
+        ("Miss being by the sea.", "likes", "being by the sea", "miss_doing"),
+        ("I'm off to go climbing with my cousins.", "hobby", "climbing with my cousins",
+         "off_to"),
+        ("I'm off to do some judo!", "hobby", "judo", "off_to"),
+        # events: a demonstrative plus a noun after any verb, "set up", "lost all my ..."
+        ("We played this card game Uno with my cousins.", "event",
+         "played this card game Uno with my cousins", "event_past"),
+        ("I set up a reading nook in the attic.", "event", "set up a reading nook in the attic",
+         "event_past"),
+        ("My phone died and I lost all my photos.", "event", "lost all my photos",
+         "event_past"),
+        ("This weekend I'm planning to check out the new climbing gym.", "plans_to",
+         "check out the new climbing gym", "plan"),
+        # more ways to say a thing moves the speaker; "as a ... fan"
+        ("Jazz piano is so warm and playful - it really speaks to me.", "likes", "Jazz piano",
+         "moves_me"),
+        ("Old castles impress me, they have so much history.", "likes", "Old castles",
+         "moves_me"),
+        ("Houseplants bring me so much peace.", "likes", "Houseplants", "moves_me"),
+        ("The coach's stubborn optimism is what inspired me.", "likes",
+         "The coach's stubborn optimism", "moves_me"),
+        ("As a lifelong Celtics fan, I disagree.", "likes", "Celtics", "as_a_fan"),
+        # gerund subjects narrated in the past; "made it in <class>" with a date
+        ("Learning Greek has been tough!", "event", "Learning Greek", "gerund_subject"),
+        ("I made it in my ceramics class yesterday.", "event", "made it in my ceramics class",
+         "event_past"),
+        # the listener's part is a preamble to an event of the speaker's own
+        ("I took your advice and joined a climbing gym.", "event", "joined a climbing gym",
+         "event_past"),
+        # showing something of one's own (fallback)
+        ("Here's a pic of my garden in spring.", "statement",
+         "Here's a pic of my garden in spring", "shares_own"),
+        ("This is my record collection so far.", "statement", "This is my record collection",
+         "shares_own"),
+        ("Check out my latest watercolor!", "statement", "Check out my latest watercolor",
+         "shares_own"),
+        # something witnessed
+        ("Growing up, I saw how the floods changed my village.", "event",
+         "saw how the floods changed my village", "event_past"),
+        ("Yeah, here's a photo of me at the finish line.", "statement",
+         "Here's a photo of me at the finish line", "shares_own"),
+        ("Oh, here's one I painted on the weekend.", "statement",
+         "Here's one I painted on the weekend", "shares_own"),
+        # a current taste with "right now"; "loving"; giving time; "X are my team"
+        ("I'm totally into Stardew Valley right now.", "hobby", "Stardew Valley", "into"),
+        ("I'm loving the new album by Wet Leg.", "likes", "the new album by Wet Leg",
+         "loving"),
+        ("I volunteer at the food bank.", "activity", "volunteer at the food bank",
+         "gives_time"),
+        ("I donate to a wildlife rescue.", "activity", "donate to a wildlife rescue",
+         "gives_time"),
+        ("The Canucks are my team for sure.", "likes", "The Canucks", "my_thing"),
+        # a named thing as an answer (fallback)
+        ("Her name is Biscuit!", "statement", "Her name is Biscuit", "named_answer"),
+        ("They're called Fire Lilies.", "statement", "They're called Fire Lilies",
+         "named_answer"),
+        ("It was Nina Simone, what a voice!", "statement", "It was Nina Simone, what a voice",
+         "named_answer"),
+        ("Definitely Blade Runner!", "statement", "Definitely Blade Runner", "named_answer"),
+    ],
+)
+def test_coverage_rules(text: str, predicate: str, obj: str, rule: str) -> None:
+    got = [(f.predicate, f.object, f.rationale) for f in facts(text)]
+    assert (predicate, obj, rule) in got, got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # reactions, pronouns and the listener are not things the speaker likes
+        "That really inspires me!",
+        "Your story truly inspired me.",
+        "It's one of my faves.",
+        "It is particularly interesting to me.",
+        # adjectives and prepositions ending in -ing, gerund subjects of advice
+        "Amazing work!",
+        "Wishing you the best!",
+        "Taking care of ourselves is vital.",
+        "Painting's a fun way to relax.",
+        "Looking forward to it!",
+        "Just checking in about the trip.",
+        "Combining music and a good cause - that's so cool!",
+        "I have a job I enjoy every day.",
+        "We might add two more rooms next year, depending on the budget.",
+        "Taking a break can help us recharge.",
+        "Winning can give us a real boost.",
+        "Gonna be awesome!",
+        "I'm doing great, thanks!",
+        "I'm doing something fun this weekend.",
+        "I love this pic!",
+        "I love that idea.",
+        "I liked your story.",
+        "I miss you so much!",
+        "I miss hearing from you.",
+        "Set up a meeting for tomorrow.",
+        "I'm off to check my email.",
+        "Here's my order number, it still hasn't arrived.",
+        "Here's my config file.",
+        "Here's a screenshot of the error.",
+        "Here's a photo of you.",
+        "Can't wait for the party!",
+        "I'm looking forward to the hike.",
+        "That really speaks to me.",
+        "They bring me so much joy.",
+        "Being outside can be so refreshing.",
+        "I made it for you yesterday.",
+        "I'm always up for new book recommendations.",
+        "I'm always on the lookout for new recipes.",
+        "I want to make the world a better place.",
+        "I want to make sure the kids are safe.",
+        "I need to try that.",
+        "I made this for you and wrapped it.",
+        "I read your message and felt better.",
+        "I saw an error message on the screen.",
+        "I saw your message.",
+        "It's Monday again.",
+        "It was great!",
+        "I'm loving it!",
+        "Keep it short right now, I'm into a meeting.",
+        # vague aims
+        "I'm determined to make it work.",
+        "I'm hoping to make a positive impact.",
+        "I want to use the bathroom.",
+        # a name needs a capitalised name
+        "Her name is something I forget.",
+    ],
+)
+def test_coverage_rules_decline(text: str) -> None:
+    got = [(f.predicate, f.object, f.rationale) for f in facts(text)]
+    new_rules = {"moves_me", "my_thing", "hobby_inv", "hooked", "subjectless_activity",
+                 "subjectless_activity_dash", "gerund_subject", "love_gerund", "doing_hobby",
+                 "gonna_plan", "named_answer", "like", "miss_doing", "off_to", "event_past",
+                 "event_subjectless", "plan", "shares_own", "cant_wait", "looking_forward",
+                 "goal_want", "goal_hoping", "important_to_me_to", "habit", "as_a_fan",
+                 "into", "loving", "gives_time"}
+    assert [g for g in got if g[2] in new_rules] == [], got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I 100% agree, Jamie.",
+        "We can make a real difference together.",
+        "We all have our own paths, and together we can build a kinder world.",
+        "I'll keep pushing and make my dreams come true.",
+        "I'm gonna keep going, whatever comes my way.",
+        "I'm so glad we can always count on each other.",
+        "I'm sure with hard work we'll get there.",
+        "I'll ask around to see if anyone wants to help.",
+        # meta-chatter about the conversation itself
+        "We talked about gardening before, right?",
+        "I was just thinking about pottery and trains again, no big deal.",
+        "I was just thinking about Lisbon and Porto again, no big deal.",
+        "Not sure if I mentioned my cousin's wedding.",
+        "I mentioned pottery earlier, I think.",
+    ],
+)
+def test_platitudes_pledges_and_meta_chatter_are_not_stored(text: str) -> None:
+    assert facts(text) == []
+
+
+def test_my_team_members_are_not_a_liked_team() -> None:
+    assert "likes" not in [f.predicate for f in facts("These are my team members.")]
+
+
+def test_the_object_of_giving_time_must_be_there() -> None:
+    got = facts("I donated my old bike to the shelter I volunteer at yesterday.")
+    assert [f.rationale for f in got] == ["event_past"]
+
+
+def test_session_only_right_now_is_still_skipped() -> None:
+    assert facts("I'm at the station right now and my train is late.") == []
+
+
+def test_excitement_about_something_coming_is_kept() -> None:
+    got = facts("I'm really excited to watch the new season that's coming out in March.")
+    assert got
+
+
+def test_anticipation_with_content_is_kept() -> None:
+    got = facts("I can't wait for my sister's wedding in Lisbon.")
+    assert [f.predicate for f in got][:1] == ["plans_to"]
+
+
+def test_dated_promise_is_still_a_statement() -> None:
+    got = facts("I'll be in Porto with my two sisters in March.")
+    assert got and got[0].predicate in {"statement", "plans_to"}
+
+
+def test_events_of_one_turn_are_one_event() -> None:
+    got = facts("Last Saturday I went to a craft fair. I met a woodturner and bought a bowl.")
+    events = [f for f in got if f.predicate == "event"]
+    assert len(events) == 1
+    assert events[0].object.startswith("went to a craft fair; ")
+    assert "met a woodturner" in events[0].object
+    assert events[0].valid_from == datetime(2023, 6, 10, tzinfo=UTC)
+
+
+def test_merged_event_keeps_other_facts() -> None:
+    got = facts("I got married on 3 June 2023 and we moved to a new flat.")
+    assert [f.predicate for f in got].count("event") == 1
+    assert "relationship_status" in [f.predicate for f in got]
