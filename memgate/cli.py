@@ -268,6 +268,13 @@ def search(
         str | None, typer.Option("--as-of", help="ISO time: what was true then (valid time).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            "--now", help="ISO time to rank at: facts decay by their age at this instant "
+            "(default: the current time)."
+        ),
+    ] = None,
 ) -> None:
     """Hybrid search (BM25 + vectors, fused by reciprocal rank) over one user's facts."""
     from memgate.recall import Recall
@@ -276,7 +283,7 @@ def search(
     rt = _rt(ctx)
     with _errors():
         q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
-        hits = Recall(rt.retrieval, rt.embedder).search(q)
+        hits = Recall(rt.retrieval, rt.embedder).search(q, now=_parse_time(now))
     if as_json:
         _print_json(
             [
@@ -433,6 +440,8 @@ DEMO_SEARCHES: list[tuple[str, str, str, str | None]] = [
 @app.command()
 def demo(ctx: typer.Context) -> None:
     """Ingest a small bundled sample showing every kind of decision, then search it."""
+    from memgate.inputs import ReadErrors, read_jsonl
+
     rt = _rt(ctx)
     demo_dir = rt.settings.data_dir / "demo"
     if demo_dir.exists():
@@ -441,10 +450,20 @@ def demo(ctx: typer.Context) -> None:
     sample = resources.files("memgate") / "data" / "demo.jsonl"
     with resources.as_file(sample) as path, _errors():
         summary, errors = _ingest(rt, Path(path))
+        # rank as of the sample's last turn, so its 2024 facts are not aged to today
+        last = max(t.ts for t in read_jsonl(Path(path), ReadErrors())).isoformat()
     console.print(_summary_table(summary, "memgate demo: what the gate decided"))
     for tenant, user, q, as_of in DEMO_SEARCHES:
         ctx.invoke(
-            search, ctx=ctx, query=q, tenant=tenant, user=user, k=3, as_of=as_of, as_json=False
+            search,
+            ctx=ctx,
+            query=q,
+            tenant=tenant,
+            user=user,
+            k=3,
+            as_of=as_of,
+            as_json=False,
+            now=last,
         )
     console.print(f"\nstores: {demo_dir} (try `memgate --data-dir {demo_dir} audit verdicts`)")
     if errors:
