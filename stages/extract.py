@@ -2098,8 +2098,7 @@ _STATEMENT_NEGATED_RE = re.compile(
 _STATEMENT_ANY_PERSON_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|"
                                       r"us|our|ours)\b")
 _STATEMENT_LEAD_RE = re.compile(
-    # the lead words in any case ("Yeah, ..."); a name after them only capitalised
-    r"^(?:(?i:hey|hi|hello|oh|ooh|wow|whoa|yeah|yes|yep|yup|no|nope|well|so|and|but|also|"
+    r"^(?:(?:hey|hi|hello|oh|ooh|wow|whoa|yeah|yes|yep|yup|no|nope|well|so|and|but|also|"
     r"btw|anyway|anyways|honestly|actually|haha+|lol|ha|hmm+|um+|ah|aw+|ok|okay|thanks|"
     r"thank you|omg|man|dude|gosh|sure|right|totally|absolutely|definitely|cool|nice|"
     r"great|awesome|true|lately|recently)(?:\s+[A-Z][a-z]+)?[\s,!.:;-]+)+"

@@ -989,25 +989,3 @@ def test_merged_event_keeps_other_facts() -> None:
     got = facts("I got married on 3 June 2023 and we moved to a new flat.")
     assert [f.predicate for f in got].count("event") == 1
     assert "relationship_status" in [f.predicate for f in got]
-
-
-@pytest.mark.parametrize(
-    ("text", "obj"),
-    [
-        ("Yeah, I have known these friends for 4 years.", "I have known these friends for 4 years"),
-        ("yeah, I have known these friends for 4 years.", "I have known these friends for 4 years"),
-        ("Wow, my grandma turned 90 this spring!", "my grandma turned 90 this spring"),
-        ("Honestly, my brother Tom has 3 kids now.", "my brother Tom has 3 kids now"),
-    ],
-)
-def test_statement_drops_its_opener_in_any_case(text: str, obj: str) -> None:
-    from datetime import UTC, datetime
-
-    from memgate.events import Role, TurnEvent
-
-    turn = TurnEvent(
-        tenant_id="a", user_id="u", session_id="s", turn_id="t", role=Role.USER, content=text,
-        ts=datetime(2024, 3, 1, tzinfo=UTC),
-    )
-    facts = [f for f in RuleExtractor().extract(turn) if f.predicate == "statement"]
-    assert [f.object for f in facts] == [obj]
