@@ -582,22 +582,10 @@ class OpenSearchStore:
 
     def _doc(self, fact: StoredFact) -> _Doc:
         if fact.embedding is not None:
-            if len(fact.embedding) != self.dim:
-                raise PermanentError(
-                    f"fact {fact.fact_id}: embedding has {len(fact.embedding)} values, "
-                    f"the index has dim={self.dim}"
-                )
-            arr = np.asarray(fact.embedding, dtype=np.float64)
-            if not np.all(np.isfinite(arr)):
-                raise PermanentError(f"fact {fact.fact_id}: embedding has non-finite values")
-            if not np.any(arr):
-                raise PermanentError(
-                    f"fact {fact.fact_id}: a zero embedding has no cosine similarity; "
-                    "store it without an embedding instead"
-                )
-            doc = fact.model_dump(mode="json")
+            self._check_vector(fact, "embedding", fact.embedding)
             if fact.search_embedding is not None:
                 self._check_vector(fact, "search_embedding", fact.search_embedding)
+            doc = fact.model_dump(mode="json")
             doc[RETRIEVAL_VECTOR_FIELD] = fact.retrieval_vector
             source = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
         else:
@@ -611,10 +599,12 @@ class OpenSearchStore:
                 f"the index has dim={self.dim}"
             )
         arr = np.asarray(values, dtype=np.float64)
-        if not np.all(np.isfinite(arr)) or not np.any(arr):
+        if not np.all(np.isfinite(arr)):
+            raise PermanentError(f"fact {fact.fact_id}: {name} has non-finite values")
+        if not np.any(arr):
             raise PermanentError(
-                f"fact {fact.fact_id}: {name} is zero or has non-finite values; "
-                "store the fact without it"
+                f"fact {fact.fact_id}: a zero {name} has no cosine similarity; "
+                f"store the fact without {name} instead"
             )
 
     def _fact(self, hit: Json) -> StoredFact:
