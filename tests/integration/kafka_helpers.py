@@ -7,6 +7,7 @@ import time
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaError
 
 STAGE_TOPICS = ("turns", "triaged", "extracted", "redacted", "resolved", "audit")
 
@@ -48,7 +49,16 @@ def wait_drained(
     zero_since: float | None = None
     last = None
     while time.monotonic() < deadline:
-        last = asyncio.run(_lag(bootstrap, group, topics))
+        try:
+            last = asyncio.run(_lag(bootstrap, group, topics))
+        except KafkaError as exc:
+            # A freshly formatted broker answers GroupCoordinatorNotAvailable (and
+            # similar retriable errors) until its __consumer_offsets topic is ready.
+            if not getattr(exc, "retriable", False):
+                raise
+            last, zero_since = None, None
+            time.sleep(0.5)
+            continue
         if last == 0:
             zero_since = zero_since or time.monotonic()
             if time.monotonic() - zero_since >= settle:
