@@ -9,6 +9,9 @@ Each line of the corpus is one turn with a label::
 (or their team) that a future session should know; false for everything else,
 including the hard negatives that look like facts (hypotheticals, session-only
 requests, questions, the assistant's opinions, uncertain or reported speech).
+A keep line may carry ``expect_value``: a short substring of the turn (a
+name with its surname, a whole URL, the last item of a list) that a correctly
+stored fact must contain.
 
 All turns go through one fresh gate in file order. A turn counts as *stored*
 when at least one fact row in the retrieval store lists it among its
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memgate.embedding import Embedder
 from memgate.evaluation.common import (
@@ -68,8 +71,23 @@ class LabelledTurn(BaseModel):
     lang: str = Field(pattern=r"^[a-z]{2}$", description="ISO 639-1 code of the turn's language.")
     kind: str = Field(pattern=r"^[a-z_]+$")
     keep: bool
+    expect_value: str | None = Field(
+        default=None,
+        min_length=1,
+        description="A keep turn's value: a substring that a correctly stored fact must contain.",
+    )
     note: str = ""
     turn: TurnEvent
+
+    @model_validator(mode="after")
+    def _expect_value_in_turn(self) -> LabelledTurn:
+        if self.expect_value is None:
+            return self
+        if not self.keep:
+            raise ValueError("expect_value is only on keep turns")
+        if self.expect_value not in self.turn.content:
+            raise ValueError("expect_value must occur verbatim in turn.content")
+        return self
 
 
 def load(path: Path) -> list[LabelledTurn]:
