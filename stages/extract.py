@@ -153,8 +153,8 @@ plain first-person declarative counts, whether a preference, a narrated event
 ("I went to a support group yesterday") or an activity ("I've been painting a
 lot lately"); 0.5 an inference from a clear but indirect statement ("my wife"
 -> married, "I can't wait to ..." -> a plan); 0.3 a guess ("I'm thinking about
-..."); 1.0 for every fact of a turn whose ``metadata["source"]`` is
-``"system_of_record"``.
+..."). A client field never raises confidence: the source a turn claims
+(``metadata["source"]``) is carried as ``source`` and only the write policy may trust it.
 
 >>> from memgate.events import TurnEvent
 >>> t = TurnEvent(tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1",
@@ -173,6 +173,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from memgate.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from stages.policy import claimed_source
 from stages.triage import split_sentences
 
 __all__ = [
@@ -3514,7 +3515,7 @@ class RuleExtractor:
     def _facts(self, turn: TurnEvent, hits: list[_Hit]) -> list[CandidateFact]:
         seen: set[tuple[str, str, bool]] = set()
         out: list[CandidateFact] = []
-        sor = turn.metadata.get("source") == "system_of_record"
+        source = claimed_source(turn.metadata)
         for h in hits:
             obj = h.object.strip()[:MAX_OBJECT_CHARS].strip()
             if not obj:
@@ -3534,7 +3535,7 @@ class RuleExtractor:
                     subject=h.subject,
                     predicate=h.predicate,
                     object=obj,
-                    confidence=1.0 if sor else h.confidence,
+                    confidence=h.confidence,
                     valid_from=h.valid_from or turn.ts,
                     rationale=h.rule,
                     source_turn_ids=[turn.turn_id],
@@ -3545,6 +3546,7 @@ class RuleExtractor:
                     confirmed=turn.confirmed,
                     multi_valued=h.predicate in MULTI_VALUED_PREDICATES,
                     retracts=h.retracts,
+                    source=source,
                 )
             )
             if len(out) >= MAX_FACTS_PER_TURN:

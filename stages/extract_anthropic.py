@@ -35,6 +35,7 @@ from pydantic import SecretStr, ValidationError
 
 from memgate.errors import ExtractionError, TransientError
 from memgate.events import CandidateFact, FactType, Role, TurnEvent, stable_id
+from stages.policy import claimed_source
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -348,6 +349,7 @@ class AnthropicExtractor:
                 turn_ts=turn.ts,
                 outcome=turn.outcome,
                 confirmed=turn.confirmed,
+                source=claimed_source(turn.metadata),
                 **data,
             )
         except (ValidationError, TypeError) as exc:

@@ -444,10 +444,13 @@ def test_provenance_fields() -> None:
     assert f.confidence == 0.9
 
 
-def test_system_of_record_confidence() -> None:
+def test_a_claimed_source_is_carried_but_raises_nothing() -> None:
+    # only the write policy may trust a source (tests/unit/stages/test_policy.py)
     t = turn("I work at Acme.", metadata={"source": "system_of_record"})
     (f,) = EX.extract(t)
-    assert f.confidence == 1.0
+    assert f.confidence == 0.9 and f.source == "system_of_record"
+    (g,) = EX.extract(turn("I work at Acme.", metadata={"source": "../etc"}))
+    assert g.source == ""
 
 
 def test_confidence_anchors() -> None:
