@@ -51,6 +51,7 @@ from stdnum.fr import nir as _fr_nir
 from stdnum.it import codicefiscale as _it_codicefiscale
 from stdnum.nl import bsn as _nl_bsn
 
+from stages import detectors_obfuscated as _obf
 from stages.detector_kinds import (
     ALL_KINDS,
     API_KEY,
@@ -1194,11 +1195,17 @@ class Detector:
             finders.append(_find_passwords)
         if EMAIL in kinds and ("@" in text or "%40" in text):
             finders.append(_find_emails)
+        if EMAIL in kinds and _obf.may_hold(EMAIL, text, lower):
+            finders.append(_obf.find_spelled_emails)
         if has_digit:
             if NATIONAL_ID in kinds:
                 finders.append(_find_national_ids)
             if CARD in kinds:
                 finders.append(_find_cards)
+                if _obf.may_hold(CARD, text, lower):
+                    finders.append(_obf.find_dotted_cards)
+            if PHONE in kinds and _obf.may_hold(PHONE, text, lower):
+                finders.append(_obf.find_labelled_phones)
             if IBAN in kinds:
                 finders.append(_find_ibans)
             if IP_ADDRESS in kinds and ("." in text or ":" in text):
