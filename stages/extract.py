@@ -57,9 +57,9 @@ Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
 named thing such as ``user's kids`` / ``user's sister`` ("my sister Ana lives in
 Madrid").
 
-Predicate vocabulary (``*`` = multi-valued: several values hold at once and
-nothing is superseded; every other predicate is single-valued, so a new value
-supersedes the old one for the same subject):
+Predicate vocabulary (data: ``memgate/data/predicates.json``; ``*`` = multi-valued:
+several values hold at once and nothing is superseded; every other predicate is
+single-valued, so a new value supersedes the old one for the same subject):
 
 ========================  ===========================================================
 predicate                 meaning (example)
