@@ -131,12 +131,17 @@ def neutralise_tag(text: str, tag: str = "turn") -> str:
     found = list(re.finditer(rf"<(/?){re.escape(tag)}>?", "".join(skeleton)))
     if not found:
         return text
-    out = text
-    for m in reversed(found):
+    parts: list[str] = []
+    pos = 0
+    for m in found:
         start = chars[owner[m.start()]][1]
         end = chars[owner[m.end() - 1]][2]
-        out = out[:start] + f"[{m.group(1)}{tag}]" + out[end:]
-    return out
+        if start < pos:  # an escape that spans two matches: already replaced
+            continue
+        parts += [text[pos:start], f"[{m.group(1)}{tag}]"]
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 # ------------------------------------------------------------------ answers

@@ -57,7 +57,8 @@ SPELLED_EMAILS = [
     ("es", "Escríbeme a lucia(arroba)ejemplo(punto)com siempre.", "lucia(arroba)ejemplo(punto)com"),
     ("pt", "Meu email é joao ponto silva arroba exemplo ponto com ponto br.",
      "joao ponto silva arroba exemplo ponto com ponto br"),
-    ("pt", "Manda para rafael[at]exemplo[ponto]com[ponto]br.", "rafael[at]exemplo[ponto]com[ponto]br"),
+    ("pt", "Manda para rafael[at]exemplo[ponto]com[ponto]br.",
+     "rafael[at]exemplo[ponto]com[ponto]br"),
 ]
 
 
@@ -150,7 +151,8 @@ DOTTED_CARDS = [
     ("de", "Bitte belaste meine Karte 5555.5555.5555.4444.", "5555.5555.5555.4444"),
     ("fr", "Ma carte est 4111·1111·1111·1111.", "4111·1111·1111·1111"),
     ("es", "La tarjeta es 3782.822463.10005 (Amex).", "3782.822463.10005"),
-    ("pt", "Meu cartão é 6011\u00a01111\u00a01111\u00a01117.", "6011\u00a01111\u00a01111\u00a01117"),
+    ("pt", "Meu cartão é 6011\u00a01111\u00a01111\u00a01117.",
+     "6011\u00a01111\u00a01111\u00a01117"),
     ("en", "It's 5105/1051/0510/5100 on the form.", "5105/1051/0510/5100"),
     ("en", "Use 4111_1111_1111_1111 for the test.", "4111_1111_1111_1111"),
 ]

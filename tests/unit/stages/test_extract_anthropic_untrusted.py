@@ -16,6 +16,8 @@ from typing import Any
 
 import anthropic
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memgate.cli import app
@@ -399,3 +401,17 @@ def test_a_tool_call_whose_input_is_not_an_object_gives_nothing(
     api.enqueue(bad)
     assert ex.extract(turn()) == []
     assert ex.stats.dropped["malformed_json"] == 1
+
+
+_TRICKY = st.sampled_from(
+    ["<", ">", "/", "t", "u", "r", "n", "T", "U", "R", "N", " ", "\u200b", "&lt;", "&#60;",
+     "&amp;", "%3C", "%2F", "\\u003c", "\u2039", "\u0442", "\uff1c", "\uff0f", "\u0301", "x",
+     "[", "]", ";", "&"]
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_TRICKY, max_size=40).map("".join))
+def test_neutralising_leaves_no_delimiter_behind(text: str) -> None:
+    once = neutralise_tag(text)
+    assert neutralise_tag(once) == once
