@@ -93,5 +93,8 @@ def build_pipeline(
             extractor=extractor or make_extractor(settings), context_chars=settings.context_chars
         ),
         redact=Redactor(detector=detector, regulated=settings.regulated),
-        resolve=Resolver(policy=preset(settings.policy), embedder=embedder),
+        resolve=Resolver(
+            policy=preset(settings.policy).with_trusted_sources(settings.trusted_sources),
+            embedder=embedder,
+        ),
     )

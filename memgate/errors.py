@@ -58,6 +58,21 @@ class ExtractionError(MemgateError):
     """The extractor could not produce a valid answer (counted, never stored)."""
 
 
+class FatalError(MemgateError):
+    """A failure that every further item would meet too (a refused key, an unknown model):
+    the run stops with this message instead of reporting it item by item. A per-item
+    error boundary must let it through (see :func:`is_fatal`)."""
+
+
+class AuthenticationError(FatalError):
+    """A service refused the credentials (HTTP 401/403); the message names the setting."""
+
+
+def is_fatal(exc: BaseException) -> bool:
+    """True for errors that must stop the run rather than be reported per item."""
+    return isinstance(exc, FatalError)
+
+
 def is_transient(exc: BaseException) -> bool:
     """True for errors worth retrying with backoff."""
     if isinstance(exc, TransientError):

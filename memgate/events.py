@@ -202,6 +202,12 @@ class CandidateFact(_Event):
         description="The user withdraws this fact ('I no longer use Jenkins', 'forget that "
         "I like jazz'): the current fact under the key is closed with no successor.",
     )
+    source: str = Field(
+        default="",
+        max_length=64,
+        description="The source the turn claims (``metadata.source``). A claim only: the "
+        "write policy alone decides whether it is trusted (stages.policy).",
+    )
     context: str = Field(
         default="",
         max_length=MAX_CONTEXT_CHARS,

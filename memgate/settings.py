@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -104,6 +104,20 @@ class Settings(BaseSettings):
     # read path
     search_k: int = Field(default=10, ge=1)
     token_budget: int = Field(default=800, ge=1)
+
+    # write policy: sources whose turns are stored at confidence 1.0 (stages.policy)
+    trusted_sources: tuple[str, ...] = Field(
+        default=(),
+        description="'tenant:source' or '*:source' entries: a turn whose metadata.source is "
+        "listed for its tenant is stored at confidence 1.0; empty: no client field raises it.",
+    )
+
+    @field_validator("trusted_sources")
+    @classmethod
+    def _check_trusted_sources(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        from stages.policy import parse_trusted_sources
+
+        return tuple(sorted(parse_trusted_sources(v)))
 
     @classmethod
     def settings_customise_sources(

@@ -124,6 +124,15 @@ class Resolver:
         c = event.candidate
         p = self.policy
         now = self.clock()
+        # A claimed source raises confidence only when the policy's allow-list trusts it.
+        trusted = p.trusted_source(c.tenant_id, c.source)
+        trust: dict[str, str | int | float] = {}
+        if trusted is not None:
+            c = c.model_copy(update={"confidence": 1.0})
+            event = event.model_copy(update={"candidate": c})
+            trust = {"trusted_source": trusted}
+        elif c.source:
+            trust = {"source": "untrusted"}
         key = fact_key(
             c.tenant_id, c.user_id, c.subject, c.predicate, c.object if c.multi_valued else None
         )
@@ -164,7 +173,12 @@ class Resolver:
                 fact_id=fact_id,
                 policy_version=p.version,
                 decided_at=now,
-                details={"type": c.type.value, "confidence": c.confidence, **(details or {})},
+                details={
+                    "type": c.type.value,
+                    "confidence": c.confidence,
+                    **trust,
+                    **(details or {}),
+                },
             )
             return [res, dec]
 

@@ -40,18 +40,48 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Final, NamedTuple
+from importlib import resources
+from typing import Final
 
 import phonenumbers
-from stdnum import iban as _stdnum_iban
 from stdnum.de import idnr as _de_idnr
 from stdnum.es import dni as _es_dni
 from stdnum.es import nie as _es_nie
 from stdnum.fr import nir as _fr_nir
 from stdnum.it import codicefiscale as _it_codicefiscale
 from stdnum.nl import bsn as _nl_bsn
+
+from stages import detectors_obfuscated as _obf
+from stages.detector_kinds import (
+    ALL_KINDS,
+    API_KEY,
+    BEARER_TOKEN,
+    CARD,
+    CONNECTION_STRING,
+    CREDENTIAL_KINDS,
+    EMAIL,
+    IBAN,
+    IP_ADDRESS,
+    JWT,
+    KIND_CATEGORY,
+    NATIONAL_ID,
+    PASSWORD,
+    PHONE,
+    PII_KINDS,
+    PRIVATE_KEY,
+    REGULATED_KINDS,
+    Category,
+    Finding,
+    MaskResult,
+    iban_valid,
+    luhn_valid,
+    placeholder,
+)
+from stages.detector_kinds import PRIORITY as _PRIORITY
+from stages.detector_kinds import Cand as _Cand
+from stages.detector_kinds import card_grouping_ok as _card_grouping_ok
+from stages.detector_kinds import card_prefix_ok as _card_prefix_ok
+from stages.detector_kinds import context_before as _context_before
 
 __all__ = [
     "ALL_KINDS",
@@ -70,138 +100,9 @@ __all__ = [
 ]
 
 
-class Category(StrEnum):
-    """Why a finding matters: personal data, a credential, or a regulated category."""
-
-    PII = "pii"
-    CREDENTIAL = "credential"
-    REGULATED = "regulated"  # payment data and government IDs
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One detected span. Deliberately holds no copy of the matched value."""
-
-    kind: str
-    category: Category
-    start: int
-    end: int
-
-
-@dataclass(frozen=True, slots=True)
-class MaskResult:
-    """Masked text plus how many findings of each kind were replaced."""
-
-    text: str
-    counts: dict[str, int]
-
-
-EMAIL: Final = "email"
-PHONE: Final = "phone"
-IP_ADDRESS: Final = "ip_address"
-NATIONAL_ID: Final = "national_id"
-CARD: Final = "card"
-IBAN: Final = "iban"
-API_KEY: Final = "api_key"
-BEARER_TOKEN: Final = "bearer_token"
-JWT: Final = "jwt"
-PASSWORD: Final = "password"
-CONNECTION_STRING: Final = "connection_string"
-PRIVATE_KEY: Final = "private_key"
-
-KIND_CATEGORY: dict[str, Category] = {
-    EMAIL: Category.PII,
-    PHONE: Category.PII,
-    IP_ADDRESS: Category.PII,
-    NATIONAL_ID: Category.REGULATED,
-    CARD: Category.REGULATED,
-    IBAN: Category.REGULATED,
-    API_KEY: Category.CREDENTIAL,
-    BEARER_TOKEN: Category.CREDENTIAL,
-    JWT: Category.CREDENTIAL,
-    PASSWORD: Category.CREDENTIAL,
-    CONNECTION_STRING: Category.CREDENTIAL,
-    PRIVATE_KEY: Category.CREDENTIAL,
-}
-
-ALL_KINDS: Final[frozenset[str]] = frozenset(KIND_CATEGORY)
-PII_KINDS: Final[frozenset[str]] = frozenset(
-    k for k, c in KIND_CATEGORY.items() if c is Category.PII
-)
-CREDENTIAL_KINDS: Final[frozenset[str]] = frozenset(
-    k for k, c in KIND_CATEGORY.items() if c is Category.CREDENTIAL
-)
-REGULATED_KINDS: Final[frozenset[str]] = frozenset(
-    k for k, c in KIND_CATEGORY.items() if c is Category.REGULATED
-)
-
-# On overlap the longest candidate wins; on equal length the higher priority.
-_PRIORITY: Final[dict[str, int]] = {
-    PRIVATE_KEY: 100,
-    CONNECTION_STRING: 90,
-    JWT: 85,
-    API_KEY: 80,
-    BEARER_TOKEN: 70,
-    PASSWORD: 60,
-    CARD: 55,
-    IBAN: 55,
-    NATIONAL_ID: 50,
-    EMAIL: 40,
-    PHONE: 30,
-    IP_ADDRESS: 20,
-}
-
-
-def placeholder(kind: str) -> str:
-    """The mask text for ``kind``: ``"[" + kind.upper() + "]"``."""
-    return "[" + kind.upper() + "]"
-
-
-# --------------------------------------------------------------------------
-# Checksums
-# --------------------------------------------------------------------------
-
-_SEPARATORS_RE: Final = re.compile(r"[\s\-]")
-
-
-def luhn_valid(digits: str) -> bool:
-    """Luhn (mod 10) check. Spaces and dashes are ignored; needs >= 2 digits."""
-    compact = _SEPARATORS_RE.sub("", digits)
-    if len(compact) < 2 or not (compact.isascii() and compact.isdigit()):
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(compact)):
-        d = ord(ch) - 48
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
-
-def iban_valid(s: str) -> bool:
-    """IBAN check: known country, country-specific length/format, mod-97 == 1.
-
-    Spaces are ignored and letters may be lower case.
-    """
-    compact = s.replace(" ", "").replace("\u00a0", "")
-    if not 15 <= len(compact) <= 34 or not compact.isascii():
-        return False
-    # mod-97 plus the registry's length/structure for the country; the
-    # optional national check digits are not required.
-    return bool(_stdnum_iban.is_valid(compact, check_country=False))
-
-
 # --------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------
-
-
-class _Cand(NamedTuple):
-    start: int
-    end: int
-    kind: str
 
 
 _PLACEHOLDER_WORD_RE: Final = re.compile(
@@ -263,10 +164,6 @@ def _looks_random(value: str, *, min_len: int = 12) -> bool:
     if _char_classes(value) < 2:
         return False
     return _entropy(value) >= 3.0
-
-
-def _context_before(text: str, start: int, width: int = 48) -> str:
-    return text[max(0, start - width) : start]
 
 
 def _ascii_digits(text: str) -> str:
@@ -414,18 +311,9 @@ _IBAN_HEAD_RE: Final = re.compile(r"([A-Za-z]{2})\d{2} ?$")
 # IBAN length per country (ISO 13616 registry), to recognise the digits of an
 # IBAN-shaped string whose checksum failed, so they are not read as a card or
 # a phone number.
-_IBAN_LENGTH: Final[dict[str, int]] = {
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22,
-    "BH": 22, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22,
-    "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27,
-    "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28,
-    "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20,
-    "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24,
-    "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15, "PK": 24,
-    "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24, "SC": 31,
-    "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24,
-    "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
-}  # fmt: skip
+_IBAN_LENGTH: Final[dict[str, int]] = json.loads(
+    (resources.files("memgate") / "data" / "iban_lengths.json").read_text("utf-8")
+)["lengths"]
 
 
 def _inside_iban_shape(text: str, run_start: int, run: str) -> bool:
@@ -620,22 +508,6 @@ def _find_ips(text: str, lower: str) -> Iterator[_Cand]:
 
 _DIGIT_RUN_RE: Final = re.compile(r"(?<![\w.,+\-])\d+(?:[ \-]\d+)*(?![\w]|[.,]\d)")
 _DIGIT_GROUP_RE: Final = re.compile(r"\d+")
-
-
-def _card_prefix_ok(digits: str) -> bool:
-    first = digits[0]
-    if first in "3456":
-        return True
-    return first == "2" and 2221 <= int(digits[:4]) <= 2720
-
-
-def _card_grouping_ok(lengths: list[int]) -> bool:
-    """Digit groups as cards are written: one block, 4-4-4-4(-1..3), 4-6-4/5."""
-    if len(lengths) == 1:
-        return True
-    if lengths[0] == 4 and len(lengths) == 3 and lengths[1] == 6 and lengths[2] in (4, 5):
-        return True
-    return len(lengths) >= 3 and all(n == 4 for n in lengths[:-1]) and 1 <= lengths[-1] <= 4
 
 
 def _card_spans(run: str) -> Iterator[tuple[int, int]]:
@@ -1323,11 +1195,17 @@ class Detector:
             finders.append(_find_passwords)
         if EMAIL in kinds and ("@" in text or "%40" in text):
             finders.append(_find_emails)
+        if EMAIL in kinds and _obf.may_hold(EMAIL, text, lower):
+            finders.append(_obf.find_spelled_emails)
         if has_digit:
             if NATIONAL_ID in kinds:
                 finders.append(_find_national_ids)
             if CARD in kinds:
                 finders.append(_find_cards)
+                if _obf.may_hold(CARD, text, lower):
+                    finders.append(_obf.find_dotted_cards)
+            if PHONE in kinds and _obf.may_hold(PHONE, text, lower):
+                finders.append(_obf.find_labelled_phones)
             if IBAN in kinds:
                 finders.append(_find_ibans)
             if IP_ADDRESS in kinds and ("." in text or ":" in text):

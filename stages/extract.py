@@ -57,9 +57,9 @@ Subjects: ``user`` (the speaker about themself), ``team`` ("we"/"our"), or a
 named thing such as ``user's kids`` / ``user's sister`` ("my sister Ana lives in
 Madrid").
 
-Predicate vocabulary (``*`` = multi-valued: several values hold at once and
-nothing is superseded; every other predicate is single-valued, so a new value
-supersedes the old one for the same subject):
+Predicate vocabulary (data: ``memgate/data/predicates.json``; ``*`` = multi-valued:
+several values hold at once and nothing is superseded; every other predicate is
+single-valued, so a new value supersedes the old one for the same subject):
 
 ========================  ===========================================================
 predicate                 meaning (example)
@@ -153,8 +153,8 @@ plain first-person declarative counts, whether a preference, a narrated event
 ("I went to a support group yesterday") or an activity ("I've been painting a
 lot lately"); 0.5 an inference from a clear but indirect statement ("my wife"
 -> married, "I can't wait to ..." -> a plan); 0.3 a guess ("I'm thinking about
-..."); 1.0 for every fact of a turn whose ``metadata["source"]`` is
-``"system_of_record"``.
+..."). A client field never raises confidence: the source a turn claims
+(``metadata["source"]``) is carried as ``source`` and only the write policy may trust it.
 
 >>> from memgate.events import TurnEvent
 >>> t = TurnEvent(tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1",
@@ -173,7 +173,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from memgate.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from stages.policy import claimed_source
 from stages.triage import split_sentences
+from stages.vocabulary import MULTI_VALUED_PREDICATES
 
 __all__ = [
     "MAX_FACTS_PER_TURN",
@@ -193,16 +195,6 @@ C_GUESS = 0.3
 def _ws(text: str) -> frozenset[str]:
     """The white-space separated words of ``text`` as a set (lexicon helper)."""
     return frozenset(text.split())
-
-
-MULTI_VALUED_PREDICATES: frozenset[str] = frozenset(
-    {
-        "instruction", "note", "likes", "dislikes", "hobby", "activity", "habit",
-        "has_pet", "has_child", "family", "speaks_language", "decided", "plans_to",
-        "goal", "event", "prefers:other", "uses_tool:other", "values", "member_of",
-        "practice", "statement",
-    }
-)
 
 
 @runtime_checkable
@@ -474,68 +466,71 @@ def parse_event_date(text: str, ref: datetime) -> tuple[datetime, tuple[int, int
             continue
         g = m.groupdict()
         d: date | None = None
-        if name in ("iso", "dmy", "mdy"):
-            mon = int(g["m"]) if name == "iso" else _MONTHS[g["mon"]]
-            d = _safe_date(int(g["y"]), mon, int(g["d"]))
-        elif name in ("dm", "md"):
-            d = _safe_date(today.year, _MONTHS[g["mon"]], int(g["d"]))
-            if d is not None and d > today:
-                d = _safe_date(today.year - 1, d.month, d.day)
-        elif name == "my":
-            d = date(int(g["y"]), _MONTHS[g["mon"]], 1)
-        elif name == "y":
-            d = date(int(g["y"]), 1, 1)
-        elif name == "dby":
-            d = today - timedelta(days=2)
-        elif name == "yday":
-            d = today - timedelta(days=1)
-        elif name == "today":
-            d = today
-        elif name == "ago":
-            n = _NUMBERS.get(g["num"]) or int(g["num"])
-            unit = g["unit"]
-            if unit == "day":
-                d = today - timedelta(days=n)
-            elif unit == "week":
-                d = today - timedelta(weeks=n)
-            elif unit == "month":
-                d = _minus_months(today, n).replace(day=1)
-                d = _safe_date(d.year, d.month, today.day) or d
-            else:
-                d = _safe_date(today.year - n, today.month, today.day) or date(
-                    today.year - n, today.month, 28
-                )
-        elif name == "lwkend":
-            d = today - timedelta(days=today.weekday() + 2)
-        elif name == "lwd":
-            back = (today.weekday() - _WEEKDAYS[g["wd"]]) % 7 or 7
-            d = today - timedelta(days=back)
-        elif name == "lunit":
-            unit = g["unit"]
-            if unit == "week":
-                d = today - timedelta(days=today.weekday() + 7)
-            elif unit == "month":
-                d = _minus_months(today, 1)
-            elif unit == "year":
-                d = date(today.year - 1, 1, 1)
-            else:
-                sm = _SEASON_MONTH[unit]
-                y = today.year if (sm, 1) < (today.month, today.day) else today.year - 1
-                if sm == 12 or today.month < sm + 3:
-                    y = today.year - 1 if sm <= today.month or sm == 12 else y
-                d = date(y, sm, 1)
-        elif name == "lmon":
-            mon = _MONTHS[g["mon"]]
-            y = today.year if mon < today.month else today.year - 1
-            d = date(y, mon, 1)
-        elif name == "this":
-            unit = g["unit"]
-            if unit == "week":
-                d = today - timedelta(days=today.weekday())
-            elif unit == "month":
-                d = today.replace(day=1)
-            else:
-                d = date(today.year, 1, 1)
+        try:  # a turn dated year 1 has no yesterday: no date
+            if name in ("iso", "dmy", "mdy"):
+                mon = int(g["m"]) if name == "iso" else _MONTHS[g["mon"]]
+                d = _safe_date(int(g["y"]), mon, int(g["d"]))
+            elif name in ("dm", "md"):
+                d = _safe_date(today.year, _MONTHS[g["mon"]], int(g["d"]))
+                if d is not None and d > today:
+                    d = _safe_date(today.year - 1, d.month, d.day)
+            elif name == "my":
+                d = date(int(g["y"]), _MONTHS[g["mon"]], 1)
+            elif name == "y":
+                d = date(int(g["y"]), 1, 1)
+            elif name == "dby":
+                d = today - timedelta(days=2)
+            elif name == "yday":
+                d = today - timedelta(days=1)
+            elif name == "today":
+                d = today
+            elif name == "ago":
+                n = _NUMBERS.get(g["num"]) or int(g["num"])
+                unit = g["unit"]
+                if unit == "day":
+                    d = today - timedelta(days=n)
+                elif unit == "week":
+                    d = today - timedelta(weeks=n)
+                elif unit == "month":
+                    d = _minus_months(today, n).replace(day=1)
+                    d = _safe_date(d.year, d.month, today.day) or d
+                else:
+                    d = _safe_date(today.year - n, today.month, today.day) or date(
+                        today.year - n, today.month, 28
+                    )
+            elif name == "lwkend":
+                d = today - timedelta(days=today.weekday() + 2)
+            elif name == "lwd":
+                back = (today.weekday() - _WEEKDAYS[g["wd"]]) % 7 or 7
+                d = today - timedelta(days=back)
+            elif name == "lunit":
+                unit = g["unit"]
+                if unit == "week":
+                    d = today - timedelta(days=today.weekday() + 7)
+                elif unit == "month":
+                    d = _minus_months(today, 1)
+                elif unit == "year":
+                    d = date(today.year - 1, 1, 1)
+                else:
+                    sm = _SEASON_MONTH[unit]
+                    y = today.year if (sm, 1) < (today.month, today.day) else today.year - 1
+                    if sm == 12 or today.month < sm + 3:
+                        y = today.year - 1 if sm <= today.month or sm == 12 else y
+                    d = date(y, sm, 1)
+            elif name == "lmon":
+                mon = _MONTHS[g["mon"]]
+                y = today.year if mon < today.month else today.year - 1
+                d = date(y, mon, 1)
+            elif name == "this":
+                unit = g["unit"]
+                if unit == "week":
+                    d = today - timedelta(days=today.weekday())
+                elif unit == "month":
+                    d = today.replace(day=1)
+                else:
+                    d = date(today.year, 1, 1)
+        except (OverflowError, ValueError):
+            continue
         if d is not None and (d <= today or name in _ABSOLUTE):
             return _midnight(d), m.span()
     return None
@@ -3514,7 +3509,7 @@ class RuleExtractor:
     def _facts(self, turn: TurnEvent, hits: list[_Hit]) -> list[CandidateFact]:
         seen: set[tuple[str, str, bool]] = set()
         out: list[CandidateFact] = []
-        sor = turn.metadata.get("source") == "system_of_record"
+        source = claimed_source(turn.metadata)
         for h in hits:
             obj = h.object.strip()[:MAX_OBJECT_CHARS].strip()
             if not obj:
@@ -3534,7 +3529,7 @@ class RuleExtractor:
                     subject=h.subject,
                     predicate=h.predicate,
                     object=obj,
-                    confidence=1.0 if sor else h.confidence,
+                    confidence=h.confidence,
                     valid_from=h.valid_from or turn.ts,
                     rationale=h.rule,
                     source_turn_ids=[turn.turn_id],
@@ -3545,6 +3540,7 @@ class RuleExtractor:
                     confirmed=turn.confirmed,
                     multi_valued=h.predicate in MULTI_VALUED_PREDICATES,
                     retracts=h.retracts,
+                    source=source,
                 )
             )
             if len(out) >= MAX_FACTS_PER_TURN:

@@ -2,18 +2,46 @@
 
 The production extractor of the extract stage. It sends one *masked* user turn
 to a small Claude model through the anthropic SDK and forces a single tool call,
-``record_facts``, whose JSON schema anchors the output. Every proposed item is
-validated into a :class:`~memgate.events.CandidateFact`; an item that does not
-validate is dropped and counted, never stored.
+``record_facts``, whose JSON schema anchors the output.
 
 Nothing unmasked leaves the process: the turn content and every turn field put
 into the request go through the masker (secrets, PII and health terms become
-typed placeholders such as ``[EMAIL]``) before the request is built.
+typed placeholders such as ``[EMAIL]``) before the request is built, and every
+spelling of the ``<turn>`` delimiter in them is neutralised
+(:func:`stages.untrusted.neutralise_tag`).
 
-Errors: throttling, overload, 5xx, timeouts and connection failures raise
-:class:`~memgate.errors.TransientError` (with ``retry_after`` when the API sent
-one); other API errors (a bad request, a wrong key, an unknown model) raise
-:class:`~memgate.errors.ExtractionError` with a message that says what to check.
+The answer is untrusted input. Each proposed item is checked field by field and
+dropped (counted in ``stats.dropped`` by reason, never stored) when a field is
+unusable: ``type`` outside the fact types, a ``subject`` that is not 1-80
+characters of plain text or holds a path separator, a ``predicate`` outside the
+vocabulary of the extractors (:mod:`stages.vocabulary`), an ``object`` that is not
+1-300 characters of plain text, a ``confidence`` that is not a number in [0, 1].
+Some fields are corrected instead (counted in ``stats.corrected``): a confidence
+above 0.9 is capped at 0.9 (the prompt's ceiling for a conversation turn: only the
+write policy raises a trusted source to 1.0), and a ``valid_from`` that cannot be
+read or lies before 1900 or more than a day after the turn becomes the turn's
+time. ``multi_valued`` comes from the vocabulary, never from the answer. At most
+:data:`MAX_FACTS` valid items of one answer are kept.
+
+Errors:
+
+* 401/403 raise :class:`~memgate.errors.AuthenticationError` and 402 (billing) or
+  404 (unknown model) a :class:`~memgate.errors.FatalError`: every further turn
+  would fail the same way, so the run stops with one line that says what to fix.
+* Transient failures (connection errors, timeouts, 408/409/429, 5xx, an answer that
+  is not JSON or not a message) are retried
+  for the same turn, up to ``max_attempts`` requests with exponential backoff
+  (``backoff_base`` doubled per attempt, at least the API's ``retry-after``, at
+  most ``backoff_cap`` seconds). If the API still fails, the turn is read by the
+  ``fallback`` extractor -- the offline rule extractor when built with
+  :meth:`AnthropicExtractor.from_settings` -- so the ingest goes on and the turn is
+  not lost; its facts carry ``extractor="rules"``, ``stats.fallbacks`` counts the
+  turn and a warning names it. Without a fallback the
+  :class:`~memgate.errors.TransientError` is raised (a worker redelivers the turn).
+* Other API errors (400, 413, an answer the SDK rejects) raise
+  :class:`~memgate.errors.ExtractionError`: that turn is reported as an extraction
+  error and the run goes on.
+
 Malformed answers are not errors: they yield ``[]`` and a counted drop reason.
 """
 
@@ -22,22 +50,45 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import math
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Final
+from datetime import UTC
+from typing import TYPE_CHECKING, Final
 
 import anthropic
 from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
 from pydantic import SecretStr, ValidationError
 
-from memgate.errors import ExtractionError, TransientError
+from memgate.errors import AuthenticationError, ExtractionError, FatalError, TransientError
 from memgate.events import CandidateFact, FactType, Role, TurnEvent, stable_id
+from stages.policy import claimed_source
+from stages.untrusted import (
+    MAX_SUBJECT_CHARS,
+    bounded_when,
+    clean_subject,
+    clean_text,
+    clean_value,
+    neutralise_tag,
+)
+from stages.vocabulary import (
+    PREDICATES,
+    QUALIFIED_FAMILIES,
+    is_multi_valued,
+    predicate_pattern,
+    valid_predicate,
+)
+
+if TYPE_CHECKING:
+    from stages.extract import Extractor
 
 __all__ = [
     "DEFAULT_MODEL",
+    "MAX_CONFIDENCE",
+    "MAX_FACTS",
     "RECORD_FACTS_TOOL",
     "SYSTEM_PROMPT",
     "TOOL_NAME",
@@ -50,6 +101,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL: Final = "claude-haiku-4-5"
 TOOL_NAME: Final = "record_facts"
 _RATIONALE_MAX = 1_000  # CandidateFact.rationale max_length
+#: The ceiling of a conversation turn's confidence (1.0 is for a system of record).
+MAX_CONFIDENCE: Final = 0.9
+#: Valid items of one answer that are kept; the rest are dropped (``too_many``).
+MAX_FACTS: Final = 8
+_MAX_OBJECT_CHARS: Final = 300  # as the rule extractor's values
 
 SYSTEM_PROMPT: Final = """\
 You are the memory extractor of an AI assistant. You read ONE turn that a user \
@@ -102,21 +158,22 @@ Fields of each fact:
 - type: preference, fact, event, correction or instruction;
 - subject: who or what the fact is about, usually "user" (or the user's \
 project, team or company by name);
-- predicate: a short snake_case relation. Use stable predicates so that a changed \
-value supersedes the old one: the predicate names the slot, the object holds the \
-value. Qualify a slot with a colon when one subject has several of the same kind, \
-e.g. uses_tool:editor -> "Neovim", uses_tool:ci -> "GitHub Actions", \
-prefers_language:answers -> "German", works_at -> "Acme", lives_in -> "Berlin", \
-role -> "staff engineer";
+- predicate: a snake_case relation from this vocabulary, and no other: {predicates}; \
+or one of the families {families} followed by a colon and a snake_case slot name. Use \
+stable predicates so that a changed value supersedes the old one: the predicate \
+names the slot, the object holds the value, e.g. uses_tool:editor -> "Neovim", \
+uses_tool:ci -> "GitHub Actions", answer_language -> "German", works_at -> "Acme", \
+lives_in -> "Berlin", works_as -> "staff engineer";
 - object: the value, short and self-contained (understandable without the turn);
 - confidence: per the anchors above;
 - valid_from: ISO 8601 date or date-time when it became true, if the turn says \
 or implies it (resolve relative dates such as "last week" against the turn's \
-date); otherwise null;
-- rationale: a few words on why this is worth remembering, without sensitive data;
-- multi_valued: true only when the predicate can hold several values at once \
-(e.g. likes, speaks_language), so that a new value does not replace the old one.
-"""
+date); otherwise null. Never a date after the turn's date;
+- rationale: a few words on why this is worth remembering, without sensitive data.
+""".format(
+    predicates=", ".join(sorted(PREDICATES)),
+    families=", ".join(sorted(QUALIFIED_FAMILIES)),
+)
 
 _FACT_TYPES: Final = [t.value for t in FactType]
 
@@ -131,17 +188,21 @@ RECORD_FACTS_TOOL: Final[ToolParam] = {
         "properties": {
             "facts": {
                 "type": "array",
+                "maxItems": MAX_FACTS,
                 "items": {
                     "type": "object",
                     "properties": {
                         "type": {"enum": _FACT_TYPES},
-                        "subject": {"type": "string"},
-                        "predicate": {"type": "string"},
-                        "object": {"type": "string"},
-                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                        "subject": {"type": "string", "maxLength": MAX_SUBJECT_CHARS},
+                        "predicate": {"type": "string", "pattern": predicate_pattern()},
+                        "object": {"type": "string", "maxLength": _MAX_OBJECT_CHARS},
+                        "confidence": {
+                            "type": "number",
+                            "minimum": 0,
+                            "maximum": MAX_CONFIDENCE,
+                        },
                         "valid_from": {"type": ["string", "null"]},
                         "rationale": {"type": "string"},
-                        "multi_valued": {"type": "boolean"},
                     },
                     "required": ["type", "subject", "predicate", "object", "confidence"],
                 },
@@ -153,26 +214,30 @@ RECORD_FACTS_TOOL: Final[ToolParam] = {
 
 _TOOL_CHOICE: Final[ToolChoiceToolParam] = {"type": "tool", "name": TOOL_NAME}
 
-# Fields of a tool item that become CandidateFact fields as they are.
-_COPIED: Final = ("type", "subject", "predicate", "object", "confidence", "multi_valued")
-
 
 @dataclass
 class ExtractorStats:
     """Counters of one extractor instance (not thread-safe; one instance per worker).
 
-    ``dropped`` counts by reason: ``empty`` (blank user turn, not sent),
-    ``malformed_json`` (``facts`` missing or not a list), ``schema_error`` (one
-    item that did not validate), ``no_tool_use`` (the answer had no
-    ``record_facts`` call), ``max_tokens`` (the answer was cut off, so discarded),
-    ``api_error`` (a permanent API error). ``transient`` counts retryable failures.
+    ``calls`` counts requests (retries included). ``dropped`` counts by reason:
+    ``empty`` (blank user turn, not sent), ``malformed_json`` (``facts`` missing or not
+    a list), ``no_tool_use`` (the answer had no ``record_facts`` call), ``max_tokens``
+    (the answer was cut off, so discarded), ``api_error`` (a permanent API error), and
+    per item ``not_an_object``, ``bad_type``, ``bad_subject``, ``bad_predicate``,
+    ``bad_object``, ``bad_confidence``, ``bad_rationale``, ``schema_error``,
+    ``too_many``. ``corrected`` counts fields repaired in kept items
+    (``confidence_capped``, ``valid_from_unparseable``, ``valid_from_out_of_range``).
+    ``transient`` counts retryable failures by kind, ``fallbacks`` the turns read by
+    the fallback extractor after the retries ran out.
     """
 
     calls: int = 0
     facts: int = 0
     skipped_roles: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)
+    corrected: Counter[str] = field(default_factory=Counter)
     transient: Counter[str] = field(default_factory=Counter)
+    fallbacks: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -188,15 +253,30 @@ class AnthropicExtractor:
         model: str,
         masker: Callable[[str], str] | None = None,
         max_tokens: int = 1024,
+        *,
+        max_attempts: int = 4,
+        backoff_base: float = 0.5,
+        backoff_cap: float = 8.0,
+        fallback: Extractor | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not model.strip():
             raise ValueError("model must be a non-empty model name, e.g. 'claude-haiku-4-5'")
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        if not 0 <= backoff_base <= backoff_cap:
+            raise ValueError("backoff_base and backoff_cap must satisfy 0 <= base <= cap")
         self.client = client
         self.model = model
         self.max_tokens = max_tokens
-        self.version: str = f"1.0.0+{model}"
+        self.max_attempts = max_attempts
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.fallback = fallback
+        self._sleep = sleep
+        self.version: str = f"1.1.0+{model}"
         self._masker = masker
         self.stats = ExtractorStats()
 
@@ -207,16 +287,27 @@ class AnthropicExtractor:
         model: str = DEFAULT_MODEL,
         base_url: str | None = None,
         timeout: float = 30.0,
-        max_retries: int = 2,
+        max_retries: int = 3,
+        fallback_to_rules: bool = True,
     ) -> AnthropicExtractor:
-        """Build the client from settings (an explicit key: no credential lookup elsewhere)."""
+        """Build the client from settings (an explicit key: no credential lookup elsewhere).
+
+        ``max_retries`` transient failures of a turn are retried here (the SDK's own
+        retries are off, so that the count and the backoff are ours); then the turn
+        goes to the offline rule extractor unless ``fallback_to_rules`` is False.
+        """
         key = api_key.get_secret_value()
         if not key.strip():
             raise ValueError("api_key is empty: set the Anthropic API key in the settings")
-        client = anthropic.Anthropic(
-            api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries
-        )
-        return cls(client, model=model)
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be at least 0, got {max_retries}")
+        client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+        fallback: Extractor | None = None
+        if fallback_to_rules:
+            from stages.extract import RuleExtractor
+
+            fallback = RuleExtractor()
+        return cls(client, model=model, max_attempts=max_retries + 1, fallback=fallback)
 
     # ----------------------------------------------------------------- masking
 
@@ -235,9 +326,10 @@ class AnthropicExtractor:
         return self._masker(text)
 
     def render_turn(self, turn: TurnEvent) -> str:
-        """The user message sent to the model: the masked turn with its date and session."""
-        content = self.mask(turn.content).replace("</turn>", "</ turn>")
-        session = self.mask(turn.session_id).replace('"', "'")
+        """The user message sent to the model: the masked turn with its date and session;
+        no spelling of the ``<turn>`` delimiter survives inside it."""
+        content = neutralise_tag(self.mask(turn.content))
+        session = neutralise_tag(self.mask(turn.session_id)).replace('"', "'")
         ts = turn.ts.astimezone(UTC)
         date = ts.isoformat().replace("+00:00", "Z")
         return f'<turn session="{session}" date="{date}" weekday="{ts:%A}">\n{content}\n</turn>'
@@ -253,33 +345,75 @@ class AnthropicExtractor:
             return []
 
         messages: list[MessageParam] = [{"role": "user", "content": self.render_turn(turn)}]
-        self.stats.calls += 1
-        try:
-            response = self.client.messages.create(
-                model=self.model,
-                max_tokens=self.max_tokens,
-                system=SYSTEM_PROMPT,
-                messages=messages,
-                tools=[RECORD_FACTS_TOOL],
-                tool_choice=_TOOL_CHOICE,
+        response = self._call(messages)
+        if isinstance(response, TransientError):
+            if self.fallback is None:
+                raise response
+            self.stats.fallbacks += 1
+            log.warning(
+                "extract: turn %s read by the %s extractor: the Anthropic API still failed "
+                "after %d attempts (%s)",
+                turn.turn_id,
+                self.fallback.name,
+                self.max_attempts,
+                response,
             )
-        except anthropic.APIStatusError as exc:
-            raise self._status_error(exc) from exc
-        except anthropic.APITimeoutError as exc:
-            self.stats.transient["timeout"] += 1
-            raise TransientError(f"Anthropic API timed out ({self.model}): {exc}") from exc
-        except anthropic.APIConnectionError as exc:
-            self.stats.transient["connection"] += 1
-            raise TransientError(f"cannot reach the Anthropic API: {exc}") from exc
-        except anthropic.APIError as exc:  # e.g. APIResponseValidationError
-            self.stats.dropped["api_error"] += 1
-            raise ExtractionError(f"unexpected answer from the Anthropic API: {exc}") from exc
+            return self.fallback.extract(turn)
 
         self.stats.input_tokens += response.usage.input_tokens
         self.stats.output_tokens += response.usage.output_tokens
         facts = self._parse(turn, response)
         self.stats.facts += len(facts)
         return facts
+
+    def _call(self, messages: list[MessageParam]) -> Message | TransientError:
+        """The answer, or the last transient error once ``max_attempts`` requests failed;
+        permanent errors are raised."""
+        last: TransientError | None = None
+        for attempt in range(1, self.max_attempts + 1):
+            if last is not None:
+                self._sleep(self._backoff(attempt - 1, last.retry_after))
+            self.stats.calls += 1
+            try:
+                response = self.client.messages.create(
+                    model=self.model,
+                    max_tokens=self.max_tokens,
+                    system=SYSTEM_PROMPT,
+                    messages=messages,
+                    tools=[RECORD_FACTS_TOOL],
+                    tool_choice=_TOOL_CHOICE,
+                )
+                if _well_formed(response):
+                    return response
+                self.stats.transient["malformed_payload"] += 1
+                last = TransientError("the Anthropic API answered with something not a message")
+            except ValueError as exc:  # a body that is not JSON (a proxy, a cut connection)
+                self.stats.transient["malformed_payload"] += 1
+                last = TransientError(f"the Anthropic API answer is not JSON: {exc}")
+            except anthropic.APIStatusError as exc:
+                err = self._status_error(exc)
+                if not isinstance(err, TransientError):
+                    raise err from exc
+                last = err
+            except anthropic.APITimeoutError as exc:
+                self.stats.transient["timeout"] += 1
+                last = TransientError(f"Anthropic API timed out ({self.model}): {exc}")
+            except anthropic.APIConnectionError as exc:
+                self.stats.transient["connection"] += 1
+                last = TransientError(f"cannot reach the Anthropic API: {exc}")
+            except anthropic.APIError as exc:  # e.g. APIResponseValidationError
+                self.stats.dropped["api_error"] += 1
+                raise ExtractionError(f"unexpected answer from the Anthropic API: {exc}") from exc
+        assert last is not None
+        return last
+
+    def _backoff(self, failures: int, retry_after: float | None) -> float:
+        """Seconds before the next attempt: doubling from ``backoff_base``, at least the
+        API's ``retry-after``, at most ``backoff_cap``."""
+        delay: float = self.backoff_base * 2.0 ** (failures - 1)
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return min(delay, self.backoff_cap)
 
     # ----------------------------------------------------------------- parsing
 
@@ -301,11 +435,11 @@ class AnthropicExtractor:
 
         items: list[object] = []
         for tool_input in inputs:
-            raw = tool_input.get("facts")
+            raw = tool_input.get("facts") if isinstance(tool_input, Mapping) else None
             if isinstance(raw, str):  # some answers carry the array as a JSON string
                 try:
                     raw = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):
                     raw = None
             if not isinstance(raw, list):
                 self.stats.dropped["malformed_json"] += 1
@@ -314,45 +448,77 @@ class AnthropicExtractor:
 
         out: list[CandidateFact] = []
         for i, item in enumerate(items):
-            fact = self._candidate(turn, i, item)
+            fact, problem = self._candidate(turn, i, item)
+            if fact is not None and len(out) >= MAX_FACTS:
+                fact, problem = None, "too_many"
             if fact is None:
-                self.stats.dropped["schema_error"] += 1
+                self.stats.dropped[problem] += 1
+                log.info("extract: item %d dropped: %s", i, problem)
             else:
                 out.append(fact)
         return out
 
-    def _candidate(self, turn: TurnEvent, i: int, item: object) -> CandidateFact | None:
+    def _candidate(self, turn: TurnEvent, i: int, item: object) -> tuple[CandidateFact | None, str]:
+        """One answer item as a candidate, or None and the reason it was dropped."""
         if not isinstance(item, Mapping):
-            return None
-        data: dict[str, Any] = {k: item[k] for k in _COPIED if k in item}
-        for k in ("subject", "predicate", "object"):
-            if isinstance(data.get(k), str):
-                data[k] = data[k].strip()
-        if isinstance(data.get("confidence"), bool):  # bool is an int to pydantic
-            return None
+            return None, "not_an_object"
+        fact_type = item.get("type")
+        if fact_type not in _FACT_TYPES:
+            return None, "bad_type"
+        subject = clean_subject(item.get("subject"))
+        if subject is None:
+            return None, "bad_subject"
+        predicate = item.get("predicate")
+        if isinstance(predicate, str):
+            predicate = unicodedata.normalize("NFKC", predicate).strip().lower()
+        if not isinstance(predicate, str) or not valid_predicate(predicate):
+            return None, "bad_predicate"
+        obj = clean_value(item.get("object"), _MAX_OBJECT_CHARS)
+        if obj is None:
+            return None, "bad_object"
+        confidence = item.get("confidence")
+        if (
+            isinstance(confidence, bool)  # bool is an int to Python
+            or not isinstance(confidence, int | float)
+            or not math.isfinite(confidence)
+            or not 0.0 <= confidence <= 1.0
+        ):
+            return None, "bad_confidence"
+        if confidence > MAX_CONFIDENCE:
+            self.stats.corrected["confidence_capped"] += 1
+            confidence = MAX_CONFIDENCE
         rationale = item.get("rationale")
-        if isinstance(rationale, str):
-            data["rationale"] = rationale[:_RATIONALE_MAX]
-        elif rationale is not None:
-            return None
+        if rationale is not None and not isinstance(rationale, str):
+            return None, "bad_rationale"
+        when, problem = bounded_when(item.get("valid_from"), turn.ts)
+        if problem:
+            self.stats.corrected[f"valid_from_{problem}"] += 1
         try:
-            return CandidateFact(
+            fact = CandidateFact(
                 candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(i)),
                 tenant_id=turn.tenant_id,
                 user_id=turn.user_id,
                 session_id=turn.session_id,
-                valid_from=_parse_when(item.get("valid_from")) or turn.ts,
+                type=FactType(fact_type),
+                subject=subject,
+                predicate=predicate,
+                object=obj,
+                confidence=float(confidence),
+                valid_from=when or turn.ts,
+                rationale=clean_text(rationale or "", _RATIONALE_MAX),
                 source_turn_ids=[turn.turn_id],
                 extractor=self.name,
                 extractor_version=self.version,
                 turn_ts=turn.ts,
                 outcome=turn.outcome,
                 confirmed=turn.confirmed,
-                **data,
+                multi_valued=is_multi_valued(predicate),
+                source=claimed_source(turn.metadata),
             )
         except (ValidationError, TypeError) as exc:
             log.info("extract: item %d dropped: %s", i, _problems(exc))
-            return None
+            return None, "schema_error"
+        return fact, ""
 
     # ----------------------------------------------------------------- errors
 
@@ -369,29 +535,40 @@ class AnthropicExtractor:
                 f"Anthropic API {what} (HTTP {status}){rid}: {detail}", retry_after=retry_after
             )
         self.stats.dropped["api_error"] += 1
+        if status in (401, 403):
+            what = "refused the API key" if status == 401 else "does not let this API key use"
+            target = "" if status == 401 else f" model {self.model!r}"
+            return AuthenticationError(
+                f"the Anthropic API {what}{target} (HTTP {status}{rid}: {detail}); check "
+                "anthropic_api_key (MEMGATE_ANTHROPIC_API_KEY) and its permissions, or use "
+                "--extractor rules"
+            )
+        if status in (402, 404):
+            hint = (
+                "billing problem; check the Anthropic account's plan and credits"
+                if status == 402
+                else f"model {self.model!r} or the endpoint was not found; check the model "
+                "name (anthropic_model) and the base URL (anthropic_base_url)"
+            )
+            return FatalError(f"Anthropic API error HTTP {status}{rid}: {detail} — {hint}")
         hint = {
             400: "the request was rejected; check max_tokens and the model's limits",
-            401: "the API key was not accepted; check the Anthropic API key in the settings",
-            402: "billing problem; check the Anthropic account's plan and credits",
-            403: "the API key may not use this model or resource; check its permissions",
-            404: f"model {self.model!r} or the endpoint was not found; check the model name "
-            "and the base URL",
             413: "the turn is too large for one request",
         }.get(status, "check the Anthropic settings (key, model, base URL)")
         return ExtractionError(f"Anthropic API error HTTP {status}{rid}: {detail} — {hint}")
 
 
-def _parse_when(value: object) -> datetime | None:
-    """An ISO 8601 date or date-time as an aware UTC datetime (naive: UTC), else None."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        dt = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+def _well_formed(response: object) -> bool:
+    """A message with a list of content blocks and token counts (the SDK builds one from
+    any JSON object, so a foreign body arrives with these fields None)."""
+    content = getattr(response, "content", None)
+    usage = getattr(response, "usage", None)
+    return (
+        isinstance(content, list)
+        and all(isinstance(getattr(b, "type", None), str) for b in content)
+        and isinstance(getattr(usage, "input_tokens", None), int)
+        and isinstance(getattr(usage, "output_tokens", None), int)
+    )
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

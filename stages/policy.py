@@ -10,13 +10,35 @@ decision so an audit can tell which rules admitted a fact.
 Traceback (most recent call last):
 ...
 ValueError: unknown write policy 'strict'; choose one of: conservative, balanced, permissive
+
+Trusted sources. A turn may claim where it comes from (``metadata.source``, e.g.
+``"system_of_record"`` for an import from an HR system). A claim is a client field
+and raises nothing by itself: only a source on the policy's allow-list
+(:attr:`WritePolicy.trusted_sources`, empty by default) is stored at confidence 1.0.
+An entry is ``tenant:source`` (that tenant only) or ``*:source`` (every tenant);
+the source is matched exactly. The allow-list is part of the policy version, and the
+dedupe decision of a candidate that claimed a source records ``trusted_source`` or
+``source=untrusted``.
+
+>>> p = preset("balanced").with_trusted_sources(["acme:system_of_record"])
+>>> p.trusted_source("acme", "system_of_record"), p.trusted_source("globex", "system_of_record")
+('system_of_record', None)
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from memgate.events import FactType
+
+#: A source name: what ``metadata.source`` must look like to be matched at all.
+_SOURCE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,63}")
+#: A tenant id as :mod:`memgate.events` allows it; a source has no ``:``, so an entry
+#: splits at its last one.
+_TENANT_RE = re.compile(r"\*|[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}")
 
 
 @dataclass(frozen=True)
@@ -41,8 +63,55 @@ class WritePolicy:
     ambiguous: float = 0.80
     """Between this and ``near_duplicate`` a pair is flagged for consolidation, not resolved."""
 
+    trusted_sources: frozenset[str] = field(default_factory=frozenset)
+    """``tenant:source`` (or ``*:source``) entries whose turns are stored at confidence 1.0
+    (an import from a system of record). Empty: no client field raises confidence."""
+
     def with_overrides(self, **changes: object) -> WritePolicy:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    def with_trusted_sources(self, entries: Iterable[str]) -> WritePolicy:
+        """This policy with an allow-list of trusted sources; the version names the list."""
+        trusted = parse_trusted_sources(entries)
+        if not trusted:
+            return self
+        digest = hashlib.sha256("\n".join(sorted(trusted)).encode()).hexdigest()[:8]
+        base = self.version.split("+trusted.", 1)[0]
+        return replace(self, trusted_sources=trusted, version=f"{base}+trusted.{digest}")
+
+    def trusted_source(self, tenant_id: str, source: str) -> str | None:
+        """``source`` if the allow-list trusts it for ``tenant_id``, else None."""
+        if not source or not self.trusted_sources or not _SOURCE_RE.fullmatch(source):
+            return None
+        if f"{tenant_id}:{source}" in self.trusted_sources or f"*:{source}" in self.trusted_sources:
+            return source
+        return None
+
+
+def parse_trusted_sources(entries: Iterable[str]) -> frozenset[str]:
+    """Check ``tenant:source`` / ``*:source`` entries; a malformed one is a ValueError."""
+    out: set[str] = set()
+    for raw in entries:
+        entry = str(raw).strip()
+        tenant, sep, source = entry.rpartition(":")
+        if not (sep and _TENANT_RE.fullmatch(tenant) and _SOURCE_RE.fullmatch(source)):
+            raise ValueError(
+                f"trusted source {entry!r} is not 'tenant:source' or '*:source' "
+                "(a source is 1-64 letters, digits, '.', '_' or '-')"
+            )
+        out.add(f"{tenant}:{source}")
+    return frozenset(out)
+
+
+def claimed_source(metadata: Mapping[str, object]) -> str:
+    """The source a turn claims (``metadata.source``) when it is a plain source name, else ''.
+
+    A claim is carried to the resolver, which alone decides whether it is trusted.
+    """
+    value = metadata.get("source")
+    if isinstance(value, str) and _SOURCE_RE.fullmatch(value):
+        return value
+    return ""
 
 
 PRESETS: dict[str, WritePolicy] = {

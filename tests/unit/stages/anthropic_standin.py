@@ -10,7 +10,10 @@ it in :attr:`AnthropicStandIn.violations`. Every request is recorded
 (:attr:`AnthropicStandIn.requests`: method, path, headers, parsed body). Answers
 come from a scripted queue (:meth:`AnthropicStandIn.enqueue`) built with the
 reply helpers below; an empty queue answers a valid ``record_facts`` call with
-no facts (the common outcome).
+no facts (the common outcome). Besides answers in the API's shape it can fail the
+way networks and proxies do: :func:`connection_reset` closes the connection
+without an answer, :func:`malformed_payload` sends a body that is not a message
+(or not JSON), and ``delay`` holds an answer back (a client timeout).
 
     with AnthropicStandIn() as api:
         api.enqueue(tool_use_reply([{"type": "fact", ...}]))
@@ -23,7 +26,11 @@ from __future__ import annotations
 
 import json
 import secrets
+import socket
+import struct
+import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,13 +44,16 @@ __all__ = [
     "Reply",
     "bad_request",
     "check_request",
+    "connection_reset",
     "credential",
     "error_reply",
     "malformed_items_reply",
+    "malformed_payload",
     "not_found",
     "rate_limited",
     "running_standin",
     "server_error",
+    "slow",
     "text_reply",
     "tool_use_reply",
     "unauthorized",
@@ -87,6 +97,11 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     # Filled at send time from the request when the body asks for it.
     echo_model: bool = False
+    # Failure modes: "reset" closes the connection without answering; ``raw`` is sent
+    # as the body instead of ``body`` (a malformed payload); ``delay`` seconds pass first.
+    action: str | None = None
+    raw: bytes | None = None
+    delay: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -187,6 +202,22 @@ def unauthorized() -> Reply:
 
 def not_found(model: str = "claude-nope") -> Reply:
     return error_reply(404, "not_found_error", f"model: {model}")
+
+
+def connection_reset() -> Reply:
+    """The connection is closed (RST) before any answer: a network failure."""
+    return Reply(0, {}, action="reset")
+
+
+def malformed_payload(raw: bytes = b'{"type": "message", "content": [', status: int = 200) -> Reply:
+    """A body that is not a Messages API answer (cut-off JSON by default)."""
+    return Reply(status, {}, raw=raw)
+
+
+def slow(reply: Reply, seconds: float) -> Reply:
+    """``reply`` sent after ``seconds`` (longer than the client's timeout: a timeout)."""
+    return Reply(reply.status, reply.body, reply.headers, reply.echo_model, reply.action,
+                 reply.raw, seconds)
 
 
 # -------------------------------------------------------------------- checking
@@ -311,13 +342,13 @@ class AnthropicStandIn:
         self.violations: list[str] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # -- lifecycle
     def start(self) -> AnthropicStandIn:
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -371,7 +402,7 @@ class AnthropicStandIn:
     # -- the request path (called on the server's threads)
     def _handle(
         self, method: str, path: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, dict[str, str], bytes]:
+    ) -> tuple[int, dict[str, str], bytes, Reply]:
         body, problems = check_request(method, path, headers, raw)
         with self._lock:
             self.requests.append(RecordedRequest(method, path, headers, body, raw))
@@ -384,6 +415,8 @@ class AnthropicStandIn:
                 reply = self._queue.popleft()
             else:
                 reply = self.default or tool_use_reply([])
+        if reply.action is not None or reply.raw is not None:
+            return reply.status, {}, reply.raw or b"", reply
         out = dict(reply.body)
         if reply.echo_model and isinstance(body, dict):
             out["model"] = body.get("model", "")
@@ -393,7 +426,15 @@ class AnthropicStandIn:
             headers_out["x-should-retry"] = (
                 "true" if reply.status in (408, 409, 429) or reply.status >= 500 else "false"
             )
-        return reply.status, headers_out, json.dumps(out).encode("utf-8")
+        return reply.status, headers_out, json.dumps(out).encode("utf-8"), reply
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that gave up (a timeout test) is not a server error
+        if isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            return
+        super().handle_error(request, client_address)
 
 
 def _make_handler(standin: AnthropicStandIn) -> type[BaseHTTPRequestHandler]:
@@ -405,7 +446,19 @@ def _make_handler(standin: AnthropicStandIn) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length > 0 else b""
             headers = {k.lower(): v for k, v in self.headers.items()}
-            status, out_headers, payload = standin._handle(self.command, self.path, headers, raw)
+            status, out_headers, payload, reply = standin._handle(
+                self.command, self.path, headers, raw
+            )
+            if reply.delay:
+                time.sleep(reply.delay)
+            if reply.action == "reset":
+                # RST instead of FIN: the client sees "connection reset by peer"
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.close_connection = True
+                self.connection.close()
+                return
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))

@@ -444,10 +444,13 @@ def test_provenance_fields() -> None:
     assert f.confidence == 0.9
 
 
-def test_system_of_record_confidence() -> None:
+def test_a_claimed_source_is_carried_but_raises_nothing() -> None:
+    # only the write policy may trust a source (tests/unit/stages/test_policy.py)
     t = turn("I work at Acme.", metadata={"source": "system_of_record"})
     (f,) = EX.extract(t)
-    assert f.confidence == 1.0
+    assert f.confidence == 0.9 and f.source == "system_of_record"
+    (g,) = EX.extract(turn("I work at Acme.", metadata={"source": "../etc"}))
+    assert g.source == ""
 
 
 def test_confidence_anchors() -> None:
@@ -989,3 +992,20 @@ def test_merged_event_keeps_other_facts() -> None:
     got = facts("I got married on 3 June 2023 and we moved to a new flat.")
     assert [f.predicate for f in got].count("event") == 1
     assert "relationship_status" in [f.predicate for f in got]
+
+
+@pytest.mark.parametrize("ts", ["0001-01-01T00:00:00Z", "0001-01-02T03:00:00Z",
+                                "0050-02-01T00:00:00Z", "9999-12-31T23:59:59Z"])
+@pytest.mark.parametrize("text", [
+    "I went to a support group yesterday.", "I moved to Berlin last month.",
+    "I started a new job two years ago.", "I went hiking last weekend.",
+    "I joined a gym last week.", "I went to Paris last saturday.",
+    "I adopted a cat 99 years ago.", "I went there the day before yesterday.",
+])
+def test_relative_dates_at_the_ends_of_the_calendar_do_not_crash(ts: str, text: str) -> None:
+    # a turn dated year 1 (or 9999) has no "yesterday" to compute: the date is left out
+    t = TurnEvent(tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
+                  content=text, ts=ts)
+    for f in EX.extract(t):
+        assert f.valid_from is not None
+    assert parse_event_date("yesterday", datetime(1, 1, 1, tzinfo=UTC)) is None

@@ -17,7 +17,14 @@ import anthropic
 import pytest
 from pydantic import SecretStr
 
-from memgate.errors import ExtractionError, TransientError, is_transient
+from memgate.errors import (
+    AuthenticationError,
+    ExtractionError,
+    FatalError,
+    TransientError,
+    is_fatal,
+    is_transient,
+)
 from memgate.events import FactType, Outcome, TurnEvent, stable_id
 from stages.extract_anthropic import (
     RECORD_FACTS_TOOL,
@@ -92,8 +99,14 @@ def client(api: AnthropicStandIn) -> Iterator[anthropic.Anthropic]:
 
 
 @pytest.fixture
-def ex(client: anthropic.Anthropic) -> AnthropicExtractor:
-    return AnthropicExtractor(client, model=MODEL)
+def sleeps() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def ex(client: anthropic.Anthropic, sleeps: list[float]) -> AnthropicExtractor:
+    # backoff recorded, not slept; no fallback: a turn that still fails raises
+    return AnthropicExtractor(client, model=MODEL, sleep=sleeps.append)
 
 
 # ----------------------------------------------------------------- the request
@@ -158,7 +171,7 @@ def test_max_tokens_and_model_are_configurable(
     api: AnthropicStandIn, client: anthropic.Anthropic
 ) -> None:
     ex = AnthropicExtractor(client, model="claude-haiku-4-5-20251001", max_tokens=256)
-    assert ex.name == "anthropic" and ex.version == "1.0.0+claude-haiku-4-5-20251001"
+    assert ex.name == "anthropic" and ex.version == "1.1.0+claude-haiku-4-5-20251001"
     ex.extract(turn())
     assert api.bodies[0]["model"] == "claude-haiku-4-5-20251001"
     assert api.bodies[0]["max_tokens"] == 256
@@ -257,7 +270,7 @@ def test_valid_answer_becomes_candidate_facts(
     assert first.valid_from == TS  # none given: the turn's time
     assert first.rationale == "stated standing preference"
     assert first.source_turn_ids == ["t1"]
-    assert first.extractor == "anthropic" and first.extractor_version == f"1.0.0+{MODEL}"
+    assert first.extractor == "anthropic" and first.extractor_version == f"1.1.0+{MODEL}"
     assert first.turn_ts == TS
     assert first.outcome is Outcome.SUCCESS and first.confirmed is True
     assert first.multi_valued is False
@@ -294,7 +307,7 @@ def test_malformed_items_are_dropped_and_counted(
         malformed_items_reply(
             [
                 fact(object="Helix"),  # valid, index 0
-                {"type": "preference", "subject": "user", "predicate": "x", "confidence": 0.9},
+                {"type": "preference", "subject": "user", "predicate": "likes", "confidence": 0.9},
                 fact(confidence=1.5),
                 fact(type="opinion"),
                 "not an object",
@@ -312,7 +325,16 @@ def test_malformed_items_are_dropped_and_counted(
     assert facts[0].candidate_id == stable_id("acme", "t1", "0")
     assert facts[1].candidate_id == stable_id("acme", "t1", "10")
     assert facts[1].valid_from == TS  # unparseable date: the turn's time
-    assert ex.stats.dropped["schema_error"] == 9
+    assert ex.stats.corrected["valid_from_unparseable"] == 1
+    assert ex.stats.dropped == {
+        "bad_object": 1,
+        "bad_confidence": 3,
+        "bad_type": 1,
+        "not_an_object": 1,
+        "bad_subject": 1,
+        "bad_predicate": 1,
+        "bad_rationale": 1,
+    }
     assert ex.stats.facts == 2
 
 
@@ -367,31 +389,37 @@ def test_an_answer_cut_off_at_max_tokens_is_discarded(
 # ------------------------------------------------------------------ the errors
 
 
-def test_429_is_transient_with_retry_after(api: AnthropicStandIn, ex: AnthropicExtractor) -> None:
-    api.enqueue(rate_limited(retry_after=2))
+def test_429_is_retried_and_still_transient_after_the_last_attempt(
+    api: AnthropicStandIn, ex: AnthropicExtractor, sleeps: list[float]
+) -> None:
+    api.enqueue(*[rate_limited(retry_after=2)] * 4)
     with pytest.raises(TransientError) as info:
         ex.extract(turn())
     assert info.value.retry_after == 2.0
     assert is_transient(info.value)
-    assert isinstance(info.value.__cause__, anthropic.RateLimitError)
-    assert ex.stats.transient["rate_limited"] == 1
-    assert len(api.requests) == 1  # max_retries=0: the SDK did not retry on its own
+    assert ex.stats.transient["rate_limited"] == 4
+    assert len(api.requests) == 4  # the turn was tried max_attempts times
+    assert sleeps == [2.0, 2.0, 2.0]  # at least retry-after between attempts
 
 
 def test_500_is_transient(api: AnthropicStandIn, ex: AnthropicExtractor) -> None:
-    api.enqueue(server_error())
+    api.enqueue(*[server_error()] * 4)
     with pytest.raises(TransientError) as info:
         ex.extract(turn())
     assert info.value.retry_after is None
     assert "500" in str(info.value)
 
 
-def test_unreachable_api_is_transient() -> None:
+def test_unreachable_api_is_transient_without_a_fallback() -> None:
     with socket.socket() as s:  # a port that nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     ex = AnthropicExtractor.from_settings(
-        SecretStr(API_KEY), base_url=f"http://127.0.0.1:{port}", max_retries=0, timeout=5
+        SecretStr(API_KEY),
+        base_url=f"http://127.0.0.1:{port}",
+        max_retries=0,
+        timeout=5,
+        fallback_to_rules=False,
     )
     with pytest.raises(TransientError):
         ex.extract(turn())
@@ -407,17 +435,23 @@ def test_400_is_an_extraction_error(api: AnthropicStandIn, ex: AnthropicExtracto
     assert ex.stats.dropped["api_error"] == 1
 
 
-def test_401_says_to_check_the_key(api: AnthropicStandIn, ex: AnthropicExtractor) -> None:
+def test_401_is_a_fatal_authentication_error(
+    api: AnthropicStandIn, ex: AnthropicExtractor
+) -> None:
     api.enqueue(unauthorized())
-    with pytest.raises(ExtractionError, match="API key"):
+    with pytest.raises(AuthenticationError, match="API key") as info:
         ex.extract(turn())
+    assert is_fatal(info.value) and not is_transient(info.value)
+    assert not isinstance(info.value, ExtractionError)  # never reported per turn
+    assert "\n" not in str(info.value)
     assert ex.stats.dropped["api_error"] == 1
+    assert len(api.requests) == 1  # not retried
 
 
 def test_404_names_the_model(api: AnthropicStandIn, client: anthropic.Anthropic) -> None:
     ex = AnthropicExtractor(client, model="claude-nope")
     api.enqueue(not_found("claude-nope"))
-    with pytest.raises(ExtractionError, match=r"'claude-nope'.*model name"):
+    with pytest.raises(FatalError, match=r"'claude-nope'.*model name"):
         ex.extract(turn())
 
 
@@ -428,14 +462,14 @@ def test_from_settings_talks_to_the_api(api: AnthropicStandIn) -> None:
     api.enqueue(tool_use_reply([fact()]))
     assert [f.object for f in ex.extract(turn())] == ["Neovim"]
     assert api.requests[0].api_key == API_KEY
-    assert ex.version == "1.0.0+claude-haiku-4-5"
+    assert ex.version == "1.1.0+claude-haiku-4-5"
 
 
 def test_a_wrong_key_is_rejected_by_the_standin(api: AnthropicStandIn) -> None:
     ex = AnthropicExtractor.from_settings(
         SecretStr("wrong-key"), base_url=api.base_url, max_retries=0
     )
-    with pytest.raises(ExtractionError, match=r"401.*API key"):
+    with pytest.raises(AuthenticationError, match=r"API key.*401"):
         ex.extract(turn())
 
 
