@@ -12,20 +12,18 @@ import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from memgate import render
 from memgate.cliargs import (
     MAX_POLLUTION,
+    LogLevel,
     check_id,
     check_pollution,
     check_query,
@@ -35,7 +33,8 @@ from memgate.cliargs import (
 from memgate.errors import ConfigError, MemgateError
 from memgate.recall import MAX_K
 from memgate.render import clean, print_error, print_note
-from memgate.settings import Settings, load_settings, mask_secrets, prepare_data_dir
+from memgate.runtime import Runtime
+from memgate.settings import load_settings, mask_secrets
 
 app = typer.Typer(
     name="memgate",
@@ -51,62 +50,6 @@ log = logging.getLogger("memgate")
 #: Options shared by the commands that read one user's data.
 TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.", callback=check_id)]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.", callback=check_id)]
-
-
-@dataclass
-class Runtime:
-    """Everything a command needs, opened lazily and closed once."""
-
-    settings: Settings
-    _embedder: Any = None
-    _retrieval: Any = None
-    _audit: Any = None
-    closers: list[Any] = field(default_factory=list)
-    _prepared: Path | None = None
-
-    def _data_dir(self) -> None:
-        """Create the data dir (0700) before the first embedded store opens in it."""
-        if self._prepared == self.settings.data_dir:
-            return
-        warning = prepare_data_dir(self.settings.data_dir)
-        if warning:
-            print_note(err, f"warning: {warning}")
-        self._prepared = self.settings.data_dir
-
-    @property
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            from memgate.backends import make_embedder
-
-            self._embedder = make_embedder(self.settings)
-        return self._embedder
-
-    @property
-    def retrieval(self) -> Any:
-        if self._retrieval is None:
-            from memgate.backends import open_retrieval
-
-            if self.settings.retrieval_backend == "embedded":
-                self._data_dir()
-            self._retrieval = open_retrieval(self.settings, self.embedder.dim)
-            self.closers.append(self._retrieval)
-        return self._retrieval
-
-    @property
-    def audit(self) -> Any:
-        if self._audit is None:
-            from memgate.backends import open_audit
-
-            if self.settings.audit_backend == "chdb":
-                self._data_dir()
-            self._audit = open_audit(self.settings)
-            self.closers.append(self._audit)
-        return self._audit
-
-    def close(self) -> None:
-        for c in reversed(self.closers):
-            c.close()
-        self.closers.clear()
 
 
 def _rt(ctx: typer.Context) -> Runtime:
@@ -160,7 +103,7 @@ def main(
     if capped:
         log = logging.getLogger("memgate")
         log.info("blas_threads=%s libraries=%s", settings.blas_threads, capped)
-    rt = Runtime(settings)
+    rt = Runtime(settings, warn=lambda msg: print_note(err, msg))
     ctx.obj = rt
     ctx.call_on_close(rt.close)
 
@@ -181,36 +124,19 @@ def _print_json(obj: Any) -> None:
 # ----------------------------------------------------------------- ingest
 
 
-def _count_lines(path: Path) -> int | None:
-    """Lines in the file (for the progress bar), read in pieces: no line is held whole."""
-    try:
-        with path.open("rb") as f:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-    except OSError:
-        return None
-
-
 def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[str]]:
     from memgate.backends import build_pipeline
-    from memgate.inputs import ReadErrors, detect_format, load_locomo, read_turns
+    from memgate.inputs import ReadErrors, count_lines, detect_format, load_locomo, read_turns
     from streams.runner import InProcessRunner
 
     if not path.is_file():
         raise MemgateError(f"{path} does not exist or is not a file")
     fmt = detect_format(path)
-    total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else _count_lines(path)
+    total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else count_lines(path)
     errors = ReadErrors()
     pipeline = build_pipeline(rt.settings, rt.embedder)
     runner = InProcessRunner(pipeline, rt.retrieval, rt.audit)
-    with Progress(
-        TextColumn("{task.description}", markup=False, style="bold"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=quiet,
-    ) as progress:
+    with render.progress(err, disable=quiet) as progress:
         task = progress.add_task(f"ingest {clean(path.name)}", total=total)
         summary = runner.run(read_turns(path, errors), progress=lambda n: progress.advance(task, n))
     runner.close()
@@ -335,20 +261,6 @@ def facts(
     console.print(render.facts_table(rows, f"facts tenant={tenant} user={user}"))
 
 
-def _audit_rows(rt: Runtime, tenant: str, user: str) -> int:
-    from sinks.audit import TABLES
-
-    total = 0
-    for table in TABLES:
-        _, rows = rt.audit.query(
-            f"SELECT count() FROM `{table.name}` "
-            "WHERE tenant_id = {tenant:String} AND user_id = {user:String}",
-            {"tenant": tenant, "user": user},
-        )
-        total += int(rows[0][0])
-    return total
-
-
 @app.command()
 def forget(
     ctx: typer.Context,
@@ -367,7 +279,7 @@ def forget(
     again = f"memgate forget -t {tenant} -u {user} --yes"
     try:
         n_facts = len(rt.retrieval.list_facts(tenant, user, include_inactive=True))
-        n_audit = _audit_rows(rt, tenant, user)
+        n_audit = rt.audit_rows(tenant, user)
     except MemgateError as exc:
         print_error(err, f"nothing was deleted: {exc}. Run `{again}` again once the store is free")
         raise typer.Exit(1) from None
@@ -498,14 +410,6 @@ def demo(ctx: typer.Context) -> None:
 # ---------------------------------------------------------------- streaming
 
 
-class LogLevel(StrEnum):
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-    CRITICAL = "critical"
-
-
 @app.command()
 def worker(
     ctx: typer.Context,
@@ -600,21 +504,6 @@ app.add_typer(bench_app, name="bench")
 DEFAULT_LOCOMO = Path("..") / "shared" / "datasets" / "locomo" / "locomo-dev.json"
 
 
-class _RichBenchProgress:
-    """One rich task, reset at every phase of the benchmark."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.task = progress.add_task("bench starting", total=None)
-
-    def start(self, label: str, total: int) -> None:
-        label = f"bench {clean(label)}"
-        self.progress.reset(self.task, total=total, completed=0, description=label)
-
-    def advance(self, n: int = 1) -> None:
-        self.progress.advance(self.task, n)
-
-
 @bench_app.command("locomo")
 def bench_locomo(
     ctx: typer.Context,
@@ -695,14 +584,7 @@ def bench_locomo(
     try:
         with (
             _errors(),
-            Progress(
-                TextColumn("{task.description}", markup=False, style="bold"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err,
-                transient=True,
-            ) as progress,
+            render.progress(err) as progress,
         ):
             result = run_locomo(
                 path,
@@ -714,7 +596,7 @@ def bench_locomo(
                 seed=seed,
                 limit_conversations=limit,
                 settings=rt.settings,
-                progress=_RichBenchProgress(progress),
+                progress=render.BenchProgress(progress),
             )
         result.command = shlex.join(["memgate", *sys.argv[1:]])
         result.headline_policy = rt.settings.policy

@@ -16,6 +16,7 @@ the command line prints as one message naming the option, with exit code 2.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Final
 
 import typer
@@ -90,3 +91,13 @@ def check_pollution(value: str) -> str:
             f"ratio {bad[0]} is out of range: each is 0 to at most {MAX_POLLUTION}"
         )
     return value
+
+
+class LogLevel(StrEnum):
+    """The worker's log levels (``--loglevel``)."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"

@@ -131,6 +131,19 @@ def _json_type(v: Any) -> str:
     return "an object"
 
 
+def count_lines(path: Path) -> int | None:
+    """Newlines in the file (a progress bar's total), read in pieces; ``None`` if unreadable."""
+    n, last = 0, b"\n"
+    try:
+        with path.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                n += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return None
+    return n + (last != b"\n")
+
+
 def read_lines(path: Path, errors: ReadErrors) -> Iterator[tuple[int, str]]:
     """``(line number, text)`` of every non-blank line that is UTF-8 and within the size limit.
 

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -68,6 +69,34 @@ def print_error(console: Console, message: object, *, label: str = "error:") -> 
 
 def print_note(console: Console, message: object, style: str = "yellow") -> None:
     console.print(Text(one_line(message), style=style), soft_wrap=True)
+
+
+def progress(console: Console, *, disable: bool = False) -> Progress:
+    """A transient progress bar whose task descriptions are shown literally."""
+    return Progress(
+        TextColumn("{task.description}", markup=False, style="bold"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=disable,
+    )
+
+
+class BenchProgress:
+    """One progress task, reset at every phase of the benchmark."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task = progress.add_task("bench starting", total=None)
+
+    def start(self, label: str, total: int) -> None:
+        label = f"bench {clean(label)}"
+        self.progress.reset(self.task, total=total, completed=0, description=label)
+
+    def advance(self, n: int = 1) -> None:
+        self.progress.advance(self.task, n)
 
 
 # ------------------------------------------------------------------------------ tables
