@@ -65,7 +65,7 @@ def main(
         Path | None, typer.Option("--config", help="TOML settings file (or MEMGATE_CONFIG).")
     ] = None,
     data_dir: Annotated[
-        Path | None,
+        str | None,  # a string: typer would read "" as Path("."), the current folder
         typer.Option("--data-dir", help="Folder of every embedded store (or MEMGATE_DATA_DIR)."),
     ] = None,
     policy: Annotated[

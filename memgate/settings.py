@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -122,6 +122,16 @@ class Settings(BaseSettings):
         if toml is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml))
         return tuple(sources)
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir_given(cls, v: Any) -> Any:
+        """An empty data dir is a mistake, not the current folder; ``~`` is the home folder."""
+        if isinstance(v, str | Path):
+            if not str(v).strip():
+                raise ValueError("must not be empty: name a folder (or leave it unset)")
+            return Path(v).expanduser()
+        return v
 
     @property
     def retrieval_path(self) -> Path:

@@ -356,3 +356,29 @@ def test_forget_that_fails_half_way_says_what_was_deleted_and_what_to_rerun(
     assert done.returncode == 0, done.stderr
     assert f"forgot acme/alice: {n} facts, 0 audit rows" in done.stdout
     assert _fact_count(tmp_path) == 0
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_an_empty_data_dir_is_refused_not_read_as_the_current_folder(
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    if how == "flag":
+        result = CliRunner().invoke(app, ["--embedder", "hashing", "--data-dir", "", "facts",
+                                          "-t", "acme", "-u", "alice"])  # fmt: skip
+    else:
+        result = CliRunner(env={"MEMGATE_DATA_DIR": " "}).invoke(
+            app, ["--embedder", "hashing", "facts", "-t", "acme", "-u", "alice"]
+        )
+    assert result.exit_code == 2, result.output
+    assert "data_dir" in result.output and "empty" in result.output
+    assert not (tmp_path / "retrieval.sqlite3").exists()
+
+
+def test_a_data_dir_with_a_tilde_in_the_config_file_is_the_home_folder(tmp_path: Path) -> None:
+    cfg = tmp_path / "memgate.toml"
+    cfg.write_text('data_dir = "~/memgate-data"\n', encoding="utf-8")
+    result = _cli(tmp_path, "--config", str(cfg), "config")
+    assert json.loads(result.stdout)["data_dir"] == str(tmp_path / "data")  # the flag wins
+    result = CliRunner().invoke(app, ["--config", str(cfg), "config"])
+    assert json.loads(result.stdout)["data_dir"] == str(Path.home() / "memgate-data")
