@@ -91,6 +91,9 @@ def main(
                 f"data dir {settings.data_dir} exists and is not a folder; "
                 "pass --data-dir FOLDER or set MEMGATE_DATA_DIR"
             )
+    except OSError as exc:
+        print_error(err, f"data dir {render.os_error(exc)}; pass --data-dir FOLDER")
+        raise typer.Exit(2) from None
     except ConfigError as exc:
         print_error(err, exc)
         raise typer.Exit(2) from None
@@ -114,6 +117,9 @@ def _errors() -> Iterator[None]:
         yield
     except MemgateError as exc:
         print_error(err, exc)
+        raise typer.Exit(1) from None
+    except OSError as exc:  # a file the system refuses: name too long, a device, permissions
+        print_error(err, render.os_error(exc))
         raise typer.Exit(1) from None
 
 
@@ -379,8 +385,11 @@ def demo(ctx: typer.Context) -> None:
 
     rt = _rt(ctx)
     demo_dir = rt.settings.data_dir / "demo"
-    if demo_dir.exists():
-        shutil.rmtree(demo_dir)
+    with _errors():
+        if demo_dir.is_symlink() or demo_dir.is_file():
+            raise MemgateError(f"{demo_dir} is not the demo's folder; move it away and retry")
+        if demo_dir.exists():
+            shutil.rmtree(demo_dir)
     rt.settings = rt.settings.model_copy(update={"data_dir": demo_dir})
     sample = resources.files("memgate") / "data" / "demo.jsonl"
     with resources.as_file(sample) as path, _errors():
@@ -561,7 +570,12 @@ def bench_locomo(
 
     rt = _rt(ctx)
     path = data if data is not None else Path.cwd() / DEFAULT_LOCOMO
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        print_error(err, f"LoCoMo data: {render.os_error(exc)}; pass --data FILE")
+        raise typer.Exit(2) from None
+    if not found:
         print_error(
             err,
             f"LoCoMo data not found at {path.resolve()}; pass --data FILE (the default is "

@@ -55,9 +55,30 @@ def text(value: object, style: str = "") -> Text:
     return Text(clean(value), style=style)
 
 
+_LONG_WORD = 160
+
+
+def _shorten(word: str) -> str:
+    if len(word) <= _LONG_WORD:
+        return word
+    return f"{word[:100]}…{word[-20:]} ({len(word):,} characters)"
+
+
 def one_line(value: object) -> str:
-    """``value`` cleaned, on one line, with secrets in URLs masked."""
-    return " ".join(clean(mask_secrets(str(value))).split())
+    """``value`` cleaned, on one line, secrets in URLs masked, very long words shortened.
+
+    >>> one_line("cannot open /tmp/" + "a" * 300 + ":  File name too long")[-42:]
+    'a (318 characters) File name too long'
+    >>> len(one_line("x" * 10_000)) < 200
+    True
+    """
+    return " ".join(_shorten(w) for w in clean(mask_secrets(str(value))).split())
+
+
+def os_error(exc: OSError) -> str:
+    """An operating-system error as one sentence: the file and the reason."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename is not None else reason
 
 
 def print_error(console: Console, message: object, *, label: str = "error:") -> None:

@@ -229,7 +229,11 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     path = config_file or os.environ.get("MEMGATE_CONFIG")
     if path is not None:
         p = Path(path).expanduser()
-        if not p.is_file():
+        try:
+            found = p.is_file()
+        except OSError as exc:
+            raise ConfigError(f"config file {p}: {exc.strerror or exc}") from None
+        if not found:
             raise ConfigError(
                 f"config file {p} does not exist or is not a file; pass an existing TOML file"
             )

@@ -382,3 +382,34 @@ def test_a_data_dir_with_a_tilde_in_the_config_file_is_the_home_folder(tmp_path:
     assert json.loads(result.stdout)["data_dir"] == str(tmp_path / "data")  # the flag wins
     result = CliRunner().invoke(app, ["--config", str(cfg), "config"])
     assert json.loads(result.stdout)["data_dir"] == str(Path.home() / "memgate-data")
+
+
+LONG = "a" * 5_000  # longer than any file name: every system call on it fails (ENAMETOOLONG)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["ingest", LONG], 1),
+        (["produce", LONG], 1),
+        (["eval", "--labelled", LONG], 1),
+        (["bench", "locomo", "--data", LONG], 2),
+        (["--config", LONG, "config"], 2),
+        (["--data-dir", LONG, "facts", "-t", "acme", "-u", "alice"], 2),
+    ],
+    ids=["ingest", "produce", "eval", "bench", "config", "data-dir"],
+)
+def test_a_path_the_system_refuses_is_one_clear_error(
+    tmp_path: Path, args: list[str], code: int
+) -> None:
+    if args[0] == "--data-dir":
+        result = CliRunner().invoke(app, ["--embedder", "hashing", *args])
+    else:
+        result = _cli(tmp_path, *args)
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert "too long" in lines[0] and len(lines[0]) < 400
