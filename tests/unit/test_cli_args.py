@@ -413,3 +413,16 @@ def test_a_path_the_system_refuses_is_one_clear_error(
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), lines
     assert "too long" in lines[0] and len(lines[0]) < 400
+
+
+def test_demo_never_deletes_through_a_symlinked_demo_dir(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("precious")
+    (tmp_path / "data").mkdir(mode=0o700)
+    (tmp_path / "data" / "demo").symlink_to(elsewhere)
+    result = _cli(tmp_path, "demo")
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "demo" in lines[0]
+    assert (elsewhere / "keep.txt").read_text() == "precious"
