@@ -82,6 +82,9 @@ def main(
         format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s",
         stream=sys.stderr,
     )
+    if not verbose:  # client libraries' retry chatter: the error line says what failed
+        for name in ("urllib3.connectionpool", "clickhouse_connect"):
+            logging.getLogger(name).setLevel(logging.ERROR)
     try:
         settings = load_settings(
             config, data_dir=data_dir, policy=policy, embedder=embedder, extractor=extractor

@@ -426,3 +426,21 @@ def test_demo_never_deletes_through_a_symlinked_demo_dir(tmp_path: Path) -> None
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and "demo" in lines[0]
     assert (elsewhere / "keep.txt").read_text() == "precious"
+
+
+def test_an_error_naming_a_url_masks_its_password_and_is_one_line(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "MEMGATE_AUDIT_BACKEND": "clickhouse",
+        "MEMGATE_CLICKHOUSE_URL": "http://u:s3cret-ch@127.0.0.1:9/",  # nothing listens on 9
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "memgate.cli", "--data-dir", str(tmp_path / "d"), "audit",
+         "verdicts"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "s3cret-ch" not in result.stdout + result.stderr
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert "u:****@127.0.0.1" in lines[0]
