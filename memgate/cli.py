@@ -7,23 +7,34 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.text import Text
 
+from memgate import render
+from memgate.cliargs import (
+    MAX_POLLUTION,
+    LogLevel,
+    check_id,
+    check_pollution,
+    check_query,
+    check_time,
+    parse_instant,
+)
 from memgate.errors import ConfigError, MemgateError
-from memgate.settings import Settings, load_settings
+from memgate.recall import MAX_K
+from memgate.render import clean, print_error, print_note
+from memgate.runtime import Runtime
+from memgate.settings import load_settings, mask_secrets
 
 app = typer.Typer(
     name="memgate",
@@ -32,51 +43,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err = Console(stderr=True)
+console = render.make_console()
+err = render.make_console(stderr=True)
 log = logging.getLogger("memgate")
 
-
-@dataclass
-class Runtime:
-    """Everything a command needs, opened lazily and closed once."""
-
-    settings: Settings
-    _embedder: Any = None
-    _retrieval: Any = None
-    _audit: Any = None
-    closers: list[Any] = field(default_factory=list)
-
-    @property
-    def embedder(self) -> Any:
-        if self._embedder is None:
-            from memgate.backends import make_embedder
-
-            self._embedder = make_embedder(self.settings)
-        return self._embedder
-
-    @property
-    def retrieval(self) -> Any:
-        if self._retrieval is None:
-            from memgate.backends import open_retrieval
-
-            self._retrieval = open_retrieval(self.settings, self.embedder.dim)
-            self.closers.append(self._retrieval)
-        return self._retrieval
-
-    @property
-    def audit(self) -> Any:
-        if self._audit is None:
-            from memgate.backends import open_audit
-
-            self._audit = open_audit(self.settings)
-            self.closers.append(self._audit)
-        return self._audit
-
-    def close(self) -> None:
-        for c in reversed(self.closers):
-            c.close()
-        self.closers.clear()
+#: Options shared by the commands that read one user's data.
+TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.", callback=check_id)]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.", callback=check_id)]
 
 
 def _rt(ctx: typer.Context) -> Runtime:
@@ -92,7 +65,7 @@ def main(
         Path | None, typer.Option("--config", help="TOML settings file (or MEMGATE_CONFIG).")
     ] = None,
     data_dir: Annotated[
-        Path | None,
+        str | None,  # a string: typer would read "" as Path("."), the current folder
         typer.Option("--data-dir", help="Folder of every embedded store (or MEMGATE_DATA_DIR)."),
     ] = None,
     policy: Annotated[
@@ -109,20 +82,34 @@ def main(
         format="%(asctime)s level=%(levelname)s logger=%(name)s %(message)s",
         stream=sys.stderr,
     )
+    if not verbose:  # client libraries' retry chatter: the error line says what failed
+        for name in ("urllib3.connectionpool", "clickhouse_connect"):
+            logging.getLogger(name).setLevel(logging.ERROR)
     try:
         settings = load_settings(
             config, data_dir=data_dir, policy=policy, embedder=embedder, extractor=extractor
         )
-    except ConfigError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        if settings.data_dir.exists() and not settings.data_dir.is_dir():
+            raise ConfigError(
+                f"data dir {settings.data_dir} exists and is not a folder; "
+                "pass --data-dir FOLDER or set MEMGATE_DATA_DIR"
+            )
+    except OSError as exc:
+        print_error(err, f"data dir {render.os_error(exc)}; pass --data-dir FOLDER")
         raise typer.Exit(2) from None
+    except ConfigError as exc:
+        print_error(err, exc)
+        raise typer.Exit(2) from None
+    # Everything memgate creates (data dir, store files and folders) is private to the user.
+    umask = os.umask(0o077)
+    ctx.call_on_close(lambda: os.umask(umask))
     from memgate.embedding import limit_blas_threads
 
     capped = limit_blas_threads(settings.blas_threads)
     if capped:
         log = logging.getLogger("memgate")
         log.info("blas_threads=%s libraries=%s", settings.blas_threads, capped)
-    rt = Runtime(settings)
+    rt = Runtime(settings, warn=lambda msg: print_note(err, msg))
     ctx.obj = rt
     ctx.call_on_close(rt.close)
 
@@ -132,7 +119,10 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except MemgateError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        print_error(err, exc)
+        raise typer.Exit(1) from None
+    except OSError as exc:  # a file the system refuses: name too long, a device, permissions
+        print_error(err, render.os_error(exc))
         raise typer.Exit(1) from None
 
 
@@ -143,73 +133,35 @@ def _print_json(obj: Any) -> None:
 # ----------------------------------------------------------------- ingest
 
 
-def _count_lines(path: Path) -> int | None:
-    try:
-        with path.open("rb") as f:
-            return sum(1 for line in f if line.strip())
-    except OSError:
-        return None
-
-
 def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[str]]:
     from memgate.backends import build_pipeline
-    from memgate.inputs import ReadErrors, detect_format, load_locomo, read_turns
+    from memgate.inputs import ReadErrors, count_lines, detect_format, load_locomo, read_turns
     from streams.runner import InProcessRunner
 
     if not path.is_file():
         raise MemgateError(f"{path} does not exist or is not a file")
     fmt = detect_format(path)
-    total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else _count_lines(path)
+    total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else count_lines(path)
     errors = ReadErrors()
     pipeline = build_pipeline(rt.settings, rt.embedder)
     runner = InProcessRunner(pipeline, rt.retrieval, rt.audit)
-    with Progress(
-        TextColumn("[bold]ingest[/bold] {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=quiet,
-    ) as progress:
-        task = progress.add_task(path.name, total=total)
+    with render.progress(err, disable=quiet) as progress:
+        task = progress.add_task(f"ingest {clean(path.name)}", total=total)
         summary = runner.run(read_turns(path, errors), progress=lambda n: progress.advance(task, n))
     runner.close()
     return summary, errors.errors
 
 
-def _summary_table(summary: Any, title: str) -> Table:
-    t = Table(title=title, show_lines=False)
-    t.add_column("what")
-    t.add_column("count", justify="right")
-    t.add_column("detail")
-    t.add_row("turns ingested", str(summary.turns), "")
-    t.add_row(
-        "dropped at triage",
-        str(sum(summary.dropped.values())),
-        ", ".join(f"{k}={v}" for k, v in summary.dropped.most_common()),
-    )
-    t.add_row("kept for extraction", str(summary.kept), "")
-    t.add_row("candidate facts", str(summary.candidates), "")
-    t.add_row(
-        "sensitive spans masked in the journal",
-        str(sum(summary.redaction_kinds.values())),
-        ", ".join(f"{k}={v}" for k, v in summary.redaction_kinds.most_common()),
-    )
-    t.add_row("facts redacted (stored with placeholders)", str(summary.redacted), "")
-    t.add_row(
-        "rejected",
-        str(sum(summary.rejected.values())),
-        ", ".join(f"{k}={v}" for k, v in summary.rejected.most_common()),
-    )
-    for action in ("ADD", "SUPERSEDE", "DUPLICATE", "PENDING"):
-        t.add_row(f"resolved {action}", str(summary.actions.get(action, 0)), "")
-    t.add_row(
-        "write amplification",
-        f"{summary.write_amplification:.3f}",
-        "new fact rows per turn",
-    )
-    return t
+def _report_read_errors(errors: list[str]) -> None:
+    for e in errors:
+        print_error(err, e)
+    if errors:
+        print_note(
+            err,
+            f"{len(errors)} line(s) rejected; the other turns were ingested. "
+            "Fix the lines above and ingest the file again (turn ids make it idempotent).",
+        )
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -225,16 +177,9 @@ def ingest(
     if as_json:
         _print_json({**summary.as_dict(), "errors": errors})
     else:
-        console.print(_summary_table(summary, f"memgate ingest {file.name}"))
-        console.print(f"data dir: {rt.settings.data_dir}")
-    for e in errors:
-        err.print(f"[red]error:[/red] {e}")
-    if errors:
-        err.print(
-            f"[yellow]{len(errors)} line(s) rejected; the other turns were ingested. "
-            "Fix the lines above and ingest the file again (turn ids make it idempotent).[/yellow]"
-        )
-        raise typer.Exit(1)
+        console.print(render.summary_table(summary, f"memgate ingest {file.name}"))
+        console.print(render.text(f"data dir: {rt.settings.data_dir}"))
+    _report_read_errors(errors)
 
 
 # ----------------------------------------------------------------- search
@@ -244,12 +189,9 @@ def _parse_time(s: str | None) -> datetime | None:
     if s is None:
         return None
     try:
-        dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
-    except ValueError:
-        raise typer.BadParameter(
-            f"{s!r} is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)"
-        ) from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+        return parse_instant(s)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 def _fact_row(f: Any) -> dict[str, Any]:
@@ -260,19 +202,24 @@ def _fact_row(f: Any) -> dict[str, Any]:
 @app.command()
 def search(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="What to look for.")],
-    tenant: Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.")],
-    user: Annotated[str, typer.Option("--user", "-u", help="User id.")],
-    k: Annotated[int, typer.Option("-k", help="How many results.")] = 5,
+    query: Annotated[str, typer.Argument(help="What to look for.", callback=check_query)],
+    tenant: TenantOpt,
+    user: UserOpt,
+    k: Annotated[int, typer.Option("-k", help="How many results.", min=1, max=MAX_K)] = 5,
     as_of: Annotated[
-        str | None, typer.Option("--as-of", help="ISO time: what was true then (valid time).")
+        str | None,
+        typer.Option(
+            "--as-of", help="ISO time: what was true then (valid time).", callback=check_time
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     now: Annotated[
         str | None,
         typer.Option(
-            "--now", help="ISO time to rank at: facts decay by their age at this instant "
-            "(default: the current time)."
+            "--now",
+            help="ISO time to rank at: facts decay by their age at this instant "
+            "(default: the current time).",
+            callback=check_time,
         ),
     ] = None,
 ) -> None:
@@ -281,8 +228,8 @@ def search(
     from sinks.base import SearchQuery
 
     rt = _rt(ctx)
+    q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
     with _errors():
-        q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
         hits = Recall(rt.retrieval, rt.embedder).search(q, now=_parse_time(now))
     if as_json:
         _print_json(
@@ -297,27 +244,8 @@ def search(
             ]
         )
         return
-    t = Table(
-        title=f"search {query!r} tenant={tenant} user={user}" + (f" as-of={as_of}" if as_of else "")
-    )
-    for col in ("score", "fact", "status", "valid", "conf", "source"):
-        t.add_column(col)
-    for h in hits:
-        f = h.fact
-        valid = (
-            f"{f.valid_from:%Y-%m-%d}..{f.valid_to:%Y-%m-%d}"
-            if f.valid_to
-            else f"{f.valid_from:%Y-%m-%d}.."
-        )
-        t.add_row(
-            f"{h.score:.4f}",
-            f.text,
-            f.status.value,
-            valid,
-            f"{f.confidence:.2f}",
-            ",".join(f.source_turn_ids[:3]),
-        )
-    console.print(t)
+    title = f"search {query!r} tenant={tenant} user={user}" + (f" as-of={as_of}" if as_of else "")
+    console.print(render.search_table(hits, title))
     if not hits:
         console.print("no facts matched (is the tenant/user right? try `memgate facts`)")
 
@@ -325,8 +253,8 @@ def search(
 @app.command()
 def facts(
     ctx: typer.Context,
-    tenant: Annotated[str, typer.Option("--tenant", "-t")],
-    user: Annotated[str, typer.Option("--user", "-u")],
+    tenant: TenantOpt,
+    user: UserOpt,
     show_all: Annotated[
         bool, typer.Option("--all", help="Include superseded and pending facts.")
     ] = False,
@@ -339,40 +267,63 @@ def facts(
     if as_json:
         _print_json([_fact_row(f) for f in rows])
         return
-    t = Table(title=f"facts tenant={tenant} user={user}")
-    for col in ("key", "value", "status", "seen", "conf", "why", "source"):
-        t.add_column(col)
-    for f in rows:
-        why = f.rationale or f.extractor
-        if f.superseded_by:
-            why += f" (superseded by {f.superseded_by[:8]})"
-        t.add_row(
-            f.key.split("/", 2)[-1],
-            f.value,
-            f.status.value,
-            str(f.occurrences),
-            f"{f.confidence:.2f}",
-            f"{why}; {f.policy_version}",
-            ",".join(f.source_turn_ids[:3]),
-        )
-    console.print(t)
+    console.print(render.facts_table(rows, f"facts tenant={tenant} user={user}"))
 
 
 @app.command()
 def forget(
     ctx: typer.Context,
-    tenant: Annotated[str, typer.Option("--tenant", "-t")],
-    user: Annotated[str, typer.Option("--user", "-u")],
+    tenant: TenantOpt,
+    user: UserOpt,
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
 ) -> None:
-    """Delete everything stored about a user, from every store."""
+    """Delete everything stored about a user, from every store.
+
+    Both stores are opened and counted before anything is deleted. Exit code 1
+    when nothing is stored for the user, or when a store fails (the message
+    says what was already deleted; running the command again finishes).
+    """
     rt = _rt(ctx)
-    if not yes and not typer.confirm(f"Delete every fact and audit row of {tenant}/{user}?"):
+    who = f"{tenant}/{user}"
+    again = f"memgate forget -t {tenant} -u {user} --yes"
+    try:
+        n_facts = len(rt.retrieval.list_facts(tenant, user, include_inactive=True))
+        n_audit = rt.audit_rows(tenant, user)
+    except MemgateError as exc:
+        print_error(err, f"nothing was deleted: {exc}. Run `{again}` again once the store is free")
+        raise typer.Exit(1) from None
+    if n_facts == 0 and n_audit == 0:
+        print_error(
+            err,
+            f"nothing stored for {who}: no facts and no audit rows (ids are exact and "
+            "case-sensitive; `memgate audit --sql` lists the users); nothing was deleted",
+        )
         raise typer.Exit(1)
-    with _errors():
-        n_facts = rt.retrieval.forget(tenant, user)
+    if not yes and not typer.confirm(
+        f"Delete {n_facts} facts and {n_audit} audit rows of {who}?"
+    ):
+        raise typer.Exit(1)
+    # The audit store first: if it fails, the user's facts are all still there and served;
+    # if the retrieval store then fails, the message says the audit rows are gone.
+    try:
         n_audit = rt.audit.forget(tenant, user)
-    console.print(f"forgot {tenant}/{user}: {n_facts} facts, {n_audit} audit rows")
+    except MemgateError as exc:
+        print_error(
+            err,
+            f"no facts of {who} were deleted, and the audit rows may be partly deleted: {exc}. "
+            f"Run `{again}` again to finish",
+        )
+        raise typer.Exit(1) from None
+    try:
+        n_facts = rt.retrieval.forget(tenant, user)
+    except MemgateError as exc:
+        print_error(
+            err,
+            f"the {n_audit} audit rows of {who} were deleted, but its {n_facts} facts were not "
+            f"({exc}). Run `{again}` again to delete them",
+        )
+        raise typer.Exit(1) from None
+    console.print(render.text(f"forgot {who}: {n_facts} facts, {n_audit} audit rows"))
 
 
 @app.command()
@@ -382,7 +333,9 @@ def audit(
     sql: Annotated[
         str | None, typer.Option("--sql", help="Raw SQL against the audit store.")
     ] = None,
-    tenant: Annotated[str | None, typer.Option("--tenant", "-t")] = None,
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", "-t", help="Tenant id.", callback=check_id)
+    ] = None,
     list_reports: Annotated[bool, typer.Option("--list", help="List the named reports.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -391,33 +344,24 @@ def audit(
 
     rt = _rt(ctx)
     if list_reports or (report is None and sql is None):
-        t = Table(title="audit reports")
-        t.add_column("name")
-        t.add_column("what")
-        for name, (desc, _) in REPORTS.items():
-            t.add_row(name, desc)
-        console.print(t)
+        console.print(render.reports_table(REPORTS))
         console.print("tables: memgate.journal, memgate.decisions, memgate.fact_history")
         return
+    if sql is None and report not in REPORTS:
+        raise typer.BadParameter(
+            f"unknown report {report!r}; choose one of: {', '.join(REPORTS)}",
+            param_hint="REPORT",
+        )
     with _errors():
         if sql is not None:
             cols, rows = rt.audit.query(sql)
         else:
             assert report is not None
-            if report not in REPORTS:
-                raise MemgateError(
-                    f"unknown report {report!r}; choose one of: {', '.join(REPORTS)}"
-                )
             cols, rows = rt.audit.report(report, tenant)
     if as_json:
         _print_json([dict(zip(cols, r, strict=True)) for r in rows])
         return
-    t = Table(title=report or "sql")
-    for c in cols:
-        t.add_column(c)
-    for r in rows:
-        t.add_row(*[str(v) for v in r])
-    console.print(t)
+    console.print(render.rows_table(report or "sql", cols, rows))
 
 
 @app.command("config")
@@ -444,15 +388,18 @@ def demo(ctx: typer.Context) -> None:
 
     rt = _rt(ctx)
     demo_dir = rt.settings.data_dir / "demo"
-    if demo_dir.exists():
-        shutil.rmtree(demo_dir)
+    with _errors():
+        if demo_dir.is_symlink() or demo_dir.is_file():
+            raise MemgateError(f"{demo_dir} is not the demo's folder; move it away and retry")
+        if demo_dir.exists():
+            shutil.rmtree(demo_dir)
     rt.settings = rt.settings.model_copy(update={"data_dir": demo_dir})
     sample = resources.files("memgate") / "data" / "demo.jsonl"
     with resources.as_file(sample) as path, _errors():
         summary, errors = _ingest(rt, Path(path))
         # rank as of the sample's last turn, so its 2024 facts are not aged to today
         last = max(t.ts for t in read_jsonl(Path(path), ReadErrors())).isoformat()
-    console.print(_summary_table(summary, "memgate demo: what the gate decided"))
+    console.print(render.summary_table(summary, "memgate demo: what the gate decided"))
     for tenant, user, q, as_of in DEMO_SEARCHES:
         ctx.invoke(
             search,
@@ -465,7 +412,9 @@ def demo(ctx: typer.Context) -> None:
             as_json=False,
             now=last,
         )
-    console.print(f"\nstores: {demo_dir} (try `memgate --data-dir {demo_dir} audit verdicts`)")
+    console.print(
+        render.text(f"\nstores: {demo_dir} (try `memgate --data-dir {demo_dir} audit verdicts`)")
+    )
     if errors:
         raise typer.Exit(1)
 
@@ -477,9 +426,12 @@ def demo(ctx: typer.Context) -> None:
 def worker(
     ctx: typer.Context,
     metrics_port: Annotated[
-        int | None, typer.Option(help="Serve Prometheus metrics on this port (0: off).")
+        int | None,
+        typer.Option(help="Serve Prometheus metrics on this port (0: off).", min=0, max=65535),
     ] = None,
-    loglevel: Annotated[str, typer.Option(help="Faust log level.")] = "warning",
+    loglevel: Annotated[
+        LogLevel, typer.Option(help="Faust log level.", case_sensitive=False)
+    ] = LogLevel.WARNING,
 ) -> None:
     """Start a streaming worker on Kafka (several share the work through partitions)."""
     import asyncio
@@ -508,11 +460,13 @@ def worker(
             log.info("event=topics_created topics=%s", ",".join(created))
         if port:  # last: an open metrics port means the stores and topics are ready
             metrics.serve(port)
-    err.print(
+    print_note(
+        err,
         f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
-        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}"
+        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}",
+        style="",
     )
-    faust.Worker(fapp, loglevel=loglevel, quiet=True).execute_from_commandline()
+    faust.Worker(fapp, loglevel=loglevel.value, quiet=True).execute_from_commandline()
 
 
 @app.command()
@@ -529,22 +483,26 @@ def produce(
     """Send turns from FILE to the input topic, keyed by tenant/user."""
     import asyncio
 
-    from memgate.inputs import ReadErrors, read_turns
+    from memgate.inputs import ReadErrors, read_lines, read_turns
     from streams.producer import produce_lines, produce_turns
 
     rt = _rt(ctx)
     s = rt.settings
     errors = ReadErrors()
     with _errors():
+        if not file.is_file():
+            raise MemgateError(f"{file} does not exist or is not a file")
         if raw:
-            n = asyncio.run(produce_lines(s, file.read_text(encoding="utf-8").splitlines()))
+            lines = (text for _, text in read_lines(file, errors))
+            n = asyncio.run(produce_lines(s, lines))
         else:
             n = asyncio.run(produce_turns(s, read_turns(file, errors)))
-    console.print(f"sent {n} turns to {s.topic_prefix}.turns at {s.kafka_bootstrap}")
-    for e in errors.errors:
-        err.print(f"[red]error:[/red] {e}")
-    if errors:
-        raise typer.Exit(1)
+    console.print(
+        render.text(
+            f"sent {n} turns to {s.topic_prefix}.turns at {mask_secrets(s.kafka_bootstrap)}"
+        )
+    )
+    _report_read_errors(errors.errors)
 
 
 # ------------------------------------------------------------------ bench
@@ -556,20 +514,6 @@ bench_app = typer.Typer(
 app.add_typer(bench_app, name="bench")
 
 DEFAULT_LOCOMO = Path("..") / "shared" / "datasets" / "locomo" / "locomo-dev.json"
-
-
-class _RichBenchProgress:
-    """One rich task, reset at every phase of the benchmark."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.task = progress.add_task("starting", total=None)
-
-    def start(self, label: str, total: int) -> None:
-        self.progress.reset(self.task, total=total, completed=0, description=label)
-
-    def advance(self, n: int = 1) -> None:
-        self.progress.advance(self.task, n)
 
 
 @bench_app.command("locomo")
@@ -591,13 +535,20 @@ def bench_locomo(
     ] = False,
     k: Annotated[
         list[int] | None,
-        typer.Option("--k", help="Recall cut-off (repeatable; default: 5 and 10)."),
+        typer.Option(
+            "--k", help="Recall cut-off (repeatable; default: 5 and 10).", min=1, max=MAX_K
+        ),
     ] = None,
     pollution: Annotated[
-        str, typer.Option(help="Pollution ratios, trivial turns per real turn (0 = clean).")
+        str,
+        typer.Option(
+            help=f"Pollution ratios, trivial turns per real turn (0 = clean; at most "
+            f"{MAX_POLLUTION}).",
+            callback=check_pollution,
+        ),
     ] = "0,1,5",
     limit: Annotated[
-        int | None, typer.Option("--limit", help="Only the first N conversations.")
+        int | None, typer.Option("--limit", help="Only the first N conversations.", min=1)
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the pollution generator.")] = 0,
     as_json: Annotated[
@@ -622,10 +573,16 @@ def bench_locomo(
 
     rt = _rt(ctx)
     path = data if data is not None else Path.cwd() / DEFAULT_LOCOMO
-    if not path.is_file():
-        err.print(
-            f"[red]error:[/red] LoCoMo data not found at {path.resolve()}; pass --data FILE "
-            "(the default is ../shared/datasets/locomo/locomo-dev.json from the current directory)"
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        print_error(err, f"LoCoMo data: {render.os_error(exc)}; pass --data FILE")
+        raise typer.Exit(2) from None
+    if not found:
+        print_error(
+            err,
+            f"LoCoMo data not found at {path.resolve()}; pass --data FILE (the default is "
+            "../shared/datasets/locomo/locomo-dev.json from the current directory)",
         )
         raise typer.Exit(2)
     policies = list(PRESETS) if all_presets else list(policy or [rt.settings.policy])
@@ -635,15 +592,8 @@ def bench_locomo(
             f"unknown write policy {', '.join(unknown)}; choose from {', '.join(PRESETS)}",
             param_hint="--policy",
         )
-    try:
-        ratios = sorted({int(x) for x in pollution.split(",") if x.strip()})
-    except ValueError:
-        raise typer.BadParameter(
-            f"{pollution!r} is not a comma-separated list of integers", param_hint="--pollution"
-        ) from None
+    ratios = sorted({int(x) for x in pollution.split(",") if x.strip()})  # checked: 0..100
     ks = sorted(set(k or [5, 10]))
-    if ks[0] < 1 or (ratios and ratios[0] < 0):
-        raise typer.BadParameter("k must be >= 1 and pollution ratios >= 0")
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if workdir is None:
         tmp = tempfile.TemporaryDirectory(prefix="memgate-bench-")
@@ -651,14 +601,7 @@ def bench_locomo(
     try:
         with (
             _errors(),
-            Progress(
-                TextColumn("[bold]bench[/bold] {task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err,
-                transient=True,
-            ) as progress,
+            render.progress(err) as progress,
         ):
             result = run_locomo(
                 path,
@@ -670,24 +613,24 @@ def bench_locomo(
                 seed=seed,
                 limit_conversations=limit,
                 settings=rt.settings,
-                progress=_RichBenchProgress(progress),
+                progress=render.BenchProgress(progress),
             )
         result.command = shlex.join(["memgate", *sys.argv[1:]])
         result.headline_policy = rt.settings.policy
         if result.extractor_source_changed:
-            err.print("[yellow]warning: the extractor's source changed during the run[/yellow]")
+            print_note(err, "warning: the extractor's source changed during the run")
         if report is not None:
             from memgate.bench.report import write_report
 
             written = write_report(result, report)
-            err.print(f"report: {', '.join(str(p) for p in written)}")
+            print_note(err, f"report: {', '.join(str(p) for p in written)}", style="")
     finally:
         if tmp is not None:
             tmp.cleanup()
     if as_json:
         _print_json(result.as_json())
         return
-    console.print(_bench_table(result))
+    console.print(render.bench_table(result))
     tg = result.targets()
     console.print(
         "targets ("
@@ -705,139 +648,7 @@ def bench_locomo(
     )
 
 
-def _bench_table(result: Any) -> Table:
-    ks, kk = result.ks, max(result.ks)
-    variants = [result.gated[p] for p in result.policies] + [result.baseline]
-    t = Table(title=f"memgate bench locomo ({result.extractor}, {result.embedder})")
-    t.add_column("figure")
-    for v in variants:
-        t.add_column(v.name, justify="right")
-    t.add_row("write amplification", *[f"{v.clean.write_amplification:.3f}" for v in variants])
-    for kx in ks:
-        t.add_row(f"evidence recall@{kx}", *[f"{v.clean.recall(kx):.3f}" for v in variants])
-    t.add_row("coverage", *[f"{v.clean.coverage:.3f}" for v in variants])
-    t.add_row(
-        f"answer-token recall@{kk} (no memory: 0)",
-        *[f"{v.clean.answer_token_recall(kk):.3f}" for v in variants],
-    )
-    for r in result.ratios:
-        t.add_row(
-            f"recall@{kk} at {r}:1 pollution",
-            *[f"{v.pollution[r].recall(kk):.3f}" for v in variants],
-        )
-        t.add_row(f"  rot cost at {r}:1", *[f"{v.rot_cost(r, kk):.3f}" for v in variants])
-    return t
-
-
-# ------------------------------------------------------------------- eval
-
 _EVAL_SUITES = ("labelled", "leaks", "scenarios")
-
-
-def _esc(text: str) -> str:
-    """Text shown as is (fact texts carry brackets that rich would read as markup)."""
-    from rich.markup import escape
-
-    return escape(text)
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x:.3f}"
-
-
-def _eval_labelled_tables(rep: Any) -> list[Table]:
-    t = Table(title=f"labelled turns ({rep.extractor}, {rep.policy}, {rep.embedder})")
-    for col in ("kind", "n", "keep", "stored", "tp", "fp", "fn", "tn", "precision", "recall", "F1"):
-        t.add_column(col, justify="left" if col == "kind" else "right")
-
-    def row(name: str, c: Any, style: str | None = None) -> None:
-        t.add_row(
-            name,
-            str(c.n),
-            str(c.tp + c.fn),
-            str(c.tp + c.fp),
-            str(c.tp),
-            str(c.fp),
-            str(c.fn),
-            str(c.tn),
-            _pct(c.precision),
-            _pct(c.recall),
-            _pct(c.f1),
-            style=style,
-        )
-
-    row("overall", rep.overall, "bold")
-    for name, c in sorted(rep.by_kind.items(), key=lambda kv: (-(kv[1].tp + kv[1].fn), kv[0])):
-        row(name, c)
-    lt = Table(title="by language and domain")
-    for col in ("group", "n", "precision", "recall", "F1", "accuracy"):
-        lt.add_column(col, justify="left" if col == "group" else "right")
-    for prefix, table in (("lang", rep.by_lang), ("domain", rep.by_domain)):
-        for name, c in sorted(table.items()):
-            lt.add_row(
-                f"{prefix}={name}",
-                str(c.n),
-                _pct(c.precision),
-                _pct(c.recall),
-                _pct(c.f1),
-                _pct(c.accuracy),
-            )
-    mt = Table(title="misclassified labelled turns")
-    for col in ("id", "error", "kind", "lang", "content", "gate"):
-        mt.add_column(col)
-    for m in rep.false_negatives + rep.false_positives:
-        gate = "; ".join(m.facts) if m.facts else (m.decisions[-1] if m.decisions else "")
-        mt.add_row(
-            m.id, "FN" if m.keep else "FP", m.kind, m.lang, _esc(m.content[:90]), _esc(gate[:90])
-        )
-    return [t, lt, mt]
-
-
-def _eval_leak_table(rep: Any) -> Table:
-    t = Table(title=f"leak check ({rep.extractor}, {rep.policy})")
-    for col in ("kind", "cases", "leaked", "where"):
-        t.add_column(col, justify="right" if col in ("cases", "leaked") else "left")
-    where: dict[str, list[str]] = {}
-    for r in rep.leaked:
-        where.setdefault(r.kind, []).append(f"{r.id} ({', '.join(r.where)})")
-    for kind, stats in rep.by_kind.items():
-        t.add_row(
-            kind,
-            str(stats["cases"]),
-            str(stats["leaked"]),
-            _esc("; ".join(where.get(kind, []))),
-            style="red" if stats["leaked"] else None,
-        )
-    t.add_row("total", str(rep.secrets), str(rep.leaks), "", style="bold")
-    masked = "; ".join(
-        f"{b.id} ({b.lookalike_kind}: {b.lookalike!r}"
-        + (f", masked as {','.join(b.journal_redactions)}" if b.journal_redactions else "")
-        + (f", {','.join(b.fact_path_findings)}" if b.fact_path_findings else "")
-        + ")"
-        for b in rep.benign_masked
-    )
-    t.add_row(
-        "benign look-alikes intact",
-        str(rep.benign),
-        str(rep.benign_intact),
-        _esc(f"{_pct(rep.benign_share)}" + (f"; masked: {masked}" if masked else "")),
-        style="bold",
-    )
-    return t
-
-
-def _eval_scenario_table(rep: Any) -> Table:
-    t = Table(title=f"scenarios ({rep.extractor}, {rep.policy}): {rep.passed}/{rep.total} pass")
-    for col in ("scenario", "covers", "result", "first failing check"):
-        t.add_column(col)
-    for r in rep.results:
-        t.add_row(
-            r.id,
-            ",".join(r.covers),
-            "[green]pass[/green]" if r.passed else "[red]FAIL[/red]",
-            _esc(r.first_failure),
-        )
-    return t
 
 
 @app.command("eval")
@@ -894,6 +705,11 @@ def eval_cmd(
     if dead_letters is not None:
         try:
             dlq = [ln for ln in dead_letters.read_text(encoding="utf-8").splitlines() if ln]
+        except UnicodeDecodeError as exc:
+            raise typer.BadParameter(
+                f"{dead_letters} is not UTF-8 text (byte offset {exc.start})",
+                param_hint="--dead-letters",
+            ) from None
         except OSError as exc:
             raise typer.BadParameter(str(exc), param_hint="--dead-letters") from None
 
@@ -913,14 +729,14 @@ def eval_cmd(
             paths[suite] = Path(p)
         embedder = rt.embedder
         out["embedder"] = getattr(embedder, "name", type(embedder).__name__)
-        with err.status("", spinner="dots") as status:
+        with err.status(Text(""), spinner="dots") as status:
             if "labelled" in paths:
-                status.update(f"labelled turns: {paths['labelled'].name}")
+                status.update(render.text(f"labelled turns: {paths['labelled'].name}"))
                 lrep = labelled_eval.evaluate(paths["labelled"], settings, embedder)
                 out["labelled"] = lrep.as_dict()
                 targets["labelled_f1"] = lrep.f1 >= TARGETS["labelled_f1"]
             if "leaks" in paths:
-                status.update(f"leak check: {paths['leaks'].name}")
+                status.update(render.text(f"leak check: {paths['leaks'].name}"))
                 krep = leaks_eval.evaluate(paths["leaks"], settings, embedder, dead_letters=dlq)
                 out["leaks"] = krep.as_dict()
                 targets["leaks"] = krep.leaks == 0
@@ -931,7 +747,7 @@ def eval_cmd(
                         + ", ".join(f"{r.id} ({', '.join(r.where)})" for r in krep.leaked)
                     )
             if "scenarios" in paths:
-                status.update(f"scenarios: {paths['scenarios'].name}")
+                status.update(render.text(f"scenarios: {paths['scenarios'].name}"))
                 srep = scenarios_eval.evaluate(paths["scenarios"], settings, embedder)
                 out["scenarios"] = srep.as_dict()
                 targets["scenarios"] = not srep.failed
@@ -943,18 +759,18 @@ def eval_cmd(
         _print_json(out)
     else:
         if lrep is not None:
-            for table in _eval_labelled_tables(lrep):
+            for table in render.eval_labelled_tables(lrep):
                 console.print(table)
         if krep is not None:
-            console.print(_eval_leak_table(krep))
+            console.print(render.eval_leak_table(krep))
         if srep is not None:
-            console.print(_eval_scenario_table(srep))
+            console.print(render.eval_scenario_table(srep))
         console.print(
             f"targets ({settings.policy}): "
             + ", ".join(f"{k}={'met' if v else 'MISSED'}" for k, v in targets.items())
         )
     for f in failures:
-        err.print(f"[red]FAIL[/red] {_esc(f)}")
+        print_error(err, f, label="FAIL")
     if failures:
         raise typer.Exit(1)
 

@@ -35,16 +35,56 @@ from memgate.errors import InvalidEvent
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
 
-# Identifiers: printable, no slashes (they build keys and document ids).
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}$")
+# Identifiers (tenant, user, session, turn): 1-200 ASCII characters, letters, digits
+# and . _ : @ + -, starting with a letter or digit. They build keys, document ids and
+# partition keys, so no separator ('/'), space or control character. They are taken
+# exactly as given, never normalised: a look-alike from another script (a Cyrillic
+# 'а' for a Latin 'a') or a full-width letter is refused, not folded into the id it
+# resembles, so two ids that print alike are never two different users.
+ID_MAX_CHARS: Final = 200
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}")
+_ID_CHARS = "ASCII letters, digits and . _ : @ + -"
+
+
+def _describe_char(c: str) -> str:
+    code = f"U+{ord(c):04X}" + (f" {unicodedata.name(c)}" if unicodedata.name(c, "") else "")
+    if c.isspace():
+        return f"a space character ({code})"
+    if not c.isprintable():
+        return f"a control character ({code})"
+    return f"{c!r} ({code})"
+
+
+def id_problem(v: str) -> str | None:
+    """Why ``v`` is not a valid id, in one sentence; ``None`` when it is one.
+
+    >>> id_problem("alice") is None
+    True
+    >>> id_problem("\u0430lice").split(":")[0]
+    "has 'а' (U+0430 CYRILLIC SMALL LETTER A) at position 1"
+    >>> id_problem("al ice").split(":")[0]
+    'has a space character (U+0020 SPACE) at position 3'
+    """
+    if _ID_RE.fullmatch(v):
+        return None
+    if not v:
+        return "must not be empty"
+    if len(v) > ID_MAX_CHARS:
+        return f"is {len(v)} characters long; at most {ID_MAX_CHARS}"
+    for i, c in enumerate(v, start=1):
+        if c.isascii() and (c.isalnum() or (i > 1 and c in "._:@+-")):
+            continue
+        if i == 1 and c.isascii() and c in "._:@+-":
+            return f"starts with {c!r}: an id starts with an ASCII letter or digit"
+        extra = " (a look-alike of another letter is refused)" if c.isalpha() else ""
+        return f"has {_describe_char(c)} at position {i}: ids are {_ID_CHARS} only{extra}"
+    return f"must be 1-{ID_MAX_CHARS} {_ID_CHARS}"  # pragma: no cover - unreachable
 
 
 def _check_id(v: str) -> str:
-    if not _ID_RE.match(v):
-        raise ValueError(
-            "must be 1-200 characters of letters, digits and . _ : @ + -, "
-            "starting with a letter or digit"
-        )
+    problem = id_problem(v)
+    if problem is not None:
+        raise ValueError(problem)
     return v
 
 
@@ -118,6 +158,35 @@ class Outcome(StrEnum):
 MetaValue = str | int | float | bool | None
 
 
+#: Event times a turn may carry, in UTC: from the Unix epoch to the end of 2199. The
+#: audit store keeps times as DateTime64 (1900-2299); the margin leaves room for the
+#: dates an extractor derives from a turn ("last year", "in two weeks").
+TURN_TS_MIN: Final = datetime(1970, 1, 1, tzinfo=UTC)
+TURN_TS_MAX: Final = datetime(2199, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+
+def bounded_utc(v: datetime, lo: datetime, hi: datetime) -> datetime:
+    """``v`` (aware) in UTC, or ``ValueError`` when it lies outside ``lo..hi``.
+
+    Converting to UTC can overflow at the ends of the calendar (year 1 at +05:00);
+    that is reported as out of range too, never raised as ``OverflowError``.
+    """
+    if v.tzinfo is None or v.utcoffset() is None:
+        raise ValueError("must carry a time zone (e.g. 2024-05-01T10:00:00Z)")
+    span = f"{lo:%Y-%m-%d} and {hi:%Y-%m-%d} (UTC)"
+    try:
+        utc = v.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"is out of range: it must lie between {span}") from None
+    if not lo <= utc <= hi:
+        raise ValueError(f"{utc:%Y-%m-%dT%H:%M:%SZ} is out of range: it must lie between {span}")
+    return utc
+
+
+def _turn_ts(v: datetime) -> datetime:
+    return bounded_utc(v, TURN_TS_MIN, TURN_TS_MAX)
+
+
 class TurnEvent(_Event):
     """One conversation turn as a platform emits it (the input topic)."""
 
@@ -127,7 +196,9 @@ class TurnEvent(_Event):
     turn_id: Ident = Field(description="Idempotency key: the same turn twice is one turn.")
     role: Role
     content: str = Field(max_length=100_000)
-    ts: AwareDatetime = Field(description="Event time: when the turn was said.")
+    ts: Annotated[datetime, AfterValidator(_turn_ts)] = Field(
+        description="Event time: when the turn was said; aware, 1970-01-01..2199-12-31 UTC."
+    )
     outcome: Outcome | None = Field(
         default=None, description="Result of the task this turn belongs to (save-after-success)."
     )

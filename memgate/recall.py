@@ -15,11 +15,35 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memgate.embedding import Embedder
+from memgate.errors import MemgateError
 from memgate.events import FactType, utcnow
 from sinks.base import RetrievalStore, SearchHit, SearchQuery
 from streams.metrics import Metrics
 
 DAY = 86400.0
+#: Most results one search returns (the bound of :attr:`SearchQuery.k`).
+MAX_K = 1000
+#: Longest query text, in characters (the embedder reads 256 tokens at most).
+MAX_QUERY_CHARS = 2_000
+
+
+class QueryError(MemgateError):
+    """A search query that cannot be run (blank or too long)."""
+
+
+def query_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a query, in a few words; ``None`` when it can.
+
+    >>> query_problem("how do we deploy?") is None
+    True
+    >>> query_problem("  ")
+    'must not be empty'
+    """
+    if not text.strip():
+        return "must not be empty"
+    if len(text) > MAX_QUERY_CHARS:
+        return f"is {len(text):,} characters long; at most {MAX_QUERY_CHARS:,}"
+    return None
 
 #: Half-lives in days by fact type; ``None`` means no decay.
 DEFAULT_TYPE_HALF_LIFE: dict[FactType, float | None] = {
@@ -61,6 +85,9 @@ class Recall:
     backend: str = "embedded"
 
     def search(self, query: SearchQuery, *, now: datetime | None = None) -> list[SearchHit]:
+        problem = query_problem(query.text)
+        if problem is not None:
+            raise QueryError(f"the query {problem}")
         vec = self.embedder.embed([query.text])[0]
         hits = self.store.search(query, vec)
         ref = query.as_of or now or self.clock()

@@ -13,6 +13,9 @@ time; call :func:`load_settings`.
 from __future__ import annotations
 
 import os
+import re
+import stat
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -134,6 +137,16 @@ class Settings(BaseSettings):
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml))
         return tuple(sources)
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _data_dir_given(cls, v: Any) -> Any:
+        """An empty data dir is a mistake, not the current folder; ``~`` is the home folder."""
+        if isinstance(v, str | Path):
+            if not str(v).strip():
+                raise ValueError("must not be empty: name a folder (or leave it unset)")
+            return Path(v).expanduser()
+        return v
+
     @property
     def retrieval_path(self) -> Path:
         return self.data_dir / "retrieval.sqlite3"
@@ -143,11 +156,81 @@ class Settings(BaseSettings):
         return self.data_dir / "audit.chdb"
 
     def describe(self) -> dict[str, Any]:
-        """Settings for display, secrets masked."""
-        return {
-            k: ("**********" if isinstance(v, SecretStr) else v)
-            for k, v in self.model_dump().items()
-        }
+        """Settings for display, secrets masked in every field.
+
+        ``SecretStr`` values and fields named like a secret are replaced whole;
+        in every other text, a password in a URL's user info (``user:pw@host``,
+        with or without a scheme, as in a Kafka bootstrap list), a token used as
+        the user info of a URL and secret-looking query parameters are masked.
+        """
+        out: dict[str, Any] = {}
+        for k, v in self.model_dump().items():
+            if isinstance(v, SecretStr) or (_SECRET_NAME.search(k) and v not in (None, "")):
+                out[k] = MASK
+            elif isinstance(v, str):
+                out[k] = mask_secrets(v)
+            else:
+                out[k] = v
+        return out
+
+
+MASK = "****"
+_SECRET_NAME = re.compile(r"password|passwd|secret|token|api_key|hmac|credential", re.I)
+# user:password@ in a URL or a host list (the password runs to the last @ of the host part)
+_USERINFO_PW = re.compile(r"(?P<user>(?<![^\s,;/=])[^\s/@:,;]*):(?P<pw>[^\s/,;]*)@")
+# a bare token as the user info of a URL: scheme://token@host
+_USERINFO_TOKEN = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<tok>[^\s/@:]+)@")
+_QUERY_SECRET = re.compile(
+    r"(?P<k>[?&;](?:password|passwd|pwd|pass|secret|token|access_token|api_key|apikey|key|"
+    r"auth|sig|signature)=)[^&#\s]*",
+    re.I,
+)
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with passwords and tokens embedded in URLs replaced by ``****``.
+
+    >>> mask_secrets("https://admin:pw@os:9200/?token=abc&x=1")
+    'https://admin:****@os:9200/?token=****&x=1'
+    >>> mask_secrets("svc:pw@k1:9092,svc:pw@k2:9092")
+    'svc:****@k1:9092,svc:****@k2:9092'
+    >>> mask_secrets("http://127.0.0.1:19200")
+    'http://127.0.0.1:19200'
+    """
+    text = _USERINFO_PW.sub(lambda m: f"{m['user']}:{MASK}@" if m["pw"] else m[0], text)
+    text = _USERINFO_TOKEN.sub(lambda m: f"{m['scheme']}{MASK}@", text)
+    return _QUERY_SECRET.sub(lambda m: f"{m['k']}{MASK}", text)
+
+
+def prepare_data_dir(path: Path) -> str | None:
+    """Create the data dir private to the user (0700); a warning if an existing one is not.
+
+    Raises :class:`ConfigError` when the path exists and is not a folder or
+    cannot be created. Files and folders the stores create inside inherit the
+    process umask, which the command line sets to 077 (files 0600, folders 0700).
+    """
+    try:
+        if not path.exists():
+            path.mkdir(mode=0o700, parents=True)
+            path.chmod(0o700)  # mkdir's mode is filtered by the umask
+            return None
+        if not path.is_dir():
+            raise ConfigError(
+                f"data dir {path} exists and is not a folder; pass --data-dir FOLDER "
+                "or set MEMGATE_DATA_DIR"
+            )
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create the data dir {path}: {exc.strerror or exc}; pass --data-dir FOLDER "
+            "or set MEMGATE_DATA_DIR"
+        ) from None
+    if mode & 0o077:
+        return (
+            f"data dir {path} can be read by other users (mode {mode:04o}); "
+            f"run `chmod 700 {path}` to keep the stored facts private"
+        )
+    return None
 
 
 # The TOML path is passed to the source through this holder while the object is
@@ -160,11 +243,26 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     path = config_file or os.environ.get("MEMGATE_CONFIG")
     if path is not None:
         p = Path(path).expanduser()
-        if not p.is_file():
-            raise ConfigError(f"config file {p} does not exist; pass an existing TOML file")
+        try:
+            found = p.is_file()
+        except OSError as exc:
+            raise ConfigError(f"config file {p}: {exc.strerror or exc}") from None
+        if not found:
+            raise ConfigError(
+                f"config file {p} does not exist or is not a file; pass an existing TOML file"
+            )
         _TOML_PATH["path"] = p
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+            f"offset {exc.start}); save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"

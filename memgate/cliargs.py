@@ -1,0 +1,103 @@
+"""Checks of command-line values: a bad one is a usage error (exit code 2), never a traceback.
+
+Each check is a typer callback: it raises :class:`typer.BadParameter`, which
+the command line prints as one message naming the option, with exit code 2.
+
+* tenant and user ids follow the id rule of the events (:func:`memgate.events.id_problem`):
+  1-200 ASCII letters, digits and ``. _ : @ + -``, taken exactly as given; a
+  look-alike from another script or a full-width letter is refused with its
+  code point named, never folded into the id it resembles;
+* a query is 1 to :data:`memgate.recall.MAX_QUERY_CHARS` characters, not blank;
+* ``-k`` is 1 to :data:`memgate.recall.MAX_K` (a range on the option itself);
+* times (``--as-of``, ``--now``) are ISO 8601 between :data:`TIME_MIN` and
+  :data:`TIME_MAX`; a time without a zone is read as UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Final
+
+import typer
+
+from memgate.events import bounded_utc, id_problem
+from memgate.recall import query_problem
+
+#: Instants a query may name: the range the audit store can hold (DateTime64).
+TIME_MIN: Final = datetime(1900, 1, 1, tzinfo=UTC)
+TIME_MAX: Final = datetime(2299, 12, 31, 23, 59, 59, tzinfo=UTC)
+#: Pollution ratios the benchmark accepts (trivial turns per real turn).
+MAX_POLLUTION: Final = 100
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
+def check_id(value: str | None) -> str | None:
+    """A tenant or user id, or a usage error naming the offending character."""
+    if value is None:
+        return None
+    problem = id_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"{_shown(value)} {problem}")
+    return value
+
+
+def check_query(value: str) -> str:
+    problem = query_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"the query {problem}")
+    return value
+
+
+def parse_instant(value: str) -> datetime:
+    """An ISO 8601 time in UTC (no zone: UTC), within ``TIME_MIN..TIME_MAX``; else ValueError."""
+    try:
+        dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"{_shown(value)} is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)"
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    try:
+        return bounded_utc(dt, TIME_MIN, TIME_MAX)
+    except ValueError as exc:
+        raise ValueError(f"{_shown(value)} {exc}") from None
+
+
+def check_time(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        parse_instant(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+def check_pollution(value: str) -> str:
+    try:
+        ratios = [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter(
+            f"{_shown(value)} is not a comma-separated list of integers"
+        ) from None
+    bad = [r for r in ratios if not 0 <= r <= MAX_POLLUTION]
+    if bad:
+        raise typer.BadParameter(
+            f"ratio {bad[0]} is out of range: each is 0 to at most {MAX_POLLUTION}"
+        )
+    return value
+
+
+class LogLevel(StrEnum):
+    """The worker's log levels (``--loglevel``)."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
