@@ -1003,9 +1003,12 @@ def test_merged_event_keeps_other_facts() -> None:
     "I adopted a cat 99 years ago.", "I went there the day before yesterday.",
 ])
 def test_relative_dates_at_the_ends_of_the_calendar_do_not_crash(ts: str, text: str) -> None:
-    # a turn dated year 1 (or 9999) has no "yesterday" to compute: the date is left out
-    t = TurnEvent(tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
-                  content=text, ts=ts)
+    # a turn dated year 1 (or 9999) has no "yesterday" to compute: the date is left out.
+    # TurnEvent now refuses such a ts at the door; the extractor must still not crash on
+    # one built without validation (a stage trusts nothing), hence model_construct.
+    ok = TurnEvent(tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
+                   content=text, ts="2024-01-01T00:00:00Z")
+    t = ok.model_copy(update={"ts": datetime.fromisoformat(ts)})
     for f in EX.extract(t):
         assert f.valid_from is not None
     assert parse_event_date("yesterday", datetime(1, 1, 1, tzinfo=UTC)) is None
