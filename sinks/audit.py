@@ -102,7 +102,7 @@ def _journal_row(r: JournalRecord) -> tuple[Any, ...]:
         r.role.value,
         r.ts,
         r.length,
-        r.content_sha256,
+        r.content_hmac,
         r.verdict.value,
         r.reason,
         r.redacted_text,
@@ -160,7 +160,7 @@ JOURNAL = Table(
         ("role", _LC),
         ("ts", _TS),
         ("length", "UInt32"),
-        ("content_sha256", "String"),
+        ("content_hmac", "String"),
         ("verdict", _LC),
         ("reason", _LC),
         ("redacted_text", "String CODEC(ZSTD(3))"),
@@ -357,6 +357,39 @@ def _translate(exc: Exception, what: str) -> MemgateError:
     return StoreError(message)
 
 
+#: A journal column of earlier versions: an unkeyed SHA-256 of the raw turn, which
+#: let anyone holding the journal confirm guesses of what a masked span held.
+_UNKEYED_DIGEST_COLUMN = "content_sha256"
+
+
+def _migrate_journal(client: Client, database: str) -> None:
+    """Upgrade a journal made by an earlier version: drop the unkeyed digest column.
+
+    Its values cannot be turned into keyed digests (that needs the raw text),
+    so they are dropped; migrated rows have an empty ``content_hmac`` (a turn id
+    whose journal row has no digest is never reported as a conflict). The
+    ``DROP COLUMN`` runs synchronously; ClickHouse then removes the replaced
+    parts with its other old parts.
+    """
+    result = client.query(
+        "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'journal'",
+        parameters={"db": database},
+    )
+    columns = {str(r[0]) for r in result.result_rows}
+    if _UNKEYED_DIGEST_COLUMN not in columns:
+        return
+    if "content_hmac" not in columns:
+        client.command(
+            f"ALTER TABLE `{database}`.`journal` ADD COLUMN IF NOT EXISTS `content_hmac` String "
+            "AFTER `length`",
+            settings={"mutations_sync": 2},
+        )
+    client.command(
+        f"ALTER TABLE `{database}`.`journal` DROP COLUMN IF EXISTS `{_UNKEYED_DIGEST_COLUMN}`",
+        settings={"mutations_sync": 2},
+    )
+
+
 class ClickHouseAudit:
     """A :class:`sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
 
@@ -372,6 +405,7 @@ class ClickHouseAudit:
             client.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
             for table in TABLES:
                 client.command(table.ddl(self.database))
+            _migrate_journal(client, self.database)
         except Exception as exc:
             raise _translate(exc, f"creating the tables in {self.database}") from exc
         client.database = self.database
