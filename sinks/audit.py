@@ -362,15 +362,28 @@ def _translate(exc: Exception, what: str) -> MemgateError:
 _UNKEYED_DIGEST_COLUMN = "content_sha256"
 
 
-def _migrate_journal(client: Client, database: str) -> None:
-    """Upgrade a journal made by an earlier version: drop the unkeyed digest column.
+_MIGRATION_TABLE = "journal_migrating"
 
-    Its values cannot be turned into keyed digests (that needs the raw text),
-    so they are dropped; migrated rows have an empty ``content_hmac`` (a turn id
-    whose journal row has no digest is never reported as a conflict). The
-    ``DROP COLUMN`` runs synchronously; ClickHouse then removes the replaced
-    parts with its other old parts.
+
+def _migrate_journal(client: Client, database: str) -> None:
+    """Upgrade a journal made by an earlier version: its unkeyed digest column goes.
+
+    Its values cannot be turned into keyed digests (that needs the raw text), so
+    they are dropped; migrated rows have an empty ``content_hmac`` (a turn id
+    whose journal row has no digest is never reported as a conflict). An
+    ``ALTER ... DROP COLUMN`` would leave the values on disk in the replaced
+    parts for minutes, so the table is rebuilt instead: the rows are copied
+    into a new table, the two are swapped (``EXCHANGE TABLES``, atomic) and the
+    old one is dropped with ``SYNC`` (its files removed before this returns). A
+    crash part-way leaves the copy table behind; it is dropped on the next open.
     """
+    db = f"`{database}`"
+    result = client.query(
+        "SELECT name FROM system.tables WHERE database = {db:String} AND name = {t:String}",
+        parameters={"db": database, "t": _MIGRATION_TABLE},
+    )
+    if result.result_rows:  # a copy, or the old table, left by an interrupted migration
+        client.command(f"DROP TABLE IF EXISTS {db}.`{_MIGRATION_TABLE}` SYNC")
     result = client.query(
         "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'journal'",
         parameters={"db": database},
@@ -378,16 +391,17 @@ def _migrate_journal(client: Client, database: str) -> None:
     columns = {str(r[0]) for r in result.result_rows}
     if _UNKEYED_DIGEST_COLUMN not in columns:
         return
-    if "content_hmac" not in columns:
-        client.command(
-            f"ALTER TABLE `{database}`.`journal` ADD COLUMN IF NOT EXISTS `content_hmac` String "
-            "AFTER `length`",
-            settings={"mutations_sync": 2},
-        )
-    client.command(
-        f"ALTER TABLE `{database}`.`journal` DROP COLUMN IF EXISTS `{_UNKEYED_DIGEST_COLUMN}`",
-        settings={"mutations_sync": 2},
+    ddl = JOURNAL.ddl(database).replace(
+        f"`{database}`.`journal`", f"{db}.`{_MIGRATION_TABLE}`", 1
     )
+    client.command(ddl)
+    names = [c for c in JOURNAL.column_names if c in columns]
+    select = ", ".join(f"`{c}`" for c in names)
+    client.command(
+        f"INSERT INTO {db}.`{_MIGRATION_TABLE}` ({select}) SELECT {select} FROM {db}.`journal`"
+    )
+    client.command(f"EXCHANGE TABLES {db}.`journal` AND {db}.`{_MIGRATION_TABLE}`")
+    client.command(f"DROP TABLE {db}.`{_MIGRATION_TABLE}` SYNC")
 
 
 class ClickHouseAudit:

@@ -262,7 +262,7 @@ class EmbeddedIndex:
             )
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent); an open batch is rolled back, not committed."""
         with self._lock:
             if self._conn is not None:
                 self._conn.close()

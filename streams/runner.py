@@ -205,14 +205,15 @@ class InProcessRunner:
                         break
                     if self._batch_due():
                         self.flush()
+                self.flush()
             except KeyboardInterrupt:
                 # a second signal (or a plain KeyboardInterrupt): the current turn was
-                # rolled back; what was done before it is saved below
+                # rolled back; what was done before it is saved
                 self._stop = self._stop or int(signal.SIGINT)
+                self._save_what_is_done()
             except BaseException:
                 self._save_what_is_done()
                 raise
-            self.flush()
         if self._stop is not None:
             raise Interrupted(self._stop)
         return self.summary
@@ -308,8 +309,8 @@ class InProcessRunner:
         self._pending.pop(key, None)
         try:
             store.rollback_to(_TURN_SAVEPOINT)
-        except MemgateError:
-            log.exception("event=turn_rollback_failed")
+        except MemgateError as exc:
+            log.warning("event=turn_rollback_failed error=%r hint='the batch is dropped'", exc)
             store.rollback()  # the batch cannot be trusted: drop it (a re-run redoes it)
             self._buf = []
             self._pending.clear()
@@ -318,13 +319,17 @@ class InProcessRunner:
         """After a fatal error: save the turns applied before it, or drop the whole batch."""
         try:
             self.flush()
-        except BaseException:
-            log.exception("event=flush_failed hint='nothing of this batch was committed'")
+        except BaseException as exc:
+            log.warning(
+                "event=flush_failed error=%r hint='nothing of this batch was committed; "
+                "run again to redo it'",
+                exc,
+            )
             if self._batch is not None:
                 try:
                     self._batch.rollback()
-                except BaseException:
-                    log.exception("event=rollback_failed")
+                except BaseException as again:
+                    log.warning("event=rollback_failed error=%r", again)
             self._buf = []
             self._pending.clear()
 

@@ -36,6 +36,7 @@ __all__ = [
     "TurnIdConflict",
     "TurnLedger",
     "TurnState",
+    "check_turn",
     "classify_turn",
 ]
 
@@ -84,6 +85,15 @@ def classify_turn(turn: TurnEvent, digest: str, seen: Seen | None) -> TurnState:
     if user_id == turn.user_id and prior == digest:
         return TurnState.REPLAY
     return TurnState.CONFLICT
+
+
+def check_turn(ledger: TurnLedger, turn: TurnEvent, digest: str) -> TurnState:
+    """Look the turn's id up in ``ledger``; raise :class:`TurnIdConflict` on a conflict."""
+    seen = ledger.seen_turns(turn.tenant_id, [turn.turn_id]).get(turn.turn_id)
+    state = classify_turn(turn, digest, seen)
+    if state is TurnState.CONFLICT:
+        raise TurnIdConflict(turn)
+    return state
 
 
 class TurnLedger(Protocol):
