@@ -168,8 +168,8 @@ class InProcessRunner:
         audit: AuditStore,
         *,
         metrics: Metrics | None = None,
-        audit_batch: int = 500,
-        batch_seconds: float = 2.0,
+        audit_batch: int = 1000,
+        batch_seconds: float = 5.0,
         on_error: Callable[[str], None] | None = None,
     ) -> None:
         self.pipeline = pipeline
