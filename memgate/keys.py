@@ -10,7 +10,14 @@ The key is the ``hmac_key`` setting (``MEMGATE_HMAC_KEY``, at least 32
 characters) or, when that is not set, 32 random bytes created once in
 ``<data_dir>/hmac.key`` with mode 0600. Keep that file with the data dir
 (back it up together): under another key, earlier turns replayed look like
-turn-id conflicts.
+turn-id conflicts. With a ClickHouse server (``audit_backend=clickhouse``)
+the audit store is shared by processes that must digest alike, so the key
+must be the setting, the same everywhere; a per-process file is refused.
+
+The digest protects the journal from whoever can read it without the key:
+analysts with SQL access, exports, backups of the audit store. Whoever holds
+both (the whole embedded data dir) can still test guesses; keep the key where
+the audit store's readers cannot reach it.
 """
 
 from __future__ import annotations
@@ -34,6 +41,12 @@ def hmac_key(settings: Settings) -> bytes:
     """The deployment's key: the ``hmac_key`` setting, else ``<data_dir>/hmac.key``."""
     if settings.hmac_key is not None:
         return settings.hmac_key.get_secret_value().encode("utf-8")
+    if settings.audit_backend == "clickhouse":
+        raise ConfigError(
+            "the audit store is a ClickHouse server, shared by every worker: set "
+            "MEMGATE_HMAC_KEY to one secret of at least 32 characters for all of them "
+            "(e.g. openssl rand -hex 32) and keep it"
+        )
     return load_or_create_key(settings.data_dir / HMAC_KEY_FILE)
 
 

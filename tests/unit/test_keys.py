@@ -128,3 +128,12 @@ def test_a_short_key_setting_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
 def test_the_pipeline_repr_does_not_show_the_key(tmp_path: Path) -> None:
     s = load_settings(data_dir=tmp_path, hmac_key="x" * 40)
     assert "xxxx" not in repr(build_pipeline(s, HashingEmbedder()))
+
+
+def test_a_shared_clickhouse_audit_store_needs_the_key_setting(tmp_path: Path) -> None:
+    s = load_settings(data_dir=tmp_path, audit_backend="clickhouse")
+    with pytest.raises(ConfigError, match="MEMGATE_HMAC_KEY"):
+        hmac_key(s)
+    assert not (tmp_path / HMAC_KEY_FILE).exists()
+    keyed = load_settings(data_dir=tmp_path, audit_backend="clickhouse", hmac_key="k" * 32)
+    assert hmac_key(keyed) == b"k" * 32
