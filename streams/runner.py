@@ -198,7 +198,7 @@ class InProcessRunner:
         with self._signals():
             try:
                 for turn in turns:
-                    self.process(turn)
+                    self._process_one(turn)
                     if progress is not None:
                         progress(1)
                     if self._stop is not None:
@@ -219,10 +219,11 @@ class InProcessRunner:
         return self.summary
 
     def process(self, turn: TurnEvent) -> None:
-        """One turn through the gate: applied, skipped as a replay, or refused/failed.
+        """One turn through the gate: applied, or skipped as a replay.
 
-        A turn's failure is recorded (:attr:`dead_letters`, ``on_error``) and its
-        writes undone where the store allows; failures of a store propagate.
+        Raises :class:`streams.turns.TurnIdConflict` for a turn id reused for
+        another turn, and whatever processing the turn raised, after undoing the
+        turn's writes where the store allows (:meth:`run` reports those and goes on).
         """
         self.summary.turns += 1
         self.metrics.record_turn()
@@ -232,8 +233,7 @@ class InProcessRunner:
             self.summary.replayed += 1
             return
         if state is TurnState.CONFLICT:
-            self._reject(turn, TurnIdConflict.reason, TurnIdConflict(turn))
-            return
+            raise TurnIdConflict(turn)
         store = self._batch
         if store is not None:
             if not store.in_batch:
@@ -255,17 +255,21 @@ class InProcessRunner:
             self._pending[key] = (turn.user_id, digest)
             if store is not None:
                 store.release(_TURN_SAVEPOINT)
-        except FATAL_ERRORS:
-            self._undo_turn(mark, key)
-            raise
-        except Exception as exc:
-            self._undo_turn(mark, key)
-            self._reject(turn, "processing_failed", exc)
-            return
         except BaseException:
             self._undo_turn(mark, key)
             raise
         self.summary.merge(delta)
+
+    def _process_one(self, turn: TurnEvent) -> None:
+        """:meth:`process`, with a turn's own failure reported instead of raised."""
+        try:
+            self.process(turn)
+        except FATAL_ERRORS:
+            raise
+        except TurnIdConflict as exc:
+            self._reject(turn, TurnIdConflict.reason, exc)
+        except Exception as exc:
+            self._reject(turn, "processing_failed", exc)
 
     def flush(self) -> None:
         """Write the buffered audit rows, then commit the facts they explain."""

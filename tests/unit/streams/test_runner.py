@@ -210,12 +210,12 @@ def test_a_turn_id_reused_for_other_content_is_refused(gate: Gate, flush_between
     runner = InProcessRunner(gate.pipeline(), gate.retrieval, gate.audit, on_error=errors.append)
     first = turn("t1", "We deploy with Jenkins and Helm charts.")
     other = turn("t1", "My password is hunter2 and I prefer vim.", minutes=5)
-    runner.process(first)
+    bob = turn("t1", first.content, user="bob")  # same content, another user
     if flush_between:
-        runner.flush()
-    runner.process(other)
-    runner.process(turn("t1", first.content, user="bob"))  # same content, another user
-    runner.flush()
+        runner.run([first])
+        runner.run([other, bob])
+    else:
+        runner.run([first, other, bob])
     assert len(errors) == 2
     assert all(e.startswith("turn acme/t1: turn_id conflict") for e in errors)
     assert "hunter2" not in "".join(errors)
@@ -228,6 +228,19 @@ def test_a_turn_id_reused_for_other_content_is_refused(gate: Gate, flush_between
     assert digest == content_hmac(KEY.encode(), first.content)
     assert [f.value for f in _facts(gate)] == ["Jenkins and Helm charts"]
     assert _facts(gate, "bob") == []
+
+
+def test_process_raises_what_run_reports(gate: Gate) -> None:
+    """One turn at a time (the evaluation harness): failures raise, after the undo."""
+    runner = InProcessRunner(gate.pipeline(FailingOn("t2")), gate.retrieval, gate.audit)
+    runner.process(turn("t1", "We deploy with Jenkins and Helm charts."))
+    with pytest.raises(TurnIdConflict):
+        runner.process(turn("t1", "We deploy with ArgoCD."))
+    with pytest.raises(ZeroDivisionError):
+        runner.process(turn("t2", "I prefer Python for scripting."))
+    runner.flush()
+    assert gate.retrieval.seen_turns("acme", ["t1", "t2"]).keys() == {"t1"}
+    assert {r[0] for r in gate.rows("SELECT turn_id FROM journal")} == {"t1"}
 
 
 def test_turn_id_conflict_is_a_permanent_error_named_for_the_dead_letter_topic() -> None:
