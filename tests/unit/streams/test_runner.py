@@ -318,3 +318,43 @@ def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig
     summary = InProcessRunner(gate.pipeline(), gate.retrieval, gate.audit).run(turns)
     assert summary.replayed == 2
     assert len(gate.rows("SELECT turn_id FROM journal")) == 6
+
+
+# -- a retrieval store without transactions (OpenSearch) -------------------------------------
+
+
+class NoBatches:
+    """The embedded index seen through the plain RetrievalStore interface (as OpenSearch
+    is: no batches, no ledger); on every upsert it notes which of the facts written had
+    no history row in the audit store yet."""
+
+    def __init__(self, inner: EmbeddedIndex, gate: Gate) -> None:
+        self.inner, self.gate = inner, gate
+        self.unexplained: list[str] = []
+        self.upserts = 0
+
+    def upsert(self, facts: list[StoredFact], *, wait: bool = False) -> None:
+        self.upserts += 1
+        logged = {r[0] for r in self.gate.rows("SELECT fact_id FROM fact_history")}
+        self.unexplained += [f.fact_id for f in facts if f.fact_id not in logged]
+        self.inner.upsert(facts, wait=wait)
+
+    def __getattr__(self, name: str) -> object:
+        if name in {"begin", "commit", "rollback", "savepoint", "release", "rollback_to",
+                    "seen_turns", "record_turns", "in_batch"}:
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def test_without_transactions_audit_rows_are_written_before_the_facts(gate: Gate) -> None:
+    store = NoBatches(gate.retrieval, gate)
+    errors: list[str] = []
+    runner = InProcessRunner(gate.pipeline(), store, gate.audit, on_error=errors.append)  # type: ignore[arg-type]
+    first = turn("t1", THREE_FACTS)
+    runner.run([first, turn("t2", "We deploy with Jenkins and Helm charts.", minutes=1)])
+    assert store.upserts >= 4 and store.unexplained == []
+    # the journal is the ledger: a reused turn id is refused, a replay goes through dedupe
+    runner.run([turn("t1", "Something else entirely, I prefer emacs."), first])
+    assert len(errors) == 1 and "turn_id conflict" in errors[0]
+    assert runner.summary.replayed == 0
+    assert all(f.occurrences == 1 for f in _facts(gate) if f.source_turn_ids == ["t1"])
