@@ -80,6 +80,7 @@ def make_extractor(settings: Settings) -> Extractor:
 def build_pipeline(
     settings: Settings, embedder: Embedder, extractor: Extractor | None = None
 ) -> Pipeline:
+    from memgate.keys import hmac_key
     from stages.dedupe import Resolver
     from stages.detectors import Detector
     from stages.policy import preset
@@ -88,7 +89,7 @@ def build_pipeline(
 
     detector = Detector()
     return Pipeline(
-        triage=TriageStep(detector=detector),
+        triage=TriageStep(detector=detector, hmac_key=hmac_key(settings)),
         extract=ExtractStep(
             extractor=extractor or make_extractor(settings), context_chars=settings.context_chars
         ),

@@ -136,7 +136,7 @@ def _print_json(obj: Any) -> None:
 def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[str]]:
     from memgate.backends import build_pipeline
     from memgate.inputs import ReadErrors, count_lines, detect_format, load_locomo, read_turns
-    from streams.runner import InProcessRunner
+    from streams.runner import InProcessRunner, Interrupted
 
     if not path.is_file():
         raise MemgateError(f"{path} does not exist or is not a file")
@@ -144,10 +144,16 @@ def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[
     total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else count_lines(path)
     errors = ReadErrors()
     pipeline = build_pipeline(rt.settings, rt.embedder)
-    runner = InProcessRunner(pipeline, rt.retrieval, rt.audit)
+    runner = InProcessRunner(pipeline, rt.retrieval, rt.audit, on_error=errors.add)
     with render.progress(err, disable=quiet) as progress:
         task = progress.add_task(f"ingest {clean(path.name)}", total=total)
-        summary = runner.run(read_turns(path, errors), progress=lambda n: progress.advance(task, n))
+        try:
+            summary = runner.run(
+                read_turns(path, errors), progress=lambda n: progress.advance(task, n)
+            )
+        except Interrupted as exc:
+            err.print(str(exc), markup=False, style="yellow", soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
     runner.close()
     return summary, errors.errors
 

@@ -16,6 +16,7 @@ with one line per problem.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import unicodedata
 from datetime import UTC, datetime
@@ -105,13 +106,32 @@ def utcnow() -> datetime:
 
 
 def stable_id(*parts: str, length: int = 24) -> str:
-    """A deterministic id from its parts (same parts, same id, on every worker)."""
+    """A deterministic id from its parts (same parts, same id, on every worker).
+
+    Unkeyed: the parts must be identifiers or already-redacted text (fact keys and
+    values after the redact stage), never raw content; raw text goes through
+    :func:`content_hmac`.
+    """
     h = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
     return h[:length]
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def content_hmac(key: bytes, text: str) -> str:
+    """A keyed digest of raw text (HMAC-SHA256, hex) under one deployment's secret key.
+
+    Equal texts give equal digests under one key, so a replayed turn can be told
+    from a different turn reusing its id; without the key, no one can confirm a
+    guess of what a masked span held (an unkeyed hash of a short text can be
+    inverted by trying candidates). See :mod:`memgate.keys` for the key.
+
+    >>> content_hmac(b"k" * 32, "hi") == content_hmac(b"k" * 32, "hi")
+    True
+    >>> content_hmac(b"k" * 32, "hi") == content_hmac(b"j" * 32, "hi")
+    False
+    """
+    if not key:
+        raise ValueError("content_hmac needs a non-empty key")
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 _PUNCT_RE = re.compile(r"[^\w\s:/\-]+", re.UNICODE)
@@ -485,7 +505,7 @@ class DecisionRecord(_Event):
 
 
 class JournalRecord(_Event):
-    """Every turn, kept or not: ids, time, length, hash, verdict, redacted text only."""
+    """Every turn, kept or not: ids, time, length, keyed digest, verdict, redacted text only."""
 
     event_id: str
     tenant_id: str
@@ -495,7 +515,10 @@ class JournalRecord(_Event):
     role: Role
     ts: AwareDatetime
     length: int
-    content_sha256: str
+    content_hmac: str = Field(
+        description="HMAC-SHA256 of the raw content under the deployment's key "
+        "(:func:`content_hmac`); empty for rows migrated from an unkeyed store."
+    )
     verdict: TriageVerdict
     reason: str
     redacted_text: str

@@ -71,6 +71,14 @@ class Settings(BaseSettings):
         "with it: the sentence the fact came from plus neighbours; 0 keeps none.",
     )
 
+    # the per-deployment secret of the journal's keyed digests (memgate.keys)
+    hmac_key: SecretStr | None = Field(
+        default=None,
+        min_length=32,
+        description="Secret key of the HMAC-SHA256 digests of raw turns (journal, "
+        "turn-id conflicts). Unset: a random key kept in <data_dir>/hmac.key (mode 0600).",
+    )
+
     # embeddings
     embedder: Literal["minilm", "hashing"] = "minilm"
     blas_threads: int = Field(

@@ -102,7 +102,7 @@ def _journal_row(r: JournalRecord) -> tuple[Any, ...]:
         r.role.value,
         r.ts,
         r.length,
-        r.content_sha256,
+        r.content_hmac,
         r.verdict.value,
         r.reason,
         r.redacted_text,
@@ -160,7 +160,7 @@ JOURNAL = Table(
         ("role", _LC),
         ("ts", _TS),
         ("length", "UInt32"),
-        ("content_sha256", "String"),
+        ("content_hmac", "String"),
         ("verdict", _LC),
         ("reason", _LC),
         ("redacted_text", "String CODEC(ZSTD(3))"),
@@ -357,6 +357,53 @@ def _translate(exc: Exception, what: str) -> MemgateError:
     return StoreError(message)
 
 
+#: A journal column of earlier versions: an unkeyed SHA-256 of the raw turn, which
+#: let anyone holding the journal confirm guesses of what a masked span held.
+_UNKEYED_DIGEST_COLUMN = "content_sha256"
+
+
+_MIGRATION_TABLE = "journal_migrating"
+
+
+def _migrate_journal(client: Client, database: str) -> None:
+    """Upgrade a journal made by an earlier version: its unkeyed digest column goes.
+
+    Its values cannot be turned into keyed digests (that needs the raw text), so
+    they are dropped; migrated rows have an empty ``content_hmac`` (a turn id
+    whose journal row has no digest is never reported as a conflict). An
+    ``ALTER ... DROP COLUMN`` would leave the values on disk in the replaced
+    parts for minutes, so the table is rebuilt instead: the rows are copied
+    into a new table, the two are swapped (``EXCHANGE TABLES``, atomic) and the
+    old one is dropped with ``SYNC`` (its files removed before this returns). A
+    crash part-way leaves the copy table behind; it is dropped on the next open.
+    """
+    db = f"`{database}`"
+    result = client.query(
+        "SELECT name FROM system.tables WHERE database = {db:String} AND name = {t:String}",
+        parameters={"db": database, "t": _MIGRATION_TABLE},
+    )
+    if result.result_rows:  # a copy, or the old table, left by an interrupted migration
+        client.command(f"DROP TABLE IF EXISTS {db}.`{_MIGRATION_TABLE}` SYNC")
+    result = client.query(
+        "SELECT name FROM system.columns WHERE database = {db:String} AND table = 'journal'",
+        parameters={"db": database},
+    )
+    columns = {str(r[0]) for r in result.result_rows}
+    if _UNKEYED_DIGEST_COLUMN not in columns:
+        return
+    ddl = JOURNAL.ddl(database).replace(
+        f"`{database}`.`journal`", f"{db}.`{_MIGRATION_TABLE}`", 1
+    )
+    client.command(ddl)
+    names = [c for c in JOURNAL.column_names if c in columns]
+    select = ", ".join(f"`{c}`" for c in names)
+    client.command(
+        f"INSERT INTO {db}.`{_MIGRATION_TABLE}` ({select}) SELECT {select} FROM {db}.`journal`"
+    )
+    client.command(f"EXCHANGE TABLES {db}.`journal` AND {db}.`{_MIGRATION_TABLE}`")
+    client.command(f"DROP TABLE {db}.`{_MIGRATION_TABLE}` SYNC")
+
+
 class ClickHouseAudit:
     """A :class:`sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
 
@@ -372,6 +419,7 @@ class ClickHouseAudit:
             client.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
             for table in TABLES:
                 client.command(table.ddl(self.database))
+            _migrate_journal(client, self.database)
         except Exception as exc:
             raise _translate(exc, f"creating the tables in {self.database}") from exc
         client.database = self.database

@@ -31,6 +31,16 @@ Notes:
 
 * ``wait`` on :meth:`EmbeddedIndex.upsert` is accepted for the protocol; a
   committed SQLite transaction is searchable at once.
+* :meth:`EmbeddedIndex.begin` opens a batch: every write until
+  :meth:`EmbeddedIndex.commit` (or :meth:`EmbeddedIndex.rollback`) is one
+  transaction, visible to this instance's reads at once and to other
+  connections only after the commit; :meth:`EmbeddedIndex.savepoint` and its
+  ``rollback_to``/``release`` undo part of a batch. The in-process runner
+  commits a batch only after the audit rows that explain it were written, so
+  a crash loses facts and audit rows together, never one without the other.
+* The ``turns`` table is the runner's ledger of applied turns
+  (:meth:`EmbeddedIndex.seen_turns`, :meth:`EmbeddedIndex.record_turns`):
+  tenant, turn id, user and the keyed digest of the content, never text.
 * BM25 statistics (document frequencies, average length) are those of the
   whole FTS index, all tenants together: they shape scores, never which rows
   can match, since the tenant and user filter is in the same SQL statement.
@@ -60,8 +70,8 @@ from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
 
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 
-#: ``PRAGMA user_version`` of the file layout this module writes.
-SCHEMA_VERSION = 2
+#: ``PRAGMA user_version`` of the file layout this module writes (3: the turns ledger).
+SCHEMA_VERSION = 3
 #: Free-text queries are cut to this many distinct terms (bounds the FTS cost).
 MAX_QUERY_TERMS = 64
 
@@ -98,6 +108,17 @@ _DDL = (
     CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(
         text, tokenize = 'porter unicode61 remove_diacritics 2'
     )
+    """,
+    # the turns the in-process runner has applied, committed with their facts: a replay
+    # is skipped, a turn id reused for other content is refused (keyed digest, no text)
+    """
+    CREATE TABLE IF NOT EXISTS turns (
+        tenant_id    TEXT NOT NULL,
+        turn_id      TEXT NOT NULL,
+        user_id      TEXT NOT NULL,
+        content_hmac TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, turn_id)
+    ) WITHOUT ROWID
     """,
 )
 
@@ -143,6 +164,15 @@ def fts_query(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
         if len(terms) >= max_terms:
             break
     return " OR ".join(terms) if terms else None
+
+
+_SAVEPOINT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def _savepoint_name(name: str) -> str:
+    if not _SAVEPOINT_RE.match(name):
+        raise ValueError(f"savepoint name {name!r} must be a plain identifier")
+    return name
 
 
 def _micros(dt: datetime) -> int:
@@ -232,7 +262,7 @@ class EmbeddedIndex:
             )
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent); an open batch is rolled back, not committed."""
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
@@ -273,7 +303,21 @@ class EmbeddedIndex:
     @staticmethod
     @contextmanager
     def _tx(conn: sqlite3.Connection) -> Iterator[None]:
-        """One write transaction: all or nothing."""
+        """One write transaction: all or nothing.
+
+        Inside a batch (:meth:`begin`) it is a savepoint: all or nothing too, but
+        committed with the batch.
+        """
+        if conn.in_transaction:
+            conn.execute("SAVEPOINT memgate_tx")
+            try:
+                yield
+            except BaseException:
+                conn.execute("ROLLBACK TO memgate_tx")
+                conn.execute("RELEASE memgate_tx")
+                raise
+            conn.execute("RELEASE memgate_tx")
+            return
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -281,6 +325,86 @@ class EmbeddedIndex:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    # -- batches (transaction support) -----------------------------------------------
+
+    @property
+    def in_batch(self) -> bool:
+        """True between :meth:`begin` and :meth:`commit` / :meth:`rollback`."""
+        conn = self._conn
+        return conn is not None and conn.in_transaction
+
+    def begin(self) -> None:
+        """Open a batch: the writes that follow are committed together by :meth:`commit`.
+
+        Takes SQLite's write lock (other writers wait, readers are not blocked).
+        A batch belongs to the thread that drives it.
+        """
+        with self._locked() as conn:
+            if conn.in_transaction:
+                raise StoreError(f"{self!r}: a batch is already open")
+            conn.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        """Commit the open batch (no-op when none is open)."""
+        with self._locked() as conn:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Undo the open batch (no-op when none is open)."""
+        with self._locked() as conn:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    def savepoint(self, name: str) -> None:
+        """Mark a point inside the open batch that :meth:`rollback_to` returns to."""
+        with self._locked() as conn:
+            if not conn.in_transaction:
+                raise StoreError(f"{self!r}: savepoint {name!r} needs an open batch")
+            conn.execute(f'SAVEPOINT "{_savepoint_name(name)}"')
+
+    def release(self, name: str) -> None:
+        """Keep what was written since the savepoint (it commits with the batch)."""
+        with self._locked() as conn:
+            conn.execute(f'RELEASE "{_savepoint_name(name)}"')
+
+    def rollback_to(self, name: str) -> None:
+        """Undo what was written since the savepoint, and drop the savepoint."""
+        with self._locked() as conn:
+            sp = _savepoint_name(name)
+            conn.execute(f'ROLLBACK TO "{sp}"')
+            conn.execute(f'RELEASE "{sp}"')
+
+    # -- the turns ledger ------------------------------------------------------------
+
+    def seen_turns(self, tenant_id: str, turn_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """turn id -> (user id, content digest) for the given turns already applied."""
+        out: dict[str, tuple[str, str]] = {}
+        ids = list(dict.fromkeys(turn_ids))
+        with self._locked() as conn:
+            for start in range(0, len(ids), _ID_CHUNK):
+                chunk = ids[start : start + _ID_CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                for turn_id, user_id, digest in conn.execute(
+                    "SELECT turn_id, user_id, content_hmac FROM turns "
+                    f"WHERE tenant_id = ? AND turn_id IN ({marks})",
+                    [tenant_id, *chunk],
+                ):
+                    out[turn_id] = (user_id, digest)
+        return out
+
+    def record_turns(self, turns: Sequence[tuple[str, str, str, str]]) -> None:
+        """Record applied turns as (tenant id, turn id, user id, content digest)."""
+        if not turns:
+            return
+        with self._locked() as conn, self._tx(conn):
+            conn.executemany(
+                "INSERT INTO turns (tenant_id, turn_id, user_id, content_hmac) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, turn_id) DO UPDATE SET "
+                "user_id = excluded.user_id, content_hmac = excluded.content_hmac",
+                list(turns),
+            )
 
     def _vector(self, vector: npt.ArrayLike) -> FloatVector:
         v = np.asarray(vector, dtype=np.float32).ravel()

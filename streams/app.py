@@ -59,6 +59,7 @@ from sinks.base import AuditStore, RetrievalStore
 from stages.redact import mask_all
 from streams.metrics import Metrics
 from streams.pipeline import Pipeline
+from streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
 
 log = logging.getLogger("memgate.worker")
 T = TypeVar("T")
@@ -156,6 +157,27 @@ class Worker:
                 )
                 await asyncio.sleep(retry_after)
                 delay = min(delay * 2, 30.0)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The dead-letter reason of a step's permanent failure."""
+    if isinstance(exc, TurnIdConflict):
+        return TurnIdConflict.reason
+    return f"permanent failure: {exc}"
+
+
+async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Sequence[Any]:
+    """The triage agent's step: refuse a turn id reused for another turn, then triage.
+
+    The ledger is the audit journal (:class:`streams.turns.JournalLedger`); a
+    replay goes on as before (dedupe finds its own writes). Journal rows reach
+    the audit store through the audit topic, so a conflicting turn that comes
+    within the audit agent's batch window (0.5 s) of the first is not caught.
+    """
+    worker.metrics.record_turn()
+    p = worker.pipeline
+    await worker.retry("audit", lambda: check_turn(ledger, turn, p.triage.digest(turn)))
+    return p.triage(turn)
 
 
 def create_app(worker: Worker) -> faust.App:
@@ -264,7 +286,7 @@ def create_app(worker: Worker) -> faust.App:
                 try:
                     outputs = await step(item)
                 except (PermanentError, InvalidEvent) as exc:
-                    await dead_letter(stage.value, event, f"permanent failure: {exc}", exc)
+                    await dead_letter(stage.value, event, failure_reason(exc), exc)
                     continue
                 except Exception as exc:  # a bug or poison input: do not block the partition
                     log.exception("event=stage_failed stage=%s", stage.value)
@@ -278,9 +300,10 @@ def create_app(worker: Worker) -> faust.App:
 
     p = worker.pipeline
 
+    journal = JournalLedger(worker.audit)
+
     async def triage_step(turn: TurnEvent) -> Sequence[Any]:
-        m.record_turn()
-        return p.triage(turn)
+        return await triage_turn(worker, journal, turn)
 
     async def extract_step(item: TriagedTurn) -> Sequence[Any]:
         out = await worker.retry("extractor", lambda: p.extract(item))

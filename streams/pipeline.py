@@ -23,7 +23,7 @@ from memgate.events import (
     TriagedTurn,
     TriageVerdict,
     TurnEvent,
-    content_hash,
+    content_hmac,
     stable_id,
     utcnow,
 )
@@ -40,9 +40,14 @@ TRIAGE_POLICY_VERSION = "triage-1"
 
 @dataclass(frozen=True)
 class TriageStep:
-    """Triage one turn; every turn, kept or not, is journaled (redacted text only)."""
+    """Triage one turn; every turn, kept or not, is journaled (redacted text only).
+
+    ``hmac_key`` is the deployment's secret (:func:`memgate.keys.hmac_key`): the
+    journal keeps a keyed digest of the raw content, never an unkeyed hash.
+    """
 
     detector: Detector
+    hmac_key: bytes = field(repr=False)
     policy: TriagePolicy = field(default_factory=TriagePolicy)
     clock: Callable[[], datetime] = field(default=utcnow)
 
@@ -59,7 +64,7 @@ class TriageStep:
             role=turn.role,
             ts=turn.ts,
             length=len(turn.content),
-            content_sha256=content_hash(turn.content),
+            content_hmac=self.digest(turn),
             verdict=verdict,
             reason=reason,
             redacted_text=masked.text,
@@ -82,6 +87,10 @@ class TriageStep:
         if verdict is TriageVerdict.KEEP:
             out.insert(0, TriagedTurn(turn=turn, reason=reason))
         return out
+
+    def digest(self, turn: TurnEvent) -> str:
+        """The keyed digest of the turn's raw content (journal ``content_hmac``)."""
+        return content_hmac(self.hmac_key, turn.content)
 
 
 @dataclass(frozen=True)

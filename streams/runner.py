@@ -1,24 +1,50 @@
 """The in-process runner: the same stage steps as the Faust agents, chained in one process.
 
-Turns go through triage → extract → redact → dedupe → persist synchronously.
-Facts are written to the retrieval store as soon as they are resolved (the
-next candidate of the same user must see them); audit events are buffered
-and flushed in batches, and always before :meth:`InProcessRunner.close`
-returns.
+Turns go through triage → extract → redact → dedupe → persist synchronously,
+one turn at a time, and are applied in batches:
+
+* **Facts and audit rows land together.** With a retrieval store that has
+  batches (:class:`streams.turns.BatchStore`, the embedded SQLite index), a
+  batch's fact writes happen inside one open transaction (visible at once to
+  the next candidate, which reads through the same connection), and the
+  transaction is committed only after the batch's audit rows were written.
+  Audit rows are idempotent (deterministic event ids, collapsed by the audit
+  store), so a crash at any point leaves either the whole batch or none of
+  its facts, and a re-run writes exactly what the clean run would have. With
+  a store without transactions (OpenSearch), each resolution's audit rows are
+  written *before* its facts.
+* **Replays and conflicts.** A turn already applied (same tenant, turn id,
+  user and content digest) is skipped; a turn id reused for a different turn
+  is refused (:mod:`streams.turns`).
+* **One bad turn never stops the run.** A failure while processing one turn
+  undoes that turn's writes, is recorded as a :class:`memgate.events.DeadLetter`
+  (reason, error type, the turn with secrets masked) and reported through
+  ``on_error``; the next turn goes on. Store failures stop the run (after the
+  turns done so far are saved).
+* **Signals.** During :meth:`InProcessRunner.run` (in the main thread) the
+  first SIGINT or SIGTERM lets the current turn finish, saves what was done
+  and raises :class:`Interrupted`; a second one abandons the current turn
+  (rolled back) and does the same.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, TypeVar
 
+from memgate.errors import ConfigError, FatalError, MemgateError, StoreError, TransientError
 from memgate.events import (
     AuditEvent,
     CandidateFact,
+    DeadLetter,
     DecisionRecord,
     FactHistoryRecord,
     JournalRecord,
@@ -28,13 +54,44 @@ from memgate.events import (
     Stage,
     TriagedTurn,
     TurnEvent,
+    utcnow,
 )
 from sinks.base import AuditStore, RetrievalStore
+from stages.redact import mask_all
 from streams.metrics import Metrics
 from streams.pipeline import Pipeline
+from streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
+from streams.turns import classify_turn as _classify
 
 log = logging.getLogger("memgate.runner")
 T = TypeVar("T")
+
+#: Failures of a store or of the settings: they stop the run (every turn would fail).
+FATAL_ERRORS: tuple[type[BaseException], ...] = (
+    StoreError,
+    TransientError,
+    ConfigError,
+    FatalError,  # a refused API key, an unknown model: every further turn would fail too
+    MemoryError,
+)
+_TURN_SAVEPOINT = "memgate_turn"
+_MAX_ERROR_CHARS = 500
+
+
+class Interrupted(MemgateError):
+    """The run was stopped by a signal after saving the turns processed so far."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = int(signum)
+        self.exit_code = 128 + self.signum
+        try:
+            name = signal.Signals(self.signum).name
+        except ValueError:
+            name = f"signal {self.signum}"
+        super().__init__(
+            f"interrupted by {name}: the turns processed so far are saved; run the same "
+            "command again to ingest the rest (turn ids make it idempotent)"
+        )
 
 
 @dataclass
@@ -50,6 +107,10 @@ class RunSummary:
     rejected: Counter[str] = field(default_factory=Counter)
     actions: Counter[str] = field(default_factory=Counter)
     facts_written: int = 0
+    #: turns already applied (same turn id and content), skipped
+    replayed: int = 0
+    #: turns refused or failed, by reason (``turn_id_conflict``, ``processing_failed``)
+    failed: Counter[str] = field(default_factory=Counter)
 
     @property
     def stored(self) -> int:
@@ -59,6 +120,20 @@ class RunSummary:
     @property
     def write_amplification(self) -> float:
         return self.stored / self.turns if self.turns else 0.0
+
+    def merge(self, other: RunSummary) -> None:
+        """Add another summary's counts (one applied turn's) to this one."""
+        self.turns += other.turns
+        self.kept += other.kept
+        self.dropped.update(other.dropped)
+        self.candidates += other.candidates
+        self.redacted += other.redacted
+        self.redaction_kinds.update(other.redaction_kinds)
+        self.rejected.update(other.rejected)
+        self.actions.update(other.actions)
+        self.facts_written += other.facts_written
+        self.replayed += other.replayed
+        self.failed.update(other.failed)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -72,10 +147,21 @@ class RunSummary:
             "actions": dict(self.actions),
             "stored": self.stored,
             "write_amplification": round(self.write_amplification, 4),
+            "replayed": self.replayed,
+            "failed": dict(self.failed),
         }
 
 
 class InProcessRunner:
+    """Runs turns through a :class:`Pipeline` into a retrieval and an audit store.
+
+    * ``audit_batch``: a batch is written once it holds this many audit rows,
+    * ``batch_seconds``: ... or once it is this old (it also bounds how long the
+      embedded store's write lock is held);
+    * ``on_error``: called with one line per refused or failed turn (also kept
+      in :attr:`dead_letters` and logged).
+    """
+
     def __init__(
         self,
         pipeline: Pipeline,
@@ -83,105 +169,308 @@ class InProcessRunner:
         audit: AuditStore,
         *,
         metrics: Metrics | None = None,
-        audit_batch: int = 2000,
+        audit_batch: int = 1000,
+        batch_seconds: float = 5.0,
+        on_error: Callable[[str], None] | None = None,
     ) -> None:
         self.pipeline = pipeline
         self.retrieval = retrieval
         self.audit = audit
         self.metrics = metrics or Metrics()
         self.audit_batch = audit_batch
-        self._audit_buf: list[AuditEvent] = []
+        self.batch_seconds = batch_seconds
+        self.on_error = on_error
         self.summary = RunSummary()
+        self.dead_letters: list[DeadLetter] = []
+        self._batch: BatchStore | None = retrieval if isinstance(retrieval, BatchStore) else None
+        self._ledger: TurnLedger = self._batch or JournalLedger(audit)
+        self._buf: list[AuditEvent] = []  # audit rows of applied turns, not yet written
+        self._pending: dict[tuple[str, str], tuple[str, str]] = {}  # their ledger entries
+        self._batch_t0: float | None = None
+        self._stop: int | None = None
 
     # ------------------------------------------------------------------ API
 
     def run(
         self, turns: Iterable[TurnEvent], progress: Callable[[int], None] | None = None
     ) -> RunSummary:
-        for turn in turns:
-            self.process(turn)
-            if progress is not None:
-                progress(1)
-        self.flush()
+        """Process every turn and save them; raises :class:`Interrupted` after a signal."""
+        self._stop = None
+        with self._signals():
+            try:
+                for turn in turns:
+                    self._process_one(turn)
+                    if progress is not None:
+                        progress(1)
+                    if self._stop is not None:
+                        break
+                    if self._batch_due():
+                        self.flush()
+                self.flush()
+            except KeyboardInterrupt:
+                # a second signal (or a plain KeyboardInterrupt): the current turn was
+                # rolled back; what was done before it is saved
+                self._stop = self._stop or int(signal.SIGINT)
+                self._save_what_is_done()
+            except BaseException:
+                self._save_what_is_done()
+                raise
+        if self._stop is not None:
+            raise Interrupted(self._stop)
         return self.summary
 
     def process(self, turn: TurnEvent) -> None:
-        p, m, s = self.pipeline, self.metrics, self.summary
-        s.turns += 1
-        m.record_turn()
-        triaged = self._step(Stage.TRIAGE, p.triage, turn)
-        for kept in _only(triaged, TriagedTurn):
-            s.kept += 1
-            for cand in _only(self._step(Stage.EXTRACT, p.extract, kept), CandidateFact):
-                s.candidates += 1
-                for red in _only(self._step(Stage.REDACT, p.redact, cand), RedactedCandidate):
-                    if red.redaction.counts:
-                        s.redacted += 1
-                    for res in _only(
-                        self._step(Stage.DEDUPE, lambda e: p.dedupe(e, self.retrieval), red),
-                        Resolution,
-                    ):
-                        self._persist(res)
+        """One turn through the gate: applied, or skipped as a replay.
+
+        Raises :class:`streams.turns.TurnIdConflict` for a turn id reused for
+        another turn, and whatever processing the turn raised, after undoing the
+        turn's writes where the store allows (:meth:`run` reports those and goes on).
+        """
+        self.summary.turns += 1
+        self.metrics.record_turn()
+        digest = self.pipeline.triage.digest(turn)
+        state = self._classify(turn, digest)
+        if state is TurnState.REPLAY:
+            self.summary.replayed += 1
+            return
+        if state is TurnState.CONFLICT:
+            raise TurnIdConflict(turn)
+        store = self._batch
+        if store is not None:
+            if not store.in_batch:
+                store.begin()
+            store.savepoint(_TURN_SAVEPOINT)
+        if self._batch_t0 is None:
+            self._batch_t0 = time.monotonic()
+        events: list[AuditEvent] = []
+        delta = RunSummary()
+        mark = len(self._buf)
+        key = (turn.tenant_id, turn.turn_id)
+        try:
+            self._apply(turn, events, delta)
+            if store is not None:
+                store.record_turns([(turn.tenant_id, turn.turn_id, turn.user_id, digest)])
+            # the rows join the batch before the turn's writes do (release): whatever
+            # interrupts us, the batch never holds facts without the rows explaining them
+            self._buf.extend(events)
+            self._pending[key] = (turn.user_id, digest)
+            if store is not None:
+                store.release(_TURN_SAVEPOINT)
+        except BaseException:
+            self._undo_turn(mark, key)
+            raise
+        self.summary.merge(delta)
+
+    def _process_one(self, turn: TurnEvent) -> None:
+        """:meth:`process`, with a turn's own failure reported instead of raised."""
+        try:
+            self.process(turn)
+        except FATAL_ERRORS:
+            raise
+        except TurnIdConflict as exc:
+            self._reject(turn, TurnIdConflict.reason, exc)
+        except Exception as exc:
+            self._reject(turn, "processing_failed", exc)
 
     def flush(self) -> None:
-        if self._audit_buf:
-            self.audit.write(self._audit_buf)
-            self._audit_buf = []
+        """Write the buffered audit rows, then commit the facts they explain."""
+        if self._buf:
+            self.audit.write(self._buf)
+        if self._batch is not None and self._batch.in_batch:
+            self._batch.commit()
+        self._buf = []
+        self._pending.clear()
+        self._batch_t0 = None
 
     def close(self) -> None:
         self.flush()
 
     # ------------------------------------------------------------- internals
 
+    def _batch_due(self) -> bool:
+        if len(self._buf) >= self.audit_batch:
+            return True
+        return self._batch_t0 is not None and time.monotonic() - self._batch_t0 >= (
+            self.batch_seconds
+        )
+
+    def _classify(self, turn: TurnEvent, digest: str) -> TurnState:
+        seen = self._pending.get((turn.tenant_id, turn.turn_id))
+        if seen is None:
+            seen = self._ledger.seen_turns(turn.tenant_id, [turn.turn_id]).get(turn.turn_id)
+        state = _classify(turn, digest, seen)
+        if state is TurnState.REPLAY and self._batch is None:
+            # without a transactional ledger a journaled turn may lack its facts (a crash
+            # between the two writes): process it again; dedupe finds what was written
+            return TurnState.NEW
+        return state
+
+    def _undo_turn(self, mark: int, key: tuple[str, str]) -> None:
+        """Undo the current turn's writes and drop its audit rows (batch stores)."""
+        store = self._batch
+        if store is None or not store.in_batch:
+            return
+        del self._buf[mark:]
+        self._pending.pop(key, None)
+        try:
+            store.rollback_to(_TURN_SAVEPOINT)
+        except MemgateError as exc:
+            log.warning("event=turn_rollback_failed error=%r hint='the batch is dropped'", exc)
+            store.rollback()  # the batch cannot be trusted: drop it (a re-run redoes it)
+            self._buf = []
+            self._pending.clear()
+
+    def _save_what_is_done(self) -> None:
+        """After a fatal error: save the turns applied before it, or drop the whole batch."""
+        try:
+            self.flush()
+        except BaseException as exc:
+            log.warning(
+                "event=flush_failed error=%r hint='nothing of this batch was committed; "
+                "run again to redo it'",
+                exc,
+            )
+            if self._batch is not None:
+                try:
+                    self._batch.rollback()
+                except BaseException as again:
+                    log.warning("event=rollback_failed error=%r", again)
+            self._buf = []
+            self._pending.clear()
+
+    def _reject(self, turn: TurnEvent, reason: str, exc: BaseException) -> None:
+        detector = self.pipeline.redact.detector
+        what = mask_all(detector, f"{type(exc).__name__}: {exc}").text[:_MAX_ERROR_CHARS]
+        if isinstance(exc, TurnIdConflict):
+            line = str(exc)
+        else:
+            line = (
+                f"turn {turn.tenant_id}/{turn.turn_id}: could not be processed ({what}); "
+                "the turn was skipped"
+            )
+        self.summary.failed[reason] += 1
+        self.metrics.dead_letters.labels(source="ingest", reason=reason).inc()
+        self.dead_letters.append(
+            DeadLetter(
+                reason=reason,
+                error_type=type(exc).__name__,
+                source_topic="ingest",
+                key=turn.partition_key,
+                payload=mask_all(detector, turn.model_dump_json()).text[:100_000],
+                failed_at=utcnow(),
+            )
+        )
+        if self.on_error is not None:
+            log.info("event=turn_rejected reason=%s error=%r", reason, line)
+            self.on_error(line)
+        else:
+            log.warning("event=turn_rejected reason=%s error=%r", reason, line)
+
+    def _apply(self, turn: TurnEvent, events: list[AuditEvent], s: RunSummary) -> None:
+        p = self.pipeline
+        triaged = self._step(Stage.TRIAGE, p.triage, turn, events, s)
+        for kept in _only(triaged, TriagedTurn):
+            s.kept += 1
+            for cand in _only(self._step(Stage.EXTRACT, p.extract, kept, events, s), CandidateFact):
+                s.candidates += 1
+                for red in _only(
+                    self._step(Stage.REDACT, p.redact, cand, events, s), RedactedCandidate
+                ):
+                    if red.redaction.counts:
+                        s.redacted += 1
+                    for res in _only(
+                        self._step(
+                            Stage.DEDUPE, lambda e: p.dedupe(e, self.retrieval), red, events, s
+                        ),
+                        Resolution,
+                    ):
+                        self._persist(res, events, s)
+
     def _step(
-        self, stage: Stage, fn: Callable[[Any], Sequence[object]], event: object
+        self,
+        stage: Stage,
+        fn: Callable[[Any], Sequence[object]],
+        event: object,
+        events: list[AuditEvent],
+        s: RunSummary,
     ) -> list[object]:
         m = self.metrics
         m.events_in.labels(stage=stage.value).inc()
         t0 = time.perf_counter()
         out = list(fn(event))
         m.latency.labels(stage=stage.value).observe(time.perf_counter() - t0)
-        audit = [
+        audit: list[AuditEvent] = [
             e for e in out if isinstance(e, DecisionRecord | JournalRecord | FactHistoryRecord)
         ]
         passed = len(out) - len(audit)
         if passed:
             m.events_out.labels(stage=stage.value).inc(passed)
         m.record_audit(audit)
-        self._account(audit)
-        self._audit_buf.extend(audit)  # type: ignore[arg-type]
-        if len(self._audit_buf) >= self.audit_batch:
-            self.flush()
+        _account(audit, s)
+        events.extend(audit)
         return out
 
-    def _account(self, audit: Sequence[object]) -> None:
-        s = self.summary
-        for rec in audit:
-            if isinstance(rec, JournalRecord):
-                if rec.verdict.value == "drop":
-                    s.dropped[rec.reason] += 1
-                s.redaction_kinds.update(rec.redaction_counts)
-            elif isinstance(rec, DecisionRecord) and rec.stage is Stage.REDACT:
-                if rec.verdict == "rejected":
-                    s.rejected[f"redact:{rec.reason}"] += 1
-            elif isinstance(rec, DecisionRecord) and rec.stage is Stage.DEDUPE:
-                s.actions[rec.verdict] += 1
-                if rec.verdict == ResolutionAction.REJECT.value:
-                    s.rejected[f"policy:{rec.reason}"] += 1
-
-    def _persist(self, res: Resolution) -> None:
+    def _persist(self, res: Resolution, events: list[AuditEvent], s: RunSummary) -> None:
         m = self.metrics
         m.events_in.labels(stage=Stage.PERSIST.value).inc()
         t0 = time.perf_counter()
         plan = self.pipeline.persist(res)
+        events.extend(plan.history)
         if plan.facts:
+            if self._batch is None:
+                # no transaction to hold the facts back: the rows that explain them go first
+                self.audit.write([*self._buf, *events])
+                self._buf = []
+                events.clear()
             self.retrieval.upsert(plan.facts)
-            self.summary.facts_written += len(plan.facts)
+            s.facts_written += len(plan.facts)
         if res.action in (ResolutionAction.ADD, ResolutionAction.SUPERSEDE):
             m.record_facts(res.action.value.lower())
-        self._audit_buf.extend(plan.history)
         m.latency.labels(stage=Stage.PERSIST.value).observe(time.perf_counter() - t0)
         m.events_out.labels(stage=Stage.PERSIST.value).inc(len(plan.facts))
+
+    @contextmanager
+    def _signals(self) -> Iterator[None]:
+        """SIGINT/SIGTERM: finish the current turn and stop (a second one: stop now)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def handler(signum: int, frame: FrameType | None) -> None:
+            if self._stop is None:
+                self._stop = signum
+                log.info("event=stop_requested signal=%d hint='finishing this turn'", signum)
+                return
+            raise KeyboardInterrupt
+
+        previous: dict[int, Any] = {}
+        for sig in (int(signal.SIGINT), int(signal.SIGTERM)):
+            try:
+                if signal.getsignal(sig) is signal.SIG_IGN:
+                    continue  # the caller chose to ignore it
+                previous[sig] = signal.signal(sig, handler)
+            except (ValueError, OSError):
+                continue
+        try:
+            yield
+        finally:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+
+
+def _account(audit: Sequence[object], s: RunSummary) -> None:
+    for rec in audit:
+        if isinstance(rec, JournalRecord):
+            if rec.verdict.value == "drop":
+                s.dropped[rec.reason] += 1
+            s.redaction_kinds.update(rec.redaction_counts)
+        elif isinstance(rec, DecisionRecord) and rec.stage is Stage.REDACT:
+            if rec.verdict == "rejected":
+                s.rejected[f"redact:{rec.reason}"] += 1
+        elif isinstance(rec, DecisionRecord) and rec.stage is Stage.DEDUPE:
+            s.actions[rec.verdict] += 1
+            if rec.verdict == ResolutionAction.REJECT.value:
+                s.rejected[f"policy:{rec.reason}"] += 1
 
 
 def _only(events: list[object], cls: type[T]) -> list[T]:

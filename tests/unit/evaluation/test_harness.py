@@ -29,6 +29,7 @@ from memgate.events import (
     TurnEvent,
     stable_id,
 )
+from memgate.keys import hmac_key
 from memgate.settings import Settings, load_settings
 from stages.dedupe import Resolver
 from stages.detectors import Detector
@@ -119,7 +120,7 @@ def gate(extractor: Any, *, detector: Detector | None = None, keep_all: bool = T
         det = detector or Detector()
         triage_cls = KeepAllTriage if keep_all else TriageStep
         return Pipeline(
-            triage=triage_cls(detector=det),
+            triage=triage_cls(detector=det, hmac_key=hmac_key(s)),
             extract=ExtractStep(extractor=extractor),
             redact=Redactor(detector=det, regulated=s.regulated),
             resolve=Resolver(policy=preset(s.policy), embedder=embedder),

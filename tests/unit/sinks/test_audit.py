@@ -47,7 +47,7 @@ def journal(
         role=Role.USER,
         ts=ts,
         length=42,
-        content_sha256="0" * 64,
+        content_hmac="0" * 64,
         verdict=verdict,
         reason="signal" if verdict is TriageVerdict.KEEP else "filler",
         redacted_text="mail me at [EMAIL]" if counts else "ok",

@@ -1,0 +1,126 @@
+"""The per-deployment secret of memgate's keyed digests (HMAC-SHA256).
+
+The journal keeps, for every turn, a digest of its raw content so that a
+replay can be told from a different turn reusing the same turn id. An
+unkeyed hash would let anyone holding the journal confirm guesses of what a
+masked span held (a password from a word list, a phone number from 10^6
+candidates), so the digest is keyed: :func:`memgate.events.content_hmac`.
+
+The key is the ``hmac_key`` setting (``MEMGATE_HMAC_KEY``, at least 32
+characters) or, when that is not set, 32 random bytes created once in
+``<data_dir>/hmac.key`` with mode 0600. Keep that file with the data dir
+(back it up together): under another key, earlier turns replayed look like
+turn-id conflicts. With a ClickHouse server (``audit_backend=clickhouse``)
+the audit store is shared by processes that must digest alike, so the key
+must be the setting, the same everywhere; a per-process file is refused.
+
+The digest protects the journal from whoever can read it without the key:
+analysts with SQL access, exports, backups of the audit store. Whoever holds
+both (the whole embedded data dir) can still test guesses; keep the key where
+the audit store's readers cannot reach it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from memgate.errors import ConfigError
+from memgate.settings import Settings
+
+__all__ = ["HMAC_KEY_BYTES", "HMAC_KEY_FILE", "hmac_key", "load_or_create_key"]
+
+HMAC_KEY_FILE = "hmac.key"
+HMAC_KEY_BYTES = 32
+
+
+def hmac_key(settings: Settings) -> bytes:
+    """The deployment's key: the ``hmac_key`` setting, else ``<data_dir>/hmac.key``."""
+    if settings.hmac_key is not None:
+        return settings.hmac_key.get_secret_value().encode("utf-8")
+    if settings.audit_backend == "clickhouse":
+        raise ConfigError(
+            "the audit store is a ClickHouse server, shared by every worker: set "
+            "MEMGATE_HMAC_KEY to one secret of at least 32 characters for all of them "
+            "(e.g. openssl rand -hex 32) and keep it"
+        )
+    return load_or_create_key(settings.data_dir / HMAC_KEY_FILE)
+
+
+def load_or_create_key(path: Path) -> bytes:
+    """Read the key file, creating it (random, mode 0600, atomically) if it is missing.
+
+    The new key is written to a private temporary file in the same folder and
+    hard-linked to ``path``: the name appears with its whole content or not at
+    all, and when two processes race, both end up with the one that linked first.
+    """
+    try:
+        return _read(path)
+    except FileNotFoundError:
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, secrets.token_bytes(HMAC_KEY_BYTES))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created it first: use theirs
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create the HMAC key file {path}: {exc.strerror or exc}; make the data dir "
+            "writable, or set MEMGATE_HMAC_KEY"
+        ) from None
+    return _read(path)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read the HMAC key file {path}: {exc.strerror or exc}; it must be a "
+            "regular file readable by this user"
+        ) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"the HMAC key file {path} is not a regular file; remove it")
+        if st.st_mode & 0o077:
+            raise ConfigError(
+                f"the HMAC key file {path} is accessible to other users (mode "
+                f"{stat.S_IMODE(st.st_mode):04o}); run: chmod 600 {path}"
+            )
+        data = os.read(fd, HMAC_KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) != HMAC_KEY_BYTES:
+        raise ConfigError(
+            f"the HMAC key file {path} holds {len(data)} bytes, not a {HMAC_KEY_BYTES}-byte key; "
+            "restore it from the backup of this data dir (a new key makes replays of earlier "
+            "turns look like turn-id conflicts)"
+        )
+    return data
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):  # not every file system can fsync a directory
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -1,0 +1,66 @@
+"""A gate on fresh embedded stores (SQLite index, chDB audit), hashing embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memgate.backends import build_pipeline
+from memgate.embedding import HashingEmbedder
+from memgate.events import TurnEvent
+from memgate.settings import Settings, load_settings
+from sinks.audit import ClickHouseAudit
+from sinks.embedded import EmbeddedIndex
+from stages.extract import Extractor
+from streams.pipeline import Pipeline
+
+KEY = "unit-test-hmac-key-0123456789abcdef0123"
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def turn(
+    turn_id: str, content: str, *, user: str = "alice", minutes: int = 0, **kw: Any
+) -> TurnEvent:
+    return TurnEvent(
+        tenant_id=kw.pop("tenant_id", "acme"),
+        user_id=user,
+        session_id=kw.pop("session_id", "s1"),
+        turn_id=turn_id,
+        role="user",
+        content=content,
+        ts=kw.pop("ts", T0 + timedelta(minutes=minutes)),
+        **kw,
+    )
+
+
+@dataclass
+class Gate:
+    settings: Settings
+    retrieval: EmbeddedIndex
+    audit: ClickHouseAudit
+    embedder: HashingEmbedder
+
+    def pipeline(self, extractor: Extractor | None = None) -> Pipeline:
+        return build_pipeline(self.settings, self.embedder, extractor)
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.audit.query(sql)[1]
+
+
+@pytest.fixture
+def gate(tmp_path: Path) -> Iterator[Gate]:
+    s = load_settings(data_dir=tmp_path / "data", embedder="hashing", hmac_key=KEY)
+    s.data_dir.mkdir(parents=True)
+    embedder = HashingEmbedder()
+    retrieval = EmbeddedIndex(s.retrieval_path, dim=embedder.dim)
+    audit = ClickHouseAudit.embedded(s.audit_path)
+    try:
+        yield Gate(s, retrieval, audit, embedder)
+    finally:
+        retrieval.close()
+        audit.close()

@@ -1,0 +1,62 @@
+"""The Faust triage step refuses a turn id reused for other content (dead letter
+``turn_id_conflict``), looking it up in the audit journal; a replay goes on."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from memgate.events import JournalRecord
+from streams.app import Worker, failure_reason, triage_turn
+from streams.metrics import Metrics
+from streams.turns import JournalLedger, TurnIdConflict, TurnState, check_turn
+from tests.unit.streams.conftest import Gate, turn
+
+
+def _worker(gate: Gate) -> Worker:
+    return Worker(
+        settings=gate.settings,
+        pipeline=gate.pipeline(),
+        retrieval=gate.retrieval,
+        audit=gate.audit,
+        metrics=Metrics(),
+    )
+
+
+def test_the_triage_step_refuses_a_reused_turn_id_and_lets_a_replay_through(gate: Gate) -> None:
+    worker = _worker(gate)
+    ledger = JournalLedger(gate.audit)
+    first = turn("t1", "We deploy with Jenkins and Helm charts.")
+    out = asyncio.run(triage_turn(worker, ledger, first))
+    # the audit agent writes the journal row (here at once)
+    gate.audit.write([e for e in out if isinstance(e, JournalRecord)])
+    assert asyncio.run(triage_turn(worker, ledger, first))  # a replay: triaged again
+    other = turn("t1", "We deploy with ArgoCD now.")
+    with pytest.raises(TurnIdConflict) as info:
+        asyncio.run(triage_turn(worker, ledger, other))
+    assert failure_reason(info.value) == "turn_id_conflict"
+    # other tenants may use the same id
+    assert asyncio.run(triage_turn(worker, ledger, turn("t1", "x", tenant_id="globex")))
+
+
+def test_the_journal_ledger_reads_user_and_digest_by_tenant_and_turn_id(gate: Gate) -> None:
+    p = gate.pipeline()
+    turns = [turn("t1", "one"), turn("t2", "two", user="bob"), turn("t1", "1", tenant_id="g")]
+    gate.audit.write([e for t in turns for e in p.triage(t) if isinstance(e, JournalRecord)])
+    ledger = JournalLedger(gate.audit)
+    assert ledger.seen_turns("acme", ["t1", "t2", "t3"]) == {
+        "t1": ("alice", p.triage.digest(turns[0])),
+        "t2": ("bob", p.triage.digest(turns[1])),
+    }
+    assert ledger.seen_turns("acme", []) == {}
+    assert check_turn(ledger, turns[0], p.triage.digest(turns[0])) is TurnState.REPLAY
+    assert check_turn(ledger, turn("t3", "three"), "d") is TurnState.NEW
+
+
+def test_other_permanent_failures_keep_their_reason() -> None:
+    from memgate.errors import PermanentError
+
+    assert failure_reason(PermanentError("mapping conflict")) == (
+        "permanent failure: mapping conflict"
+    )
