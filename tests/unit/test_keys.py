@@ -115,7 +115,7 @@ def test_the_setting_wins_and_no_file_is_made(
     s = load_settings(data_dir=tmp_path / "data")
     assert hmac_key(s) == b"a-deployment-secret-of-at-least-32-chars"
     assert not (tmp_path / "data" / HMAC_KEY_FILE).exists()
-    assert s.describe()["hmac_key"] == "**********"
+    assert s.describe()["hmac_key"] == "****"
     assert "a-deployment-secret" not in repr(s)
 
 
