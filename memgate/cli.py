@@ -823,6 +823,15 @@ def _eval_leak_table(rep: Any) -> Table:
         _esc(f"{_pct(rep.benign_share)}" + (f"; masked: {masked}" if masked else "")),
         style="bold",
     )
+    if rep.erasure is not None:
+        e = rep.erasure
+        t.add_row(
+            "erasure (users, residues)",
+            str(len(e.users)),
+            str(len(e.residues)),
+            _esc("; ".join([f"erasure: {e.summary()}", *e.residues[:10]])),
+            style="bold" if e.ok else "red",
+        )
     return t
 
 
@@ -930,6 +939,11 @@ def eval_cmd(
                         f"{krep.leaks} secret(s) leaked: "
                         + ", ".join(f"{r.id} ({', '.join(r.where)})" for r in krep.leaked)
                     )
+                if krep.erasure is not None:
+                    targets["erasure"] = krep.erasure.ok
+                    if not krep.erasure.ok:
+                        e = krep.erasure
+                        failures.append("; ".join([f"erasure: {e.summary()}", *e.residues[:5]]))
             if "scenarios" in paths:
                 status.update(f"scenarios: {paths['scenarios'].name}")
                 srep = scenarios_eval.evaluate(paths["scenarios"], settings, embedder)
