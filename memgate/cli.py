@@ -823,15 +823,8 @@ def _eval_leak_table(rep: Any) -> Table:
         _esc(f"{_pct(rep.benign_share)}" + (f"; masked: {masked}" if masked else "")),
         style="bold",
     )
-    if rep.erasure is not None:
-        e = rep.erasure
-        t.add_row(
-            "erasure (users, residues)",
-            str(len(e.users)),
-            str(len(e.residues)),
-            _esc("; ".join([f"erasure: {e.summary()}", *e.residues[:10]])),
-            style="bold" if e.ok else "red",
-        )
+    if rep.erasure is not None:  # its own line: users forgotten, residues left
+        t.add_row(*map(_esc, rep.erasure.row()), style="bold" if rep.erasure.ok else "red")
     return t
 
 
@@ -939,11 +932,8 @@ def eval_cmd(
                         f"{krep.leaks} secret(s) leaked: "
                         + ", ".join(f"{r.id} ({', '.join(r.where)})" for r in krep.leaked)
                     )
-                if krep.erasure is not None:
-                    targets["erasure"] = krep.erasure.ok
-                    if not krep.erasure.ok:
-                        e = krep.erasure
-                        failures.append("; ".join([f"erasure: {e.summary()}", *e.residues[:5]]))
+                targets["erasure"] = krep.erasure is None or krep.erasure.ok
+                failures += krep.erasure.failures() if krep.erasure else []
             if "scenarios" in paths:
                 status.update(f"scenarios: {paths['scenarios'].name}")
                 srep = scenarios_eval.evaluate(paths["scenarios"], settings, embedder)

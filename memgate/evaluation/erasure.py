@@ -76,6 +76,15 @@ class ErasureResult:
             text += f"; {len(self.undecoded)} file(s) not decodable"
         return text
 
+    def row(self) -> tuple[str, str, str, str]:
+        """The leak table's line: what, users forgotten, residues, details."""
+        details = "; ".join([f"erasure: {self.summary()}", *self.residues[:10]])
+        return ("erasure (users, residues)", str(len(self.users)), str(len(self.residues)), details)
+
+    def failures(self) -> list[str]:
+        """One line for ``memgate eval``'s failures, or none."""
+        return [] if self.ok else ["; ".join([f"erasure: {self.summary()}", *self.residues[:5]])]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,

@@ -105,7 +105,10 @@ def test_the_erasure_check_finds_what_a_sql_only_forget_leaves(tmp_path: Path) -
     assert any("user id in" in r and "mutation_" in r for r in bad.residues), bad.residues
     # residues are named by label (a user's id, a secret's or word's number), never by value
     assert not any("Quoxtrelpipe" in r or "erin.private" in r for r in bad.residues)
-    assert "residue" in bad.summary() and str(len(bad.residues)) in bad.summary()
+    assert bad.summary().startswith(f"{len(bad.residues)} residues over 1 forgotten user")
+    [failure] = bad.failures()  # what `memgate eval` prints on stderr, exit code 1
+    assert failure.startswith("erasure: ") and "user id in" in failure
+    assert good.failures() == []
 
 
 def test_memgate_eval_prints_the_erasure_line_and_its_target(tmp_path: Path) -> None:
