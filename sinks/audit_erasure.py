@@ -137,8 +137,13 @@ def _wait(
     client: Client, database: str, tables: Sequence[str], who: str, *, in_process: bool
 ) -> None:
     for table in tables:
-        # parts left by an earlier process are loaded in the background after a start
-        client.command(f"SYSTEM WAIT LOADING PARTS `{database}`.`{table}`")
+        # parts left by an earlier process are loaded in the background after a start;
+        # best effort: a server user may lack the SYSTEM privilege, and the wait below
+        # sees those parts anyway once they are loaded
+        try:
+            client.command(f"SYSTEM WAIT LOADING PARTS `{database}`.`{table}`")
+        except Exception:
+            break
     start = time.monotonic()
     restarted = not in_process
     while left := leftovers(client, database, tables):
