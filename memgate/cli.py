@@ -752,6 +752,8 @@ def eval_cmd(
                         f"{krep.leaks} secret(s) leaked: "
                         + ", ".join(f"{r.id} ({', '.join(r.where)})" for r in krep.leaked)
                     )
+                targets["erasure"] = krep.erasure is None or krep.erasure.ok
+                failures += krep.erasure.failures() if krep.erasure else []
             if "scenarios" in paths:
                 status.update(render.text(f"scenarios: {paths['scenarios'].name}"))
                 srep = scenarios_eval.evaluate(paths["scenarios"], settings, embedder)

@@ -328,6 +328,8 @@ def eval_leak_table(rep: Any) -> Table:
         text(f"{_pct(rep.benign_share)}" + (f"; masked: {masked}" if masked else "")),
         style="bold",
     )
+    if rep.erasure is not None:  # its own line: users forgotten, residues left
+        t.add_row(*map(text, rep.erasure.row()), style="bold" if rep.erasure.ok else "red")
     return t
 
 

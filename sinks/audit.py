@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgate.errors import ConfigError, MemgateError, StoreError, TransientError
 from memgate.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
+from sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -84,7 +85,8 @@ class Table:
         return (
             f"CREATE TABLE IF NOT EXISTS `{database}`.`{self.name}` (\n    {cols}\n)\n"
             "ENGINE = ReplacingMergeTree\n"
-            "ORDER BY (tenant_id, user_id, event_id)"
+            "ORDER BY (tenant_id, user_id, event_id)\n"
+            f"SETTINGS {ERASURE_SETTINGS_SQL}"
         )
 
 
@@ -415,6 +417,7 @@ class ClickHouseAudit:
     def __init__(self, client: Client, *, database: str = DEFAULT_DATABASE) -> None:
         self.database = _check_ident(database, "audit database")
         self._client: Client | None = client
+        self._in_process = False
         try:
             client.command(f"CREATE DATABASE IF NOT EXISTS `{self.database}`")
             for table in TABLES:
@@ -459,10 +462,12 @@ class ClickHouseAudit:
         except Exception as exc:
             raise StoreError(f"cannot open the embedded audit store at {path}: {exc}") from exc
         try:
-            return cls(client, database=database)
+            store = cls(client, database=database)
         except BaseException:
             client.close()
             raise
+        store._in_process = True
+        return store
 
     @classmethod
     def server(
@@ -608,11 +613,10 @@ class ClickHouseAudit:
         return out
 
     def forget(self, tenant_id: str, user_id: str) -> int:
-        """Delete a user's rows from every table; returns how many events were deleted.
+        """Delete a user's rows from every table and from the disk; returns how many.
 
-        ``ALTER TABLE ... DELETE`` with ``mutations_sync = 2`` rewrites the
-        affected parts before returning. The replaced parts are removed from
-        disk by the engine's cleanup thread shortly after (about 30 s).
+        When this returns, no part (active or replaced) and no mutation file
+        holds the user: see :mod:`sinks.audit_erasure` for how.
         """
         params = {"tenant": tenant_id, "user": user_id}
         where = "tenant_id = {tenant:String} AND user_id = {user:String}"
@@ -620,14 +624,17 @@ class ClickHouseAudit:
         for table in TABLES:
             _, rows = self.query(f"SELECT count() FROM `{table.name}` FINAL WHERE {where}", params)
             total += int(rows[0][0])
-        client = self.client
-        for table in TABLES:
-            try:
-                client.command(
-                    f"ALTER TABLE `{self.database}`.`{table.name}` DELETE WHERE {where}",
-                    parameters=params,
-                    settings={"mutations_sync": 2},
-                )
-            except Exception as exc:
-                raise _translate(exc, f"deleting {tenant_id}/{user_id} from {table.name}") from exc
+        try:
+            erase(
+                self.client,
+                self.database,
+                [t.name for t in TABLES],
+                tenant_id,
+                user_id,
+                in_process=self._in_process,
+            )
+        except MemgateError:
+            raise
+        except Exception as exc:
+            raise _translate(exc, f"erasing {tenant_id}/{user_id}") from exc
         return total

@@ -658,10 +658,20 @@ class EmbeddedIndex:
         return [self._fact(doc, blob, sblob) for doc, blob, sblob in rows]
 
     def forget(self, tenant_id: str, user_id: str) -> int:
-        """Delete every fact of a user, from the table and the FTS index; returns the count.
+        """Delete every fact of a user, from the table, the FTS index and the disk.
 
-        Afterwards the FTS index is merged (dropping the deleted terms from its
-        segments) and the WAL checkpointed, so the text is gone from the file.
+        Returns how many facts were deleted. With ``secure_delete`` on (set
+        when the file is opened) every freed page and cell is zeroed; the FTS
+        index is then merged (``optimize``: the segments holding the deleted
+        terms are rewritten and freed) and the WAL checkpointed and truncated,
+        so no old copy of a page is left in the WAL either. Both steps run
+        even when nothing is deleted, so a forget that failed after the
+        delete is completed by running it again.
+
+        If another connection still reads an older snapshot, the checkpoint
+        cannot finish (after ``busy_timeout``): the facts are deleted, but old
+        copies remain in the WAL, and :class:`memgate.errors.TransientError`
+        says so.
         """
         with self._locked() as conn:
             with self._tx(conn):
@@ -673,10 +683,20 @@ class EmbeddedIndex:
                 deleted = conn.execute(
                     "DELETE FROM facts WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
                 ).rowcount
-            if deleted:
-                with self._tx(conn):
-                    conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                # the turn ledger (replays, turn-id conflicts) names the user too
+                conn.execute(
+                    "DELETE FROM turns WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+                )
+            with self._tx(conn):
+                conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
+            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            raise TransientError(
+                f"embedded index {self.path}: the {deleted} facts of {tenant_id}/{user_id} are "
+                "deleted, but another connection is still reading an older snapshot, so old "
+                "copies of them stay in the write-ahead log; stop the other memgate processes "
+                "using this data dir and run forget again"
+            )
         return int(deleted)
 
     def stats(self) -> dict[str, int]:

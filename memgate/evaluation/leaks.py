@@ -21,8 +21,11 @@ every secret, as a substring (exact, then case-folded):
 * ``retrieval.facts``: every fact of every status, all fields;
 * ``retrieval.sqlite``: every row of every table of the SQLite file, FTS
   shadow tables included, read with plain SQL;
-* ``files:<name>``: the raw bytes of every file of both stores (SQLite file,
-  WAL, chDB parts);
+* ``files:<name>``: every byte of every file under the data dir, both
+  stores (SQLite file, WAL and shared memory; chDB parts, active and
+  replaced, their compressed blocks decoded, and mutation files), through
+  :mod:`memgate.evaluation.bytescan`; a value found only once decoded is
+  named ``files:<name> (decompressed)``;
 * ``audit.<table>``: every column of every row of the journal, decisions
   and fact history, read back with SQL;
 * ``kafka.dead_letters``: dead-letter messages passed in (when the gate runs
@@ -32,6 +35,10 @@ A case leaks when any of its values is found in any store. A benign
 look-alike is *intact* when it is verbatim in the journal's redacted text of
 its turn (every turn is journaled, so every case is measured alike) and no
 candidate fact of its turn had a finding at the redact stage.
+
+Then an erasure (:mod:`memgate.evaluation.erasure`): some users whose turns
+carry secrets are forgotten, and every store is searched again for anything
+of theirs; any residue fails the check.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memgate.embedding import Embedder
+from memgate.evaluation import erasure as erasure_check
+from memgate.evaluation.bytescan import ScannedFile, read_file
 from memgate.evaluation.common import (
     PipelineFactory,
     Workspace,
@@ -190,6 +199,10 @@ class LeakReport:
     benign_intact: int = 0
     benign_masked: list[BenignResult] = field(default_factory=list)
     stores_scanned: list[str] = field(default_factory=list)
+    undecoded: list[str] = field(default_factory=list)
+    """Files of compressed blocks the scanner could not decode (a blind spot)."""
+    erasure: erasure_check.ErasureResult | None = None
+    """The erasure check run after the leak check (see the module docstring)."""
     run: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -213,6 +226,8 @@ class LeakReport:
             "benign_share": None if share is None else round(share, 4),
             "benign_masked": [b.as_dict() for b in self.benign_masked],
             "stores_scanned": self.stores_scanned,
+            "undecoded": self.undecoded,
+            "erasure": None if self.erasure is None else self.erasure.as_dict(),
             "run": self.run,
         }
 
@@ -240,10 +255,11 @@ def _flatten(value: object) -> Iterator[str]:
 
 @dataclass
 class Haystacks:
-    """Texts read back from every store, and raw file bytes, by store name."""
+    """Texts read back from every store, and every file's bytes, by store name."""
 
     texts: dict[str, list[str]] = field(default_factory=dict)
-    raw: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, ScannedFile] = field(default_factory=dict)
+    """``files:<relative path>`` -> the file read raw and, for ClickHouse blocks, decoded."""
 
     def add(self, store: str, values: Iterable[object]) -> None:
         bucket = self.texts.setdefault(store, [])
@@ -251,7 +267,7 @@ class Haystacks:
             bucket.extend(s for s in _flatten(v) if s)
 
     def find(self, needle: str) -> list[str]:
-        """The stores in which ``needle`` occurs (exact or case-folded)."""
+        """The stores in which ``needle`` occurs (texts: exact or case-folded; files: exact)."""
         folded = needle.casefold()
         where = [
             store
@@ -259,14 +275,22 @@ class Haystacks:
             if any(needle in t or folded in t.casefold() for t in texts)
         ]
         encoded = needle.encode("utf-8")
-        where += [name for name, data in self.raw.items() if encoded in data]
+        for name, f in self.files.items():
+            how = f.find(encoded)
+            if how is not None:
+                where.append(name if how == "raw" else f"{name} ({how})")
         return where
 
     @property
+    def undecoded(self) -> list[str]:
+        """Files of ClickHouse blocks whose method the scanner cannot decompress."""
+        return [name for name, f in self.files.items() if f.undecoded_reason is not None]
+
+    @property
     def stores(self) -> list[str]:
-        """Store names, raw files grouped by their top folder or file."""
+        """Store names, files grouped by their top folder or file."""
         files: dict[str, int] = {}
-        for name in self.raw:
+        for name in self.files:
             top = name.split("/", 1)[0]
             files[top] = files.get(top, 0) + 1
         grouped = [f"{top} ({n} file{'s' if n > 1 else ''})" for top, n in files.items()]
@@ -300,7 +324,7 @@ def scan_workspace(ws: Workspace, dead_letters: Sequence[str] = ()) -> Haystacks
         hay.add("kafka.dead_letters", dead_letters)
     for p in ws.files():
         try:
-            hay.raw[f"files:{p.relative_to(ws.data_dir)}"] = p.read_bytes()
+            hay.files[f"files:{p.relative_to(ws.data_dir)}"] = read_file(p)
         except OSError:  # a file removed while reading (chDB merges): nothing to scan
             continue
     return hay
@@ -317,9 +341,11 @@ def evaluate(
     pipeline_factory: PipelineFactory | None = None,
     dead_letters: Sequence[str] = (),
 ) -> LeakReport:
-    """Ingest every case into a fresh gate, then search every store for every secret."""
+    """Ingest every case into a fresh gate, search every store for every secret, then
+    forget some users and search again for anything of theirs."""
     cases = load(path)
     with Workspace(settings, embedder, pipeline_factory) as ws:
+        baseline = erasure_check.baseline(ws)
         summary = ws.ingest(c.turn for c in cases)
         decisions = ws.decisions_by_turn()
         _, journal_rows = ws.audit_store.query(
@@ -328,6 +354,13 @@ def evaluate(
         hay = scan_workspace(ws, dead_letters)
         extractor = ws.pipeline.extract.extractor
         extractor_id = f"{extractor.name}-{extractor.version}"
+        erased = erasure_check.check(
+            ws,
+            [c.turn for c in cases],
+            {(c.turn.tenant_id, c.turn.turn_id): c.needles for c in cases if c.needles},
+            baseline,
+            scan_workspace,
+        )
 
     journal = {(str(t), str(i)): (str(x), dict(c or {})) for t, i, x, c in journal_rows}
     report = LeakReport(
@@ -336,6 +369,8 @@ def evaluate(
         extractor=extractor_id,
         embedder=embedder_name(embedder),
         stores_scanned=hay.stores,
+        undecoded=hay.undecoded,
+        erasure=erased,
         run=summary.as_dict(),
     )
     fact_path: Counter[str] = Counter()

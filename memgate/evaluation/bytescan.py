@@ -1,0 +1,289 @@
+"""Every byte a store keeps, searched for given strings, compressed files decoded.
+
+A plain ``grep`` over a data dir misses what ClickHouse (and chDB) store: a
+part's ``.bin`` files, its marks and primary index are sequences of
+compressed blocks. Each block is::
+
+    16 bytes   checksum (CityHash128 of what follows)
+     1 byte    method: 0x02 none, 0x82 LZ4, 0x90 ZSTD
+     4 bytes   compressed size, little-endian, counting these 9 header bytes
+     4 bytes   decompressed size, little-endian
+     ...       the compressed payload (compressed size - 9 bytes)
+
+:func:`scan` walks every file under a folder, reads it raw and, when the
+whole file parses as such blocks, decompressed too (the blocks of one file
+concatenated, so a value cut across two blocks is still found), and reports
+which needles it found where: the file, and whether in the raw bytes or only
+after decompression. Needles are passed by label and reported by label; a
+report never holds a needle's value. SQLite files (main, ``-wal``, ``-shm``)
+and ClickHouse mutation files (``mutation_*.txt``) are plain: they are
+scanned raw.
+
+A file whose blocks use another method (a codec chain, an encryption codec)
+is listed in :attr:`ScanReport.undecoded`: its raw bytes were scanned, its
+content was not, so a caller can fail rather than trust a blind spot.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as d:
+...     _ = (Path(d) / "notes.txt").write_bytes(b"user alice@example.com said hi")
+...     report = scan(Path(d), {"alice's address": "alice@example.com", "bob": "bob@x.org"})
+...     [(h.label, h.path, h.how) for h in report.hits]
+[("alice's address", 'notes.txt', 'raw')]
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "METHOD_LZ4",
+    "METHOD_NONE",
+    "METHOD_ZSTD",
+    "BlockError",
+    "Hit",
+    "ScanReport",
+    "ScannedFile",
+    "decode_blocks",
+    "read_file",
+    "scan",
+]
+
+METHOD_NONE = 0x02
+METHOD_LZ4 = 0x82
+METHOD_ZSTD = 0x90
+#: Method bytes of other ClickHouse codecs (chains, delta, encryption...): a file
+#: made of such blocks is recognised but cannot be decoded here.
+_OTHER_METHODS = frozenset(range(0x91, 0xA0))
+_CHECKSUM = 16
+_HEADER = 9  # method byte and the two sizes
+_MAX_BLOCK = 1 << 30  # a decompressed block bigger than this is not a ClickHouse block
+
+How = Literal["raw", "decompressed"]
+
+
+class BlockError(ValueError):
+    """The bytes are not (entirely) a sequence of ClickHouse compressed blocks."""
+
+
+class UnsupportedMethod(BlockError):
+    """Well-formed blocks whose method this module cannot decompress."""
+
+
+def _decompress(method: int, payload: bytes, size: int) -> bytes:
+    if method == METHOD_NONE:
+        out = payload
+    elif method == METHOD_LZ4:
+        import lz4.block
+
+        try:
+            out = lz4.block.decompress(payload, uncompressed_size=size)
+        except lz4.block.LZ4BlockError as exc:
+            raise BlockError(f"bad LZ4 block: {exc}") from exc
+    elif method == METHOD_ZSTD:
+        import zstandard
+
+        try:
+            out = zstandard.ZstdDecompressor().decompress(payload, max_output_size=size)
+        except zstandard.ZstdError as exc:
+            raise BlockError(f"bad ZSTD block: {exc}") from exc
+    elif method in _OTHER_METHODS:
+        raise UnsupportedMethod(f"compression method 0x{method:02x}")
+    else:
+        raise BlockError(f"unknown compression method 0x{method:02x}")
+    if len(out) != size:
+        raise BlockError(f"block decompressed to {len(out)} bytes, header says {size}")
+    return out
+
+
+def decode_blocks(data: bytes) -> bytes:
+    """The concatenated content of a file made of ClickHouse compressed blocks.
+
+    Raises :class:`BlockError` unless ``data`` is a whole number of valid
+    blocks (so a file of another format is not mistaken for one), and
+    :class:`UnsupportedMethod` (a subclass) for a method other than none,
+    LZ4 or ZSTD.
+
+    >>> import lz4.block
+    >>> text = b"the quick brown fox " * 8
+    >>> payload = lz4.block.compress(text, store_size=False)
+    >>> header = struct.pack("<BII", METHOD_LZ4, len(payload) + 9, len(text))
+    >>> decode_blocks(bytes(16) + header + payload) == text
+    True
+    >>> try:
+    ...     decode_blocks(b"SQLite format 3\\x00" + bytes(100))
+    ... except BlockError as exc:
+    ...     print(exc)
+    block at offset 0 has a compressed size of 0 bytes
+    """
+    if not data:
+        raise BlockError("empty")
+    out: list[bytes] = []
+    pos = 0
+    end = len(data)
+    while pos < end:
+        if end - pos < _CHECKSUM + _HEADER:
+            raise BlockError(f"truncated block header at offset {pos}")
+        method, compressed, size = struct.unpack_from("<BII", data, pos + _CHECKSUM)
+        if compressed < _HEADER:
+            raise BlockError(f"block at offset {pos} has a compressed size of {compressed} bytes")
+        if pos + _CHECKSUM + compressed > end:
+            raise BlockError(f"block at offset {pos} overruns the file")
+        if size > _MAX_BLOCK:
+            raise BlockError(f"block of {size} bytes at offset {pos}")
+        payload = data[pos + _CHECKSUM + _HEADER : pos + _CHECKSUM + compressed]
+        if method == METHOD_NONE and len(payload) != size:
+            raise BlockError(f"uncompressed block at offset {pos} has the wrong size")
+        out.append(_decompress(method, payload, size))
+        pos += _CHECKSUM + compressed
+    return b"".join(out)
+
+
+Kind = Literal["clickhouse-part", "clickhouse-mutation", "sqlite", "other"]
+
+
+def _kind(path: Path) -> Kind:
+    name = path.name
+    if name.startswith("mutation_") and name.endswith(".txt"):
+        return "clickhouse-mutation"
+    if name.endswith((".sqlite3", ".sqlite3-wal", ".sqlite3-shm", ".db", ".db-wal", ".db-shm")):
+        return "sqlite"
+    if "store" in path.parts or name.endswith((".bin", ".cidx", ".mrk", ".mrk2", ".mrk3")):
+        return "clickhouse-part"
+    return "other"
+
+
+@dataclass(frozen=True)
+class ScannedFile:
+    """One file's bytes: raw, and decompressed when it is made of ClickHouse blocks."""
+
+    path: Path
+    raw: bytes
+    decoded: bytes | None
+    kind: Kind
+    undecoded_reason: str | None = None
+    """Set when the file is made of blocks of a method this module cannot decode."""
+
+    def find(self, needle: bytes) -> How | None:
+        """Where ``needle`` is: ``raw``, ``decompressed`` (only there), or None."""
+        if needle in self.raw:
+            return "raw"
+        if self.decoded is not None and needle in self.decoded:
+            return "decompressed"
+        return None
+
+
+def read_file(path: Path) -> ScannedFile:
+    """Read ``path`` raw and, if it is made of ClickHouse blocks, decompressed.
+
+    Raises :class:`OSError` when the file cannot be read (removed meanwhile).
+    """
+    raw = path.read_bytes()
+    decoded: bytes | None = None
+    reason: str | None = None
+    if len(raw) >= _CHECKSUM + _HEADER and raw[_CHECKSUM] in (
+        METHOD_NONE,
+        METHOD_LZ4,
+        METHOD_ZSTD,
+        *_OTHER_METHODS,
+    ):
+        try:
+            decoded = decode_blocks(raw)
+        except UnsupportedMethod as exc:
+            reason = str(exc)
+        except BlockError:
+            decoded = None  # not a block file after all: scanned raw only
+    return ScannedFile(
+        path=path, raw=raw, decoded=decoded, kind=_kind(path), undecoded_reason=reason
+    )
+
+
+def walk(root: Path) -> Iterator[Path]:
+    """Every regular file under ``root`` (symlinks not followed), sorted."""
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            yield p
+
+
+@dataclass(frozen=True)
+class Hit:
+    label: str
+    """The needle's label (never its value)."""
+    path: str
+    """The file, relative to the scanned folder."""
+    how: How
+    kind: Kind
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.how})"
+
+
+@dataclass
+class ScanReport:
+    root: str
+    files: int = 0
+    decoded_files: int = 0
+    raw_bytes: int = 0
+    decoded_bytes: int = 0
+    hits: list[Hit] = field(default_factory=list)
+    undecoded: list[str] = field(default_factory=list)
+    """Files of ClickHouse blocks this scanner could not decompress (relative paths)."""
+
+    def found(self, label: str) -> list[Hit]:
+        return [h for h in self.hits if h.label == label]
+
+    @property
+    def labels(self) -> list[str]:
+        """Labels found anywhere, in first-found order."""
+        return list(dict.fromkeys(h.label for h in self.hits))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "root": self.root,
+            "files": self.files,
+            "decoded_files": self.decoded_files,
+            "raw_bytes": self.raw_bytes,
+            "decoded_bytes": self.decoded_bytes,
+            "hits": [
+                {"label": h.label, "path": h.path, "how": h.how, "kind": h.kind} for h in self.hits
+            ],
+            "undecoded": self.undecoded,
+        }
+
+
+def scan(root: Path, needles: Mapping[str, str | bytes]) -> ScanReport:
+    """Search every file under ``root`` for every needle (label -> value).
+
+    Strings are searched as UTF-8. Each (needle, file) pair is reported once,
+    as ``raw`` when the raw bytes hold it, else ``decompressed`` when only the
+    decoded blocks do. A file removed during the walk is skipped.
+    """
+    encoded = {
+        label: value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        for label, value in needles.items()
+    }
+    empty = [label for label, value in encoded.items() if not value]
+    if empty:
+        raise ValueError(f"empty needle(s): {', '.join(empty)}")
+    report = ScanReport(root=str(root))
+    for path in walk(root):
+        try:
+            f = read_file(path)
+        except OSError:
+            continue
+        rel = str(path.relative_to(root))
+        report.files += 1
+        report.raw_bytes += len(f.raw)
+        if f.decoded is not None:
+            report.decoded_files += 1
+            report.decoded_bytes += len(f.decoded)
+        if f.undecoded_reason is not None:
+            report.undecoded.append(rel)
+        for label, needle in encoded.items():
+            how = f.find(needle)
+            if how is not None:
+                report.hits.append(Hit(label=label, path=rel, how=how, kind=f.kind))
+    return report

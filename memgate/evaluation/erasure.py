@@ -1,0 +1,253 @@
+"""Erasure check of the leak suite: after ``forget``, nothing of the user is left.
+
+After the leak check has ingested its corpus, :func:`check` forgets some
+users whose turns carry secrets (per tenant, the one with the most secret
+cases) from both stores, as ``memgate forget`` does, and searches every store
+again (facts, SQLite rows, audit tables, and every byte of every file,
+ClickHouse parts decoded: :func:`memgate.evaluation.leaks.scan_workspace`)
+for everything of theirs:
+
+* their user id;
+* their raw secrets (which should never have been stored at all);
+* the words of 6 characters or more that their stored rows hold (journal
+  text, facts, decisions, history) and that belong to no one else: found in
+  no other user's stored rows or corpus turns, in none of the files the
+  stores hold when empty, after an erasure of a user who does not exist
+  (:func:`baseline`: engine metadata, mutation text), and in none of the
+  metadata files of the parts (column names and kinds: ``*.txt``, ``*.json``,
+  ``*.sql`` but mutation files), so a hit can only be a residue of the
+  forgotten user.
+
+Words not found before the forget are dropped (there is nothing to erase);
+ids and secrets are always searched. A forgotten user of whom nothing was
+found before the forget fails the check (the search would be blind), and so
+does a file whose compressed blocks cannot be decoded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memgate.evaluation.bytescan import ScannedFile, read_file
+from memgate.evaluation.common import Workspace
+from memgate.events import TurnEvent
+from sinks.audit import TABLES
+
+__all__ = ["MIN_WORD", "ErasureResult", "baseline", "check", "choose_users"]
+
+MIN_WORD = 6
+_WORD_RE = re.compile(rf"\w{{{MIN_WORD},}}", re.UNICODE)
+_BASELINE_SCOPE = ("memgate-eval", "erasure-baseline")
+
+Scope = tuple[str, str]
+
+
+@dataclass
+class ErasureResult:
+    users: list[str] = field(default_factory=list)
+    """``tenant/user`` of every forgotten user."""
+    strings: int = 0
+    """Values searched after the forget (ids, secrets, unique words)."""
+    found_before: int = 0
+    """Of those, how many the stores held before the forget."""
+    residues: list[str] = field(default_factory=list)
+    """``tenant/user: <label> in <stores>``: labels and stores, never the value."""
+    blind: list[str] = field(default_factory=list)
+    """Forgotten users of whom nothing was found before the forget."""
+    undecoded: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.residues and not self.blind and not self.undecoded
+
+    def summary(self) -> str:
+        text = (
+            f"{len(self.residues)} residue{'s' if len(self.residues) != 1 else ''} over "
+            f"{len(self.users)} forgotten user{'s' if len(self.users) != 1 else ''} "
+            f"({self.strings} strings searched, {self.found_before} found before the forget)"
+        )
+        if self.blind:
+            text += f"; nothing found before the forget for {', '.join(self.blind)}"
+        if self.undecoded:
+            text += f"; {len(self.undecoded)} file(s) not decodable"
+        return text
+
+    def row(self) -> tuple[str, str, str, str]:
+        """The leak table's line: what, users forgotten, residues, details."""
+        details = "; ".join([f"erasure: {self.summary()}", *self.residues[:10]])
+        return ("erasure (users, residues)", str(len(self.users)), str(len(self.residues)), details)
+
+    def failures(self) -> list[str]:
+        """One line for ``memgate eval``'s failures, or none."""
+        return [] if self.ok else ["; ".join([f"erasure: {self.summary()}", *self.residues[:5]])]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "users": self.users,
+            "strings": self.strings,
+            "found_before": self.found_before,
+            "residues": self.residues,
+            "blind": self.blind,
+            "undecoded": self.undecoded,
+            "summary": self.summary(),
+        }
+
+
+def _forget(ws: Workspace, tenant_id: str, user_id: str) -> None:
+    ws.store.forget(tenant_id, user_id)
+    ws.audit_store.forget(tenant_id, user_id)
+
+
+def baseline(ws: Workspace) -> list[ScannedFile]:
+    """Every file of the (still empty) stores after forgetting a user who does not exist.
+
+    Call it before ingesting: whatever these files hold is the engines' own
+    (metadata, the text of an erasure's mutation), never a user's.
+    """
+    _forget(ws, *_BASELINE_SCOPE)
+    out: list[ScannedFile] = []
+    for p in ws.files():
+        try:
+            out.append(read_file(p))
+        except OSError:
+            continue
+    return out
+
+
+def _metadata(ws: Workspace) -> list[ScannedFile]:
+    """The engines' metadata files now under the workspace (no user value in them)."""
+    out: list[ScannedFile] = []
+    for p in ws.files():
+        if p.suffix in (".txt", ".json", ".sql") and not p.name.startswith("mutation_"):
+            try:
+                out.append(read_file(p))
+            except OSError:
+                continue
+    return out
+
+
+def choose_users(secret_turns: Iterable[TurnEvent]) -> list[Scope]:
+    """Per tenant, the user with the most turns carrying a secret (ties: smallest id)."""
+    counts: Counter[Scope] = Counter((t.tenant_id, t.user_id) for t in secret_turns)
+    best: dict[str, Scope] = {}
+    for (tenant, user), n in sorted(counts.items()):
+        if tenant not in best or n > counts[best[tenant]]:
+            best[tenant] = (tenant, user)
+    return [best[t] for t in sorted(best)]
+
+
+def _stored_texts(ws: Workspace) -> dict[Scope, list[str]]:
+    """Everything the stores return for each tenant and user, as text."""
+    out: dict[Scope, list[str]] = {}
+    for tenant, user in ws.scopes:
+        for f in ws.store.list_facts(tenant, user, include_inactive=True):
+            out.setdefault((tenant, user), []).append(
+                f.model_dump_json(exclude={"embedding", "search_embedding"})
+            )
+    for table in TABLES:
+        _, rows = ws.audit_store.query(f"SELECT tenant_id, user_id, * FROM `{table.name}`")
+        for tenant, user, *values in rows:
+            out.setdefault((str(tenant), str(user)), []).append(" ".join(map(str, values)))
+    return out
+
+
+def _needles(
+    scope: Scope,
+    turns: Sequence[TurnEvent],
+    secrets: Mapping[Scope, Sequence[str]],
+    stored: Mapping[Scope, list[str]],
+    engine_files: Sequence[ScannedFile],
+) -> dict[str, tuple[str, bool]]:
+    """label -> (value, always searched) for one forgotten user."""
+    tenant, user = scope
+    others = [
+        t.casefold()
+        for s, texts in stored.items()
+        if s != scope
+        for t in texts
+    ] + [
+        f"{t.content} {t.session_id} {t.turn_id}".casefold()
+        for t in turns
+        if (t.tenant_id, t.user_id) != scope
+    ]
+
+    def unique(value: str) -> bool:
+        folded = value.casefold()
+        if any(folded in o for o in others):
+            return False
+        encoded = value.encode("utf-8")
+        return not any(f.find(encoded) for f in engine_files)
+
+    out: dict[str, tuple[str, bool]] = {}
+    if unique(user):
+        out["user id"] = (user, True)
+    for t in turns:
+        if (t.tenant_id, t.user_id) != scope:
+            continue
+        for i, secret in enumerate(secrets.get((t.tenant_id, t.turn_id), ())):
+            if unique(secret):
+                out[f"secret {i + 1} of turn {t.turn_id}"] = (secret, True)
+    words = sorted(
+        {
+            w
+            for text in stored.get(scope, [])
+            for w in _WORD_RE.findall(text)
+            if not w.isupper() and not w.isdigit()
+        }
+    )
+    n = 0
+    for w in words:
+        if unique(w):
+            n += 1
+            out[f"stored word {n}"] = (w, False)
+    return {f"{tenant}/{user}: {label}": v for label, v in out.items()}
+
+
+def check(
+    ws: Workspace,
+    turns: Sequence[TurnEvent],
+    secrets: Mapping[Scope, Sequence[str]],
+    baseline_files: Sequence[ScannedFile],
+    scan: Callable[[Workspace], Any],
+) -> ErasureResult:
+    """Forget the chosen users from ``ws`` and search every store for what was theirs.
+
+    ``secrets`` maps (tenant id, turn id) to the raw secrets of that turn; ``scan``
+    reads every store back (:func:`memgate.evaluation.leaks.scan_workspace`)
+    into an object with ``find(value) -> [stores]`` and ``undecoded``.
+    """
+    users = choose_users(t for t in turns if secrets.get((t.tenant_id, t.turn_id)))
+    result = ErasureResult(users=[f"{t}/{u}" for t, u in users])
+    if not users:
+        return result
+    stored = _stored_texts(ws)
+    engine_files = [*baseline_files, *_metadata(ws)]
+    before = scan(ws)
+    needles: dict[str, str] = {}
+    for scope in users:
+        found = 0
+        for label, (value, always) in _needles(
+            scope, turns, secrets, stored, engine_files
+        ).items():
+            seen = bool(before.find(value))
+            found += seen
+            if seen or always:
+                needles[label] = value
+                result.found_before += seen
+        if not found:
+            result.blind.append(f"{scope[0]}/{scope[1]}")
+    for tenant, user in users:
+        _forget(ws, tenant, user)
+    after = scan(ws)
+    result.strings = len(needles)
+    result.undecoded = list(after.undecoded)
+    for label, value in needles.items():
+        where = after.find(value)
+        if where:
+            result.residues.append(f"{label} in {', '.join(sorted(set(where)))}")
+    return result
