@@ -305,9 +305,7 @@ def forget(
             "case-sensitive; `memgate audit --sql` lists the users); nothing was deleted",
         )
         raise typer.Exit(1)
-    if not yes and not typer.confirm(
-        f"Delete {n_facts} facts and {n_audit} audit rows of {who}?"
-    ):
+    if not yes and not typer.confirm(f"Delete {n_facts} facts and {n_audit} audit rows of {who}?"):
         raise typer.Exit(1)
     # The audit store first: if it fails, the user's facts are all still there and served;
     # if the retrieval store then fails, the message says the audit rows are gone.
@@ -654,15 +652,20 @@ def bench_locomo(
     )
 
 
-_EVAL_SUITES = ("labelled", "leaks", "scenarios")
-
-
 @app.command("eval")
 def eval_cmd(
     ctx: typer.Context,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="dev, test (the frozen split: aggregates only) or both "
+            "[default: both; dev when a corpus file is given].",
+        ),
+    ] = None,
     labelled: Annotated[
         Path | None,
-        typer.Option("--labelled", help="JSONL of labelled turns (precision, recall, F1)."),
+        typer.Option("--labelled", help="JSONL of labelled turns (replaces the development one)."),
     ] = None,
     leaks: Annotated[
         Path | None,
@@ -670,6 +673,10 @@ def eval_cmd(
     ] = None,
     scenarios: Annotated[
         Path | None, typer.Option("--scenarios", help="JSONL of multi-turn scenarios with checks.")
+    ] = None,
+    test_dir: Annotated[
+        Path | None,
+        typer.Option("--test-dir", help="Folder of the frozen split [default: the bundled one]."),
     ] = None,
     policy: Annotated[
         str | None,
@@ -684,18 +691,16 @@ def eval_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Score the gate: labelled turns, a leak check and scenarios, each on fresh stores.
+    """Score the gate on the development and the frozen test split, side by side.
 
-    Without a file option the bundled development corpus runs (all three suites);
-    with one or more, only those. Exit code 1 if a secret leaked or a scenario failed.
+    Suites: labelled turns, a leak check and scenarios, each on fresh stores. A corpus
+    file option replaces that development file and runs only the suites given. The
+    frozen split prints aggregates only. Exit code 1 if a development secret leaked,
+    a development scenario failed or an erasure left a residue.
     """
     from contextlib import ExitStack
 
-    from memgate.evaluation import TARGETS
-    from memgate.evaluation import labelled as labelled_eval
-    from memgate.evaluation import leaks as leaks_eval
-    from memgate.evaluation import scenarios as scenarios_eval
-    from memgate.evaluation.common import BUNDLED_FILES
+    from memgate.evaluation import run as ev
     from stages.policy import PRESETS
 
     rt = _rt(ctx)
@@ -704,9 +709,12 @@ def eval_cmd(
             f"unknown write policy {policy!r}; choose from {', '.join(PRESETS)}",
             param_hint="--policy",
         )
-    settings = rt.settings.model_copy(update={"policy": policy}) if policy else rt.settings
     given = {"labelled": labelled, "leaks": leaks, "scenarios": scenarios}
-    chosen = [s for s in _EVAL_SUITES if given[s] is not None] or list(_EVAL_SUITES)
+    split = split or ("dev" if any(given.values()) else "both")
+    if split not in ev.SPLIT_CHOICES:
+        raise typer.BadParameter(f"{split!r}: choose dev, test or both", param_hint="--split")
+    settings = rt.settings.model_copy(update={"policy": policy}) if policy else rt.settings
+    chosen = [s for s in ev.SUITES if given[s] is not None] or list(ev.SUITES)
     dlq: list[str] = []
     if dead_letters is not None:
         try:
@@ -718,68 +726,34 @@ def eval_cmd(
             ) from None
         except OSError as exc:
             raise typer.BadParameter(str(exc), param_hint="--dead-letters") from None
-
-    out: dict[str, Any] = {"policy": settings.policy, "extractor": settings.extractor}
-    lrep: Any = None
-    krep: Any = None
-    srep: Any = None
-    failures: list[str] = []
-    targets: dict[str, bool] = {}
     with ExitStack() as stack, _errors():
-        paths: dict[str, Path] = {}
-        for suite in chosen:
-            p = given[suite]
-            if p is None:
-                res = resources.files("memgate") / "data" / "eval" / BUNDLED_FILES[suite]
-                p = stack.enter_context(resources.as_file(res))
-            paths[suite] = Path(p)
-        embedder = rt.embedder
-        out["embedder"] = getattr(embedder, "name", type(embedder).__name__)
+        dev = test = None
+        if split in ("dev", "both"):
+            dev = stack.enter_context(ev.bundled_dev_files(chosen))
+            dev.update({s: [p] for s, p in given.items() if p is not None})
+        if split in ("test", "both"):
+            test_dir = test_dir or stack.enter_context(ev.bundled_test_dir())
+            test = ev.frozen_files(test_dir, chosen)
         with err.status(Text(""), spinner="dots") as status:
-            if "labelled" in paths:
-                status.update(render.text(f"labelled turns: {paths['labelled'].name}"))
-                lrep = labelled_eval.evaluate(paths["labelled"], settings, embedder)
-                out["labelled"] = lrep.as_dict()
-                targets["labelled_f1"] = lrep.f1 >= TARGETS["labelled_f1"]
-            if "leaks" in paths:
-                status.update(render.text(f"leak check: {paths['leaks'].name}"))
-                krep = leaks_eval.evaluate(paths["leaks"], settings, embedder, dead_letters=dlq)
-                out["leaks"] = krep.as_dict()
-                targets["leaks"] = krep.leaks == 0
-                targets["benign_share"] = (krep.benign_share or 0.0) >= TARGETS["benign_share"]
-                if krep.leaks:
-                    failures.append(
-                        f"{krep.leaks} secret(s) leaked: "
-                        + ", ".join(f"{r.id} ({', '.join(r.where)})" for r in krep.leaked)
-                    )
-                targets["erasure"] = krep.erasure is None or krep.erasure.ok
-                failures += krep.erasure.failures() if krep.erasure else []
-            if "scenarios" in paths:
-                status.update(render.text(f"scenarios: {paths['scenarios'].name}"))
-                srep = scenarios_eval.evaluate(paths["scenarios"], settings, embedder)
-                out["scenarios"] = srep.as_dict()
-                targets["scenarios"] = not srep.failed
-                failures += [f"scenario {r.id} failed: {r.first_failure}" for r in srep.failed]
-    out["targets"] = targets
-    out["ok"] = not failures
-    out["failures"] = failures
+            result = ev.run_eval(
+                settings, rt.embedder, dev=dev, test=test, test_dir=test_dir,
+                dead_letters=dlq, status=lambda msg: status.update(render.text(msg)),
+            )  # fmt: skip
     if as_json:
-        _print_json(out)
+        _print_json(result.as_dict())
     else:
-        if lrep is not None:
-            for table in render.eval_labelled_tables(lrep):
-                console.print(table)
-        if krep is not None:
-            console.print(render.eval_leak_table(krep))
-        if srep is not None:
-            console.print(render.eval_scenario_table(srep))
-        console.print(
-            f"targets ({settings.policy}): "
-            + ", ".join(f"{k}={'met' if v else 'MISSED'}" for k, v in targets.items())
-        )
-    for f in failures:
+        for table in render.eval_tables(result):
+            console.print(table)
+        if result.dev is not None:
+            console.print(
+                f"development targets ({settings.policy}): "
+                + ", ".join(
+                    f"{k}={'met' if v else 'MISSED'}" for k, v in result.dev_targets().items()
+                )
+            )
+    for f in result.failures:
         print_error(err, f, label="FAIL")
-    if failures:
+    if result.failures:
         raise typer.Exit(1)
 
 

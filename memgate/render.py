@@ -245,105 +245,196 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
-def eval_labelled_tables(rep: Any) -> list[Table]:
-    t = Table(title=text(f"labelled turns ({rep.extractor}, {rep.policy}, {rep.embedder})"))
-    for col in ("kind", "n", "keep", "stored", "tp", "fp", "fn", "tn", "precision", "recall", "F1"):
-        t.add_column(col, justify="left" if col == "kind" else "right")
+def _count(c: Any | None) -> str:
+    """A :class:`memgate.evaluation.aggregate.Count` as ``ok/n (share)``; ``–`` when absent."""
+    if c is None or not c.n:
+        return "–"
+    return f"{c.ok}/{c.n} ({_pct(c.share)})"
 
-    def row(name: str, c: Any, style: str | None = None) -> None:
-        t.add_row(
-            text(name),
-            str(c.n),
-            str(c.tp + c.fn),
-            str(c.tp + c.fp),
-            str(c.tp),
-            str(c.fp),
-            str(c.fn),
-            str(c.tn),
-            _pct(c.precision),
-            _pct(c.recall),
-            _pct(c.f1),
-            style=style,
+
+def _split_table(title: str, splits: list[str]) -> Table:
+    t = Table(title=text(title))
+    t.add_column("figure")
+    for name in splits:
+        t.add_column("development" if name == "dev" else "frozen test", justify="right")
+    return t
+
+
+def _side(t: Table, label: str, cells: list[str], style: str | None = None) -> None:
+    t.add_row(text(label), *cells, style=style)
+
+
+def _keys(*tables: dict[str, Any] | None) -> list[str]:
+    return sorted({k for tb in tables if tb for k in tb})
+
+
+def eval_labelled_split_table(run: Any) -> Table:
+    """Labelled turns, development and frozen side by side: aggregates and per-class counts."""
+    splits = run.splits
+    sums = [getattr(run, s).labelled for s in splits]
+    t = _split_table(f"labelled turns ({run.extractor}, {run.policy}, {run.embedder})", splits)
+    _side(t, "write decision F1 (keep = positive)", [_pct(x.overall.f1) for x in sums], "bold")
+    _side(t, "  precision", [_pct(x.overall.precision) for x in sums])
+    _side(t, "  recall", [_pct(x.overall.recall) for x in sums])
+    _side(t, "  turns (keep + drop)", [f"{x.overall.n}" for x in sums])
+    recalls = [x.keep_recall_by_lang for x in sums]
+    for lang in _keys(*recalls):
+        _side(t, f"keep recall, lang={lang}", [_count(r.get(lang)) for r in recalls])
+    _side(t, "value correct on stored keep turns", [_count(x.value) for x in sums], "bold")
+    values = [x.value_by_lang for x in sums]
+    for lang in _keys(*values):
+        _side(t, f"  lang={lang}", [_count(v.get(lang)) for v in values])
+    for lang in _keys(*(x.by_lang for x in sums)):
+        _side(
+            t,
+            f"F1, lang={lang}",
+            [_pct(x.by_lang[lang].f1) if lang in x.by_lang else "–" for x in sums],
         )
+    for dom in _keys(*(x.by_domain for x in sums)):
+        _side(
+            t,
+            f"F1, domain={dom}",
+            [_pct(x.by_domain[dom].f1) if dom in x.by_domain else "–" for x in sums],
+        )
+    for kind in _keys(*(x.by_kind for x in sums)):
+        cells = []
+        for x in sums:
+            c = x.by_kind.get(kind)
+            keep, drop = (c.tp + c.fn, c.tn + c.fp) if c is not None else (0, 0)
+            parts = [f"stored {c.tp}/{keep}"] if c is not None and keep else []
+            parts += [f"dropped {c.tn}/{drop}"] if c is not None and drop else []
+            cells.append("; ".join(parts) or "–")
+        _side(t, f"kind={kind}", cells)
+    _side(t, "stored, all facts pending", [str(x.pending_only) for x in sums])
+    return t
 
-    row("overall", rep.overall, "bold")
-    for name, c in sorted(rep.by_kind.items(), key=lambda kv: (-(kv[1].tp + kv[1].fn), kv[0])):
-        row(name, c)
-    lt = Table(title="by language and domain")
-    for col in ("group", "n", "precision", "recall", "F1", "accuracy"):
-        lt.add_column(col, justify="left" if col == "group" else "right")
-    for prefix, table in (("lang", rep.by_lang), ("domain", rep.by_domain)):
-        for name, c in sorted(table.items()):
-            lt.add_row(
-                text(f"{prefix}={name}"),
-                str(c.n),
-                _pct(c.precision),
-                _pct(c.recall),
-                _pct(c.f1),
-                _pct(c.accuracy),
+
+def eval_leak_split_table(run: Any) -> Table:
+    splits = run.splits
+    sums = [getattr(run, s).leaks for s in splits]
+    t = _split_table(f"leak check ({run.extractor}, {run.policy})", splits)
+    _side(
+        t,
+        "secrets stored anywhere (leaked/cases)",
+        [f"{x.leaks}/{x.secrets.n}" for x in sums],
+        "bold",
+    )
+    for label, attr in (("kind", "by_kind"), ("lang", "by_lang")):
+        tables = [getattr(x, attr) for x in sums]
+        for k in _keys(*tables):
+            cells = [f"{tb[k].ok}/{tb[k].n}" if k in tb else "–" for tb in tables]
+            _side(t, f"  {label}={k}", cells)
+    for store in _keys(*(x.by_store for x in sums)):
+        _side(t, f"  found in {store}", [str(x.by_store.get(store, 0)) for x in sums])
+    _side(t, "benign look-alikes intact", [_count(x.benign) for x in sums], "bold")
+    for label, attr in (("kind", "benign_by_kind"), ("lang", "benign_by_lang")):
+        tables = [getattr(x, attr) for x in sums]
+        for k in _keys(*tables):
+            _side(t, f"  {label}={k}", [_count(tb.get(k)) for tb in tables])
+    erasure = [x.erasure for x in sums]
+    _side(
+        t,
+        "erasure (users, residues)",
+        [f"{e['users']}, {e['residues']}" if e else "–" for e in erasure],
+        "bold" if all(e.get("ok", True) for e in erasure) else "red",
+    )
+    _side(
+        t,
+        "  strings searched (found before)",
+        [f"{e['strings']} ({e['found_before']})" if e else "–" for e in erasure],
+    )
+    return t
+
+
+def eval_scenario_split_table(run: Any) -> Table:
+    splits = run.splits
+    sums = [getattr(run, s).scenarios for s in splits]
+    t = _split_table(f"scenarios ({run.extractor}, {run.policy})", splits)
+    _side(t, "scenarios passed", [_count(x.passed) for x in sums], "bold")
+    classes = [x.by_class for x in sums]
+    for k in _keys(*classes):
+        _side(t, f"  class={k}", [_count(c.get(k)) for c in classes])
+    if any(x.errors for x in sums):
+        _side(t, "  crashed the gate", [str(x.errors) for x in sums], "red")
+    return t
+
+
+def eval_targets_table(run: Any) -> Table:
+    """Issue 9's targets on each split: reported, never a failure of the command."""
+    targets = run.issue_targets()
+    t = Table(title="issue 9 targets (offline extractor, balanced): reported, not enforced")
+    t.add_column("target")
+    t.add_column("threshold", justify="right")
+    for name in targets:
+        t.add_column("development" if name == "dev" else "frozen test", justify="right")
+    rows = list(zip(*targets.values(), strict=True))
+    for row in rows:
+        cells = [
+            Text(f"{x.measured} met", style="green")
+            if x.met
+            else Text(f"{x.measured} MISSED {x.gap}".rstrip(), style="red")
+            for x in row
+        ]
+        t.add_row(text(row[0].name), text(row[0].threshold), *cells)
+    return t
+
+
+def eval_dev_detail_tables(run: Any) -> list[Table]:
+    """The development split's cases that missed: misclassified turns, wrong values,
+    leaked secrets, masked look-alikes, failing scenarios (never shown for the frozen split)."""
+    out: list[Table] = []
+    lab = run.dev_reports.get("labelled")
+    if lab is not None and (lab.false_negatives or lab.false_positives or lab.value_wrong):
+        mt = Table(title="development: misclassified labelled turns")
+        for col in ("id", "error", "kind", "lang", "content", "gate"):
+            mt.add_column(col)
+        for m, err in (
+            *((m, "FN" if m.keep else "FP") for m in lab.false_negatives + lab.false_positives),
+            *((m, "VALUE") for m in lab.value_wrong),
+        ):
+            gate = "; ".join(m.facts) if m.facts else (m.decisions[-1] if m.decisions else "")
+            mt.add_row(
+                text(m.id), err, text(m.kind), text(m.lang), text(m.content[:90]), text(gate[:90])
             )
-    mt = Table(title="misclassified labelled turns")
-    for col in ("id", "error", "kind", "lang", "content", "gate"):
-        mt.add_column(col)
-    for m in rep.false_negatives + rep.false_positives:
-        gate = "; ".join(m.facts) if m.facts else (m.decisions[-1] if m.decisions else "")
-        mt.add_row(
-            text(m.id),
-            "FN" if m.keep else "FP",
-            text(m.kind),
-            text(m.lang),
-            text(m.content[:90]),
-            text(gate[:90]),
-        )
-    return [t, lt, mt]
+        out.append(mt)
+    lk = run.dev_reports.get("leaks")
+    if lk is not None and (lk.leaked or lk.benign_masked or (lk.erasure and not lk.erasure.ok)):
+        kt = Table(title="development: leaked secrets, masked look-alikes, erasure")
+        for col in ("case", "kind", "what"):
+            kt.add_column(col)
+        for r in lk.leaked:
+            kt.add_row(
+                text(r.id), text(r.kind), text("leaked in " + ", ".join(r.where)), style="red"
+            )
+        for b in lk.benign_masked:
+            how = [f"masked as {','.join(b.journal_redactions)}"] if b.journal_redactions else []
+            how += b.fact_path_findings
+            kt.add_row(
+                text(b.id), text(b.lookalike_kind), text(f"{b.lookalike!r}: {'; '.join(how)}")
+            )
+        if lk.erasure is not None and not lk.erasure.ok:
+            kt.add_row(*map(text, lk.erasure.row()[:1]), "", text(lk.erasure.row()[3]), style="red")
+        out.append(kt)
+    sc = run.dev_reports.get("scenarios")
+    if sc is not None and sc.failed:
+        st = Table(title=text(f"development: failing scenarios ({len(sc.failed)}/{sc.total})"))
+        for col in ("scenario", "covers", "first failing check"):
+            st.add_column(col)
+        for r in sc.failed:
+            st.add_row(text(r.id), text(",".join(r.covers)), text(r.first_failure))
+        out.append(st)
+    return out
 
 
-def eval_leak_table(rep: Any) -> Table:
-    t = Table(title=text(f"leak check ({rep.extractor}, {rep.policy})"))
-    for col in ("kind", "cases", "leaked", "where"):
-        t.add_column(col, justify="right" if col in ("cases", "leaked") else "left")
-    where: dict[str, list[str]] = {}
-    for r in rep.leaked:
-        where.setdefault(r.kind, []).append(f"{r.id} ({', '.join(r.where)})")
-    for kind, stats in rep.by_kind.items():
-        t.add_row(
-            text(kind),
-            str(stats["cases"]),
-            str(stats["leaked"]),
-            text("; ".join(where.get(kind, []))),
-            style="red" if stats["leaked"] else None,
-        )
-    t.add_row("total", str(rep.secrets), str(rep.leaks), "", style="bold")
-    masked = "; ".join(
-        f"{b.id} ({b.lookalike_kind}: {b.lookalike!r}"
-        + (f", masked as {','.join(b.journal_redactions)}" if b.journal_redactions else "")
-        + (f", {','.join(b.fact_path_findings)}" if b.fact_path_findings else "")
-        + ")"
-        for b in rep.benign_masked
-    )
-    t.add_row(
-        "benign look-alikes intact",
-        str(rep.benign),
-        str(rep.benign_intact),
-        text(f"{_pct(rep.benign_share)}" + (f"; masked: {masked}" if masked else "")),
-        style="bold",
-    )
-    if rep.erasure is not None:  # its own line: users forgotten, residues left
-        t.add_row(*map(text, rep.erasure.row()), style="bold" if rep.erasure.ok else "red")
-    return t
-
-
-def eval_scenario_table(rep: Any) -> Table:
-    t = Table(
-        title=text(f"scenarios ({rep.extractor}, {rep.policy}): {rep.passed}/{rep.total} pass")
-    )
-    for col in ("scenario", "covers", "result", "first failing check"):
-        t.add_column(col)
-    for r in rep.results:
-        t.add_row(
-            text(r.id),
-            text(",".join(r.covers)),
-            Text("pass", style="green") if r.passed else Text("FAIL", style="red"),
-            text(r.first_failure),
-        )
-    return t
+def eval_tables(run: Any) -> list[Table]:
+    """Everything ``memgate eval`` prints, in order (see :mod:`memgate.evaluation.run`)."""
+    first = getattr(run, run.splits[0])
+    out = eval_dev_detail_tables(run) if run.dev is not None else []
+    if first.labelled is not None:
+        out.append(eval_labelled_split_table(run))
+    if first.leaks is not None:
+        out.append(eval_leak_split_table(run))
+    if first.scenarios is not None:
+        out.append(eval_scenario_split_table(run))
+    out.append(eval_targets_table(run))
+    return out

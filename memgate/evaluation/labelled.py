@@ -22,6 +22,16 @@ user). A turn folded into an existing fact as a duplicate is credited too,
 since the resolver appends its id to that fact. Precision, recall and F1 of
 stored versus ``keep`` are reported overall and per kind, language and
 domain, with every misclassified turn and the gate's decisions for it.
+
+**Value correct on stored keep turns.** A keep turn with ``expect_value``
+that was stored (as above) has its *value correct* when, after both are
+normalised (:func:`value_form`: case-folded, every run of whitespace made one
+space, ends stripped), ``expect_value`` is a substring of the statement text
+(:attr:`StoredFact.text`: subject, predicate and value) of at least one fact
+that cites the turn, among the same statuses. The share reported is
+value-correct turns / stored keep turns with ``expect_value``; keep turns
+without ``expect_value``, and keep turns not stored (already counted by the
+recall), are not in it.
 """
 
 from __future__ import annotations
@@ -51,6 +61,7 @@ __all__ = [
     "Misclassified",
     "evaluate",
     "load",
+    "value_form",
 ]
 
 #: Fact statuses that make a turn count as stored (see the module docstring).
@@ -88,6 +99,15 @@ class LabelledTurn(BaseModel):
         if self.expect_value not in self.turn.content:
             raise ValueError("expect_value must occur verbatim in turn.content")
         return self
+
+
+def value_form(text: str) -> str:
+    """The form in which an expected value is looked for in a fact's text.
+
+    >>> value_form("  Dana   KOWALSKI\n") in value_form("user manager is Dana Kowalski")
+    True
+    """
+    return " ".join(text.split()).casefold()
 
 
 def load(path: Path) -> list[LabelledTurn]:
@@ -144,7 +164,19 @@ class LabelledReport:
     false_negatives: list[Misclassified] = field(default_factory=list)
     stored_pending_only: list[str] = field(default_factory=list)
     """Turns counted as stored whose every fact is still PENDING."""
+    value_checked: dict[str, int] = field(default_factory=dict)
+    """Language -> stored keep turns with ``expect_value`` (see the module docstring)."""
+    value_correct: dict[str, int] = field(default_factory=dict)
+    """Language -> those of them whose stored facts contain the value."""
+    value_wrong: list[Misclassified] = field(default_factory=list)
+    """Stored keep turns whose facts lack the expected value (``facts``: what was stored)."""
     run: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def value_share(self) -> float | None:
+        """Value-correct share of stored keep turns with ``expect_value``; None if none."""
+        checked = sum(self.value_checked.values())
+        return sum(self.value_correct.values()) / checked if checked else None
 
     @property
     def f1(self) -> float:
@@ -164,6 +196,12 @@ class LabelledReport:
             "false_positives": [m.as_dict() for m in self.false_positives],
             "false_negatives": [m.as_dict() for m in self.false_negatives],
             "stored_pending_only": self.stored_pending_only,
+            "value": {
+                "checked": sum(self.value_checked.values()),
+                "correct": sum(self.value_correct.values()),
+                "share": None if self.value_share is None else round(self.value_share, 4),
+                "wrong": [m.as_dict() for m in self.value_wrong],
+            },
             "run": self.run,
         }
 
@@ -211,16 +249,23 @@ def evaluate(
             table[name] = table.get(name, Confusion()).add(keep=item.keep, stored=stored)
         if stored and all(s is FactStatus.PENDING for _, s in stored_facts):
             report.stored_pending_only.append(item.id)
+        miss = Misclassified(
+            id=item.id,
+            kind=item.kind,
+            lang=item.lang,
+            domain=item.domain,
+            keep=item.keep,
+            content=item.turn.content,
+            facts=[f"{text} [{status.value}]" for text, status in stored_facts],
+            decisions=[f"{s}:{v}:{r}" for s, v, r in decisions.get(key, [])],
+        )
         if stored != item.keep:
-            miss = Misclassified(
-                id=item.id,
-                kind=item.kind,
-                lang=item.lang,
-                domain=item.domain,
-                keep=item.keep,
-                content=item.turn.content,
-                facts=[f"{text} [{status.value}]" for text, status in stored_facts],
-                decisions=[f"{s}:{v}:{r}" for s, v, r in decisions.get(key, [])],
-            )
             (report.false_negatives if item.keep else report.false_positives).append(miss)
+        if stored and item.keep and item.expect_value is not None:
+            want = value_form(item.expect_value)
+            right = any(want in value_form(text) for text, _ in stored_facts)
+            report.value_checked[item.lang] = report.value_checked.get(item.lang, 0) + 1
+            report.value_correct[item.lang] = report.value_correct.get(item.lang, 0) + right
+            if not right:
+                report.value_wrong.append(miss)
     return report

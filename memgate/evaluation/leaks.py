@@ -56,6 +56,7 @@ from memgate.embedding import Embedder
 from memgate.evaluation import erasure as erasure_check
 from memgate.evaluation.bytescan import ScannedFile, read_file
 from memgate.evaluation.common import (
+    CorpusError,
     PipelineFactory,
     Workspace,
     embedder_name,
@@ -89,6 +90,7 @@ LeakKind = Literal[
     "password",
     "connection_string",
     "private_key",
+    "address",
     "benign",
 ]
 SECRET_KINDS: tuple[str, ...] = tuple(k for k in get_args(LeakKind) if k != "benign")
@@ -136,8 +138,17 @@ class LeakCase(BaseModel):
         return [self.secret, *self.fragments] if self.secret else []
 
 
-def load(path: Path) -> list[LeakCase]:
-    return read_jsonl(path, LeakCase)
+def load(path: Path | Sequence[Path]) -> list[LeakCase]:
+    """The cases of one corpus file, or of several read as one corpus (ids unique across them)."""
+    cases: list[LeakCase] = []
+    seen: dict[str, Path] = {}
+    for p in [path] if isinstance(path, Path) else path:
+        for c in read_jsonl(p, LeakCase):
+            if c.id in seen:
+                raise CorpusError(f"{p}: id {c.id} is also in {seen[c.id]}")
+            seen[c.id] = p
+            cases.append(c)
+    return cases
 
 
 @dataclass(frozen=True)
@@ -192,12 +203,21 @@ class LeakReport:
     secrets: int = 0
     leaks: int = 0
     by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Secret kind -> ``{"cases": n, "leaked": n}``."""
+    by_lang: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Language -> ``{"cases": n, "leaked": n}`` (secret cases)."""
+    by_store: dict[str, int] = field(default_factory=dict)
+    """Store (files grouped by their top folder) -> secret cases found in it."""
     leaked: list[LeakCaseResult] = field(default_factory=list)
     fact_path: dict[str, int] = field(default_factory=dict)
     """Secret cases by what the redact stage did (``none``: no candidate reached it)."""
     benign: int = 0
     benign_intact: int = 0
     benign_masked: list[BenignResult] = field(default_factory=list)
+    benign_by_kind: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Look-alike kind -> ``{"cases": n, "intact": n}``."""
+    benign_by_lang: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Language -> ``{"cases": n, "intact": n}`` (benign cases)."""
     stores_scanned: list[str] = field(default_factory=list)
     undecoded: list[str] = field(default_factory=list)
     """Files of compressed blocks the scanner could not decode (a blind spot)."""
@@ -219,12 +239,16 @@ class LeakReport:
             "secrets": self.secrets,
             "leaks": self.leaks,
             "by_kind": self.by_kind,
+            "by_lang": self.by_lang,
+            "by_store": self.by_store,
             "leaked": [r.as_dict() for r in self.leaked],
             "fact_path": self.fact_path,
             "benign": self.benign,
             "benign_intact": self.benign_intact,
             "benign_share": None if share is None else round(share, 4),
             "benign_masked": [b.as_dict() for b in self.benign_masked],
+            "benign_by_kind": self.benign_by_kind,
+            "benign_by_lang": self.benign_by_lang,
             "stores_scanned": self.stores_scanned,
             "undecoded": self.undecoded,
             "erasure": None if self.erasure is None else self.erasure.as_dict(),
@@ -334,7 +358,7 @@ def scan_workspace(ws: Workspace, dead_letters: Sequence[str] = ()) -> Haystacks
 
 
 def evaluate(
-    path: Path,
+    path: Path | Sequence[Path],
     settings: Settings,
     embedder: Embedder,
     *,
@@ -364,7 +388,7 @@ def evaluate(
 
     journal = {(str(t), str(i)): (str(x), dict(c or {})) for t, i, x, c in journal_rows}
     report = LeakReport(
-        path=str(path),
+        path=str(path) if isinstance(path, Path) else ", ".join(map(str, path)),
         policy=settings.policy,
         extractor=extractor_id,
         embedder=embedder_name(embedder),
@@ -385,6 +409,13 @@ def evaluate(
             intact = in_journal and not findings
             report.benign += 1
             report.benign_intact += intact
+            for table, name in (
+                (report.benign_by_kind, case.lookalike_kind),
+                (report.benign_by_lang, case.lang),
+            ):
+                row = table.setdefault(name, {"cases": 0, "intact": 0})
+                row["cases"] += 1
+                row["intact"] += intact
             if not intact:
                 report.benign_masked.append(
                     BenignResult(
@@ -408,9 +439,12 @@ def evaluate(
         leaked = bool(where)
         report.secrets += 1
         report.leaks += leaked
-        stats = report.by_kind.setdefault(case.kind, {"cases": 0, "leaked": 0})
-        stats["cases"] += 1
-        stats["leaked"] += leaked
+        for table, name in ((report.by_kind, case.kind), (report.by_lang, case.lang)):
+            stats = table.setdefault(name, {"cases": 0, "leaked": 0})
+            stats["cases"] += 1
+            stats["leaked"] += leaked
+        for store in sorted({_store_group(w) for w in where}):
+            report.by_store[store] = report.by_store.get(store, 0) + 1
         if leaked:
             report.leaked.append(
                 LeakCaseResult(
@@ -419,4 +453,17 @@ def evaluate(
             )
     report.fact_path = dict(fact_path)
     report.by_kind = dict(sorted(report.by_kind.items()))
+    report.by_lang = dict(sorted(report.by_lang.items()))
+    report.by_store = dict(sorted(report.by_store.items()))
+    report.benign_by_kind = dict(sorted(report.benign_by_kind.items()))
+    report.benign_by_lang = dict(sorted(report.benign_by_lang.items()))
     return report
+
+
+def _store_group(where: str) -> str:
+    """``files:retrieval.sqlite3-wal (decompressed)`` -> ``files:retrieval.sqlite3-wal``;
+    ``files:audit/store/...`` -> ``files:audit``; store names unchanged."""
+    name = where.split(" (", 1)[0]
+    if name.startswith("files:"):
+        return "files:" + name.removeprefix("files:").split("/", 1)[0]
+    return name

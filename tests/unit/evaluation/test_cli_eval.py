@@ -57,10 +57,12 @@ def test_a_failing_scenario_exits_1_and_is_named(tmp_path: Path) -> None:
     result = invoke(tmp_path, "--scenarios", str(scenario_file(tmp_path)), "--json")
     assert result.exit_code == 1, result.output
     out = json.loads(result.stdout)
-    assert set(out) >= {"scenarios", "targets", "ok", "failures", "policy", "embedder"}
-    assert "labelled" not in out and "leaks" not in out, "only the suites given run"
+    assert set(out) >= {"dev", "targets", "ok", "failures", "policy", "embedder"}
+    assert "test" not in out, "a corpus file given: the development split only"
+    assert set(out["dev"]) == {"scenarios", "detail"}, "only the suites given run"
     assert out["ok"] is False
-    assert out["scenarios"]["failed"] == ["impossible"]
+    assert out["dev"]["detail"]["scenarios"]["failed"] == ["impossible"]
+    assert out["dev"]["scenarios"]["by_class"] == {"-": {"ok": 1, "n": 2, "share": 0.5}}
     assert out["failures"] == [
         "scenario impossible failed: check 0 (fact_count): 0 active, pending, superseded "
         "fact(s) for acme/alice, expected 5"

@@ -97,9 +97,10 @@ def test_labelled_ids_are_turn_ids(turns: list[labelled.LabelledTurn]) -> None:
 def test_leak_counts_and_kinds(cases: list[LeakCase]) -> None:
     assert len(cases) >= 60
     kinds: Counter[str] = Counter(str(c.kind) for c in cases)
-    for kind in SECRET_KINDS:
+    dev_kinds = [k for k in SECRET_KINDS if k != "address"]  # addresses: frozen split only
+    for kind in dev_kinds:
         assert kinds[kind] >= 3, kind
-    assert sum(kinds[k] for k in SECRET_KINDS) >= 60
+    assert sum(kinds[k] for k in dev_kinds) >= 60
     assert kinds["benign"] >= 20
     assert len({c.lang for c in cases} - {"en"}) >= 3
 

@@ -128,9 +128,11 @@ def test_memgate_eval_prints_the_erasure_line_and_its_target(tmp_path: Path) -> 
     result = CliRunner().invoke(app, base)
     assert result.exit_code == 0, result.output
     row = [ln for ln in result.stdout.splitlines() if "erasure (users" in ln]
-    assert row and "erasure: 0 residues" in row[0], result.stdout
+    assert row and "1, 0" in row[0], result.stdout  # 1 user forgotten, 0 residues
     assert "erasure=met" in result.stdout
     out = json.loads(CliRunner().invoke(app, [*base, "--json"]).stdout)
-    assert out["targets"]["erasure"] is True
-    assert out["leaks"]["erasure"]["users"] == ["acme/erin.gone@example.org"]
-    assert out["leaks"]["erasure"]["residues"] == []
+    assert out["splits"] == ["dev"], "a corpus file given: the development split only"
+    assert out["targets"]["dev"]["erasure"] is True
+    assert out["dev"]["leaks"]["erasure"]["users"] == 1
+    assert out["dev"]["detail"]["leaks"]["erasure"]["users"] == ["acme/erin.gone@example.org"]
+    assert out["dev"]["detail"]["leaks"]["erasure"]["residues"] == []
