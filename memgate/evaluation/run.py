@@ -49,7 +49,7 @@ from memgate.evaluation.aggregate import (
     summarise_leaks,
     summarise_scenarios,
 )
-from memgate.evaluation.common import BUNDLED_FILES, CorpusError
+from memgate.evaluation.common import BUNDLED_FILES, CorpusError, PipelineFactory
 from memgate.settings import Settings
 
 __all__ = [
@@ -271,9 +271,11 @@ def score_frozen(
     *,
     dead_letters: Sequence[str] = (),
     status: Status | None = None,
+    pipeline_factory: PipelineFactory | None = None,
 ) -> SplitFigures:
     """Score the frozen split; only its aggregates come out (checked to name no case)."""
     say = status or (lambda _msg: None)
+    pf = pipeline_factory
     fig = SplitFigures()
     forbidden = case_strings(
         labelled_eval.load(files["labelled"][0]) if "labelled" in files else (),
@@ -283,17 +285,21 @@ def score_frozen(
     try:
         if "labelled" in files:
             say("frozen split: labelled turns")
-            lrep = labelled_eval.evaluate(files["labelled"][0], settings, embedder)
+            lrep = labelled_eval.evaluate(
+                files["labelled"][0], settings, embedder, pipeline_factory=pf
+            )
             fig.labelled, fig.extractor = summarise_labelled(lrep), lrep.extractor
         if "leaks" in files:
             say("frozen split: leak check")
             krep = leaks_eval.evaluate(
-                files["leaks"], settings, embedder, dead_letters=dead_letters
+                files["leaks"], settings, embedder, dead_letters=dead_letters, pipeline_factory=pf
             )
             fig.leaks, fig.extractor = summarise_leaks(krep), krep.extractor
         if "scenarios" in files:
             say("frozen split: scenarios")
-            srep = scenarios_eval.evaluate(files["scenarios"][0], settings, embedder)
+            srep = scenarios_eval.evaluate(
+                files["scenarios"][0], settings, embedder, pipeline_factory=pf
+            )
             fig.scenarios = summarise_scenarios(srep)
             fig.extractor = srep.extractor or fig.extractor
     except MemgateError:
@@ -376,22 +382,28 @@ def run_eval(
     test_dir: Path | None = None,
     dead_letters: Sequence[str] = (),
     status: Status | None = None,
+    pipeline_factory: PipelineFactory | None = None,
 ) -> EvalRun:
     """Score the development split (full reports) and the frozen one (aggregates)."""
     say = status or (lambda _msg: None)
+    pf = pipeline_factory
     name = getattr(embedder, "name", None) or type(embedder).__name__
     run = EvalRun(policy=settings.policy, extractor=settings.extractor, embedder=str(name))
     if dev is not None:
         run.dev = SplitFigures()
         if "labelled" in dev:
             say(f"labelled turns: {dev['labelled'][0].name}")
-            lrep = labelled_eval.evaluate(dev["labelled"][0], settings, embedder)
+            lrep = labelled_eval.evaluate(
+                dev["labelled"][0], settings, embedder, pipeline_factory=pf
+            )
             run.dev_reports["labelled"] = lrep
             run.dev.labelled = summarise_labelled(lrep)
             run.extractor = lrep.extractor
         if "leaks" in dev:
             say(f"leak check: {', '.join(p.name for p in dev['leaks'])}")
-            krep = leaks_eval.evaluate(dev["leaks"], settings, embedder, dead_letters=dead_letters)
+            krep = leaks_eval.evaluate(
+                dev["leaks"], settings, embedder, dead_letters=dead_letters, pipeline_factory=pf
+            )
             run.dev_reports["leaks"] = krep
             run.dev.leaks = summarise_leaks(krep)
             run.extractor = krep.extractor
@@ -403,7 +415,9 @@ def run_eval(
             run.failures += krep.erasure.failures() if krep.erasure else []
         if "scenarios" in dev:
             say(f"scenarios: {dev['scenarios'][0].name}")
-            srep = scenarios_eval.evaluate(dev["scenarios"][0], settings, embedder)
+            srep = scenarios_eval.evaluate(
+                dev["scenarios"][0], settings, embedder, pipeline_factory=pf
+            )
             run.dev_reports["scenarios"] = srep
             run.dev.scenarios = summarise_scenarios(srep)
             run.extractor = srep.extractor or run.extractor
@@ -411,7 +425,9 @@ def run_eval(
     if test is not None:
         if test_dir is not None:
             run.test_files = verify_manifest(test_dir, test)
-        run.test = score_frozen(test, settings, embedder, dead_letters=dead_letters, status=say)
+        run.test = score_frozen(
+            test, settings, embedder, dead_letters=dead_letters, status=say, pipeline_factory=pf
+        )
         run.extractor = run.test.extractor or run.extractor
         run.failures += _frozen_erasure_failure(run.test.leaks)
     return run
