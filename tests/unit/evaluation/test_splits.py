@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memgate.cli import app
-from memgate.evaluation import labelled, leaks
+from memgate.evaluation import labelled, leaks, scenarios
 from memgate.evaluation import run as ev
 from memgate.evaluation.aggregate import (
     CaseLeakError,
@@ -151,7 +151,7 @@ def forbidden_of(folder: Path) -> set[str]:
     return case_strings(
         labelled.load(folder / "labelled_turns.jsonl"),
         leaks.load([folder / "leaks.jsonl", folder / "leaks_extra.jsonl"]),
-        ev.scenarios_eval.load(folder / "scenarios.jsonl"),
+        scenarios.load(folder / "scenarios.jsonl"),
     )
 
 
