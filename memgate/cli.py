@@ -551,8 +551,21 @@ def bench_locomo(
             callback=check_pollution,
         ),
     ] = "0,1,5",
+    split: Annotated[
+        str,
+        typer.Option(
+            "--split", help="dev, heldout or all (both, side by side) of the LoCoMo split file."
+        ),
+    ] = "all",
+    split_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--split-file", help="JSON naming the split's conversations [default: bundled]."
+        ),
+    ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", help="Only the first N conversations.", min=1)
+        int | None,
+        typer.Option("--limit", help="Only the first N conversations of each split.", min=1),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the pollution generator.")] = 0,
     as_json: Annotated[
@@ -568,14 +581,19 @@ def bench_locomo(
         ),
     ] = None,
 ) -> None:
-    """LoCoMo: evidence recall@k, write amplification, coverage, context rot, vs. a baseline."""
+    """LoCoMo: evidence recall@k, write amplification, coverage, context rot, vs. a baseline.
+
+    Development and held-back conversations (the split file) are run and shown side by side.
+    """
     import shlex
     import tempfile
 
-    from memgate.bench.locomo import run_locomo
+    from memgate.bench.split import SPLIT_CHOICES, load_split, run_split
     from stages.policy import PRESETS
 
     rt = _rt(ctx)
+    if split not in SPLIT_CHOICES:
+        raise typer.BadParameter(f"{split!r}: choose dev, heldout or all", param_hint="--split")
     path = data if data is not None else Path.cwd() / DEFAULT_LOCOMO
     try:
         found = path.is_file()
@@ -603,53 +621,32 @@ def bench_locomo(
         tmp = tempfile.TemporaryDirectory(prefix="memgate-bench-")
         workdir = Path(tmp.name) / "work"
     try:
-        with (
-            _errors(),
-            render.progress(err) as progress,
-        ):
-            result = run_locomo(
-                path,
-                policies=policies,
-                embedder=rt.embedder,
-                workdir=workdir,
-                ks=ks,
-                pollution=ratios,
-                seed=seed,
-                limit_conversations=limit,
-                settings=rt.settings,
+        with _errors(), render.progress(err) as progress:
+            bench = run_split(
+                path, split=load_split(split_file), which=split, workdir=workdir,
+                limit_conversations=limit, policies=policies, embedder=rt.embedder, ks=ks,
+                pollution=ratios, seed=seed, settings=rt.settings,
                 progress=render.BenchProgress(progress),
-            )
-        result.command = shlex.join(["memgate", *sys.argv[1:]])
-        result.headline_policy = rt.settings.policy
-        if result.extractor_source_changed:
-            print_note(err, "warning: the extractor's source changed during the run")
-        if report is not None:
-            from memgate.bench.report import write_report
+            )  # fmt: skip
+        bench.command = shlex.join(["memgate", *sys.argv[1:]])
+        for name, result in bench.results.items():
+            result.command, result.headline_policy = bench.command, rt.settings.policy
+            if result.extractor_source_changed:
+                print_note(err, f"warning: the extractor's source changed during the {name} run")
+            if report is not None:
+                from memgate.bench.report import write_report
 
-            written = write_report(result, report)
-            print_note(err, f"report: {', '.join(str(p) for p in written)}", style="")
+                out_dir = report / name if len(bench.results) > 1 else report
+                written = write_report(result, out_dir)
+                print_note(err, f"report: {', '.join(str(p) for p in written)}", style="")
     finally:
         if tmp is not None:
             tmp.cleanup()
     if as_json:
-        _print_json(result.as_json())
+        _print_json(bench.as_json())
         return
-    console.print(render.bench_table(result))
-    tg = result.targets()
-    console.print(
-        "targets ("
-        + tg["policy"]
-        + "): "
-        + ", ".join(
-            f"{name[:-4]}={'met' if ok else 'MISSED'}"
-            for name, ok in tg.items()
-            if name.endswith("_met")
-        )
-    )
-    console.print(
-        f"{len(result.conversations)} conversations, {result.turns} turns, "
-        f"{result.questions} questions, {result.elapsed_s:.0f} s"
-    )
+    for table in render.bench_split_tables(bench):
+        console.print(table)
 
 
 @app.command("eval")

@@ -214,10 +214,11 @@ def reports_table(reports: dict[str, tuple[str, str]]) -> Table:
     return t
 
 
-def bench_table(result: Any) -> Table:
+def bench_table(result: Any, label: str = "") -> Table:
     ks, kk = result.ks, max(result.ks)
     variants = [result.gated[p] for p in result.policies] + [result.baseline]
-    t = Table(title=text(f"memgate bench locomo ({result.extractor}, {result.embedder})"))
+    where = f"{label}: " if label else ""
+    t = Table(title=text(f"memgate bench locomo, {where}{result.extractor}, {result.embedder}"))
     t.add_column("figure")
     for v in variants:
         t.add_column(text(v.name), justify="right")
@@ -236,6 +237,71 @@ def bench_table(result: Any) -> Table:
         )
         t.add_row(f"  rot cost at {r}:1", *[f"{v.rot_cost(r, kk):.3f}" for v in variants])
     return t
+
+
+_SPLIT_NAMES = {"dev": "development", "heldout": "held back"}
+
+
+def bench_split_tables(bench: Any) -> list[Table]:
+    """``memgate bench locomo``: development and held-back conversations side by side
+    (the headline policy against the store-every-turn baseline), then issue 9's targets."""
+    names = bench.names
+    out: list[Table] = []
+    if any(len(bench.results[n].policies) > 1 for n in names):
+        out += [bench_table(bench.results[n], _SPLIT_NAMES[n]) for n in names]
+    figs = {n: bench.figures(n) for n in names}
+    first = bench.results[names[0]]
+    kk = 10 if 10 in first.ks else max(first.ks)
+    t = Table(
+        title=text(
+            f"LoCoMo by split: {figs[names[0]]['policy']} vs store-every-turn "
+            f"({first.extractor}, {first.embedder})"
+        )
+    )
+    t.add_column("figure")
+    for n in names:
+        t.add_column(_SPLIT_NAMES[n], justify="right")
+
+    def row(label: str, key: str, fmt: str = "{:.3f}", style: str | None = None) -> None:
+        cells = [figs[n].get(key) for n in names]
+        t.add_row(text(label), *["–" if c is None else fmt.format(c) for c in cells], style=style)
+
+    t.add_row("conversations", *[text(", ".join(figs[n]["conversations"])) for n in names])
+    row("turns", "turns", "{}")
+    row("questions", "questions", "{}")
+    row("writes per turn", "writes_per_turn", style="bold")
+    for kx in first.ks:
+        row(f"recall@{kx}", f"recall@{kx}")
+        row(f"  baseline recall@{kx}", f"baseline_recall@{kx}")
+        row("  ratio to baseline", f"recall@{kx}_ratio", "{:.3f}x", "bold" if kx == kk else None)
+    row(f"answer-token recall@{kk}", f"answer_token_recall@{kk}")
+    row(f"  baseline answer-token recall@{kk}", f"baseline_answer_token_recall@{kk}")
+    row("  ratio to baseline", f"answer_token_recall@{kk}_ratio", "{:.3f}x", "bold")
+    row("coverage", "coverage")
+    row("extraction calls per 1,000 turns", "extraction_calls_per_1k_turns", "{:.0f}")
+    for r in first.ratios:
+        row(f"rot cost at {r}:1 (recall@{kk} lost)", f"rot_cost_{r}x")
+        row(f"  baseline rot cost at {r}:1", f"baseline_rot_cost_{r}x")
+    t.add_row("elapsed (s)", *[f"{bench.results[n].elapsed_s:.0f}" for n in names], style="dim")
+    out.append(t)
+    tt = Table(
+        title="issue 9 LoCoMo targets (for the held-back conversations): reported, not enforced"
+    )
+    tt.add_column("target")
+    tt.add_column("threshold", justify="right")
+    for n in names:
+        tt.add_column(_SPLIT_NAMES[n], justify="right")
+    targets = [bench.targets(n) for n in names]
+    for row_targets in zip(*targets, strict=True):
+        cells = [
+            Text(f"{x['measured']} met", style="green")
+            if x["met"]
+            else Text(f"{x['measured']} MISSED {x['gap']}".rstrip(), style="red")
+            for x in row_targets
+        ]
+        tt.add_row(text(row_targets[0]["name"]), text(row_targets[0]["threshold"]), *cells)
+    out.append(tt)
+    return out
 
 
 # -------------------------------------------------------------------------------- eval

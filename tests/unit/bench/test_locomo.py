@@ -301,9 +301,7 @@ def test_observation_ids_accept_lists_and_comma_strings(data: Path) -> None:
 
 def test_a_store_that_keeps_everything_scores_the_baseline(data: Path, tmp_path: Path) -> None:
     # no context: the kept facts' search texts are then exactly the baseline's texts
-    res = _run(
-        data, tmp_path / "w", policies=["permissive"], extractor=KeepAll(), context_chars=0
-    )
+    res = _run(data, tmp_path / "w", policies=["permissive"], extractor=KeepAll(), context_chars=0)
     g, b = res.gated["permissive"].clean, res.baseline.clean
     assert res.questions == 9
     assert b.recall(10) > 0  # the harness is not trivially zero
@@ -409,16 +407,20 @@ def test_cli_prints_one_json_object_and_writes_a_report(data: Path, tmp_path: Pa
     from memgate.cli import app
 
     report = tmp_path / "report"
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"development": ["conv-t1"], "test": []}))
     result = CliRunner().invoke(
         app,
         [
             "--embedder", "hashing", "--data-dir", str(tmp_path / "d"),
             "bench", "locomo", "--data", str(data), "--pollution", "0,1",
-            "--json", "--report", str(report),
+            "--json", "--report", str(report), "--split-file", str(split),
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+    full = json.loads(result.stdout)
+    assert full["splits"] == ["dev"], "a split naming no conversation is not run"
+    out = full["runs"]["dev"]
     assert {"write_amplification", "recall@5", "recall@10", "coverage"} <= set(out)
     assert {"write_amplification", "recall@5", "recall@10", "coverage"} <= set(out["baseline"])
     assert out["policy"] == "balanced"
