@@ -104,7 +104,7 @@ class LabelledTurn(BaseModel):
 def value_form(text: str) -> str:
     """The form in which an expected value is looked for in a fact's text.
 
-    >>> value_form("  Dana   KOWALSKI\n") in value_form("user manager is Dana Kowalski")
+    >>> value_form("  Dana \t KOWALSKI ") in value_form("user manager is Dana Kowalski")
     True
     """
     return " ".join(text.split()).casefold()
