@@ -1,15 +1,15 @@
 """What ``memgate eval`` may say about a split: aggregates and per-class counts only.
 
-The frozen test split is scored but never read case by case (see
-``docs``/the README, "Measuring"): its figures leave the harness only as the
-summaries built here, which hold counts keyed by class labels (a turn's
-``kind``, ``lang`` and ``domain``, a scenario's class, a leak's kind, a
-look-alike's kind, a store's name), never a turn's id, text, value or the
-gate's output for it. :func:`summarise_labelled`, :func:`summarise_leaks` and
-:func:`summarise_scenarios` turn a full report into one;
-:func:`case_strings` lists every string of a corpus that must not appear in
-what is printed about it, and :func:`assert_aggregate_only` refuses an output
-that holds one.
+The frozen test split is scored but never read case by case (the README,
+"Measuring the write policy", and ``../shared/guide/evaluation.md``): its
+figures leave the harness only as the summaries built here, which hold
+counts keyed by class labels (a turn's ``kind``, ``lang`` and ``domain``, a
+scenario's class, a leak's kind, a look-alike's kind, a store's name), never
+a turn's id, text, value or the gate's output for it.
+:func:`summarise_labelled`, :func:`summarise_leaks` and
+:func:`summarise_scenarios` turn a full report into one; :func:`case_strings`
+lists every string of a corpus that must not appear in what is printed about
+it, and :func:`assert_aggregate_only` refuses an output that holds one.
 
 The same summaries are built for the development split, so the two print
 side by side.
