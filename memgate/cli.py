@@ -136,7 +136,7 @@ def _print_json(obj: Any) -> None:
 def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[str]]:
     from memgate.backends import build_pipeline
     from memgate.inputs import ReadErrors, count_lines, detect_format, load_locomo, read_turns
-    from streams.runner import InProcessRunner, Interrupted
+    from memgate.streams.runner import InProcessRunner, Interrupted
 
     if not path.is_file():
         raise MemgateError(f"{path} does not exist or is not a file")
@@ -231,7 +231,7 @@ def search(
 ) -> None:
     """Hybrid search (BM25 + vectors, fused by reciprocal rank) over one user's facts."""
     from memgate.recall import Recall
-    from sinks.base import SearchQuery
+    from memgate.sinks.base import SearchQuery
 
     rt = _rt(ctx)
     q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
@@ -346,7 +346,7 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Named audit reports, or raw SQL over the journal, decisions and fact history."""
-    from sinks.audit import REPORTS
+    from memgate.sinks.audit import REPORTS
 
     rt = _rt(ctx)
     if list_reports or (report is None and sql is None):
@@ -445,8 +445,8 @@ def worker(
     import faust
 
     from memgate.backends import build_pipeline
-    from streams.app import Worker, create_app, ensure_topics
-    from streams.metrics import Metrics
+    from memgate.streams.app import Worker, create_app, ensure_topics
+    from memgate.streams.metrics import Metrics
 
     rt = _rt(ctx)
     s = rt.settings
@@ -490,7 +490,7 @@ def produce(
     import asyncio
 
     from memgate.inputs import ReadErrors, read_lines, read_turns
-    from streams.producer import produce_lines, produce_turns
+    from memgate.streams.producer import produce_lines, produce_turns
 
     rt = _rt(ctx)
     s = rt.settings
@@ -575,7 +575,7 @@ def bench_locomo(
     import tempfile
 
     from memgate.bench.locomo import run_locomo
-    from stages.policy import PRESETS
+    from memgate.stages.policy import PRESETS
 
     rt = _rt(ctx)
     path = data if data is not None else Path.cwd() / DEFAULT_LOCOMO
@@ -696,7 +696,7 @@ def eval_cmd(
     from memgate.evaluation import leaks as leaks_eval
     from memgate.evaluation import scenarios as scenarios_eval
     from memgate.evaluation.common import BUNDLED_FILES
-    from stages.policy import PRESETS
+    from memgate.stages.policy import PRESETS
 
     rt = _rt(ctx)
     if policy is not None and policy not in PRESETS:

@@ -297,7 +297,7 @@ class CandidateFact(_Event):
         default="",
         max_length=64,
         description="The source the turn claims (``metadata.source``). A claim only: the "
-        "write policy alone decides whether it is trusted (stages.policy).",
+        "write policy alone decides whether it is trusted (memgate.stages.policy).",
     )
     context: str = Field(
         default="",

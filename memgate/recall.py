@@ -17,8 +17,8 @@ from datetime import datetime
 from memgate.embedding import Embedder
 from memgate.errors import MemgateError
 from memgate.events import FactType, utcnow
-from sinks.base import RetrievalStore, SearchHit, SearchQuery
-from streams.metrics import Metrics
+from memgate.sinks.base import RetrievalStore, SearchHit, SearchQuery
+from memgate.streams.metrics import Metrics
 
 DAY = 86400.0
 #: Most results one search returns (the bound of :attr:`SearchQuery.k`).

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgate.errors import ConfigError, MemgateError, StoreError, TransientError
 from memgate.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
-from sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
+from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -407,7 +407,7 @@ def _migrate_journal(client: Client, database: str) -> None:
 
 
 class ClickHouseAudit:
-    """A :class:`sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
+    """A :class:`memgate.sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
 
     ``client`` is a clickhouse-connect client; the store creates the database
     and its tables if missing, sets the client's default database to it, and
@@ -616,7 +616,7 @@ class ClickHouseAudit:
         """Delete a user's rows from every table and from the disk; returns how many.
 
         When this returns, no part (active or replaced) and no mutation file
-        holds the user: see :mod:`sinks.audit_erasure` for how.
+        holds the user: see :mod:`memgate.sinks.audit_erasure` for how.
         """
         params = {"tenant": tenant_id, "user": user_id}
         where = "tenant_id = {tenant:String} AND user_id = {user:String}"

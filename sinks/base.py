@@ -108,7 +108,7 @@ class AuditStore(Protocol):
     def report(
         self, name: str, tenant_id: str | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """A named report (see ``sinks.audit.REPORTS``), optionally for one tenant."""
+        """A named report (see ``memgate.sinks.audit.REPORTS``), optionally for one tenant."""
         ...
 
     def forget(self, tenant_id: str, user_id: str) -> int: ...

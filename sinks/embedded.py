@@ -6,12 +6,12 @@ SQLite's FTS5 ranked by ``bm25()``; dense search is an exact cosine scan,
 in numpy, over the float32 embeddings of the rows of *one* tenant and user.
 Both retrievers filter by tenant, user, status and valid time in their SQL
 ``WHERE`` clause, and their rankings are fused with reciprocal rank fusion
-(:func:`sinks.base.rrf_fuse`, k=60).
+(:func:`memgate.sinks.base.rrf_fuse`, k=60).
 
 >>> import tempfile
 >>> from datetime import UTC, datetime
 >>> from memgate.events import FactStatus, FactType, StoredFact
->>> from sinks.base import SearchQuery
+>>> from memgate.sinks.base import SearchQuery
 >>> now = datetime(2024, 5, 1, tzinfo=UTC)
 >>> fact = StoredFact(
 ...     fact_id="f1", tenant_id="acme", user_id="u1", key="acme/u1/user/editor",
@@ -66,7 +66,7 @@ import numpy.typing as npt
 
 from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.events import FactStatus, StoredFact
-from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+from memgate.sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
 
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 
@@ -186,7 +186,7 @@ def _opt_micros(dt: datetime | None) -> int | None:
 
 
 class EmbeddedIndex:
-    """A :class:`sinks.base.RetrievalStore` in one SQLite file (no server).
+    """A :class:`memgate.sinks.base.RetrievalStore` in one SQLite file (no server).
 
     * ``path``: the database file (created with its parent directory if
       missing); the WAL and shared-memory files sit beside it.

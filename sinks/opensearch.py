@@ -3,7 +3,7 @@
 :class:`OpenSearchStore` keeps one document per fact (``_id`` = fact id, no
 custom routing) in one index, whose template and mapping
 :meth:`OpenSearchStore.ensure_index` installs. It has the semantics of
-:class:`sinks.embedded.EmbeddedIndex`:
+:class:`memgate.sinks.embedded.EmbeddedIndex`:
 
 * every read is scoped by tenant and user *inside* the query: term filters in
   a ``bool`` filter for BM25 and lookups, and the same filters inside the
@@ -11,7 +11,7 @@ custom routing) in one index, whose template and mapping
   so the k nearest are the k nearest *of that user*, never a post-filter);
 * :meth:`~OpenSearchStore.search` runs both retrievers in one ``_msearch``,
   each returning ``query.candidates`` ids, fuses them in the client with
-  :func:`sinks.base.rrf_fuse` (k=60), then fetches the best ``query.k``
+  :func:`memgate.sinks.base.rrf_fuse` (k=60), then fetches the best ``query.k``
   documents with a query that repeats the same scope;
 * default search serves active facts only; with ``as_of`` it serves facts
   whose valid time contains that instant (``valid_from <= as_of < valid_to``
@@ -87,7 +87,7 @@ from pydantic import ValidationError
 
 from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.events import FactStatus, StoredFact
-from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+from memgate.sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
 
 if TYPE_CHECKING:
     from memgate.settings import Settings
@@ -311,7 +311,7 @@ class _Version:
 
 
 class OpenSearchStore:
-    """A :class:`sinks.base.RetrievalStore` in one OpenSearch index.
+    """A :class:`memgate.sinks.base.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
       the store may be shared by threads). Give it ``max_retries=0``: this

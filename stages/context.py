@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 
 from memgate.events import MAX_CONTEXT_CHARS, CandidateFact
-from stages.triage import split_sentences
+from memgate.stages.triage import split_sentences
 
 #: The default budget: one to three sentences of a chat turn.
 DEFAULT_CONTEXT_CHARS = 320

@@ -43,7 +43,7 @@ from memgate.events import (
     stable_id,
     utcnow,
 )
-from stages.policy import WritePolicy
+from memgate.stages.policy import WritePolicy
 
 
 class FactView(Protocol):

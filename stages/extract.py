@@ -8,7 +8,7 @@ outcome; a rule fires only on a first-person statement, a standing
 instruction or a "remember that" request.
 
 Pipeline per turn: only ``role == user`` turns are read. The text is split into
-sentences (:func:`stages.triage.split_sentences`). A sentence is skipped when
+sentences (:func:`memgate.stages.triage.split_sentences`). A sentence is skipped when
 it is session-only ("for this one", "just this time", "right now", "for now"; but
 "I'm really into jazz right now" is a taste of these days and is read) or a
 question (only the clauses before the question part of "I use vim, any tips?" are
@@ -173,9 +173,9 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 from memgate.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
-from stages.policy import claimed_source
-from stages.triage import split_sentences
-from stages.vocabulary import MULTI_VALUED_PREDICATES
+from memgate.stages.policy import claimed_source
+from memgate.stages.triage import split_sentences
+from memgate.stages.vocabulary import MULTI_VALUED_PREDICATES
 
 __all__ = [
     "MAX_FACTS_PER_TURN",

@@ -8,13 +8,13 @@ Nothing unmasked leaves the process: the turn content and every turn field put
 into the request go through the masker (secrets, PII and health terms become
 typed placeholders such as ``[EMAIL]``) before the request is built, and every
 spelling of the ``<turn>`` delimiter in them is neutralised
-(:func:`stages.untrusted.neutralise_tag`).
+(:func:`memgate.stages.untrusted.neutralise_tag`).
 
 The answer is untrusted input. Each proposed item is checked field by field and
 dropped (counted in ``stats.dropped`` by reason, never stored) when a field is
 unusable: ``type`` outside the fact types, a ``subject`` that is not 1-80
 characters of plain text or holds a path separator, a ``predicate`` outside the
-vocabulary of the extractors (:mod:`stages.vocabulary`), an ``object`` that is not
+vocabulary of the extractors (:mod:`memgate.stages.vocabulary`), an ``object`` that is not
 1-300 characters of plain text, a ``confidence`` that is not a number in [0, 1].
 Some fields are corrected instead (counted in ``stats.corrected``): a confidence
 above 0.9 is capped at 0.9 (the prompt's ceiling for a conversation turn: only the
@@ -65,8 +65,8 @@ from pydantic import SecretStr, ValidationError
 
 from memgate.errors import AuthenticationError, ExtractionError, FatalError, TransientError
 from memgate.events import CandidateFact, FactType, Role, TurnEvent, stable_id
-from stages.policy import claimed_source
-from stages.untrusted import (
+from memgate.stages.policy import claimed_source
+from memgate.stages.untrusted import (
     MAX_SUBJECT_CHARS,
     bounded_when,
     clean_subject,
@@ -74,7 +74,7 @@ from stages.untrusted import (
     clean_value,
     neutralise_tag,
 )
-from stages.vocabulary import (
+from memgate.stages.vocabulary import (
     PREDICATES,
     QUALIFIED_FAMILIES,
     is_multi_valued,
@@ -83,7 +83,7 @@ from stages.vocabulary import (
 )
 
 if TYPE_CHECKING:
-    from stages.extract import Extractor
+    from memgate.stages.extract import Extractor
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -304,7 +304,7 @@ class AnthropicExtractor:
         client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
         fallback: Extractor | None = None
         if fallback_to_rules:
-            from stages.extract import RuleExtractor
+            from memgate.stages.extract import RuleExtractor
 
             fallback = RuleExtractor()
         return cls(client, model=model, max_attempts=max_retries + 1, fallback=fallback)
@@ -314,8 +314,8 @@ class AnthropicExtractor:
     def mask(self, text: str) -> str:
         """Mask secrets, PII and health terms (the default masker is built on first use)."""
         if self._masker is None:
-            from stages.detectors import Detector
-            from stages.redact import mask_all
+            from memgate.stages.detectors import Detector
+            from memgate.stages.redact import mask_all
 
             detector = Detector()
 

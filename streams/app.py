@@ -55,11 +55,11 @@ from memgate.events import (
     utcnow,
 )
 from memgate.settings import Settings
-from sinks.base import AuditStore, RetrievalStore
-from stages.redact import mask_all
-from streams.metrics import Metrics
-from streams.pipeline import Pipeline
-from streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
+from memgate.sinks.base import AuditStore, RetrievalStore
+from memgate.stages.redact import mask_all
+from memgate.streams.metrics import Metrics
+from memgate.streams.pipeline import Pipeline
+from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
 
 log = logging.getLogger("memgate.worker")
 T = TypeVar("T")
@@ -169,7 +169,7 @@ def failure_reason(exc: BaseException) -> str:
 async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Sequence[Any]:
     """The triage agent's step: refuse a turn id reused for another turn, then triage.
 
-    The ledger is the audit journal (:class:`streams.turns.JournalLedger`); a
+    The ledger is the audit journal (:class:`memgate.streams.turns.JournalLedger`); a
     replay goes on as before (dedupe finds its own writes). Journal rows reach
     the audit store through the audit topic, so a conflicting turn that comes
     within the audit agent's batch window (0.5 s) of the first is not caught.

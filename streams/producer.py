@@ -21,7 +21,7 @@ def _producer(settings: Settings) -> AIOKafkaProducer:
 
 
 async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
-    from streams.app import ensure_topics
+    from memgate.streams.app import ensure_topics
 
     await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"
@@ -46,7 +46,7 @@ async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
 
 async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
     """Send raw lines as they are (for replays and for testing the dead-letter path)."""
-    from streams.app import ensure_topics
+    from memgate.streams.app import ensure_topics
 
     await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"

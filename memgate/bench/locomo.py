@@ -3,10 +3,10 @@
 Per conversation (tenant = ``sample_id``, users = its two speakers):
 
 * **gated**: the turns go through the real pipeline (triage → extract →
-  redact → dedupe → persist, :class:`streams.runner.InProcessRunner`) under a
-  write policy, into an :class:`sinks.embedded.EmbeddedIndex`, with the audit
+  redact → dedupe → persist, :class:`memgate.streams.runner.InProcessRunner`) under a
+  write policy, into an :class:`memgate.sinks.embedded.EmbeddedIndex`, with the audit
   in chDB (one database per run); each fact is searched with its masked
-  source context (:mod:`stages.context`), as in production;
+  source context (:mod:`memgate.stages.context`), as in production;
 * **baseline**: every turn is stored verbatim as one active
   :class:`memgate.events.StoredFact` (text = the turn's content, provenance =
   its turn id, embedding from the same embedder), no pipeline.
@@ -68,9 +68,9 @@ from memgate.inputs import LocomoConversation, _ident, load_locomo
 
 if TYPE_CHECKING:
     from memgate.settings import Settings
-    from sinks.base import RetrievalStore
-    from stages.extract import Extractor
-    from streams.pipeline import Pipeline
+    from memgate.sinks.base import RetrievalStore
+    from memgate.stages.extract import Extractor
+    from memgate.streams.pipeline import Pipeline
 
 __all__ = [
     "ANSWER_STOPWORDS",
@@ -682,7 +682,7 @@ def _score(
 ) -> None:
     """Add recall, answer-token recall and coverage of one conversation's store to ``fig``."""
     from memgate.recall import Recall
-    from sinks.base import SearchQuery
+    from memgate.sinks.base import SearchQuery
 
     recall = Recall(store, embedder, decay=None)
 
@@ -767,9 +767,9 @@ def run_locomo(
     it. Pollution ratio 0 (the clean run) always runs.
     """
     from memgate.settings import Settings
-    from sinks.audit import ClickHouseAudit
-    from sinks.embedded import EmbeddedIndex
-    from streams.runner import InProcessRunner
+    from memgate.sinks.audit import ClickHouseAudit
+    from memgate.sinks.embedded import EmbeddedIndex
+    from memgate.streams.runner import InProcessRunner
 
     t_start = time.perf_counter()
     prog: BenchProgress = progress or _Quiet()

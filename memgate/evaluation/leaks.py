@@ -64,7 +64,7 @@ from memgate.evaluation.common import (
 )
 from memgate.events import Ident, TurnEvent
 from memgate.settings import Settings
-from sinks.audit import TABLES
+from memgate.sinks.audit import TABLES
 
 __all__ = [
     "SECRET_KINDS",

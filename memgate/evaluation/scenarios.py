@@ -54,7 +54,7 @@ from memgate.evaluation.leaks import scan_workspace
 from memgate.events import AwareDatetime, FactStatus, Ident, StoredFact, TurnEvent
 from memgate.recall import Recall
 from memgate.settings import Settings
-from sinks.base import SearchHit, SearchQuery
+from memgate.sinks.base import SearchHit, SearchQuery
 
 __all__ = [
     "Check",

@@ -31,8 +31,8 @@ from pydantic import SecretStr
 from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.events import FactStatus, StoredFact
 from memgate.settings import Settings
-from sinks.base import SearchQuery
-from sinks.opensearch import (
+from memgate.sinks.base import SearchQuery
+from memgate.sinks.opensearch import (
     RETRIEVAL_VECTOR_FIELD,
     SEARCH_TEXT_FIELD,
     BulkItemError,

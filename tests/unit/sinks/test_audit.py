@@ -23,8 +23,8 @@ from memgate.events import (
     Stage,
     TriageVerdict,
 )
-from sinks.audit import REPORTS, TABLES, ClickHouseAudit
-from sinks.base import AuditStore
+from memgate.sinks.audit import REPORTS, TABLES, ClickHouseAudit
+from memgate.sinks.base import AuditStore
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 H = timedelta(hours=1)

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from memgate.errors import ConfigError, PermanentError, StoreError
 from memgate.events import FactStatus
-from sinks.base import SearchQuery
-from sinks.embedded import SCHEMA_VERSION, EmbeddedIndex, fts_query
+from memgate.sinks.base import SearchQuery
+from memgate.sinks.embedded import SCHEMA_VERSION, EmbeddedIndex, fts_query
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 

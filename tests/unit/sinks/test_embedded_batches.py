@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memgate.errors import PermanentError, StoreError
-from sinks.embedded import EmbeddedIndex
+from memgate.sinks.embedded import EmbeddedIndex
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 helper = RetrievalStoreContract()

@@ -26,7 +26,7 @@ from memgate.errors import (
     is_transient,
 )
 from memgate.events import FactType, Outcome, TurnEvent, stable_id
-from stages.extract_anthropic import (
+from memgate.stages.extract_anthropic import (
     RECORD_FACTS_TOOL,
     SYSTEM_PROMPT,
     AnthropicExtractor,

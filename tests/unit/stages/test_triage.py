@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memgate.events import Role, TriageVerdict, TurnEvent
-from stages.triage import (
+from memgate.stages.triage import (
     TriagePolicy,
     TriageReason,
     is_filler_sentence,

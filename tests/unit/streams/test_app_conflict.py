@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from memgate.events import JournalRecord
-from streams.app import Worker, failure_reason, triage_turn
-from streams.metrics import Metrics
-from streams.turns import JournalLedger, TurnIdConflict, TurnState, check_turn
+from memgate.streams.app import Worker, failure_reason, triage_turn
+from memgate.streams.metrics import Metrics
+from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnState, check_turn
 from tests.unit.streams.conftest import Gate, turn
 
 
