@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgate.embedding import Embedder, load_embedder
-from memgate.errors import ConfigError
-from memgate.settings import Settings
+from memgate.core.embedding import Embedder, load_embedder
+from memgate.core.errors import ConfigError
+from memgate.core.settings import Settings
 
 if TYPE_CHECKING:
-    from memgate.sinks.base import AuditStore, RetrievalStore
+    from memgate.core.stores import AuditStore, RetrievalStore
     from memgate.stages.extract import Extractor
     from memgate.streams.pipeline import Pipeline
 

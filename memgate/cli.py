@@ -30,11 +30,11 @@ from memgate.cliargs import (
     check_time,
     parse_instant,
 )
-from memgate.errors import ConfigError, MemgateError
+from memgate.core.errors import ConfigError, MemgateError
+from memgate.core.settings import load_settings, mask_secrets
 from memgate.recall import MAX_K
 from memgate.render import clean, print_error, print_note
 from memgate.runtime import Runtime
-from memgate.settings import load_settings, mask_secrets
 
 app = typer.Typer(
     name="memgate",
@@ -103,7 +103,7 @@ def main(
     # Everything memgate creates (data dir, store files and folders) is private to the user.
     umask = os.umask(0o077)
     ctx.call_on_close(lambda: os.umask(umask))
-    from memgate.embedding import limit_blas_threads
+    from memgate.core.embedding import limit_blas_threads
 
     capped = limit_blas_threads(settings.blas_threads)
     if capped:
@@ -230,8 +230,8 @@ def search(
     ] = None,
 ) -> None:
     """Hybrid search (BM25 + vectors, fused by reciprocal rank) over one user's facts."""
+    from memgate.core.stores import SearchQuery
     from memgate.recall import Recall
-    from memgate.sinks.base import SearchQuery
 
     rt = _rt(ctx)
     q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))

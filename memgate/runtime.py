@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memgate.settings import Settings, prepare_data_dir
+from memgate.core.settings import Settings, prepare_data_dir
 
 
 def _ignore(_: str) -> None:

@@ -15,7 +15,7 @@ column-oriented insert per table; there is no transaction across tables, so
 a failed :meth:`ClickHouseAudit.write` is retried whole and the rows that
 did land collapse with their second copy.
 
-The records are redacted by construction (:class:`memgate.events.JournalRecord`
+The records are redacted by construction (:class:`memgate.core.events.JournalRecord`
 carries ``redacted_text``, never the raw turn); this module writes their
 fields and nothing else.
 
@@ -35,8 +35,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from memgate.errors import ConfigError, MemgateError, StoreError, TransientError
-from memgate.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
+from memgate.core.errors import ConfigError, MemgateError, StoreError, TransientError
+from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 
 if TYPE_CHECKING:
@@ -407,7 +407,7 @@ def _migrate_journal(client: Client, database: str) -> None:
 
 
 class ClickHouseAudit:
-    """A :class:`memgate.sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
+    """A :class:`memgate.core.stores.AuditStore` on ClickHouse (in-process chDB or a server).
 
     ``client`` is a clickhouse-connect client; the store creates the database
     and its tables if missing, sets the client's default database to it, and
@@ -435,7 +435,7 @@ class ClickHouseAudit:
 
         chDB hosts one engine per process: stores on the same path share it,
         and opening another path while a store is still open raises
-        :class:`memgate.errors.ConfigError`. Close every store of a path
+        :class:`memgate.core.errors.ConfigError`. Close every store of a path
         before opening another one.
         """
         try:

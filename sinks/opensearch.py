@@ -17,21 +17,21 @@ custom routing) in one index, whose template and mapping
   whose valid time contains that instant (``valid_from <= as_of < valid_to``
   or open-ended), active or superseded, never pending;
 * a fact id already held by another tenant or user is refused with
-  :class:`memgate.errors.PermanentError` and nothing of the batch is written:
+  :class:`memgate.core.errors.PermanentError` and nothing of the batch is written:
   writes are conditional on the ``_seq_no``/``_primary_term`` read just before
   (``create`` for new ids), so a concurrent write cannot slip in between.
 
 The first write to a missing index calls :meth:`OpenSearchStore.ensure_index`
 (so an index is never created with a dynamic mapping); reads of a missing
-index raise :class:`memgate.errors.StoreError`.
+index raise :class:`memgate.core.errors.StoreError`.
 
 Writes are ``_bulk`` requests of at most :data:`BULK_MAX_DOCS` documents. A
 whole request failing with 429, 5xx or a connection error is retried with
 exponential backoff (jittered); so are the items that a bulk response rejects
 with 429/5xx (only those). Items rejected with another 4xx (a mapping error)
-raise :class:`memgate.errors.PermanentError` naming each fact id and the
+raise :class:`memgate.core.errors.PermanentError` naming each fact id and the
 reason, after the other items are written. When retries run out the store
-raises :class:`memgate.errors.TransientError`: a fact is never dropped
+raises :class:`memgate.core.errors.TransientError`: a fact is never dropped
 silently. Reads retry the same way.
 
 Differences from the embedded index, by design or by OpenSearch:
@@ -49,12 +49,12 @@ Differences from the embedded index, by design or by OpenSearch:
   field), analysed like the embedded index's FTS5 column: standard tokens,
   lower-cased, accents folded, Porter-stemmed ("deploy" finds "deploys").
   k-NN search runs on ``retrieval_embedding`` (the fact's
-  :attr:`~memgate.events.StoredFact.retrieval_vector`, indexed but left out
+  :attr:`~memgate.core.events.StoredFact.retrieval_vector`, indexed but left out
   of ``_source``); :meth:`nearest` (dedupe) on ``embedding``, the statement's.
 * A batch is not atomic across items: when some items fail permanently the
   others are written (each write is idempotent, so re-sending is safe).
 * Cosine is undefined for a zero vector: a zero embedding is refused with
-  :class:`memgate.errors.PermanentError`; a zero query vector finds nothing
+  :class:`memgate.core.errors.PermanentError`; a zero query vector finds nothing
   on the vector side.
 * :meth:`forget` deletes the documents; their bytes stay in Lucene segments
   until merged (``POST <index>/_forcemerge?only_expunge_deletes=true``).
@@ -85,12 +85,13 @@ from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-igno
 )
 from pydantic import ValidationError
 
-from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
-from memgate.events import FactStatus, StoredFact
-from memgate.sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
+from memgate.core.events import FactStatus, StoredFact
+from memgate.core.stores import SearchHit, SearchQuery
+from memgate.sinks.base import RRF_K, rrf_fuse
 
 if TYPE_CHECKING:
-    from memgate.settings import Settings
+    from memgate.core.settings import Settings
 
 __all__ = [
     "BULK_MAX_BYTES",
@@ -311,7 +312,7 @@ class _Version:
 
 
 class OpenSearchStore:
-    """A :class:`memgate.sinks.base.RetrievalStore` in one OpenSearch index.
+    """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
       the store may be shared by threads). Give it ``max_retries=0``: this
@@ -409,7 +410,7 @@ class OpenSearchStore:
         """Install the index template and create the index if missing (idempotent).
 
         An existing index whose ``embedding`` field is not a ``knn_vector`` of
-        this store's dimension raises :class:`memgate.errors.ConfigError`.
+        this store's dimension raises :class:`memgate.core.errors.ConfigError`.
         """
         body = index_body(self.dim, shards=self.shards, replicas=self.replicas)
         template = {
@@ -760,7 +761,7 @@ class OpenSearchStore:
 
         ``wait`` (or ``refresh_on_write``): return only once the facts are
         searchable. A fact id held by another tenant or user raises
-        :class:`memgate.errors.PermanentError` before anything is written.
+        :class:`memgate.core.errors.PermanentError` before anything is written.
         """
         if not facts:
             return

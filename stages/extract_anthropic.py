@@ -25,8 +25,8 @@ time. ``multi_valued`` comes from the vocabulary, never from the answer. At most
 
 Errors:
 
-* 401/403 raise :class:`~memgate.errors.AuthenticationError` and 402 (billing) or
-  404 (unknown model) a :class:`~memgate.errors.FatalError`: every further turn
+* 401/403 raise :class:`~memgate.core.errors.AuthenticationError` and 402 (billing) or
+  404 (unknown model) a :class:`~memgate.core.errors.FatalError`: every further turn
   would fail the same way, so the run stops with one line that says what to fix.
 * Transient failures (connection errors, timeouts, 408/409/429, 5xx, an answer that
   is not JSON or not a message) are retried
@@ -37,9 +37,9 @@ Errors:
   :meth:`AnthropicExtractor.from_settings` -- so the ingest goes on and the turn is
   not lost; its facts carry ``extractor="rules"``, ``stats.fallbacks`` counts the
   turn and a warning names it. Without a fallback the
-  :class:`~memgate.errors.TransientError` is raised (a worker redelivers the turn).
+  :class:`~memgate.core.errors.TransientError` is raised (a worker redelivers the turn).
 * Other API errors (400, 413, an answer the SDK rejects) raise
-  :class:`~memgate.errors.ExtractionError`: that turn is reported as an extraction
+  :class:`~memgate.core.errors.ExtractionError`: that turn is reported as an extraction
   error and the run goes on.
 
 Malformed answers are not errors: they yield ``[]`` and a counted drop reason.
@@ -63,8 +63,8 @@ import anthropic
 from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
 from pydantic import SecretStr, ValidationError
 
-from memgate.errors import AuthenticationError, ExtractionError, FatalError, TransientError
-from memgate.events import CandidateFact, FactType, Role, TurnEvent, stable_id
+from memgate.core.errors import AuthenticationError, ExtractionError, FatalError, TransientError
+from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, stable_id
 from memgate.stages.policy import claimed_source
 from memgate.stages.untrusted import (
     MAX_SUBJECT_CHARS,

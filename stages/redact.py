@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from memgate.events import (
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     RedactedCandidate,

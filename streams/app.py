@@ -37,8 +37,8 @@ from typing import Any, TypeVar
 import faust
 from pydantic import BaseModel, ValidationError
 
-from memgate.errors import InvalidEvent, PermanentError, StoreError, is_transient
-from memgate.events import (
+from memgate.core.errors import InvalidEvent, PermanentError, StoreError, is_transient
+from memgate.core.events import (
     CandidateFact,
     DeadLetter,
     DecisionRecord,
@@ -54,8 +54,8 @@ from memgate.events import (
     parse_turn,
     utcnow,
 )
-from memgate.settings import Settings
-from memgate.sinks.base import AuditStore, RetrievalStore
+from memgate.core.settings import Settings
+from memgate.core.stores import AuditStore, RetrievalStore
 from memgate.stages.redact import mask_all
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memgate.errors import ExtractionError
-from memgate.events import (
+from memgate.core.errors import ExtractionError
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     JournalRecord,
@@ -27,8 +27,9 @@ from memgate.events import (
     stable_id,
     utcnow,
 )
+from memgate.core.stores import FactView
 from memgate.stages.context import DEFAULT_CONTEXT_CHARS, with_context
-from memgate.stages.dedupe import FactView, Resolver
+from memgate.stages.dedupe import Resolver
 from memgate.stages.detectors import Detector
 from memgate.stages.extract import Extractor
 from memgate.stages.persist import PersistPlan, plan

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from aiokafka import AIOKafkaProducer
 
-from memgate.events import TurnEvent
-from memgate.settings import Settings
+from memgate.core.events import TurnEvent
+from memgate.core.settings import Settings
 
 
 def _producer(settings: Settings) -> AIOKafkaProducer:

@@ -17,7 +17,7 @@ one turn at a time, and are applied in batches:
   user and content digest) is skipped; a turn id reused for a different turn
   is refused (:mod:`memgate.streams.turns`).
 * **One bad turn never stops the run.** A failure while processing one turn
-  undoes that turn's writes, is recorded as a :class:`memgate.events.DeadLetter`
+  undoes that turn's writes, is recorded as a :class:`memgate.core.events.DeadLetter`
   (reason, error type, the turn with secrets masked) and reported through
   ``on_error``; the next turn goes on. Store failures stop the run (after the
   turns done so far are saved).
@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TypeVar
 
-from memgate.errors import ConfigError, FatalError, MemgateError, StoreError, TransientError
-from memgate.events import (
+from memgate.core.errors import ConfigError, FatalError, MemgateError, StoreError, TransientError
+from memgate.core.events import (
     AuditEvent,
     CandidateFact,
     DeadLetter,
@@ -56,7 +56,7 @@ from memgate.events import (
     TurnEvent,
     utcnow,
 )
-from memgate.sinks.base import AuditStore, RetrievalStore
+from memgate.core.stores import AuditStore, RetrievalStore
 from memgate.stages.redact import mask_all
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline

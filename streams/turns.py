@@ -9,7 +9,7 @@ is refused (``turn_id_conflict``): the in-process runner reports it like a
 malformed line, a worker sends it to the dead-letter topic.
 
 Turns are compared by the keyed digest of their content
-(:func:`memgate.events.content_hmac`) and their user, looked up in a
+(:func:`memgate.core.events.content_hmac`) and their user, looked up in a
 :class:`TurnLedger`:
 
 * the embedded retrieval store's ``turns`` table (:class:`memgate.sinks.embedded.EmbeddedIndex`),
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
-from memgate.errors import PermanentError
-from memgate.events import TurnEvent
-from memgate.sinks.base import AuditStore
+from memgate.core.errors import PermanentError
+from memgate.core.events import TurnEvent
+from memgate.core.stores import AuditStore
 
 __all__ = [
     "BatchStore",

@@ -39,10 +39,26 @@ MODULES: dict[str, str] = {
     "stages": "memgate.stages",
     "streams": "memgate.streams",
     "sinks": "memgate.sinks",
+    # the core layer (memgate/core): imports nothing else of the project
+    "memgate.events": "memgate.core.events",
+    "memgate.errors": "memgate.core.errors",
+    "memgate.embedding": "memgate.core.embedding",
+    "memgate.settings": "memgate.core.settings",
 }
 
 #: (old module, name) -> new module, applied after MODULES (so keys use new names)
-SYMBOLS: dict[tuple[str, str], str] = {}
+SYMBOLS: dict[tuple[str, str], str] = {
+    # the store-view protocols: what stages read through, what sinks implement
+    **{
+        ("memgate.sinks.base", name): "memgate.core.stores"
+        for name in ("SearchQuery", "SearchHit", "RetrievalStore", "AuditStore")
+    },
+    ("memgate.stages.dedupe", "FactView"): "memgate.core.stores",
+    # one sentence splitter, one question detector
+    ("memgate.stages.triage", "split_sentences"): "memgate.core.text",
+    # the trusted-source syntax (settings check it, the write policy applies it)
+    ("memgate.stages.policy", "parse_trusted_sources"): "memgate.core.sources",
+}
 
 SKIP_DIRS = {".venv", ".git", "build", "dist", "__pycache__", ".mypy_cache", ".ruff_cache"}
 
@@ -61,7 +77,7 @@ def _rename_modules(text: str, submodules: set[str]) -> str:
     # import statements: "from stages import x", "from stages.x import y", "import stages.x"
     tops = "|".join(TOP)
     text = re.sub(
-        rf"^(\s*(?:from|import)\s+)({tops})(?=[\s.])",
+        rf"^(\s*(?:>>> |\.\.\. )?(?:from|import)\s+)({tops})(?=[\s.])",
         lambda m: m.group(1) + MODULES[m.group(2)],
         text,
         flags=re.MULTILINE,
@@ -83,7 +99,7 @@ def _rename_modules(text: str, submodules: set[str]) -> str:
         new_parent, _, new_leaf = new.rpartition(".")
         # "from memgate import events" -> "from memgate.core import events"
         text = re.sub(
-            rf"^(\s*from\s+){re.escape(parent)}(\s+import\s+){re.escape(leaf)}\b",
+            rf"^(\s*(?:>>> |\.\.\. )?from\s+){re.escape(parent)}(\s+import\s+){re.escape(leaf)}\b",
             lambda m, np_=new_parent, nl=new_leaf, lf=leaf: (
                 f"{m.group(1)}{np_}{m.group(2)}{nl}" + (f" as {lf}" if nl != lf else "")
             ),
@@ -94,7 +110,7 @@ def _rename_modules(text: str, submodules: set[str]) -> str:
 
 
 _FROM_RE = re.compile(
-    r"^(?P<indent>[ \t]*)from[ \t]+(?P<mod>[\w.]+)[ \t]+import[ \t]+"
+    r"^(?P<indent>[ \t]*(?:>>> |\.\.\. )?)from[ \t]+(?P<mod>[\w.]+)[ \t]+import[ \t]+"
     r"(?:\((?P<paren>[^)]*)\)|(?P<line>[^\n(]*?))[ \t]*$",
     re.MULTILINE,
 )

@@ -8,7 +8,7 @@ Per conversation (tenant = ``sample_id``, users = its two speakers):
   in chDB (one database per run); each fact is searched with its masked
   source context (:mod:`memgate.stages.context`), as in production;
 * **baseline**: every turn is stored verbatim as one active
-  :class:`memgate.events.StoredFact` (text = the turn's content, provenance =
+  :class:`memgate.core.events.StoredFact` (text = the turn's content, provenance =
   its turn id, embedding from the same embedder), no pipeline.
 
 What is measured (questions of categories 1-4 only, with at least one usable
@@ -61,14 +61,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from memgate.embedding import Embedder, FloatArray
-from memgate.errors import ConfigError
-from memgate.events import FactStatus, FactType, StoredFact, TurnEvent, stable_id
+from memgate.core.embedding import Embedder, FloatArray
+from memgate.core.errors import ConfigError
+from memgate.core.events import FactStatus, FactType, StoredFact, TurnEvent, stable_id
 from memgate.inputs import LocomoConversation, _ident, load_locomo
 
 if TYPE_CHECKING:
-    from memgate.settings import Settings
-    from memgate.sinks.base import RetrievalStore
+    from memgate.core.settings import Settings
+    from memgate.core.stores import RetrievalStore
     from memgate.stages.extract import Extractor
     from memgate.streams.pipeline import Pipeline
 
@@ -681,8 +681,8 @@ def _score(
     progress: BenchProgress,
 ) -> None:
     """Add recall, answer-token recall and coverage of one conversation's store to ``fig``."""
+    from memgate.core.stores import SearchQuery
     from memgate.recall import Recall
-    from memgate.sinks.base import SearchQuery
 
     recall = Recall(store, embedder, decay=None)
 
@@ -766,7 +766,7 @@ def run_locomo(
     environment) and ``extractor`` (default: the settings' extractor) build
     it. Pollution ratio 0 (the clean run) always runs.
     """
-    from memgate.settings import Settings
+    from memgate.core.settings import Settings
     from memgate.sinks.audit import ClickHouseAudit
     from memgate.sinks.embedded import EmbeddedIndex
     from memgate.streams.runner import InProcessRunner

@@ -25,10 +25,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memgate.embedding import Embedder
-from memgate.errors import MemgateError
-from memgate.events import FactStatus, StoredFact, TurnEvent
-from memgate.settings import Settings
+from memgate.core.embedding import Embedder
+from memgate.core.errors import MemgateError
+from memgate.core.events import FactStatus, StoredFact, TurnEvent
+from memgate.core.settings import Settings
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.streams.pipeline import Pipeline

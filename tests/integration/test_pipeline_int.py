@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from memgate.embedding import MiniLMEmbedder
-from memgate.events import DeadLetter, FactStatus, TurnEvent, parse_turn
+from memgate.core.embedding import MiniLMEmbedder
+from memgate.core.events import DeadLetter, FactStatus, TurnEvent, parse_turn
+from memgate.core.settings import Settings, load_settings
+from memgate.core.stores import SearchQuery
 from memgate.inputs import load_locomo
-from memgate.settings import Settings, load_settings
 from memgate.sinks.audit import ClickHouseAudit
-from memgate.sinks.base import SearchQuery
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.sinks.opensearch import OpenSearchStore
 from memgate.streams.producer import produce_lines, produce_turns

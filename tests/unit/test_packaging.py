@@ -83,10 +83,11 @@ def test_wheel_imports_as_memgate_namespace(wheel: Path, tmp_path: Path) -> None
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as z:
         z.extractall(site)
+    mods = ("memgate.stages.triage", "memgate.streams.pipeline", "memgate.sinks.embedded")
     code = (
-        "import memgate.stages.triage, memgate.streams.pipeline, memgate.sinks.embedded\n"
+        f"import {', '.join(mods)}\n"
         "import importlib.util, pathlib, sys\n"
-        "for m in ('memgate.stages.triage', 'memgate.streams.pipeline', 'memgate.sinks.embedded'):\n"
+        f"for m in {mods!r}:\n"
         "    assert pathlib.Path(sys.modules[m].__file__).is_relative_to(sys.argv[1]), m\n"
         "for m in ('stages', 'streams', 'sinks'):\n"
         "    assert importlib.util.find_spec(m) is None, m\n"

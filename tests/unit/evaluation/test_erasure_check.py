@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memgate.core.events import TurnEvent
 from memgate.evaluation import erasure as erasure_check
 from memgate.evaluation import leaks
 from memgate.evaluation.common import BUNDLED_FILES, Workspace
-from memgate.events import TurnEvent
 from memgate.sinks.audit import TABLES, ClickHouseAudit
 from memgate.stages.detectors import Detector
 from tests.unit.evaluation.test_harness import (

@@ -16,10 +16,8 @@ from typing import Any
 import pytest
 
 import memgate
-from memgate.embedding import Embedder, HashingEmbedder
-from memgate.evaluation import labelled, leaks, scenarios
-from memgate.evaluation.common import BUNDLED_FILES, Confusion, Workspace
-from memgate.events import (
+from memgate.core.embedding import Embedder, HashingEmbedder
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactStatus,
@@ -29,8 +27,10 @@ from memgate.events import (
     TurnEvent,
     stable_id,
 )
+from memgate.core.settings import Settings, load_settings
+from memgate.evaluation import labelled, leaks, scenarios
+from memgate.evaluation.common import BUNDLED_FILES, Confusion, Workspace
 from memgate.keys import hmac_key
-from memgate.settings import Settings, load_settings
 from memgate.stages.dedupe import Resolver
 from memgate.stages.detectors import Detector
 from memgate.stages.policy import preset

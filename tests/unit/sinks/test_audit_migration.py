@@ -11,7 +11,7 @@ from pathlib import Path
 import clickhouse_connect
 import pytest
 
-from memgate.events import JournalRecord, Role, TriageVerdict
+from memgate.core.events import JournalRecord, Role, TriageVerdict
 from memgate.sinks.audit import JOURNAL, ClickHouseAudit
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import PermanentError, StoreError
+from memgate.core.errors import PermanentError, StoreError
 from memgate.sinks.embedded import EmbeddedIndex
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import TransientError
+from memgate.core.errors import TransientError
+from memgate.core.events import AuditEvent, Stage, TriageVerdict
 from memgate.evaluation.bytescan import scan
-from memgate.events import AuditEvent, Stage, TriageVerdict
 from memgate.sinks.audit import TABLES, ClickHouseAudit
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS, leftovers
 from memgate.sinks.embedded import EmbeddedIndex

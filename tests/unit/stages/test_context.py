@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memgate.embedding import HashingEmbedder
-from memgate.events import (
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactType,
@@ -22,7 +22,7 @@ from memgate.events import (
     TriagedTurn,
     TurnEvent,
 )
-from memgate.sinks.base import SearchQuery
+from memgate.core.stores import SearchQuery
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.context import source_context, with_context
 from memgate.stages.dedupe import Resolver

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgate.embedding import HashingEmbedder, MiniLMEmbedder
-from memgate.events import (
+from memgate.core.embedding import HashingEmbedder, MiniLMEmbedder
+from memgate.core.events import (
     CandidateFact,
     FactStatus,
     FactType,

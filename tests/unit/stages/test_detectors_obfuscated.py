@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memgate.events import RedactedCandidate, TurnEvent
+from memgate.core.events import RedactedCandidate, TurnEvent
 from memgate.stages.detectors import Detector
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.redact import Redactor

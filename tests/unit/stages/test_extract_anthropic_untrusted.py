@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memgate.cli import app
-from memgate.errors import AuthenticationError, TransientError
-from memgate.events import TriagedTurn, TurnEvent
+from memgate.core.errors import AuthenticationError, TransientError
+from memgate.core.events import TriagedTurn, TurnEvent
 from memgate.stages.dedupe import fact_key
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.extract_anthropic import MAX_FACTS, AnthropicExtractor

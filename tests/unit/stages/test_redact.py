@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memgate.events import (
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactType,

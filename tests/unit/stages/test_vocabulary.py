@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from memgate.events import TurnEvent
+from memgate.core.events import TurnEvent
 from memgate.stages.extract import MULTI_VALUED_PREDICATES, RuleExtractor
 from memgate.stages.vocabulary import (
     PREDICATES,

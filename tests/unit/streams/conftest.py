@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from memgate.backends import build_pipeline
-from memgate.embedding import HashingEmbedder
-from memgate.events import TurnEvent
-from memgate.settings import Settings, load_settings
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import TurnEvent
+from memgate.core.settings import Settings, load_settings
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.extract import Extractor

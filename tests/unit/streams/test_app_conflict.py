@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from memgate.events import JournalRecord
+from memgate.core.events import JournalRecord
 from memgate.streams.app import Worker, failure_reason, triage_turn
 from memgate.streams.metrics import Metrics
 from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnState, check_turn
@@ -55,7 +55,7 @@ def test_the_journal_ledger_reads_user_and_digest_by_tenant_and_turn_id(gate: Ga
 
 
 def test_other_permanent_failures_keep_their_reason() -> None:
-    from memgate.errors import PermanentError
+    from memgate.core.errors import PermanentError
 
     assert failure_reason(PermanentError("mapping conflict")) == (
         "permanent failure: mapping conflict"

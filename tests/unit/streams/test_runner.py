@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import PermanentError
-from memgate.events import (
+from memgate.core.errors import PermanentError
+from memgate.core.events import (
     CandidateFact,
     FactStatus,
     RedactedCandidate,

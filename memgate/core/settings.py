@@ -27,7 +27,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from memgate.errors import ConfigError
+from memgate.core.errors import ConfigError
 
 PolicyName = Literal["conservative", "balanced", "permissive"]
 
@@ -126,7 +126,7 @@ class Settings(BaseSettings):
     @field_validator("trusted_sources")
     @classmethod
     def _check_trusted_sources(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from memgate.stages.policy import parse_trusted_sources
+        from memgate.core.sources import parse_trusted_sources
 
         return tuple(sorted(parse_trusted_sources(v)))
 
