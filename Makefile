@@ -28,6 +28,7 @@ lint: setup
 
 typecheck: setup
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 unit: setup
 	$(BIN)/pytest -m "not integration" -q
@@ -38,6 +39,7 @@ integration: setup services-up
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	# a freshly formatted broker every run: the integration tier goes first and meets a
 	# broker whose group coordinator is still loading, as on a machine that never ran it
 	bash $(SERVICES) down kafka
