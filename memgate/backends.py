@@ -61,12 +61,13 @@ def make_extractor(settings: Settings) -> Extractor:
 
         return RuleExtractor()
     if settings.extractor == "anthropic":
+        from memgate.stages.extract_anthropic import AnthropicExtractor
+
         if settings.anthropic_api_key is None:
             raise ConfigError(
                 "extractor 'anthropic' needs an API key: set MEMGATE_ANTHROPIC_API_KEY "
                 "(or use MEMGATE_EXTRACTOR=rules, the offline default)"
             )
-        from memgate.stages.extract_anthropic import AnthropicExtractor
 
         return AnthropicExtractor.from_settings(
             api_key=settings.anthropic_api_key,

@@ -442,15 +442,15 @@ def worker(
     """Start a streaming worker on Kafka (several share the work through partitions)."""
     import asyncio
 
-    import faust
-
     from memgate.backends import build_pipeline
-    from memgate.streams.app import Worker, create_app, ensure_topics
     from memgate.streams.metrics import Metrics
 
     rt = _rt(ctx)
     s = rt.settings
     with _errors():
+        # first: without the 'kafka' extra this is the one error line
+        from memgate.streams.app import Worker, create_app, ensure_topics, run_worker
+
         metrics = Metrics()
         port = s.metrics_port if metrics_port is None else metrics_port
         w = Worker(
@@ -472,7 +472,7 @@ def worker(
         f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}",
         style="",
     )
-    faust.Worker(fapp, loglevel=loglevel.value, quiet=True).execute_from_commandline()
+    run_worker(fapp, loglevel.value)
 
 
 @app.command()
@@ -490,12 +490,13 @@ def produce(
     import asyncio
 
     from memgate.inputs import ReadErrors, read_lines, read_turns
-    from memgate.streams.producer import produce_lines, produce_turns
 
     rt = _rt(ctx)
     s = rt.settings
     errors = ReadErrors()
     with _errors():
+        from memgate.streams.producer import produce_lines, produce_turns
+
         if not file.is_file():
             raise MemgateError(f"{file} does not exist or is not a file")
         if raw:

@@ -35,7 +35,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from memgate.core.errors import ConfigError, MemgateError, StoreError, TransientError
+from memgate.core.errors import (
+    ConfigError,
+    MemgateError,
+    MissingExtra,
+    StoreError,
+    TransientError,
+)
 from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 
@@ -480,8 +486,8 @@ class ClickHouseAudit:
         """A ClickHouse server over HTTP(S), e.g. ``http://localhost:8123``."""
         try:
             import clickhouse_connect
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ConfigError(f"the audit store needs clickhouse-connect: {_INSTALL_HINT}") from exc
+        except ImportError as exc:
+            raise MissingExtra("clickhouse", "the ClickHouse server audit store", exc.name) from exc
         try:
             client = clickhouse_connect.get_client(
                 dsn=url, username=username, password=password, tz_mode="aware"

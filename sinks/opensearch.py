@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -75,20 +74,26 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
-from opensearchpy import OpenSearch  # type: ignore[import-untyped,unused-ignore]
-from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-ignore]
-    ConnectionError as OSConnectionError,
-)
-from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-ignore]
-    RequestError,
-    TransportError,
-)
 from pydantic import ValidationError
 
-from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
+from memgate.core.errors import (
+    ConfigError,
+    MissingExtra,
+    PermanentError,
+    StoreError,
+    TransientError,
+)
 from memgate.core.events import FactStatus, StoredFact
+from memgate.core.retry import Backoff, retry_call
 from memgate.core.stores import SearchHit, SearchQuery
 from memgate.sinks.base import RRF_K, rrf_fuse
+
+try:
+    from opensearchpy import OpenSearch
+    from opensearchpy.exceptions import ConnectionError as OSConnectionError
+    from opensearchpy.exceptions import RequestError, TransportError
+except ImportError as exc:
+    raise MissingExtra("opensearch", "the OpenSearch retrieval store", exc.name) from exc
 
 if TYPE_CHECKING:
     from memgate.core.settings import Settings
@@ -359,6 +364,7 @@ class OpenSearchStore:
         self.refresh_on_write = refresh_on_write
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self._backoff = Backoff(base=min(backoff_s, MAX_BACKOFF_S), cap=MAX_BACKOFF_S, jitter=True)
         self.shards = shards
         self.replicas = replicas
         self._close_client = close_client
@@ -483,42 +489,35 @@ class OpenSearchStore:
 
     # -- plumbing ------------------------------------------------------------------
 
-    def _delay(self, attempt: int) -> float:
-        """Backoff before retry ``attempt`` (0-based): doubling, capped, jittered."""
-        base = min(MAX_BACKOFF_S, self.backoff_s * (2.0**attempt))
-        return base * random.uniform(0.5, 1.0)
-
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         """``fn()``, retried on 429, 5xx and connection errors; other errors mapped."""
         if self._closed:
             raise StoreError(f"{self!r} is closed")
-        last = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                time.sleep(self._delay(attempt - 1))
+        attempts = self.max_retries + 1
+
+        def once() -> T:
             try:
                 return fn()
-            except _Retryable as exc:
-                last = str(exc)
             except OSConnectionError as exc:
-                last = f"connection error: {exc}"
+                raise _Retryable(f"connection error: {exc}") from exc
             except TransportError as exc:
                 if not _transient_status(exc.status_code):
                     raise self._mapped(what, exc) from exc
-                last = f"HTTP {exc.status_code}: {_exc_reason(exc)}"
-            log.warning(
-                "opensearch %s on %s failed (attempt %d of %d): %s",
-                what,
-                self.index,
-                attempt + 1,
-                self.max_retries + 1,
-                last,
-            )
-        raise TransientError(
-            f"OpenSearch {what} on index {self.index} still failing after "
-            f"{self.max_retries + 1} attempts: {last}",
-            retry_after=self._delay(self.max_retries),
-        )
+                raise _Retryable(f"HTTP {exc.status_code}: {_exc_reason(exc)}") from exc
+
+        def warn(failures: int, exc: BaseException, _wait: float = 0.0) -> None:
+            msg = "opensearch %s on %s failed (attempt %d of %d): %s"
+            log.warning(msg, what, self.index, failures, attempts, exc)
+
+        try:
+            return retry_call(once, attempts=attempts, backoff=self._backoff, on_retry=warn,
+                              retryable=lambda exc: isinstance(exc, _Retryable))
+        except _Retryable as exc:
+            warn(attempts, exc)
+            raise TransientError(
+                f"OpenSearch {what} on index {self.index} still failing after {attempts} "
+                f"attempts: {exc}", retry_after=self._backoff.delay(attempts)
+            ) from None
 
     def _mapped(self, what: str, exc: Any) -> Exception:
         status = exc.status_code
@@ -833,7 +832,7 @@ class OpenSearchStore:
                     f"OpenSearch bulk write on index {self.index}: {len(pending)} facts still "
                     f"not written after {rounds} attempts: "
                     + ", ".join(throttled or conflicts)[:500],
-                    retry_after=self._delay(self.max_retries),
+                    retry_after=self._backoff.delay(self.max_retries + 1),
                 )
             log.warning(
                 "opensearch bulk write on %s: retrying %d items (%d throttled, %d conflicts)",
@@ -853,7 +852,7 @@ class OpenSearchStore:
                 if not pending:
                     return
             if throttled:
-                time.sleep(self._delay(rounds - 1))
+                time.sleep(self._backoff.delay(rounds))
 
     # -- reads ---------------------------------------------------------------------
 

@@ -59,12 +59,23 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import TYPE_CHECKING, Final
 
-import anthropic
-from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
 from pydantic import SecretStr, ValidationError
 
-from memgate.core.errors import AuthenticationError, ExtractionError, FatalError, TransientError
+from memgate.core.errors import (
+    AuthenticationError,
+    ExtractionError,
+    FatalError,
+    MissingExtra,
+    TransientError,
+)
+
+try:
+    import anthropic
+    from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
+except ImportError as exc:
+    raise MissingExtra("anthropic", "the Anthropic extractor", exc.name) from exc
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, stable_id
+from memgate.core.retry import Backoff, retry_call
 from memgate.stages.policy import claimed_source
 from memgate.stages.untrusted import (
     MAX_SUBJECT_CHARS,
@@ -369,10 +380,8 @@ class AnthropicExtractor:
     def _call(self, messages: list[MessageParam]) -> Message | TransientError:
         """The answer, or the last transient error once ``max_attempts`` requests failed;
         permanent errors are raised."""
-        last: TransientError | None = None
-        for attempt in range(1, self.max_attempts + 1):
-            if last is not None:
-                self._sleep(self._backoff(attempt - 1, last.retry_after))
+
+        def once() -> Message:
             self.stats.calls += 1
             try:
                 response = self.client.messages.create(
@@ -383,37 +392,35 @@ class AnthropicExtractor:
                     tools=[RECORD_FACTS_TOOL],
                     tool_choice=_TOOL_CHOICE,
                 )
-                if _well_formed(response):
-                    return response
-                self.stats.transient["malformed_payload"] += 1
-                last = TransientError("the Anthropic API answered with something not a message")
             except ValueError as exc:  # a body that is not JSON (a proxy, a cut connection)
                 self.stats.transient["malformed_payload"] += 1
-                last = TransientError(f"the Anthropic API answer is not JSON: {exc}")
+                raise TransientError(f"the Anthropic API answer is not JSON: {exc}") from exc
             except anthropic.APIStatusError as exc:
-                err = self._status_error(exc)
-                if not isinstance(err, TransientError):
-                    raise err from exc
-                last = err
+                raise self._status_error(exc) from exc
             except anthropic.APITimeoutError as exc:
                 self.stats.transient["timeout"] += 1
-                last = TransientError(f"Anthropic API timed out ({self.model}): {exc}")
+                raise TransientError(f"Anthropic API timed out ({self.model}): {exc}") from exc
             except anthropic.APIConnectionError as exc:
                 self.stats.transient["connection"] += 1
-                last = TransientError(f"cannot reach the Anthropic API: {exc}")
+                raise TransientError(f"cannot reach the Anthropic API: {exc}") from exc
             except anthropic.APIError as exc:  # e.g. APIResponseValidationError
                 self.stats.dropped["api_error"] += 1
                 raise ExtractionError(f"unexpected answer from the Anthropic API: {exc}") from exc
-        assert last is not None
-        return last
+            if not _well_formed(response):
+                self.stats.transient["malformed_payload"] += 1
+                raise TransientError("the Anthropic API answered with something not a message")
+            return response
 
-    def _backoff(self, failures: int, retry_after: float | None) -> float:
-        """Seconds before the next attempt: doubling from ``backoff_base``, at least the
-        API's ``retry-after``, at most ``backoff_cap``."""
-        delay: float = self.backoff_base * 2.0 ** (failures - 1)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, self.backoff_cap)
+        try:
+            return retry_call(
+                once,
+                attempts=self.max_attempts,
+                backoff=Backoff(base=self.backoff_base, cap=self.backoff_cap),
+                retryable=lambda exc: isinstance(exc, TransientError),
+                sleep=self._sleep,
+            )
+        except TransientError as exc:
+            return exc
 
     # ----------------------------------------------------------------- parsing
 

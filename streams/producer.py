@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from aiokafka import AIOKafkaProducer
-
+from memgate.core.errors import MissingExtra
 from memgate.core.events import TurnEvent
 from memgate.core.settings import Settings
+
+try:
+    from aiokafka import AIOKafkaProducer
+except ImportError as exc:
+    raise MissingExtra("kafka", "sending turns to Kafka", exc.name) from exc
 
 
 def _producer(settings: Settings) -> AIOKafkaProducer:

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Iterator
+from email.message import Message
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
@@ -101,3 +103,45 @@ def test_wheel_imports_as_memgate_namespace(wheel: Path, tmp_path: Path) -> None
     )
     assert run.returncode == 0, run.stderr
 
+
+
+def _metadata(whl: Path) -> Message:
+    with zipfile.ZipFile(whl) as z:
+        (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        return Parser().parsestr(z.read(meta).decode())
+
+
+def test_metadata_license_and_classifiers(wheel: Path) -> None:
+    msg = _metadata(wheel)
+    assert msg["Name"] == "memgate"
+    assert msg["License-Expression"] == "Apache-2.0"
+    classifiers = msg.get_all("Classifier") or []
+    assert "Typing :: Typed" in classifiers
+    assert "Programming Language :: Python :: 3.11" in classifiers
+
+
+def test_extras_say_what_they_are_for(wheel: Path) -> None:
+    msg = _metadata(wheel)
+    extras = set(msg.get_all("Provides-Extra") or [])
+    assert {"kafka", "opensearch", "clickhouse", "anthropic", "bench", "all", "dev"} <= extras
+    requires = msg.get_all("Requires-Dist") or []
+    core = {r.split(";")[0].split(">")[0].split("=")[0].strip() for r in requires if ";" not in r}
+    # the embedded path alone: no Kafka, OpenSearch, Anthropic or plotting library, and
+    # tenacity gone (one retry helper in memgate.core.retry)
+    assert not core & {"faust-streaming", "aiokafka", "opensearch-py", "anthropic", "matplotlib",
+                       "tenacity"}
+    assert {"chdb", "clickhouse-connect", "numpy", "tokenizers"} <= core
+
+    def extra(name: str) -> set[str]:
+        return {
+            r.split(";")[0].split(">")[0].strip()
+            for r in requires
+            if r.replace(" ", "").endswith(f'extra=="{name}"')
+        }
+
+    assert extra("kafka") == {"faust-streaming", "aiokafka"}
+    assert extra("opensearch") == {"opensearch-py"}
+    assert extra("anthropic") == {"anthropic"}
+    assert extra("bench") == {"matplotlib"}
+    assert extra("clickhouse") == {"clickhouse-connect"}
+    assert "memgate[anthropic,bench,clickhouse,kafka,opensearch]" in extra("all")

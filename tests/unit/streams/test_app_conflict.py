@@ -60,3 +60,28 @@ def test_other_permanent_failures_keep_their_reason() -> None:
     assert failure_reason(PermanentError("mapping conflict")) == (
         "permanent failure: mapping conflict"
     )
+
+
+def test_a_store_call_is_retried_while_it_fails_transiently(gate: Gate) -> None:
+    """The worker's retry (memgate.core.retry): transient errors wait and retry, counted."""
+    from memgate.core.errors import TransientError
+
+    worker = _worker(gate)
+    fails = [TransientError("busy", retry_after=0.001), ConnectionError("reset")]
+
+    def call() -> str:
+        if fails:
+            raise fails.pop(0)
+        return "written"
+
+    assert asyncio.run(worker.retry("audit", call)) == "written"
+    counted = worker.metrics.registry.get_sample_value(
+        "memgate_store_retries_total", {"store": "audit"}
+    )
+    assert counted == 2
+
+    def bad() -> str:
+        raise ValueError("bad row")
+
+    with pytest.raises(ValueError, match="bad row"):  # not transient: raised at once
+        asyncio.run(worker.retry("audit", bad))
