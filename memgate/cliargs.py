@@ -3,7 +3,7 @@
 Each check is a typer callback: it raises :class:`typer.BadParameter`, which
 the command line prints as one message naming the option, with exit code 2.
 
-* tenant and user ids follow the id rule of the events (:func:`memgate.events.id_problem`):
+* tenant and user ids follow the id rule of the events (:func:`memgate.core.events.id_problem`):
   1-200 ASCII letters, digits and ``. _ : @ + -``, taken exactly as given; a
   look-alike from another script or a full-width letter is refused with its
   code point named, never folded into the id it resembles;
@@ -21,7 +21,7 @@ from typing import Final
 
 import typer
 
-from memgate.events import bounded_utc, id_problem
+from memgate.core.events import bounded_utc, id_problem
 from memgate.recall import query_problem
 
 #: Instants a query may name: the range the audit store can hold (DateTime64).

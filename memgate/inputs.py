@@ -27,8 +27,8 @@ from typing import Any, BinaryIO, Final
 
 from pydantic import ValidationError
 
-from memgate.errors import InvalidEvent, MemgateError
-from memgate.events import Role, TurnEvent, parse_turn
+from memgate.core.errors import InvalidEvent, MemgateError
+from memgate.core.events import Role, TurnEvent, parse_turn
 
 #: Longest JSONL line read (bytes, newline excluded): a turn's content is at most
 #: 100,000 characters, which JSON escapes can make 600,000 bytes; a longer line is

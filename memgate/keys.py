@@ -4,7 +4,7 @@ The journal keeps, for every turn, a digest of its raw content so that a
 replay can be told from a different turn reusing the same turn id. An
 unkeyed hash would let anyone holding the journal confirm guesses of what a
 masked span held (a password from a word list, a phone number from 10^6
-candidates), so the digest is keyed: :func:`memgate.events.content_hmac`.
+candidates), so the digest is keyed: :func:`memgate.core.events.content_hmac`.
 
 The key is the ``hmac_key`` setting (``MEMGATE_HMAC_KEY``, at least 32
 characters) or, when that is not set, 32 random bytes created once in
@@ -28,8 +28,8 @@ import secrets
 import stat
 from pathlib import Path
 
-from memgate.errors import ConfigError
-from memgate.settings import Settings
+from memgate.core.errors import ConfigError
+from memgate.core.settings import Settings
 
 __all__ = ["HMAC_KEY_BYTES", "HMAC_KEY_FILE", "hmac_key", "load_or_create_key"]
 

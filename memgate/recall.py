@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memgate.embedding import Embedder
-from memgate.errors import MemgateError
-from memgate.events import FactType, utcnow
-from sinks.base import RetrievalStore, SearchHit, SearchQuery
-from streams.metrics import Metrics
+from memgate.core.embedding import Embedder
+from memgate.core.errors import MemgateError
+from memgate.core.events import FactType, utcnow
+from memgate.core.stores import RetrievalStore, SearchHit, SearchQuery
+from memgate.streams.metrics import Metrics
 
 DAY = 86400.0
 #: Most results one search returns (the bound of :attr:`SearchQuery.k`).

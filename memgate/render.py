@@ -24,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from memgate.settings import mask_secrets
+from memgate.core.settings import mask_secrets
 
 # C0/C1 controls except tab and newline, DEL, zero-width and bidirectional controls, BOM.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")

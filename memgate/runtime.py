@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memgate.settings import Settings, prepare_data_dir
+from memgate.core.settings import Settings, prepare_data_dir
 
 
 def _ignore(_: str) -> None:
@@ -72,7 +72,7 @@ class Runtime:
 
     def audit_rows(self, tenant: str, user: str) -> int:
         """How many audit events (every table) one user has."""
-        from sinks.audit import TABLES
+        from memgate.sinks.audit import TABLES
 
         total = 0
         for table in TABLES:

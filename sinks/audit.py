@@ -15,7 +15,7 @@ column-oriented insert per table; there is no transaction across tables, so
 a failed :meth:`ClickHouseAudit.write` is retried whole and the rows that
 did land collapse with their second copy.
 
-The records are redacted by construction (:class:`memgate.events.JournalRecord`
+The records are redacted by construction (:class:`memgate.core.events.JournalRecord`
 carries ``redacted_text``, never the raw turn); this module writes their
 fields and nothing else.
 
@@ -35,9 +35,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from memgate.errors import ConfigError, MemgateError, StoreError, TransientError
-from memgate.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
-from sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
+from memgate.core.errors import (
+    ConfigError,
+    MemgateError,
+    MissingExtra,
+    StoreError,
+    TransientError,
+)
+from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
+from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -407,7 +413,7 @@ def _migrate_journal(client: Client, database: str) -> None:
 
 
 class ClickHouseAudit:
-    """A :class:`sinks.base.AuditStore` on ClickHouse (in-process chDB or a server).
+    """A :class:`memgate.core.stores.AuditStore` on ClickHouse (in-process chDB or a server).
 
     ``client`` is a clickhouse-connect client; the store creates the database
     and its tables if missing, sets the client's default database to it, and
@@ -435,7 +441,7 @@ class ClickHouseAudit:
 
         chDB hosts one engine per process: stores on the same path share it,
         and opening another path while a store is still open raises
-        :class:`memgate.errors.ConfigError`. Close every store of a path
+        :class:`memgate.core.errors.ConfigError`. Close every store of a path
         before opening another one.
         """
         try:
@@ -480,8 +486,8 @@ class ClickHouseAudit:
         """A ClickHouse server over HTTP(S), e.g. ``http://localhost:8123``."""
         try:
             import clickhouse_connect
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ConfigError(f"the audit store needs clickhouse-connect: {_INSTALL_HINT}") from exc
+        except ImportError as exc:
+            raise MissingExtra("clickhouse", "the ClickHouse server audit store", exc.name) from exc
         try:
             client = clickhouse_connect.get_client(
                 dsn=url, username=username, password=password, tz_mode="aware"
@@ -616,7 +622,7 @@ class ClickHouseAudit:
         """Delete a user's rows from every table and from the disk; returns how many.
 
         When this returns, no part (active or replaced) and no mutation file
-        holds the user: see :mod:`sinks.audit_erasure` for how.
+        holds the user: see :mod:`memgate.sinks.audit_erasure` for how.
         """
         params = {"tenant": tenant_id, "user": user_id}
         where = "tenant_id = {tenant:String} AND user_id = {user:String}"

@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from memgate.errors import StoreError
+from memgate.core.errors import StoreError
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -97,7 +97,7 @@ def erase(
     """Delete the user's rows from ``tables`` and wait until no replaced part holds them.
 
     ``tables`` are MergeTree tables with ``tenant_id`` and ``user_id``
-    columns. Raises :class:`memgate.errors.StoreError` if replaced parts are
+    columns. Raises :class:`memgate.core.errors.StoreError` if replaced parts are
     still listed after :data:`ERASURE_WAIT` seconds (the rows are deleted by
     then), and lets the client's errors through.
     """

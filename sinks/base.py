@@ -1,119 +1,15 @@
-"""The small interfaces every store implements.
+"""What the stores share: reciprocal rank fusion.
 
-A retrieval store holds :class:`StoredFact` documents (one per fact id) and
-answers hybrid queries; an audit store holds the journal, the decisions of
-every stage and the history of every fact. Both are scoped by tenant and
-user *inside* the store: every read takes them and filters in the query.
+The interfaces the stores implement (:class:`~memgate.core.stores.RetrievalStore`,
+:class:`~memgate.core.stores.AuditStore`) live in :mod:`memgate.core.stores`,
+below the stages that read through them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
-
-from memgate.events import AuditEvent, AwareDatetime, FactStatus, FactType, Ident, StoredFact
 
 RRF_K = 60
-
-
-class SearchQuery(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    tenant_id: Ident
-    user_id: Ident
-    text: str = Field(min_length=1)
-    k: int = Field(default=10, ge=1, le=1000)
-    as_of: AwareDatetime | None = Field(
-        default=None,
-        description="Valid-time instant: return what was true then, superseded or not.",
-    )
-    types: tuple[FactType, ...] | None = Field(default=None, min_length=1)
-    candidates: int = Field(
-        default=50, ge=1, le=2000, description="How many hits each retriever contributes."
-    )
-
-
-class SearchHit(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    fact: StoredFact
-    score: float = Field(description="Reciprocal-rank-fusion score (after decay, if applied).")
-    bm25_rank: int | None = None
-    vector_rank: int | None = None
-
-
-@runtime_checkable
-class RetrievalStore(Protocol):
-    """Facts with their embeddings; hybrid search fused by reciprocal rank."""
-
-    def upsert(self, facts: Sequence[StoredFact], *, wait: bool = False) -> None:
-        """Write facts (document id = fact id; a rewrite replaces).
-
-        ``wait``: the facts are searchable when this returns.
-        """
-
-    def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None: ...
-
-    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        """Every fact with this key, any status, oldest recorded first."""
-        ...
-
-    def nearest(
-        self,
-        tenant_id: str,
-        user_id: str,
-        vector: np.ndarray,
-        *,
-        k: int = 5,
-        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-        predicate: str | None = None,
-    ) -> list[tuple[StoredFact, float]]:
-        """k nearest facts by cosine similarity, best first, within tenant and user."""
-        ...
-
-    def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
-        """BM25 and k-NN, each filtered inside the store, fused with RRF (k=60)."""
-        ...
-
-    def list_facts(
-        self, tenant_id: str, user_id: str, *, include_inactive: bool = False
-    ) -> list[StoredFact]: ...
-
-    def forget(self, tenant_id: str, user_id: str) -> int:
-        """Delete every fact of a user; returns how many were deleted."""
-        ...
-
-    def stats(self) -> dict[str, int]:
-        """Counts by status across the store (for reports)."""
-        ...
-
-    def close(self) -> None: ...
-
-
-@runtime_checkable
-class AuditStore(Protocol):
-    """Journal, decisions and fact history; rows deduplicated by event id."""
-
-    def write(self, records: Sequence[AuditEvent]) -> None: ...
-
-    def query(
-        self, sql: str, parameters: dict[str, Any] | None = None
-    ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Raw SQL (read-only use); returns column names and rows."""
-        ...
-
-    def report(
-        self, name: str, tenant_id: str | None = None
-    ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """A named report (see ``sinks.audit.REPORTS``), optionally for one tenant."""
-        ...
-
-    def forget(self, tenant_id: str, user_id: str) -> int: ...
-
-    def close(self) -> None: ...
 
 
 def rrf_fuse(

@@ -6,12 +6,12 @@ SQLite's FTS5 ranked by ``bm25()``; dense search is an exact cosine scan,
 in numpy, over the float32 embeddings of the rows of *one* tenant and user.
 Both retrievers filter by tenant, user, status and valid time in their SQL
 ``WHERE`` clause, and their rankings are fused with reciprocal rank fusion
-(:func:`sinks.base.rrf_fuse`, k=60).
+(:func:`memgate.sinks.base.rrf_fuse`, k=60).
 
 >>> import tempfile
 >>> from datetime import UTC, datetime
->>> from memgate.events import FactStatus, FactType, StoredFact
->>> from sinks.base import SearchQuery
+>>> from memgate.core.events import FactStatus, FactType, StoredFact
+>>> from memgate.core.stores import SearchQuery
 >>> now = datetime(2024, 5, 1, tzinfo=UTC)
 >>> fact = StoredFact(
 ...     fact_id="f1", tenant_id="acme", user_id="u1", key="acme/u1/user/editor",
@@ -64,9 +64,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
-from memgate.events import FactStatus, StoredFact
-from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
+from memgate.core.events import FactStatus, StoredFact
+from memgate.core.stores import SearchHit, SearchQuery
+from memgate.sinks.base import RRF_K, rrf_fuse
 
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 
@@ -186,15 +187,15 @@ def _opt_micros(dt: datetime | None) -> int | None:
 
 
 class EmbeddedIndex:
-    """A :class:`sinks.base.RetrievalStore` in one SQLite file (no server).
+    """A :class:`memgate.core.stores.RetrievalStore` in one SQLite file (no server).
 
     * ``path``: the database file (created with its parent directory if
       missing); the WAL and shared-memory files sit beside it.
     * ``dim``: the embedding dimension; every stored embedding and every
       query vector must have it. Opening a file whose embeddings have another
-      dimension raises :class:`memgate.errors.ConfigError`.
+      dimension raises :class:`memgate.core.errors.ConfigError`.
     * ``busy_timeout``: seconds to wait for another process's write lock
-      before a write fails with :class:`memgate.errors.TransientError`.
+      before a write fails with :class:`memgate.core.errors.TransientError`.
 
     One connection per instance, serialised by a lock: an instance may be
     shared by threads. Use it as a context manager or call :meth:`close`.
@@ -530,7 +531,7 @@ class EmbeddedIndex:
         """Insert or replace facts by fact id, all in one transaction.
 
         A fact id already held by another tenant or user is refused with
-        :class:`memgate.errors.PermanentError` (and nothing of the batch is
+        :class:`memgate.core.errors.PermanentError` (and nothing of the batch is
         written): one tenant's write can never overwrite another's document.
         ``wait`` is accepted for the protocol: a commit is searchable at once.
         """
@@ -670,7 +671,7 @@ class EmbeddedIndex:
 
         If another connection still reads an older snapshot, the checkpoint
         cannot finish (after ``busy_timeout``): the facts are deleted, but old
-        copies remain in the WAL, and :class:`memgate.errors.TransientError`
+        copies remain in the WAL, and :class:`memgate.core.errors.TransientError`
         says so.
         """
         with self._locked() as conn:

@@ -3,7 +3,7 @@
 :class:`OpenSearchStore` keeps one document per fact (``_id`` = fact id, no
 custom routing) in one index, whose template and mapping
 :meth:`OpenSearchStore.ensure_index` installs. It has the semantics of
-:class:`sinks.embedded.EmbeddedIndex`:
+:class:`memgate.sinks.embedded.EmbeddedIndex`:
 
 * every read is scoped by tenant and user *inside* the query: term filters in
   a ``bool`` filter for BM25 and lookups, and the same filters inside the
@@ -11,27 +11,27 @@ custom routing) in one index, whose template and mapping
   so the k nearest are the k nearest *of that user*, never a post-filter);
 * :meth:`~OpenSearchStore.search` runs both retrievers in one ``_msearch``,
   each returning ``query.candidates`` ids, fuses them in the client with
-  :func:`sinks.base.rrf_fuse` (k=60), then fetches the best ``query.k``
+  :func:`memgate.sinks.base.rrf_fuse` (k=60), then fetches the best ``query.k``
   documents with a query that repeats the same scope;
 * default search serves active facts only; with ``as_of`` it serves facts
   whose valid time contains that instant (``valid_from <= as_of < valid_to``
   or open-ended), active or superseded, never pending;
 * a fact id already held by another tenant or user is refused with
-  :class:`memgate.errors.PermanentError` and nothing of the batch is written:
+  :class:`memgate.core.errors.PermanentError` and nothing of the batch is written:
   writes are conditional on the ``_seq_no``/``_primary_term`` read just before
   (``create`` for new ids), so a concurrent write cannot slip in between.
 
 The first write to a missing index calls :meth:`OpenSearchStore.ensure_index`
 (so an index is never created with a dynamic mapping); reads of a missing
-index raise :class:`memgate.errors.StoreError`.
+index raise :class:`memgate.core.errors.StoreError`.
 
 Writes are ``_bulk`` requests of at most :data:`BULK_MAX_DOCS` documents. A
 whole request failing with 429, 5xx or a connection error is retried with
 exponential backoff (jittered); so are the items that a bulk response rejects
 with 429/5xx (only those). Items rejected with another 4xx (a mapping error)
-raise :class:`memgate.errors.PermanentError` naming each fact id and the
+raise :class:`memgate.core.errors.PermanentError` naming each fact id and the
 reason, after the other items are written. When retries run out the store
-raises :class:`memgate.errors.TransientError`: a fact is never dropped
+raises :class:`memgate.core.errors.TransientError`: a fact is never dropped
 silently. Reads retry the same way.
 
 Differences from the embedded index, by design or by OpenSearch:
@@ -49,12 +49,12 @@ Differences from the embedded index, by design or by OpenSearch:
   field), analysed like the embedded index's FTS5 column: standard tokens,
   lower-cased, accents folded, Porter-stemmed ("deploy" finds "deploys").
   k-NN search runs on ``retrieval_embedding`` (the fact's
-  :attr:`~memgate.events.StoredFact.retrieval_vector`, indexed but left out
+  :attr:`~memgate.core.events.StoredFact.retrieval_vector`, indexed but left out
   of ``_source``); :meth:`nearest` (dedupe) on ``embedding``, the statement's.
 * A batch is not atomic across items: when some items fail permanently the
   others are written (each write is idempotent, so re-sending is safe).
 * Cosine is undefined for a zero vector: a zero embedding is refused with
-  :class:`memgate.errors.PermanentError`; a zero query vector finds nothing
+  :class:`memgate.core.errors.PermanentError`; a zero query vector finds nothing
   on the vector side.
 * :meth:`forget` deletes the documents; their bytes stay in Lucene segments
   until merged (``POST <index>/_forcemerge?only_expunge_deletes=true``).
@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -75,22 +74,29 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
-from opensearchpy import OpenSearch  # type: ignore[import-untyped,unused-ignore]
-from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-ignore]
-    ConnectionError as OSConnectionError,
-)
-from opensearchpy.exceptions import (  # type: ignore[import-untyped,unused-ignore]
-    RequestError,
-    TransportError,
-)
 from pydantic import ValidationError
 
-from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
-from memgate.events import FactStatus, StoredFact
-from sinks.base import RRF_K, SearchHit, SearchQuery, rrf_fuse
+from memgate.core.errors import (
+    ConfigError,
+    MissingExtra,
+    PermanentError,
+    StoreError,
+    TransientError,
+)
+from memgate.core.events import FactStatus, StoredFact
+from memgate.core.retry import Backoff, retry_call
+from memgate.core.stores import SearchHit, SearchQuery
+from memgate.sinks.base import RRF_K, rrf_fuse
+
+try:
+    from opensearchpy import OpenSearch
+    from opensearchpy.exceptions import ConnectionError as OSConnectionError
+    from opensearchpy.exceptions import RequestError, TransportError
+except ImportError as exc:
+    raise MissingExtra("opensearch", "the OpenSearch retrieval store", exc.name) from exc
 
 if TYPE_CHECKING:
-    from memgate.settings import Settings
+    from memgate.core.settings import Settings
 
 __all__ = [
     "BULK_MAX_BYTES",
@@ -311,7 +317,7 @@ class _Version:
 
 
 class OpenSearchStore:
-    """A :class:`sinks.base.RetrievalStore` in one OpenSearch index.
+    """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
       the store may be shared by threads). Give it ``max_retries=0``: this
@@ -358,6 +364,7 @@ class OpenSearchStore:
         self.refresh_on_write = refresh_on_write
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self._backoff = Backoff(base=min(backoff_s, MAX_BACKOFF_S), cap=MAX_BACKOFF_S, jitter=True)
         self.shards = shards
         self.replicas = replicas
         self._close_client = close_client
@@ -409,7 +416,7 @@ class OpenSearchStore:
         """Install the index template and create the index if missing (idempotent).
 
         An existing index whose ``embedding`` field is not a ``knn_vector`` of
-        this store's dimension raises :class:`memgate.errors.ConfigError`.
+        this store's dimension raises :class:`memgate.core.errors.ConfigError`.
         """
         body = index_body(self.dim, shards=self.shards, replicas=self.replicas)
         template = {
@@ -482,42 +489,35 @@ class OpenSearchStore:
 
     # -- plumbing ------------------------------------------------------------------
 
-    def _delay(self, attempt: int) -> float:
-        """Backoff before retry ``attempt`` (0-based): doubling, capped, jittered."""
-        base = min(MAX_BACKOFF_S, self.backoff_s * (2.0**attempt))
-        return base * random.uniform(0.5, 1.0)
-
     def _call(self, what: str, fn: Callable[[], T]) -> T:
         """``fn()``, retried on 429, 5xx and connection errors; other errors mapped."""
         if self._closed:
             raise StoreError(f"{self!r} is closed")
-        last = ""
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                time.sleep(self._delay(attempt - 1))
+        attempts = self.max_retries + 1
+
+        def once() -> T:
             try:
                 return fn()
-            except _Retryable as exc:
-                last = str(exc)
             except OSConnectionError as exc:
-                last = f"connection error: {exc}"
+                raise _Retryable(f"connection error: {exc}") from exc
             except TransportError as exc:
                 if not _transient_status(exc.status_code):
                     raise self._mapped(what, exc) from exc
-                last = f"HTTP {exc.status_code}: {_exc_reason(exc)}"
-            log.warning(
-                "opensearch %s on %s failed (attempt %d of %d): %s",
-                what,
-                self.index,
-                attempt + 1,
-                self.max_retries + 1,
-                last,
-            )
-        raise TransientError(
-            f"OpenSearch {what} on index {self.index} still failing after "
-            f"{self.max_retries + 1} attempts: {last}",
-            retry_after=self._delay(self.max_retries),
-        )
+                raise _Retryable(f"HTTP {exc.status_code}: {_exc_reason(exc)}") from exc
+
+        def warn(failures: int, exc: BaseException, _wait: float = 0.0) -> None:
+            msg = "opensearch %s on %s failed (attempt %d of %d): %s"
+            log.warning(msg, what, self.index, failures, attempts, exc)
+
+        try:
+            return retry_call(once, attempts=attempts, backoff=self._backoff, on_retry=warn,
+                              retryable=lambda exc: isinstance(exc, _Retryable))
+        except _Retryable as exc:
+            warn(attempts, exc)
+            raise TransientError(
+                f"OpenSearch {what} on index {self.index} still failing after {attempts} "
+                f"attempts: {exc}", retry_after=self._backoff.delay(attempts)
+            ) from None
 
     def _mapped(self, what: str, exc: Any) -> Exception:
         status = exc.status_code
@@ -760,7 +760,7 @@ class OpenSearchStore:
 
         ``wait`` (or ``refresh_on_write``): return only once the facts are
         searchable. A fact id held by another tenant or user raises
-        :class:`memgate.errors.PermanentError` before anything is written.
+        :class:`memgate.core.errors.PermanentError` before anything is written.
         """
         if not facts:
             return
@@ -832,7 +832,7 @@ class OpenSearchStore:
                     f"OpenSearch bulk write on index {self.index}: {len(pending)} facts still "
                     f"not written after {rounds} attempts: "
                     + ", ".join(throttled or conflicts)[:500],
-                    retry_after=self._delay(self.max_retries),
+                    retry_after=self._backoff.delay(self.max_retries + 1),
                 )
             log.warning(
                 "opensearch bulk write on %s: retrying %d items (%d throttled, %d conflicts)",
@@ -852,7 +852,7 @@ class OpenSearchStore:
                 if not pending:
                     return
             if throttled:
-                time.sleep(self._delay(rounds - 1))
+                time.sleep(self._backoff.delay(rounds))
 
     # -- reads ---------------------------------------------------------------------
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memgate.events import MAX_CONTEXT_CHARS, CandidateFact
-from stages.triage import split_sentences
+from memgate.core.events import MAX_CONTEXT_CHARS, CandidateFact
+from memgate.core.text import split_sentences
 
 #: The default budget: one to three sentences of a chat turn.
 DEFAULT_CONTEXT_CHARS = 320

@@ -14,7 +14,8 @@ what is stored under that key a candidate is:
   arrives);
 - a REJECT: the write policy refuses it (confidence, failed task).
 
-The stage is pure: what is stored is read through a :class:`FactView` passed
+The stage is pure: what is stored is read through a
+:class:`~memgate.core.stores.FactView` passed
 in, the clock is injected, and the output is events (a :class:`Resolution`
 carrying the writes, and the :class:`DecisionRecord` for the audit store).
 """
@@ -24,12 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
 
 import numpy as np
 
-from memgate.embedding import Embedder
-from memgate.events import (
+from memgate.core.embedding import Embedder
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactStatus,
@@ -43,24 +43,8 @@ from memgate.events import (
     stable_id,
     utcnow,
 )
-from stages.policy import WritePolicy
-
-
-class FactView(Protocol):
-    """The read side of the retrieval store that resolution needs."""
-
-    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]: ...
-
-    def nearest(
-        self,
-        tenant_id: str,
-        user_id: str,
-        vector: np.ndarray,
-        *,
-        k: int = 5,
-        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-        predicate: str | None = None,
-    ) -> list[tuple[StoredFact, float]]: ...
+from memgate.core.stores import FactView
+from memgate.stages.policy import WritePolicy
 
 
 def fact_key(

@@ -1,7 +1,7 @@
 """What the detectors find: kinds, categories, findings, and the checks they share.
 
-Split from :mod:`stages.detectors` (which re-exports the public names) so that the
-finders of :mod:`stages.detectors_obfuscated` share them without an import cycle.
+Split from :mod:`memgate.stages.detectors` (which re-exports the public names) so that the
+finders of :mod:`memgate.stages.detectors_obfuscated` share them without an import cycle.
 """
 
 from __future__ import annotations

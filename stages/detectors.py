@@ -51,8 +51,8 @@ from stdnum.fr import nir as _fr_nir
 from stdnum.it import codicefiscale as _it_codicefiscale
 from stdnum.nl import bsn as _nl_bsn
 
-from stages import detectors_obfuscated as _obf
-from stages.detector_kinds import (
+from memgate.stages import detectors_obfuscated as _obf
+from memgate.stages.detector_kinds import (
     ALL_KINDS,
     API_KEY,
     BEARER_TOKEN,
@@ -77,11 +77,11 @@ from stages.detector_kinds import (
     luhn_valid,
     placeholder,
 )
-from stages.detector_kinds import PRIORITY as _PRIORITY
-from stages.detector_kinds import Cand as _Cand
-from stages.detector_kinds import card_grouping_ok as _card_grouping_ok
-from stages.detector_kinds import card_prefix_ok as _card_prefix_ok
-from stages.detector_kinds import context_before as _context_before
+from memgate.stages.detector_kinds import PRIORITY as _PRIORITY
+from memgate.stages.detector_kinds import Cand as _Cand
+from memgate.stages.detector_kinds import card_grouping_ok as _card_grouping_ok
+from memgate.stages.detector_kinds import card_prefix_ok as _card_prefix_ok
+from memgate.stages.detector_kinds import context_before as _context_before
 
 __all__ = [
     "ALL_KINDS",

@@ -1,4 +1,4 @@
-"""Finders for values written so that the format finders of :mod:`stages.detectors` miss them.
+"""Finders for values written so that the format finders of :mod:`.detectors` miss them.
 
 * **Spelled-out e-mail addresses**: ``john dot doe at example dot com``,
   ``john(at)example(dot)com``, ``jane [at] example [dot] org``, ``anna[at]beispiel.de``,
@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import phonenumbers
 
-from stages.detector_kinds import (
+from memgate.stages.detector_kinds import (
     CARD,
     EMAIL,
     PHONE,

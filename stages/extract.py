@@ -8,7 +8,7 @@ outcome; a rule fires only on a first-person statement, a standing
 instruction or a "remember that" request.
 
 Pipeline per turn: only ``role == user`` turns are read. The text is split into
-sentences (:func:`stages.triage.split_sentences`). A sentence is skipped when
+sentences (:func:`memgate.core.text.split_sentences`). A sentence is skipped when
 it is session-only ("for this one", "just this time", "right now", "for now"; but
 "I'm really into jazz right now" is a taste of these days and is read) or a
 question (only the clauses before the question part of "I use vim, any tips?" are
@@ -156,7 +156,7 @@ lot lately"); 0.5 an inference from a clear but indirect statement ("my wife"
 ..."). A client field never raises confidence: the source a turn claims
 (``metadata["source"]``) is carried as ``source`` and only the write policy may trust it.
 
->>> from memgate.events import TurnEvent
+>>> from memgate.core.events import TurnEvent
 >>> t = TurnEvent(tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1",
 ...               role="user", content="Thanks! I use vim as my editor.",
 ...               ts="2024-05-01T10:00:00Z")
@@ -172,10 +172,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-from memgate.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
-from stages.policy import claimed_source
-from stages.triage import split_sentences
-from stages.vocabulary import MULTI_VALUED_PREDICATES
+from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from memgate.core.text import is_question, split_sentences, starts_like_question
+from memgate.stages.policy import claimed_source
+from memgate.stages.vocabulary import MULTI_VALUED_PREDICATES
 
 __all__ = [
     "MAX_FACTS_PER_TURN",
@@ -538,15 +538,6 @@ def parse_event_date(text: str, ref: datetime) -> tuple[datetime, tuple[int, int
 
 # ============================================================== sentence filters
 
-_Q_START = _ws(
-    """what what's whats why how how's where where's when who who's whom whose which
-    do does did can could would will should shall is are am was were have has had may
-    might any anything anyone is there ever wanna
-    wie was wo warum wann wer welche welcher kannst könntest hast bist
-    quoi pourquoi comment où quand qui quel quelle est-ce
-    qué cómo dónde cuándo quién cuál por
-    você pode qual quem onde quando"""
-)
 _HYPO_RE = re.compile(
     r"^\s*(?:if|suppose|supposing|imagine|assuming|hypothetically|let's say|say we)\b|"
     r"\b(?:what if|if i were|if we were|if i was|if i had|if we had|if i could|"
@@ -3113,14 +3104,6 @@ def _clause_spans(low: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _is_question(low: str, words: list[str]) -> bool:
-    s = low.rstrip(" \"')]”")
-    if s.endswith("?"):
-        return True
-    if low.lstrip().startswith("¿"):
-        return True
-    return bool(words) and words[0] in _Q_START and not s.endswith((".", "!"))
-
 # ---------------------------------------------------------------- retractions
 # "forget that I like jazz", "ignore what I said about my editor", "we no longer use
 # Jenkins", "I'm not vegetarian anymore", "we stopped using Jenkins": the withdrawn
@@ -3401,10 +3384,10 @@ class RuleExtractor:
         forced: bool, hits: list[_Hit], weak: list[_Hit],
     ) -> None:
         spans = [(0, len(low))]
-        if not forced and _is_question(low, words):
+        if not forced and is_question(low):
             # "I use vim, any plugin tips?" keeps its first clause; a question that
             # starts like one ("do you know I'm vegan?") is skipped entirely
-            if words[0] in _Q_START:
+            if starts_like_question(low):
                 return
             spans = _clause_spans(low)[:-1]
         hypo = not forced and bool(wordset & _HYPO_TRIGGERS) and _HYPO_RE.search(low) is not None

@@ -8,13 +8,13 @@ Nothing unmasked leaves the process: the turn content and every turn field put
 into the request go through the masker (secrets, PII and health terms become
 typed placeholders such as ``[EMAIL]``) before the request is built, and every
 spelling of the ``<turn>`` delimiter in them is neutralised
-(:func:`stages.untrusted.neutralise_tag`).
+(:func:`memgate.stages.untrusted.neutralise_tag`).
 
 The answer is untrusted input. Each proposed item is checked field by field and
 dropped (counted in ``stats.dropped`` by reason, never stored) when a field is
 unusable: ``type`` outside the fact types, a ``subject`` that is not 1-80
 characters of plain text or holds a path separator, a ``predicate`` outside the
-vocabulary of the extractors (:mod:`stages.vocabulary`), an ``object`` that is not
+vocabulary of the extractors (:mod:`memgate.stages.vocabulary`), an ``object`` that is not
 1-300 characters of plain text, a ``confidence`` that is not a number in [0, 1].
 Some fields are corrected instead (counted in ``stats.corrected``): a confidence
 above 0.9 is capped at 0.9 (the prompt's ceiling for a conversation turn: only the
@@ -25,8 +25,8 @@ time. ``multi_valued`` comes from the vocabulary, never from the answer. At most
 
 Errors:
 
-* 401/403 raise :class:`~memgate.errors.AuthenticationError` and 402 (billing) or
-  404 (unknown model) a :class:`~memgate.errors.FatalError`: every further turn
+* 401/403 raise :class:`~memgate.core.errors.AuthenticationError` and 402 (billing) or
+  404 (unknown model) a :class:`~memgate.core.errors.FatalError`: every further turn
   would fail the same way, so the run stops with one line that says what to fix.
 * Transient failures (connection errors, timeouts, 408/409/429, 5xx, an answer that
   is not JSON or not a message) are retried
@@ -37,9 +37,9 @@ Errors:
   :meth:`AnthropicExtractor.from_settings` -- so the ingest goes on and the turn is
   not lost; its facts carry ``extractor="rules"``, ``stats.fallbacks`` counts the
   turn and a warning names it. Without a fallback the
-  :class:`~memgate.errors.TransientError` is raised (a worker redelivers the turn).
+  :class:`~memgate.core.errors.TransientError` is raised (a worker redelivers the turn).
 * Other API errors (400, 413, an answer the SDK rejects) raise
-  :class:`~memgate.errors.ExtractionError`: that turn is reported as an extraction
+  :class:`~memgate.core.errors.ExtractionError`: that turn is reported as an extraction
   error and the run goes on.
 
 Malformed answers are not errors: they yield ``[]`` and a counted drop reason.
@@ -59,14 +59,25 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import TYPE_CHECKING, Final
 
-import anthropic
-from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
 from pydantic import SecretStr, ValidationError
 
-from memgate.errors import AuthenticationError, ExtractionError, FatalError, TransientError
-from memgate.events import CandidateFact, FactType, Role, TurnEvent, stable_id
-from stages.policy import claimed_source
-from stages.untrusted import (
+from memgate.core.errors import (
+    AuthenticationError,
+    ExtractionError,
+    FatalError,
+    MissingExtra,
+    TransientError,
+)
+
+try:
+    import anthropic
+    from anthropic.types import Message, MessageParam, ToolChoiceToolParam, ToolParam
+except ImportError as exc:
+    raise MissingExtra("anthropic", "the Anthropic extractor", exc.name) from exc
+from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, stable_id
+from memgate.core.retry import Backoff, retry_call
+from memgate.stages.policy import claimed_source
+from memgate.stages.untrusted import (
     MAX_SUBJECT_CHARS,
     bounded_when,
     clean_subject,
@@ -74,7 +85,7 @@ from stages.untrusted import (
     clean_value,
     neutralise_tag,
 )
-from stages.vocabulary import (
+from memgate.stages.vocabulary import (
     PREDICATES,
     QUALIFIED_FAMILIES,
     is_multi_valued,
@@ -83,7 +94,7 @@ from stages.vocabulary import (
 )
 
 if TYPE_CHECKING:
-    from stages.extract import Extractor
+    from memgate.stages.extract import Extractor
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -304,7 +315,7 @@ class AnthropicExtractor:
         client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
         fallback: Extractor | None = None
         if fallback_to_rules:
-            from stages.extract import RuleExtractor
+            from memgate.stages.extract import RuleExtractor
 
             fallback = RuleExtractor()
         return cls(client, model=model, max_attempts=max_retries + 1, fallback=fallback)
@@ -314,8 +325,8 @@ class AnthropicExtractor:
     def mask(self, text: str) -> str:
         """Mask secrets, PII and health terms (the default masker is built on first use)."""
         if self._masker is None:
-            from stages.detectors import Detector
-            from stages.redact import mask_all
+            from memgate.stages.detectors import Detector
+            from memgate.stages.redact import mask_all
 
             detector = Detector()
 
@@ -369,10 +380,8 @@ class AnthropicExtractor:
     def _call(self, messages: list[MessageParam]) -> Message | TransientError:
         """The answer, or the last transient error once ``max_attempts`` requests failed;
         permanent errors are raised."""
-        last: TransientError | None = None
-        for attempt in range(1, self.max_attempts + 1):
-            if last is not None:
-                self._sleep(self._backoff(attempt - 1, last.retry_after))
+
+        def once() -> Message:
             self.stats.calls += 1
             try:
                 response = self.client.messages.create(
@@ -383,37 +392,35 @@ class AnthropicExtractor:
                     tools=[RECORD_FACTS_TOOL],
                     tool_choice=_TOOL_CHOICE,
                 )
-                if _well_formed(response):
-                    return response
-                self.stats.transient["malformed_payload"] += 1
-                last = TransientError("the Anthropic API answered with something not a message")
             except ValueError as exc:  # a body that is not JSON (a proxy, a cut connection)
                 self.stats.transient["malformed_payload"] += 1
-                last = TransientError(f"the Anthropic API answer is not JSON: {exc}")
+                raise TransientError(f"the Anthropic API answer is not JSON: {exc}") from exc
             except anthropic.APIStatusError as exc:
-                err = self._status_error(exc)
-                if not isinstance(err, TransientError):
-                    raise err from exc
-                last = err
+                raise self._status_error(exc) from exc
             except anthropic.APITimeoutError as exc:
                 self.stats.transient["timeout"] += 1
-                last = TransientError(f"Anthropic API timed out ({self.model}): {exc}")
+                raise TransientError(f"Anthropic API timed out ({self.model}): {exc}") from exc
             except anthropic.APIConnectionError as exc:
                 self.stats.transient["connection"] += 1
-                last = TransientError(f"cannot reach the Anthropic API: {exc}")
+                raise TransientError(f"cannot reach the Anthropic API: {exc}") from exc
             except anthropic.APIError as exc:  # e.g. APIResponseValidationError
                 self.stats.dropped["api_error"] += 1
                 raise ExtractionError(f"unexpected answer from the Anthropic API: {exc}") from exc
-        assert last is not None
-        return last
+            if not _well_formed(response):
+                self.stats.transient["malformed_payload"] += 1
+                raise TransientError("the Anthropic API answered with something not a message")
+            return response
 
-    def _backoff(self, failures: int, retry_after: float | None) -> float:
-        """Seconds before the next attempt: doubling from ``backoff_base``, at least the
-        API's ``retry-after``, at most ``backoff_cap``."""
-        delay: float = self.backoff_base * 2.0 ** (failures - 1)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, self.backoff_cap)
+        try:
+            return retry_call(
+                once,
+                attempts=self.max_attempts,
+                backoff=Backoff(base=self.backoff_base, cap=self.backoff_cap),
+                retryable=lambda exc: isinstance(exc, TransientError),
+                sleep=self._sleep,
+            )
+        except TransientError as exc:
+            return exc
 
     # ----------------------------------------------------------------- parsing
 

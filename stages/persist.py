@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memgate.events import (
+from memgate.core.events import (
     FactHistoryRecord,
     FactStatus,
     Resolution,

@@ -28,17 +28,12 @@ dedupe decision of a candidate that claimed a source records ``trusted_source`` 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from memgate.events import FactType
-
-#: A source name: what ``metadata.source`` must look like to be matched at all.
-_SOURCE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]{0,63}")
-#: A tenant id as :mod:`memgate.events` allows it; a source has no ``:``, so an entry
-#: splits at its last one.
-_TENANT_RE = re.compile(r"\*|[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}")
+from memgate.core.events import FactType
+from memgate.core.sources import SOURCE_RE as _SOURCE_RE
+from memgate.core.sources import parse_trusted_sources
 
 
 @dataclass(frozen=True)
@@ -86,21 +81,6 @@ class WritePolicy:
         if f"{tenant_id}:{source}" in self.trusted_sources or f"*:{source}" in self.trusted_sources:
             return source
         return None
-
-
-def parse_trusted_sources(entries: Iterable[str]) -> frozenset[str]:
-    """Check ``tenant:source`` / ``*:source`` entries; a malformed one is a ValueError."""
-    out: set[str] = set()
-    for raw in entries:
-        entry = str(raw).strip()
-        tenant, sep, source = entry.rpartition(":")
-        if not (sep and _TENANT_RE.fullmatch(tenant) and _SOURCE_RE.fullmatch(source)):
-            raise ValueError(
-                f"trusted source {entry!r} is not 'tenant:source' or '*:source' "
-                "(a source is 1-64 letters, digits, '.', '_' or '-')"
-            )
-        out.add(f"{tenant}:{source}")
-    return frozenset(out)
 
 
 def claimed_source(metadata: Mapping[str, object]) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from memgate.events import (
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     RedactedCandidate,
@@ -33,7 +33,7 @@ from memgate.events import (
     stable_id,
     utcnow,
 )
-from stages.detectors import KIND_CATEGORY, Category, Detector, MaskResult
+from memgate.stages.detectors import KIND_CATEGORY, Category, Detector, MaskResult
 
 # Health is a regulated category with no fixed format: a term list catches the
 # common conditions, treatments and care settings in English, German, French

@@ -27,7 +27,7 @@ reason                      verdict  when
 ``substantive``             keep   anything else long enough
 ==========================  =====  ==================================================
 
->>> from memgate.events import TurnEvent
+>>> from memgate.core.events import TurnEvent
 >>> def turn(text: str, role: str = "user") -> TurnEvent:
 ...     return TurnEvent(tenant_id="t", user_id="u", session_id="s", turn_id="1",
 ...                      role=role, content=text, ts="2024-05-01T10:00:00Z")
@@ -46,14 +46,14 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memgate.events import Role, TriageVerdict, TurnEvent
+from memgate.core.events import Role, TriageVerdict, TurnEvent
+from memgate.core.text import is_question, split_sentences
 
 __all__ = [
     "DEFAULT_FILLER",
     "TriagePolicy",
     "TriageReason",
     "is_filler_sentence",
-    "split_sentences",
     "triage",
 ]
 
@@ -168,8 +168,6 @@ _PUNCT_RE = re.compile(r"[^\w\s]+", re.UNICODE)
 _WS_RE = re.compile(r"\s+")
 _ALNUM_RE = re.compile(r"\w", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
-_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])")
-_TERMINAL_Q_RE = re.compile(r"\?[\s\"'”)\]]*$")
 
 # "what do you mean?" and friends: the turn only asks the assistant to clarify.
 _CLARIFY_RE = re.compile(
@@ -245,30 +243,10 @@ _INVERTING = frozenset(
      "würde", "wenn", "falls", "peux", "dois", "puis", "suis", "si", "puedo", "debo",
      "for", "to", "with", "about", "tell", "show", "give", "help", "let", "remind", "ask"}
 )
-_QUESTION_START_RE = re.compile(
-    r"^(?:what|why|how|where|when|who|whom|whose|which|do|does|did|can|could|would|"
-    r"will|should|shall|is|are|am|was|were|have|has|had|may|might|any|anything|"
-    r"was|wie|wo|warum|wann|wer|welche|kannst|könntest|hast|bist|qu'est|quoi|pourquoi|"
-    r"comment|où|quand|qui|est-ce|peux-tu|pouvez-vous|qué|que|cómo|como|dónde|donde|"
-    r"cuándo|cuando|quién|quien|por qué|puedes|podrías|"
-    r"o que|por que|quem|qual|onde|quando|você|voce|pode)\b",
-    re.IGNORECASE,
-)
-
-
 def _norm(text: str) -> str:
     t = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
     t = _PUNCT_RE.sub("", t)
     return _WS_RE.sub(" ", t).strip()
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split on sentence punctuation and line breaks; drop empty pieces.
-
-    >>> split_sentences("Thanks! I moved to Berlin. Any tips?")
-    ['Thanks!', 'I moved to Berlin.', 'Any tips?']
-    """
-    return [s.strip() for s in _SENT_SPLIT_RE.split(text) if s and s.strip()]
 
 
 def is_filler_sentence(sentence: str, filler: frozenset[str] = DEFAULT_FILLER) -> bool:
@@ -307,15 +285,6 @@ def _is_vocative(chunk: str, original: str) -> bool:
         return False
     m = re.search(rf"\b({re.escape(chunk)})\b", original, re.IGNORECASE)
     return bool(m and m.group(1)[:1].isupper())
-
-
-def _is_question(sentence: str) -> bool:
-    s = sentence.strip()
-    if _TERMINAL_Q_RE.search(s):
-        return True
-    if s.startswith(("¿",)):
-        return True
-    return s[-1:] not in ".!" and _QUESTION_START_RE.match(s) is not None
 
 
 def _has_first_person_statement(sentence: str, question: bool) -> bool:
@@ -391,7 +360,7 @@ def triage(
     first_person = False
     all_questions = True
     for s in content:
-        q = _is_question(s)
+        q = is_question(s)
         all_questions = all_questions and q
         if not first_person and _has_first_person_statement(s, q):
             first_person = True

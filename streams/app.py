@@ -34,11 +34,21 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import faust
 from pydantic import BaseModel, ValidationError
 
-from memgate.errors import InvalidEvent, PermanentError, StoreError, is_transient
-from memgate.events import (
+from memgate.core.errors import (
+    InvalidEvent,
+    MissingExtra,
+    PermanentError,
+    StoreError,
+    is_transient,
+)
+
+try:
+    import faust
+except ImportError as exc:
+    raise MissingExtra("kafka", "the Kafka worker", exc.name) from exc
+from memgate.core.events import (
     CandidateFact,
     DeadLetter,
     DecisionRecord,
@@ -54,15 +64,18 @@ from memgate.events import (
     parse_turn,
     utcnow,
 )
-from memgate.settings import Settings
-from sinks.base import AuditStore, RetrievalStore
-from stages.redact import mask_all
-from streams.metrics import Metrics
-from streams.pipeline import Pipeline
-from streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
+from memgate.core.retry import Backoff, retry_async
+from memgate.core.settings import Settings
+from memgate.core.stores import AuditStore, RetrievalStore
+from memgate.stages.redact import mask_all
+from memgate.streams.metrics import Metrics
+from memgate.streams.pipeline import Pipeline
+from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
 
 log = logging.getLogger("memgate.worker")
 T = TypeVar("T")
+#: Longest wait between two tries of a store call (the partition waits meanwhile).
+_MAX_WAIT_S = 30.0
 
 AUDIT_TYPES = (JournalRecord, DecisionRecord, FactHistoryRecord)
 TOPIC_NAMES = ("turns", "triaged", "extracted", "redacted", "resolved", "audit", "dlq")
@@ -133,30 +146,28 @@ class Worker:
 
     async def retry(self, what: str, fn: Callable[[], T]) -> T:
         """Run a blocking call in a thread; retry transient failures with backoff, forever."""
-        delay = self.settings.retry_base_delay_s
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await asyncio.to_thread(fn)
-            except Exception as exc:
-                # StoreError: the store refused for a reason an operator must fix (a missing
-                # index, a full disk); retrying keeps the partition waiting, never dropping.
-                if not (is_transient(exc) or isinstance(exc, StoreError)):
-                    raise
-                retry_after = getattr(exc, "retry_after", None) or delay
-                self.metrics.store_retries.labels(store=what).inc()
-                log.warning(
-                    "event=retry what=%s attempt=%d wait_s=%.2f error=%r "
-                    "hint='the store is unavailable or throttling; "
-                    "the partition waits, nothing is dropped'",
-                    what,
-                    attempt,
-                    retry_after,
-                    exc,
-                )
-                await asyncio.sleep(retry_after)
-                delay = min(delay * 2, 30.0)
+
+        def retryable(exc: BaseException) -> bool:
+            # StoreError: the store refused for a reason an operator must fix (a missing
+            # index, a full disk); retrying keeps the partition waiting, never dropping.
+            return is_transient(exc) or isinstance(exc, StoreError)
+
+        def note(failures: int, exc: BaseException, wait: float) -> None:
+            self.metrics.store_retries.labels(store=what).inc()
+            log.warning(
+                "event=retry what=%s attempt=%d wait_s=%.2f error=%r "
+                "hint='the store is unavailable or throttling; "
+                "the partition waits, nothing is dropped'",
+                what,
+                failures,
+                wait,
+                exc,
+            )
+
+        backoff = Backoff(base=min(self.settings.retry_base_delay_s, _MAX_WAIT_S), cap=_MAX_WAIT_S)
+        return await retry_async(
+            lambda: asyncio.to_thread(fn), backoff=backoff, retryable=retryable, on_retry=note
+        )
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -169,7 +180,7 @@ def failure_reason(exc: BaseException) -> str:
 async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Sequence[Any]:
     """The triage agent's step: refuse a turn id reused for another turn, then triage.
 
-    The ledger is the audit journal (:class:`streams.turns.JournalLedger`); a
+    The ledger is the audit journal (:class:`memgate.streams.turns.JournalLedger`); a
     replay goes on as before (dedupe finds its own writes). Journal rows reach
     the audit store through the audit topic, so a conflicting turn that comes
     within the audit agent's batch window (0.5 s) of the first is not caught.
@@ -178,6 +189,11 @@ async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Se
     p = worker.pipeline
     await worker.retry("audit", lambda: check_turn(ledger, turn, p.triage.digest(turn)))
     return p.triage(turn)
+
+
+def run_worker(app: faust.App, loglevel: str) -> None:
+    """Run the Faust worker of ``app`` until it is stopped (blocks)."""
+    faust.Worker(app, loglevel=loglevel, quiet=True).execute_from_commandline()
 
 
 def create_app(worker: Worker) -> faust.App:

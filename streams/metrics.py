@@ -16,7 +16,7 @@ from prometheus_client import (
     start_http_server,
 )
 
-from memgate.events import DecisionRecord, JournalRecord, Stage, TriageVerdict
+from memgate.core.events import DecisionRecord, JournalRecord, Stage, TriageVerdict
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 AGE_BUCKETS = (3600, 86400, 7 * 86400, 30 * 86400, 90 * 86400, 365 * 86400, 3 * 365 * 86400)

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memgate.errors import ExtractionError
-from memgate.events import (
+from memgate.core.errors import ExtractionError
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     JournalRecord,
@@ -27,13 +27,14 @@ from memgate.events import (
     stable_id,
     utcnow,
 )
-from stages.context import DEFAULT_CONTEXT_CHARS, with_context
-from stages.dedupe import FactView, Resolver
-from stages.detectors import Detector
-from stages.extract import Extractor
-from stages.persist import PersistPlan, plan
-from stages.redact import Redactor, mask_all
-from stages.triage import TriagePolicy, triage
+from memgate.core.stores import FactView
+from memgate.stages.context import DEFAULT_CONTEXT_CHARS, with_context
+from memgate.stages.dedupe import Resolver
+from memgate.stages.detectors import Detector
+from memgate.stages.extract import Extractor
+from memgate.stages.persist import PersistPlan, plan
+from memgate.stages.redact import Redactor, mask_all
+from memgate.stages.triage import TriagePolicy, triage
 
 TRIAGE_POLICY_VERSION = "triage-1"
 
@@ -99,7 +100,7 @@ class ExtractStep:
 
     extractor: Extractor
     clock: Callable[[], datetime] = field(default=utcnow)
-    #: budget of each fact's source context (:mod:`stages.context`); 0 keeps none
+    #: budget of each fact's source context (:mod:`memgate.stages.context`); 0 keeps none
     context_chars: int = DEFAULT_CONTEXT_CHARS
 
     def __call__(self, item: TriagedTurn) -> list[CandidateFact | DecisionRecord]:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from aiokafka import AIOKafkaProducer
+from memgate.core.errors import MissingExtra
+from memgate.core.events import TurnEvent
+from memgate.core.settings import Settings
 
-from memgate.events import TurnEvent
-from memgate.settings import Settings
+try:
+    from aiokafka import AIOKafkaProducer
+except ImportError as exc:
+    raise MissingExtra("kafka", "sending turns to Kafka", exc.name) from exc
 
 
 def _producer(settings: Settings) -> AIOKafkaProducer:
@@ -21,7 +25,7 @@ def _producer(settings: Settings) -> AIOKafkaProducer:
 
 
 async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
-    from streams.app import ensure_topics
+    from memgate.streams.app import ensure_topics
 
     await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"
@@ -46,7 +50,7 @@ async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
 
 async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
     """Send raw lines as they are (for replays and for testing the dead-letter path)."""
-    from streams.app import ensure_topics
+    from memgate.streams.app import ensure_topics
 
     await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"

@@ -4,7 +4,7 @@ Turns go through triage → extract → redact → dedupe → persist synchronou
 one turn at a time, and are applied in batches:
 
 * **Facts and audit rows land together.** With a retrieval store that has
-  batches (:class:`streams.turns.BatchStore`, the embedded SQLite index), a
+  batches (:class:`memgate.streams.turns.BatchStore`, the embedded SQLite index), a
   batch's fact writes happen inside one open transaction (visible at once to
   the next candidate, which reads through the same connection), and the
   transaction is committed only after the batch's audit rows were written.
@@ -15,9 +15,9 @@ one turn at a time, and are applied in batches:
   written *before* its facts.
 * **Replays and conflicts.** A turn already applied (same tenant, turn id,
   user and content digest) is skipped; a turn id reused for a different turn
-  is refused (:mod:`streams.turns`).
+  is refused (:mod:`memgate.streams.turns`).
 * **One bad turn never stops the run.** A failure while processing one turn
-  undoes that turn's writes, is recorded as a :class:`memgate.events.DeadLetter`
+  undoes that turn's writes, is recorded as a :class:`memgate.core.events.DeadLetter`
   (reason, error type, the turn with secrets masked) and reported through
   ``on_error``; the next turn goes on. Store failures stop the run (after the
   turns done so far are saved).
@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any, TypeVar
 
-from memgate.errors import ConfigError, FatalError, MemgateError, StoreError, TransientError
-from memgate.events import (
+from memgate.core.errors import ConfigError, FatalError, MemgateError, StoreError, TransientError
+from memgate.core.events import (
     AuditEvent,
     CandidateFact,
     DeadLetter,
@@ -56,12 +56,12 @@ from memgate.events import (
     TurnEvent,
     utcnow,
 )
-from sinks.base import AuditStore, RetrievalStore
-from stages.redact import mask_all
-from streams.metrics import Metrics
-from streams.pipeline import Pipeline
-from streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
-from streams.turns import classify_turn as _classify
+from memgate.core.stores import AuditStore, RetrievalStore
+from memgate.stages.redact import mask_all
+from memgate.streams.metrics import Metrics
+from memgate.streams.pipeline import Pipeline
+from memgate.streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
+from memgate.streams.turns import classify_turn as _classify
 
 log = logging.getLogger("memgate.runner")
 T = TypeVar("T")
@@ -222,7 +222,7 @@ class InProcessRunner:
     def process(self, turn: TurnEvent) -> None:
         """One turn through the gate: applied, or skipped as a replay.
 
-        Raises :class:`streams.turns.TurnIdConflict` for a turn id reused for
+        Raises :class:`memgate.streams.turns.TurnIdConflict` for a turn id reused for
         another turn, and whatever processing the turn raised, after undoing the
         turn's writes where the store allows (:meth:`run` reports those and goes on).
         """

@@ -9,10 +9,10 @@ is refused (``turn_id_conflict``): the in-process runner reports it like a
 malformed line, a worker sends it to the dead-letter topic.
 
 Turns are compared by the keyed digest of their content
-(:func:`memgate.events.content_hmac`) and their user, looked up in a
+(:func:`memgate.core.events.content_hmac`) and their user, looked up in a
 :class:`TurnLedger`:
 
-* the embedded retrieval store's ``turns`` table (:class:`sinks.embedded.EmbeddedIndex`),
+* the embedded retrieval store's ``turns`` table (:class:`memgate.sinks.embedded.EmbeddedIndex`),
   written in the same transaction as the turn's facts: an indexed lookup in
   the file the runner writes anyway, and exact after a crash (a turn is in
   the ledger if and only if its facts and audit rows are stored);
@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
-from memgate.errors import PermanentError
-from memgate.events import TurnEvent
-from sinks.base import AuditStore
+from memgate.core.errors import PermanentError
+from memgate.core.events import TurnEvent
+from memgate.core.stores import AuditStore
 
 __all__ = [
     "BatchStore",
@@ -106,7 +106,7 @@ class TurnLedger(Protocol):
 class BatchStore(Protocol):
     """A retrieval store with batches (transactions) and a ledger of applied turns.
 
-    :class:`sinks.embedded.EmbeddedIndex` is one; with such a store the
+    :class:`memgate.sinks.embedded.EmbeddedIndex` is one; with such a store the
     in-process runner commits facts only after the audit rows that explain them
     were written, and skips replays.
     """

@@ -3,12 +3,12 @@
 Per conversation (tenant = ``sample_id``, users = its two speakers):
 
 * **gated**: the turns go through the real pipeline (triage → extract →
-  redact → dedupe → persist, :class:`streams.runner.InProcessRunner`) under a
-  write policy, into an :class:`sinks.embedded.EmbeddedIndex`, with the audit
+  redact → dedupe → persist, :class:`memgate.streams.runner.InProcessRunner`) under a
+  write policy, into an :class:`memgate.sinks.embedded.EmbeddedIndex`, with the audit
   in chDB (one database per run); each fact is searched with its masked
-  source context (:mod:`stages.context`), as in production;
+  source context (:mod:`memgate.stages.context`), as in production;
 * **baseline**: every turn is stored verbatim as one active
-  :class:`memgate.events.StoredFact` (text = the turn's content, provenance =
+  :class:`memgate.core.events.StoredFact` (text = the turn's content, provenance =
   its turn id, embedding from the same embedder), no pipeline.
 
 What is measured (questions of categories 1-4 only, with at least one usable
@@ -62,16 +62,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from memgate.bench.figures import BenchResult, Figures, VariantResult
-from memgate.embedding import Embedder, FloatArray
-from memgate.errors import ConfigError
-from memgate.events import FactStatus, FactType, StoredFact, TurnEvent, stable_id
+from memgate.core.embedding import Embedder, FloatArray
+from memgate.core.errors import ConfigError
+from memgate.core.events import FactStatus, FactType, StoredFact, TurnEvent, stable_id
 from memgate.inputs import LocomoConversation, _ident, load_locomo
 
 if TYPE_CHECKING:
-    from memgate.settings import Settings
-    from sinks.base import RetrievalStore
-    from stages.extract import Extractor
-    from streams.pipeline import Pipeline
+    from memgate.core.settings import Settings
+    from memgate.core.stores import RetrievalStore
+    from memgate.stages.extract import Extractor
+    from memgate.streams.pipeline import Pipeline
 
 __all__ = [
     "ANSWER_STOPWORDS",
@@ -435,8 +435,8 @@ def _score(
     progress: BenchProgress,
 ) -> None:
     """Add recall, answer-token recall and coverage of one conversation's store to ``fig``."""
+    from memgate.core.stores import SearchQuery
     from memgate.recall import Recall
-    from sinks.base import SearchQuery
 
     recall = Recall(store, embedder, decay=None)
 
@@ -523,10 +523,10 @@ def run_locomo(
     keeps only those sample ids (in file order; each must be in ``data``),
     before ``limit_conversations`` cuts.
     """
-    from memgate.settings import Settings
-    from sinks.audit import ClickHouseAudit
-    from sinks.embedded import EmbeddedIndex
-    from streams.runner import InProcessRunner
+    from memgate.core.settings import Settings
+    from memgate.sinks.audit import ClickHouseAudit
+    from memgate.sinks.embedded import EmbeddedIndex
+    from memgate.streams.runner import InProcessRunner
 
     t_start = time.perf_counter()
     prog: BenchProgress = progress or _Quiet()

@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from memgate.bench.locomo import BenchResult, Figures, VariantResult
+from memgate.core.errors import require_extra
+
+require_extra("matplotlib", "bench", "the benchmark report")
 
 __all__ = ["PLOTS", "machine_info", "write_report"]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memgate.bench.figures import BenchResult
-from memgate.errors import ConfigError
+from memgate.core.errors import ConfigError
 
 __all__ = [
     "ISSUE9_TARGETS",

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memgate.errors import MemgateError
+from memgate.core.errors import MemgateError
 from memgate.evaluation.common import Confusion, safe_ratio
 from memgate.evaluation.labelled import LabelledReport, LabelledTurn
 from memgate.evaluation.leaks import LeakCase, LeakReport

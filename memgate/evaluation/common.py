@@ -1,7 +1,7 @@
 """Shared plumbing of the evaluation harness: corpus files, fresh stores, scores.
 
 Every evaluation runs the real gate (triage → extract → redact → dedupe →
-persist, :class:`streams.runner.InProcessRunner`) on *fresh* embedded stores
+persist, :class:`memgate.streams.runner.InProcessRunner`) on *fresh* embedded stores
 in a temporary folder (:class:`Workspace`): an SQLite retrieval index and an
 in-process ClickHouse (chDB) audit store, whatever the backends named in the
 settings. The embedder is passed in, so one loaded model serves every run (the
@@ -25,14 +25,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from memgate.embedding import Embedder
-from memgate.errors import MemgateError
-from memgate.events import FactStatus, StoredFact, TurnEvent
-from memgate.settings import Settings
-from sinks.audit import ClickHouseAudit
-from sinks.embedded import EmbeddedIndex
-from streams.pipeline import Pipeline
-from streams.runner import InProcessRunner, RunSummary
+from memgate.core.embedding import Embedder
+from memgate.core.errors import MemgateError
+from memgate.core.events import FactStatus, StoredFact, TurnEvent
+from memgate.core.settings import Settings
+from memgate.sinks.audit import ClickHouseAudit
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.streams.pipeline import Pipeline
+from memgate.streams.runner import InProcessRunner, RunSummary
 
 __all__ = [
     "BUNDLED_FILES",

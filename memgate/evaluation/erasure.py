@@ -32,10 +32,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memgate.core.events import TurnEvent
 from memgate.evaluation.bytescan import ScannedFile, read_file
 from memgate.evaluation.common import Workspace
-from memgate.events import TurnEvent
-from sinks.audit import TABLES
+from memgate.sinks.audit import TABLES
 
 __all__ = ["MIN_WORD", "ErasureResult", "baseline", "check", "choose_users"]
 

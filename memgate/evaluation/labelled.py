@@ -42,7 +42,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memgate.embedding import Embedder
+from memgate.core.embedding import Embedder
+from memgate.core.events import FactStatus, Ident, TurnEvent
+from memgate.core.settings import Settings
 from memgate.evaluation.common import (
     Confusion,
     CorpusError,
@@ -51,8 +53,6 @@ from memgate.evaluation.common import (
     embedder_name,
     read_jsonl,
 )
-from memgate.events import FactStatus, Ident, TurnEvent
-from memgate.settings import Settings
 
 __all__ = [
     "DEFAULT_STORED_STATUSES",

@@ -52,7 +52,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memgate.embedding import Embedder
+from memgate.core.embedding import Embedder
+from memgate.core.events import Ident, TurnEvent
+from memgate.core.settings import Settings
 from memgate.evaluation import erasure as erasure_check
 from memgate.evaluation.bytescan import ScannedFile, read_file
 from memgate.evaluation.common import (
@@ -63,9 +65,7 @@ from memgate.evaluation.common import (
     read_jsonl,
     safe_ratio,
 )
-from memgate.events import Ident, TurnEvent
-from memgate.settings import Settings
-from sinks.audit import TABLES
+from memgate.sinks.audit import TABLES
 
 __all__ = [
     "SECRET_KINDS",

@@ -33,8 +33,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from memgate.embedding import Embedder
-from memgate.errors import MemgateError
+from memgate.core.embedding import Embedder
+from memgate.core.errors import MemgateError
+from memgate.core.settings import Settings
 from memgate.evaluation import TARGETS
 from memgate.evaluation import labelled as labelled_eval
 from memgate.evaluation import leaks as leaks_eval
@@ -50,7 +51,6 @@ from memgate.evaluation.aggregate import (
     summarise_scenarios,
 )
 from memgate.evaluation.common import BUNDLED_FILES, CorpusError, PipelineFactory
-from memgate.settings import Settings
 
 __all__ = [
     "FROZEN_TARGETS",

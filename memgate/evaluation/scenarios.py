@@ -42,7 +42,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memgate.embedding import Embedder
+from memgate.core.embedding import Embedder
+from memgate.core.events import AwareDatetime, FactStatus, Ident, StoredFact, TurnEvent
+from memgate.core.settings import Settings
+from memgate.core.stores import SearchHit, SearchQuery
 from memgate.evaluation.common import (
     CorpusError,
     PipelineFactory,
@@ -51,10 +54,7 @@ from memgate.evaluation.common import (
     read_jsonl,
 )
 from memgate.evaluation.leaks import scan_workspace
-from memgate.events import AwareDatetime, FactStatus, Ident, StoredFact, TurnEvent
 from memgate.recall import Recall
-from memgate.settings import Settings
-from sinks.base import SearchHit, SearchQuery
 
 __all__ = [
     "Check",

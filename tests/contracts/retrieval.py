@@ -1,4 +1,4 @@
-"""The contract every :class:`sinks.base.RetrievalStore` must honour.
+"""The contract every :class:`memgate.core.stores.RetrievalStore` must honour.
 
 Subclass :class:`RetrievalStoreContract` in a test module (its name must start
 with ``Test``) and supply a ``store`` fixture that yields an empty store of
@@ -28,8 +28,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memgate.events import FactStatus, FactType, StoredFact, normalise, stable_id
-from sinks.base import RRF_K, RetrievalStore, SearchHit, SearchQuery
+from memgate.core.events import FactStatus, FactType, StoredFact, normalise, stable_id
+from memgate.core.stores import RetrievalStore, SearchHit, SearchQuery
+from memgate.sinks.base import RRF_K
 
 __all__ = ["DIM", "T0", "RetrievalStoreContract", "embed"]
 

@@ -28,11 +28,11 @@ import pytest
 from opensearchpy import OpenSearch  # type: ignore[import-untyped,unused-ignore]
 from pydantic import SecretStr
 
-from memgate.errors import ConfigError, PermanentError, StoreError, TransientError
-from memgate.events import FactStatus, StoredFact
-from memgate.settings import Settings
-from sinks.base import SearchQuery
-from sinks.opensearch import (
+from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
+from memgate.core.events import FactStatus, StoredFact
+from memgate.core.settings import Settings
+from memgate.core.stores import SearchQuery
+from memgate.sinks.opensearch import (
     RETRIEVAL_VECTOR_FIELD,
     SEARCH_TEXT_FIELD,
     BulkItemError,

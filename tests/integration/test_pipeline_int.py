@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from memgate.embedding import MiniLMEmbedder
-from memgate.events import DeadLetter, FactStatus, TurnEvent, parse_turn
+from memgate.core.embedding import MiniLMEmbedder
+from memgate.core.events import DeadLetter, FactStatus, TurnEvent, parse_turn
+from memgate.core.settings import Settings, load_settings
+from memgate.core.stores import SearchQuery
 from memgate.inputs import load_locomo
-from memgate.settings import Settings, load_settings
-from sinks.audit import ClickHouseAudit
-from sinks.base import SearchQuery
-from sinks.embedded import EmbeddedIndex
-from sinks.opensearch import OpenSearchStore
-from streams.producer import produce_lines, produce_turns
-from streams.runner import InProcessRunner
+from memgate.sinks.audit import ClickHouseAudit
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.sinks.opensearch import OpenSearchStore
+from memgate.streams.producer import produce_lines, produce_turns
+from memgate.streams.runner import InProcessRunner
 from tests.integration.conftest import KAFKA, PROMETHEUS, WorkerProcess, worker_env
 from tests.integration.kafka_helpers import read_topic, wait_drained
 

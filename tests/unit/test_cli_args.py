@@ -316,7 +316,10 @@ def test_forget_with_the_audit_store_locked_deletes_nothing(tmp_path: Path) -> N
     n = _fact_count(tmp_path)
     assert n > 0
     audit = tmp_path / "data" / "audit.chdb"
-    hold = f"from sinks.audit import ClickHouseAudit\na = ClickHouseAudit.embedded({str(audit)!r})"
+    hold = (
+        "from memgate.sinks.audit import ClickHouseAudit\n"
+        f"a = ClickHouseAudit.embedded({str(audit)!r})"
+    )
     with _holding(hold):
         result = _memgate(tmp_path, "forget", "-t", "acme", "-u", "alice", "--yes")
     assert result.returncode == 1, result.stdout + result.stderr

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from memgate.cli import app
-from memgate.embedding import load_embedder
-from memgate.events import FactStatus, FactType, StoredFact
-from sinks.embedded import EmbeddedIndex
+from memgate.core.embedding import load_embedder
+from memgate.core.events import FactStatus, FactType, StoredFact
+from memgate.sinks.embedded import EmbeddedIndex
 
 NASTY = ["[/x]", "[red]x[/red]", ":thumbs_up:", "[link=http://e.vil]y[/link]"]
 ESC = "\x1b]0;owned\x07\x1b[2J"

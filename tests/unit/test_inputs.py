@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import InvalidEvent
-from memgate.events import parse_turn
+from memgate.core.errors import InvalidEvent
+from memgate.core.events import parse_turn
 from memgate.inputs import ReadErrors, detect_format, parse_locomo_time, read_turns
 
 GOOD = {

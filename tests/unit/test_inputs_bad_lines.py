@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from memgate.cli import app
-from memgate.errors import InvalidEvent, MemgateError
-from memgate.events import parse_turn
+from memgate.core.errors import InvalidEvent, MemgateError
+from memgate.core.events import parse_turn
 from memgate.inputs import MAX_LINE_BYTES, ReadErrors, load_locomo, read_turns
 
 GOOD = {

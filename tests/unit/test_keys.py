@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from memgate.backends import build_pipeline
-from memgate.embedding import HashingEmbedder
-from memgate.errors import ConfigError
-from memgate.events import JournalRecord, TurnEvent, content_hmac
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.errors import ConfigError
+from memgate.core.events import JournalRecord, TurnEvent, content_hmac
+from memgate.core.settings import load_settings
 from memgate.keys import HMAC_KEY_BYTES, HMAC_KEY_FILE, hmac_key, load_or_create_key
-from memgate.settings import load_settings
 
 SECRET_TURN = TurnEvent(
     tenant_id="acme",

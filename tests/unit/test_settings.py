@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import ConfigError
-from memgate.settings import load_settings
+from memgate.core.errors import ConfigError
+from memgate.core.settings import load_settings
 
 
 def test_env_prefix_and_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

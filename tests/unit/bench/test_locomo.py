@@ -27,10 +27,10 @@ from memgate.bench.locomo import (
     questions_of,
     run_locomo,
 )
-from memgate.embedding import HashingEmbedder
-from memgate.events import CandidateFact, FactType, TurnEvent, stable_id
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import CandidateFact, FactType, TurnEvent, stable_id
+from memgate.core.settings import Settings
 from memgate.inputs import load_locomo
-from memgate.settings import Settings
 
 # Every speaker's turns have distinct lengths in words, so no two of them tie in BM25,
 # and the test embedder (below) leaves no cosine ties: the store breaks ties by fact
@@ -390,7 +390,7 @@ def test_several_presets_and_a_limit(data: Path, tmp_path: Path) -> None:
 
 
 def test_the_workdir_must_be_empty(data: Path, tmp_path: Path) -> None:
-    from memgate.errors import ConfigError
+    from memgate.core.errors import ConfigError
 
     (tmp_path / "w").mkdir()
     (tmp_path / "w" / "x").write_text("x")

@@ -19,8 +19,8 @@ from memgate.bench.figures import Figures
 from memgate.bench.locomo import run_locomo
 from memgate.bench.split import SplitBench, load_split, run_split
 from memgate.cli import app
-from memgate.errors import ConfigError
-from memgate.settings import Settings
+from memgate.core.errors import ConfigError
+from memgate.core.settings import Settings
 from tests.unit.bench.test_locomo import KeepAll, NoTieEmbedder, write_conversation
 
 

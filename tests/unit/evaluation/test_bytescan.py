@@ -17,7 +17,7 @@ from memgate.evaluation.bytescan import (
     read_file,
     scan,
 )
-from sinks.audit import ClickHouseAudit
+from memgate.sinks.audit import ClickHouseAudit
 
 NEEDLE = "Quillfeather-Marchbanks-7731"
 

@@ -12,10 +12,10 @@ import pytest
 from stdnum import iban, luhn
 
 import memgate
+from memgate.core.events import Role
 from memgate.evaluation import labelled, leaks, scenarios
 from memgate.evaluation.common import BUNDLED_FILES, CorpusError, read_jsonl
 from memgate.evaluation.leaks import SECRET_KINDS, LeakCase
-from memgate.events import Role
 
 EVAL_DIR = Path(memgate.__file__).parent / "data" / "eval"
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memgate.core.events import TurnEvent
 from memgate.evaluation import erasure as erasure_check
 from memgate.evaluation import leaks
 from memgate.evaluation.common import BUNDLED_FILES, Workspace
-from memgate.events import TurnEvent
-from sinks.audit import TABLES, ClickHouseAudit
-from stages.detectors import Detector
+from memgate.sinks.audit import TABLES, ClickHouseAudit
+from memgate.stages.detectors import Detector
 from tests.unit.evaluation.test_harness import (
     EMBEDDER,
     EVAL_DIR,

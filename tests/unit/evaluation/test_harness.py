@@ -16,10 +16,8 @@ from typing import Any
 import pytest
 
 import memgate
-from memgate.embedding import Embedder, HashingEmbedder
-from memgate.evaluation import labelled, leaks, scenarios
-from memgate.evaluation.common import BUNDLED_FILES, Confusion, Workspace
-from memgate.events import (
+from memgate.core.embedding import Embedder, HashingEmbedder
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactStatus,
@@ -29,13 +27,15 @@ from memgate.events import (
     TurnEvent,
     stable_id,
 )
+from memgate.core.settings import Settings, load_settings
+from memgate.evaluation import labelled, leaks, scenarios
+from memgate.evaluation.common import BUNDLED_FILES, Confusion, Workspace
 from memgate.keys import hmac_key
-from memgate.settings import Settings, load_settings
-from stages.dedupe import Resolver
-from stages.detectors import Detector
-from stages.policy import preset
-from stages.redact import Redactor
-from streams.pipeline import ExtractStep, Pipeline, TriageStep
+from memgate.stages.dedupe import Resolver
+from memgate.stages.detectors import Detector
+from memgate.stages.policy import preset
+from memgate.stages.redact import Redactor
+from memgate.streams.pipeline import ExtractStep, Pipeline, TriageStep
 
 EVAL_DIR = Path(memgate.__file__).parent / "data" / "eval"
 EMBEDDER = HashingEmbedder()
@@ -303,7 +303,7 @@ def test_the_real_gate_masks_the_journal_and_scans_every_store(tmp_path: Path) -
 def test_an_over_eager_detector_fails_the_benign_share(tmp_path: Path) -> None:
     class MasksDigits(Detector):
         def mask(self, text: str) -> Any:
-            from stages.detectors import MaskResult
+            from memgate.stages.detectors import MaskResult
 
             masked, n = re.subn(r"\d[\d.\-]*", "[PHONE]", text)
             return MaskResult(text=masked, counts={"phone": n} if n else {})

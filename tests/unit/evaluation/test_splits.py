@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memgate.cli import app
+from memgate.core.events import CandidateFact, TurnEvent
 from memgate.evaluation import labelled, leaks, scenarios
 from memgate.evaluation import run as ev
 from memgate.evaluation.aggregate import (
@@ -31,8 +32,7 @@ from memgate.evaluation.aggregate import (
 from memgate.evaluation.common import Confusion, CorpusError
 from memgate.evaluation.erasure import ErasureResult
 from memgate.evaluation.leaks import LeakReport
-from memgate.events import CandidateFact, TurnEvent
-from stages.detectors import Detector
+from memgate.stages.detectors import Detector
 from tests.unit.evaluation.test_harness import (
     EMBEDDER,
     KeepEverything,

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from memgate.errors import ConfigError, StoreError, TransientError
-from memgate.events import (
+from memgate.core.errors import ConfigError, StoreError, TransientError
+from memgate.core.events import (
     DecisionRecord,
     FactHistoryRecord,
     JournalRecord,
@@ -23,8 +23,8 @@ from memgate.events import (
     Stage,
     TriageVerdict,
 )
-from sinks.audit import REPORTS, TABLES, ClickHouseAudit
-from sinks.base import AuditStore
+from memgate.core.stores import AuditStore
+from memgate.sinks.audit import REPORTS, TABLES, ClickHouseAudit
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 H = timedelta(hours=1)

@@ -11,8 +11,8 @@ from pathlib import Path
 import clickhouse_connect
 import pytest
 
-from memgate.events import JournalRecord, Role, TriageVerdict
-from sinks.audit import JOURNAL, ClickHouseAudit
+from memgate.core.events import JournalRecord, Role, TriageVerdict
+from memgate.sinks.audit import JOURNAL, ClickHouseAudit
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 OLD_DIGEST = hashlib.sha256(b"my password is hunter2").hexdigest()

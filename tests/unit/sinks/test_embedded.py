@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgate.errors import ConfigError, PermanentError, StoreError
-from memgate.events import FactStatus
-from sinks.base import SearchQuery
-from sinks.embedded import SCHEMA_VERSION, EmbeddedIndex, fts_query
+from memgate.core.errors import ConfigError, PermanentError, StoreError
+from memgate.core.events import FactStatus
+from memgate.core.stores import SearchQuery
+from memgate.sinks.embedded import SCHEMA_VERSION, EmbeddedIndex, fts_query
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 

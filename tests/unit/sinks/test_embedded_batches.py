@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import PermanentError, StoreError
-from sinks.embedded import EmbeddedIndex
+from memgate.core.errors import PermanentError, StoreError
+from memgate.sinks.embedded import EmbeddedIndex
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 helper = RetrievalStoreContract()

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import TransientError
+from memgate.core.errors import TransientError
+from memgate.core.events import AuditEvent, Stage, TriageVerdict
 from memgate.evaluation.bytescan import scan
-from memgate.events import AuditEvent, Stage, TriageVerdict
-from sinks.audit import TABLES, ClickHouseAudit
-from sinks.audit_erasure import ERASURE_SETTINGS, leftovers
-from sinks.embedded import EmbeddedIndex
+from memgate.sinks.audit import TABLES, ClickHouseAudit
+from memgate.sinks.audit_erasure import ERASURE_SETTINGS, leftovers
+from memgate.sinks.embedded import EmbeddedIndex
 from tests.contracts.retrieval import DIM, RetrievalStoreContract
 from tests.unit.sinks.test_audit import T0, H, decision, history, journal
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memgate.embedding import HashingEmbedder
-from memgate.events import (
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactType,
@@ -22,16 +22,16 @@ from memgate.events import (
     TriagedTurn,
     TurnEvent,
 )
-from sinks.base import SearchQuery
-from sinks.embedded import EmbeddedIndex
-from stages.context import source_context, with_context
-from stages.dedupe import Resolver
-from stages.detectors import Detector
-from stages.extract import RuleExtractor
-from stages.persist import plan
-from stages.policy import preset
-from stages.redact import Redactor
-from streams.pipeline import ExtractStep
+from memgate.core.stores import SearchQuery
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.context import source_context, with_context
+from memgate.stages.dedupe import Resolver
+from memgate.stages.detectors import Detector
+from memgate.stages.extract import RuleExtractor
+from memgate.stages.persist import plan
+from memgate.stages.policy import preset
+from memgate.stages.redact import Redactor
+from memgate.streams.pipeline import ExtractStep
 
 TS = datetime(2024, 5, 1, tzinfo=UTC)
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgate.embedding import HashingEmbedder, MiniLMEmbedder
-from memgate.events import (
+from memgate.core.embedding import HashingEmbedder, MiniLMEmbedder
+from memgate.core.events import (
     CandidateFact,
     FactStatus,
     FactType,
@@ -21,10 +21,10 @@ from memgate.events import (
     RedactionResult,
     Resolution,
 )
-from sinks.embedded import EmbeddedIndex
-from stages.dedupe import Resolver, fact_key
-from stages.persist import plan
-from stages.policy import PRESETS, preset
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.dedupe import Resolver, fact_key
+from memgate.stages.persist import plan
+from memgate.stages.policy import PRESETS, preset
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 EMB = HashingEmbedder()

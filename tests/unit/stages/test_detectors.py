@@ -1,4 +1,4 @@
-"""Tests for stages.detectors: PII and credential detection and masking.
+"""Tests for memgate.stages.detectors: PII and credential detection and masking.
 
 Every secret-looking value is assembled at run time from harmless fragments so
 that no string in this file looks like a live credential to a secret scanner.
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from stages.detectors import (
+from memgate.stages.detectors import (
     ALL_KINDS,
     CREDENTIAL_KINDS,
     KIND_CATEGORY,

@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memgate.events import RedactedCandidate, TurnEvent
-from stages.detectors import Detector
-from stages.extract import RuleExtractor
-from stages.redact import Redactor
+from memgate.core.events import RedactedCandidate, TurnEvent
+from memgate.stages.detectors import Detector
+from memgate.stages.extract import RuleExtractor
+from memgate.stages.redact import Redactor
 
 DETECTOR = Detector()
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgate.events import CandidateFact, FactType, Outcome, Role, TurnEvent, stable_id
-from stages.extract import (
+from memgate.core.events import CandidateFact, FactType, Outcome, Role, TurnEvent, stable_id
+from memgate.stages.extract import (
     MAX_FACTS_PER_TURN,
     MULTI_VALUED_PREDICATES,
     Extractor,

@@ -17,7 +17,7 @@ import anthropic
 import pytest
 from pydantic import SecretStr
 
-from memgate.errors import (
+from memgate.core.errors import (
     AuthenticationError,
     ExtractionError,
     FatalError,
@@ -25,8 +25,8 @@ from memgate.errors import (
     is_fatal,
     is_transient,
 )
-from memgate.events import FactType, Outcome, TurnEvent, stable_id
-from stages.extract_anthropic import (
+from memgate.core.events import FactType, Outcome, TurnEvent, stable_id
+from memgate.stages.extract_anthropic import (
     RECORD_FACTS_TOOL,
     SYSTEM_PROMPT,
     AnthropicExtractor,

@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from memgate.cli import app
-from memgate.errors import AuthenticationError, TransientError
-from memgate.events import TriagedTurn, TurnEvent
-from stages.dedupe import fact_key
-from stages.extract import RuleExtractor
-from stages.extract_anthropic import MAX_FACTS, AnthropicExtractor
-from stages.untrusted import neutralise_tag
-from streams.pipeline import ExtractStep
+from memgate.core.errors import AuthenticationError, TransientError
+from memgate.core.events import TriagedTurn, TurnEvent
+from memgate.stages.dedupe import fact_key
+from memgate.stages.extract import RuleExtractor
+from memgate.stages.extract_anthropic import MAX_FACTS, AnthropicExtractor
+from memgate.stages.untrusted import neutralise_tag
+from memgate.streams.pipeline import ExtractStep
 from tests.unit.stages.anthropic_standin import (
     AnthropicStandIn,
     connection_reset,
@@ -368,7 +368,7 @@ def test_a_turn_that_still_fails_is_read_by_the_rule_extractor(
 ) -> None:
     ex = AnthropicExtractor(client, model=MODEL, sleep=sleeps.append, fallback=RuleExtractor())
     api.enqueue(*[connection_reset()] * 4)
-    with caplog.at_level(logging.WARNING, logger="stages.extract_anthropic"):
+    with caplog.at_level(logging.WARNING, logger="memgate.stages.extract_anthropic"):
         facts = ex.extract(turn("I use vim as my editor."))
     assert [(f.predicate, f.object, f.extractor) for f in facts] == [
         ("uses_tool:editor", "vim", "rules")

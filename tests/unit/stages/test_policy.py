@@ -10,8 +10,8 @@ from typing import Any
 import anthropic
 import pytest
 
-from memgate.embedding import HashingEmbedder
-from memgate.events import (
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactStatus,
@@ -20,14 +20,15 @@ from memgate.events import (
     ResolutionAction,
     TurnEvent,
 )
-from sinks.embedded import EmbeddedIndex
-from stages.dedupe import Resolver
-from stages.detectors import Detector
-from stages.extract import RuleExtractor
-from stages.extract_anthropic import AnthropicExtractor
-from stages.persist import plan
-from stages.policy import WritePolicy, claimed_source, parse_trusted_sources, preset
-from stages.redact import Redactor
+from memgate.core.sources import parse_trusted_sources
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.dedupe import Resolver
+from memgate.stages.detectors import Detector
+from memgate.stages.extract import RuleExtractor
+from memgate.stages.extract_anthropic import AnthropicExtractor
+from memgate.stages.persist import plan
+from memgate.stages.policy import WritePolicy, claimed_source, preset
+from memgate.stages.redact import Redactor
 from tests.unit.stages.anthropic_standin import AnthropicStandIn, running_standin, tool_use_reply
 
 EMB = HashingEmbedder()

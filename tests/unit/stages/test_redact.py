@@ -8,15 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memgate.events import (
+from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
     FactType,
     RedactedCandidate,
     RedactionAction,
 )
-from stages.detectors import Detector
-from stages.redact import Redactor, mask_all
+from memgate.stages.detectors import Detector
+from memgate.stages.redact import Redactor, mask_all
 
 TS = datetime(2024, 5, 1, tzinfo=UTC)
 DET = Detector()

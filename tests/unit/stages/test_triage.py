@@ -9,14 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memgate.events import Role, TriageVerdict, TurnEvent
-from stages.triage import (
-    TriagePolicy,
-    TriageReason,
-    is_filler_sentence,
-    split_sentences,
-    triage,
-)
+from memgate.core.events import Role, TriageVerdict, TurnEvent
+from memgate.core.text import split_sentences
+from memgate.stages.triage import TriagePolicy, TriageReason, is_filler_sentence, triage
 
 KEEP = TriageVerdict.KEEP
 DROP = TriageVerdict.DROP

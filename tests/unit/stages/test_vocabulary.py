@@ -7,9 +7,14 @@ from importlib import resources
 
 import pytest
 
-from memgate.events import TurnEvent
-from stages.extract import MULTI_VALUED_PREDICATES, RuleExtractor
-from stages.vocabulary import PREDICATES, QUALIFIED_FAMILIES, is_multi_valued, valid_predicate
+from memgate.core.events import TurnEvent
+from memgate.stages.extract import MULTI_VALUED_PREDICATES, RuleExtractor
+from memgate.stages.vocabulary import (
+    PREDICATES,
+    QUALIFIED_FAMILIES,
+    is_multi_valued,
+    valid_predicate,
+)
 
 
 def _bundled_turns() -> list[TurnEvent]:

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from memgate.backends import build_pipeline
-from memgate.embedding import HashingEmbedder
-from memgate.events import TurnEvent
-from memgate.settings import Settings, load_settings
-from sinks.audit import ClickHouseAudit
-from sinks.embedded import EmbeddedIndex
-from stages.extract import Extractor
-from streams.pipeline import Pipeline
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import TurnEvent
+from memgate.core.settings import Settings, load_settings
+from memgate.sinks.audit import ClickHouseAudit
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.extract import Extractor
+from memgate.streams.pipeline import Pipeline
 
 KEY = "unit-test-hmac-key-0123456789abcdef0123"
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)

@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from memgate.events import JournalRecord
-from streams.app import Worker, failure_reason, triage_turn
-from streams.metrics import Metrics
-from streams.turns import JournalLedger, TurnIdConflict, TurnState, check_turn
+from memgate.core.events import JournalRecord
+from memgate.streams.app import Worker, failure_reason, triage_turn
+from memgate.streams.metrics import Metrics
+from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnState, check_turn
 from tests.unit.streams.conftest import Gate, turn
 
 
@@ -55,8 +55,33 @@ def test_the_journal_ledger_reads_user_and_digest_by_tenant_and_turn_id(gate: Ga
 
 
 def test_other_permanent_failures_keep_their_reason() -> None:
-    from memgate.errors import PermanentError
+    from memgate.core.errors import PermanentError
 
     assert failure_reason(PermanentError("mapping conflict")) == (
         "permanent failure: mapping conflict"
     )
+
+
+def test_a_store_call_is_retried_while_it_fails_transiently(gate: Gate) -> None:
+    """The worker's retry (memgate.core.retry): transient errors wait and retry, counted."""
+    from memgate.core.errors import TransientError
+
+    worker = _worker(gate)
+    fails = [TransientError("busy", retry_after=0.001), ConnectionError("reset")]
+
+    def call() -> str:
+        if fails:
+            raise fails.pop(0)
+        return "written"
+
+    assert asyncio.run(worker.retry("audit", call)) == "written"
+    counted = worker.metrics.registry.get_sample_value(
+        "memgate_store_retries_total", {"store": "audit"}
+    )
+    assert counted == 2
+
+    def bad() -> str:
+        raise ValueError("bad row")
+
+    with pytest.raises(ValueError, match="bad row"):  # not transient: raised at once
+        asyncio.run(worker.retry("audit", bad))

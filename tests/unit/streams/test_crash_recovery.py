@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from sinks.audit import TABLES, ClickHouseAudit
+from memgate.sinks.audit import TABLES, ClickHouseAudit
 
 REPO = Path(__file__).resolve().parents[3]
 EVAL = REPO / "memgate" / "data" / "eval"

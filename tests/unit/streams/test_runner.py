@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memgate.errors import PermanentError
-from memgate.events import (
+from memgate.core.errors import PermanentError
+from memgate.core.events import (
     CandidateFact,
     FactStatus,
     RedactedCandidate,
@@ -24,10 +24,10 @@ from memgate.events import (
     TurnEvent,
     content_hmac,
 )
-from sinks.embedded import EmbeddedIndex
-from stages.extract import RuleExtractor
-from streams.runner import InProcessRunner, Interrupted
-from streams.turns import TurnIdConflict
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.extract import RuleExtractor
+from memgate.streams.runner import InProcessRunner, Interrupted
+from memgate.streams.turns import TurnIdConflict
 from tests.unit.streams.conftest import KEY, Gate, turn
 
 THREE_FACTS = (
@@ -257,7 +257,7 @@ def test_event_ids_are_the_same_on_every_run(gate: Gate, tmp_path: Path) -> None
     tables = ("journal", "decisions", "fact_history")
     first = {t: gate.rows(f"SELECT event_id FROM {t} ORDER BY event_id") for t in tables}
     gate.audit.close()
-    from sinks.audit import ClickHouseAudit
+    from memgate.sinks.audit import ClickHouseAudit
 
     other = tmp_path / "other"
     with (

@@ -27,7 +27,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from memgate.errors import ConfigError
+from memgate.core.errors import ConfigError
 
 PolicyName = Literal["conservative", "balanced", "permissive"]
 
@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     search_k: int = Field(default=10, ge=1)
     token_budget: int = Field(default=800, ge=1)
 
-    # write policy: sources whose turns are stored at confidence 1.0 (stages.policy)
+    # write policy: sources whose turns are stored at confidence 1.0 (memgate.stages.policy)
     trusted_sources: tuple[str, ...] = Field(
         default=(),
         description="'tenant:source' or '*:source' entries: a turn whose metadata.source is "
@@ -126,7 +126,7 @@ class Settings(BaseSettings):
     @field_validator("trusted_sources")
     @classmethod
     def _check_trusted_sources(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        from stages.policy import parse_trusted_sources
+        from memgate.core.sources import parse_trusted_sources
 
         return tuple(sorted(parse_trusted_sources(v)))
 

@@ -3,7 +3,7 @@
 Every event is a frozen pydantic v2 model with a ``schema_version`` so that a
 consumer can tell which shape it reads. Invalid input raises
 :class:`pydantic.ValidationError`, whose message names the field and the
-problem; :func:`parse_turn` turns that into a :class:`memgate.errors.InvalidEvent`
+problem; :func:`parse_turn` turns that into a :class:`memgate.core.errors.InvalidEvent`
 with one line per problem.
 
 >>> t = parse_turn({"tenant_id": "acme", "user_id": "u1", "session_id": "s1",
@@ -32,7 +32,7 @@ from pydantic import (
     field_validator,
 )
 
-from memgate.errors import InvalidEvent
+from memgate.core.errors import InvalidEvent
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
 
@@ -297,7 +297,7 @@ class CandidateFact(_Event):
         default="",
         max_length=64,
         description="The source the turn claims (``metadata.source``). A claim only: the "
-        "write policy alone decides whether it is trusted (stages.policy).",
+        "write policy alone decides whether it is trusted (memgate.stages.policy).",
     )
     context: str = Field(
         default="",

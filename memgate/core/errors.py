@@ -64,6 +64,33 @@ class FatalError(MemgateError):
     error boundary must let it through (see :func:`is_fatal`)."""
 
 
+class MissingExtra(ConfigError):
+    """An optional dependency is not installed; the message names the extra that installs it.
+
+    >>> print(MissingExtra("kafka", "the Kafka worker", "faust"))
+    the Kafka worker needs memgate[kafka] (faust is not installed): pip install 'memgate[kafka]'
+    """
+
+    def __init__(self, extra: str, feature: str, missing: str | None = None) -> None:
+        what = f" ({missing} is not installed)" if missing else ""
+        super().__init__(
+            f"{feature} needs memgate[{extra}]{what}: pip install 'memgate[{extra}]'"
+        )
+        self.extra = extra
+
+
+def require_extra(module: str, extra: str, feature: str) -> None:
+    """Raise :class:`MissingExtra` unless ``module`` (a library of ``extra``) is installed."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or blocked in sys.modules
+        found = False
+    if not found:
+        raise MissingExtra(extra, feature, module)
+
+
 class AuthenticationError(FatalError):
     """A service refused the credentials (HTTP 401/403); the message names the setting."""
 

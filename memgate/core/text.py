@@ -1,0 +1,64 @@
+"""Text helpers every stage shares: one sentence splitter, one question detector.
+
+The words a question starts with are data (``memgate/data/questions.json``,
+five languages); triage drops turns that are only questions and the rule
+extractor skips questions, and both ask :func:`is_question`.
+
+>>> split_sentences("Thanks! I moved to Berlin. Any tips?")
+['Thanks!', 'I moved to Berlin.', 'Any tips?']
+>>> is_question("Any tips?"), is_question("where do you live"), is_question("¿Dónde vives")
+(True, True, True)
+>>> is_question("I moved to Berlin."), is_question("Can't wait to see it")
+(False, False)
+>>> starts_like_question("Do you know I'm vegan"), starts_like_question("I use vim, any tips?")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib import resources
+
+__all__ = ["is_question", "question_starts", "split_sentences", "starts_like_question"]
+
+_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])")
+_TERMINAL_Q_RE = re.compile(r"\?[\s\"'”)\]]*$")
+#: closing quotes and brackets after a sentence's last punctuation mark
+_CLOSERS = " \"')]”"
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split on sentence punctuation and line breaks; drop empty pieces."""
+    return [s.strip() for s in _SENT_SPLIT_RE.split(text) if s and s.strip()]
+
+
+@cache
+def question_starts() -> frozenset[str]:
+    """Every word or phrase a question may start with (all languages), lower case."""
+    raw = (resources.files("memgate") / "data" / "questions.json").read_text("utf-8")
+    data = json.loads(raw)
+    return frozenset(w.casefold() for words in data["starts"].values() for w in words)
+
+
+@cache
+def _start_re() -> re.Pattern[str]:
+    alternatives = sorted(question_starts(), key=len, reverse=True)
+    body = "|".join(r"\s+".join(map(re.escape, a.split())) for a in alternatives)
+    # after opening punctuation; a whole word: not followed by a letter, "'" or "-"
+    return re.compile(rf"^\W*(?:{body})(?![\w'-])", re.IGNORECASE)
+
+
+def starts_like_question(sentence: str) -> bool:
+    """The sentence opens with a question word or phrase (``what``, ``do``, ``est-ce``)."""
+    return _start_re().match(sentence.replace("’", "'")) is not None
+
+
+def is_question(sentence: str) -> bool:
+    """A question: it ends with ``?``, starts with ``¿``, or starts like one and does not end
+    with ``.``, ``!`` or ``…``."""
+    s = sentence.strip()
+    if _TERMINAL_Q_RE.search(s) or s.startswith("¿"):
+        return True
+    return not s.rstrip(_CLOSERS).endswith((".", "!", "…")) and starts_like_question(s)
