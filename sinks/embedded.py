@@ -690,12 +690,18 @@ class EmbeddedIndex:
                 )
             with self._tx(conn):
                 conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
+            # secure_delete zeroes the cells a DELETE frees, but not the stale copies that
+            # earlier page splits left in the unused gap of live pages: rebuild the file
+            # (in memory, so no temporary file holds a copy) and then truncate the WAL.
+            conn.execute("PRAGMA temp_store = MEMORY")
+            vacuumed = _try_vacuum(conn)
             busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            busy = busy or not vacuumed
         if busy:
             raise TransientError(
                 f"embedded index {self.path}: the {deleted} facts of {tenant_id}/{user_id} are "
                 "deleted, but another connection is still reading an older snapshot, so old "
-                "copies of them stay in the write-ahead log; stop the other memgate processes "
+                "copies of them stay on disk (write-ahead log, unused pages); stop the other memgate processes "
                 "using this data dir and run forget again"
             )
         return int(deleted)
@@ -707,3 +713,15 @@ class EmbeddedIndex:
             for status, n in conn.execute("SELECT status, count(*) FROM facts GROUP BY status"):
                 counts[status] = int(n)
         return counts
+
+
+def _try_vacuum(conn: sqlite3.Connection) -> bool:
+    """``VACUUM`` the file; False when another connection's read keeps it from running."""
+    try:
+        conn.execute("VACUUM")
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc) or "SQL statements in progress" in str(exc):
+            return False
+        raise
+    return True
+

@@ -93,3 +93,45 @@ def test_forget_leaves_no_byte_of_the_user_under_the_data_dir(tmp_path: Path) ->
     _cli(data, "facts", "-t", TENANT, "-u", KEPT)
     again = scan(data, GONE_NEEDLES)
     assert again.hits == [], [h.describe() for h in again.hits]
+
+
+
+LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo" / "locomo-dev.json"
+
+
+def test_forget_after_a_long_ingest_leaves_no_stale_page_copy(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # 1,500 LoCoMo turns (all seven conversations, sessions in order): the SQLite
+    # B-trees split and rebalance many times, and old copies of moved cells stay in
+    # the unused gap of live pages, where secure_delete (it zeroes only the cells a
+    # DELETE frees) never looks. With this input and key, a copy of a ledger row of
+    # conv1/jon was left on disk before forget rebuilt the file.
+    assert LOCOMO.exists(), f"the LoCoMo dataset is expected at {LOCOMO} (../shared/datasets)"
+    import re
+
+    monkeypatch.setenv("MEMGATE_HMAC_KEY", "0123456789abcdef0123456789abcdef0123")
+    rows: list[dict[str, str]] = []
+    for ci, conv in enumerate(json.loads(LOCOMO.read_text(encoding="utf-8"))):
+        c = conv["conversation"]
+        for s in range(1, 12):
+            for t in c.get(f"session_{s}", []):
+                if len(rows) < 1500:
+                    rows.append({
+                        "tenant_id": f"conv{ci}", "user_id": t["speaker"].lower(),
+                        "session_id": f"s{s}", "turn_id": t["dia_id"], "role": "user",
+                        "content": t["text"], "ts": "2023-05-01T10:00:00Z",
+                    })
+    path = tmp_path / "turns.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    data = tmp_path / "data"
+    _cli(data, "ingest", str(path))
+
+    def disk() -> bytes:
+        return b"".join(p.read_bytes() for p in sorted(data.iterdir()) if p.is_file())
+
+    ledger_row = re.compile(rb"conv1D\d+:\d+jon")
+    assert ledger_row.search(disk())
+    _cli(data, "forget", "-t", "conv1", "-u", "jon", "--yes")
+    assert not ledger_row.search(disk()), "a stale copy of the user's ledger row is on disk"
+    assert re.search(rb"conv1D\d+:\d+gina", disk())

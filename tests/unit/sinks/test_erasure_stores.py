@@ -132,3 +132,4 @@ def test_sqlite_forget_under_an_old_reader_says_so_and_a_rerun_completes(tmp_pat
         assert index.forget("acme", GONE) == 0
         report = scan(path.parent, needles)
         assert report.hits == [], [h.describe() for h in report.hits]
+
