@@ -701,8 +701,8 @@ class EmbeddedIndex:
             raise TransientError(
                 f"embedded index {self.path}: the {deleted} facts of {tenant_id}/{user_id} are "
                 "deleted, but another connection is still reading an older snapshot, so old "
-                "copies of them stay on disk (write-ahead log, unused pages); stop the other memgate processes "
-                "using this data dir and run forget again"
+                "copies of them stay on disk (write-ahead log, unused pages); stop the other "
+                "memgate processes using this data dir and run forget again"
             )
         return int(deleted)
 
