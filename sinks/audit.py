@@ -44,6 +44,7 @@ from memgate.core.errors import (
 )
 from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
+from memgate.sinks.audit_sql import check_statement
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -563,9 +564,16 @@ class ClickHouseAudit:
         """Run read-only SQL; parameters bind server-side as ``{name:Type}``.
 
         Runs with ``readonly = 2`` (nothing can be written or altered) and
-        ``final = 1`` (tables read as if with ``FINAL``: no duplicate event).
+        ``final = 1`` (tables read as if with ``FINAL``: no duplicate event);
+        a statement that calls a table function or ``file()`` (they read the
+        disk or the network, the HMAC key file included) is refused first
+        (:mod:`memgate.sinks.audit_sql`).
         """
         statement = sql.strip().rstrip(";").rstrip()
+        try:
+            check_statement(statement, lambda st: self._explain(st, parameters or {}))
+        except PermissionError as exc:
+            raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
         try:
             result = self.client.query(
                 statement, parameters=parameters or {}, settings={"readonly": 2, "final": 1}
@@ -577,6 +585,16 @@ class ClickHouseAudit:
         if not columns and not rows:
             columns = self._probe_columns(statement, parameters or {})
         return columns, rows
+
+    def _explain(self, statement: str, parameters: dict[str, Any]) -> list[str]:
+        """The engine's own parse tree of ``statement`` (``EXPLAIN AST`` runs nothing)."""
+        try:
+            result = self.client.query(
+                f"EXPLAIN AST {statement}", parameters=parameters, settings={"readonly": 2}
+            )
+        except Exception as exc:
+            raise _translate(exc, f"query {' '.join(statement.split())[:200]!r}") from exc
+        return [str(row[0]) for row in result.result_rows]
 
     def _probe_columns(self, statement: str, parameters: dict[str, Any]) -> list[str]:
         """Column names of an empty result.

@@ -435,6 +435,16 @@ def test_forget_removes_only_that_user(loaded: ClickHouseAudit) -> None:
         ("DROP TABLE journal", None, "READONLY"),
         ("INSERT INTO journal (event_id) VALUES ('x')", None, "READONLY"),
         ("ALTER TABLE journal DELETE WHERE 1", None, "READONLY"),
+        # table functions read the disk or the network (the HMAC key file, /etc/passwd)
+        ("SELECT * FROM file('/etc/hostname', 'LineAsString')", None, "READONLY"),
+        ("SELECT * FROM url('http://127.0.0.1:1/x', 'LineAsString')", None, "READONLY"),
+        ("SELECT file('/etc/hostname')", None, "READONLY"),
+        (
+            "WITH t AS (SELECT 1 FROM file('/etc/hostname', 'LineAsString')) "
+            "SELECT count() FROM journal WHERE 1 IN (SELECT * FROM t)",
+            None,
+            "READONLY",
+        ),
     ],
 )
 def test_bad_or_writing_sql_gives_a_clear_error(
@@ -444,6 +454,11 @@ def test_bad_or_writing_sql_gives_a_clear_error(
         audit.query(sql, params)
     assert "audit store: query" in str(info.value)
     assert audit.counts()["journal"] == 0  # and the table is still there
+
+
+def test_generators_and_ordinary_functions_still_work(audit: ClickHouseAudit) -> None:
+    assert audit.query("SELECT sum(number) AS s FROM numbers(4)") == (["s"], [(6,)])
+    assert audit.query("SELECT format('{}-{}', 'a', 'b') AS f") == (["f"], [("a-b",)])
 
 
 def test_trailing_semicolon_is_accepted(audit: ClickHouseAudit) -> None:
