@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from memgate.core.embedding import Embedder
 from memgate.core.settings import Settings, prepare_data_dir
+from memgate.core.stores import AuditStore, RetrievalStore
 
 
 def _ignore(_: str) -> None:
@@ -19,10 +20,10 @@ class Runtime:
     """Everything a command needs, opened lazily and closed once."""
 
     settings: Settings
-    _embedder: Any = None
-    _retrieval: Any = None
-    _audit: Any = None
-    closers: list[Any] = field(default_factory=list)
+    _embedder: Embedder | None = None
+    _retrieval: RetrievalStore | None = None
+    _audit: AuditStore | None = None
+    closers: list[RetrievalStore | AuditStore] = field(default_factory=list)
     warn: Callable[[str], None] = _ignore
     _prepared: Path | None = None
 
@@ -36,7 +37,7 @@ class Runtime:
         self._prepared = self.settings.data_dir
 
     @property
-    def embedder(self) -> Any:
+    def embedder(self) -> Embedder:
         if self._embedder is None:
             from memgate.backends import make_embedder
 
@@ -44,7 +45,7 @@ class Runtime:
         return self._embedder
 
     @property
-    def retrieval(self) -> Any:
+    def retrieval(self) -> RetrievalStore:
         if self._retrieval is None:
             from memgate.backends import open_retrieval
 
@@ -55,7 +56,7 @@ class Runtime:
         return self._retrieval
 
     @property
-    def audit(self) -> Any:
+    def audit(self) -> AuditStore:
         if self._audit is None:
             from memgate.backends import open_audit
 

@@ -1,4 +1,4 @@
-"""Checks of command-line values: a bad one is a usage error (exit code 2), never a traceback.
+"""Checks and choices of command-line values: a bad one is a usage error (exit code 2).
 
 Each check is a typer callback: it raises :class:`typer.BadParameter`, which
 the command line prints as one message naming the option, with exit code 2.
@@ -10,7 +10,12 @@ the command line prints as one message naming the option, with exit code 2.
 * a query is 1 to :data:`memgate.recall.MAX_QUERY_CHARS` characters, not blank;
 * ``-k`` is 1 to :data:`memgate.recall.MAX_K` (a range on the option itself);
 * times (``--as-of``, ``--now``) are ISO 8601 between :data:`TIME_MIN` and
-  :data:`TIME_MAX`; a time without a zone is read as UTC.
+  :data:`TIME_MAX`; a time without a zone is read as UTC;
+* a value with a fixed set of choices (a write policy, a backend, an output
+  format) is one of the enums below: click refuses any other value
+  with a usage error listing the choices. The enums of settings name the same
+  values as the ``Literal`` types of :class:`memgate.core.settings.Settings`
+  (a unit test compares them).
 """
 
 from __future__ import annotations
@@ -91,6 +96,49 @@ def check_pollution(value: str) -> str:
             f"ratio {bad[0]} is out of range: each is 0 to at most {MAX_POLLUTION}"
         )
     return value
+
+
+class Policy(StrEnum):
+    """Write policy presets (``--policy``; :data:`memgate.stages.policy.PRESETS`)."""
+
+    CONSERVATIVE = "conservative"
+    BALANCED = "balanced"
+    PERMISSIVE = "permissive"
+
+
+class EmbedderName(StrEnum):
+    """``--embedder``: all-MiniLM-L6-v2 in numpy, or the hashing embedder of the unit tests."""
+
+    MINILM = "minilm"
+    HASHING = "hashing"
+
+
+class ExtractorName(StrEnum):
+    """``--extractor``: the offline rules, or Claude."""
+
+    RULES = "rules"
+    ANTHROPIC = "anthropic"
+
+
+class RetrievalBackend(StrEnum):
+    """``--retrieval-backend``: the SQLite index under the data dir, or OpenSearch."""
+
+    EMBEDDED = "embedded"
+    OPENSEARCH = "opensearch"
+
+
+class AuditBackend(StrEnum):
+    """``--audit-backend``: chDB in process under the data dir, or a ClickHouse server."""
+
+    CHDB = "chdb"
+    CLICKHOUSE = "clickhouse"
+
+
+class OutputFormat(StrEnum):
+    """``--format`` of the commands that print results (``--json`` is ``--format json``)."""
+
+    TABLE = "table"
+    JSON = "json"
 
 
 class LogLevel(StrEnum):

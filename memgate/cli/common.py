@@ -1,0 +1,59 @@
+"""What the commands share: consoles, error lines, JSON output, the tenant and user options.
+
+Text from data goes through :mod:`memgate.render`, which prints it as it is
+(never as ``rich`` markup) with control characters escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+
+from memgate import render
+from memgate.cli.args import check_id
+from memgate.core.errors import MemgateError
+from memgate.render import print_error, print_note
+
+console = render.make_console()
+err = render.make_console(stderr=True)
+log = logging.getLogger("memgate")
+
+#: Options shared by the commands that read one user's data.
+TenantOpt = Annotated[str, typer.Option("--tenant", "-t", help="Tenant id.", callback=check_id)]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="User id.", callback=check_id)]
+
+
+@contextmanager
+def errors() -> Iterator[None]:
+    """A memgate or system error becomes one ``error:`` line and exit code 1."""
+    try:
+        yield
+    except MemgateError as exc:
+        print_error(err, exc)
+        raise typer.Exit(1) from None
+    except OSError as exc:  # a file the system refuses: name too long, a device, permissions
+        print_error(err, render.os_error(exc))
+        raise typer.Exit(1) from None
+
+
+def print_json(obj: object) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str, ensure_ascii=False) + "\n")
+
+
+def report_read_errors(errors: list[str]) -> None:
+    """The lines of an input file that were rejected, then exit code 1 if there were any."""
+    for e in errors:
+        print_error(err, e)
+    if errors:
+        print_note(
+            err,
+            f"{len(errors)} line(s) rejected; the other turns were ingested. "
+            "Fix the lines above and ingest the file again (turn ids make it idempotent).",
+        )
+        raise typer.Exit(1)

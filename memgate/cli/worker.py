@@ -1,0 +1,103 @@
+"""``memgate worker`` and ``memgate produce``: the streaming path on Kafka (the ``kafka`` extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memgate import render
+from memgate.cli.args import LogLevel
+from memgate.cli.common import console, err, errors, log, report_read_errors
+from memgate.cli.options import global_options, session
+from memgate.core.errors import MemgateError
+from memgate.core.settings import mask_secrets
+from memgate.render import print_note
+
+app = typer.Typer()
+
+
+@app.command()
+@global_options()
+def worker(
+    ctx: typer.Context,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(help="Serve Prometheus metrics on this port (0: off).", min=0, max=65535),
+    ] = None,
+    loglevel: Annotated[
+        LogLevel, typer.Option(help="Faust log level.", case_sensitive=False)
+    ] = LogLevel.WARNING,
+) -> None:
+    """Start a streaming worker on Kafka (several share the work through partitions)."""
+    import asyncio
+
+    from memgate.backends import build_pipeline
+    from memgate.streams.metrics import Metrics
+
+    rt = session(ctx).runtime
+    s = rt.settings
+    with errors():
+        # first: without the 'kafka' extra this is the one error line
+        from memgate.streams.app import Worker, create_app, ensure_topics, run_worker
+
+        metrics = Metrics()
+        port = s.metrics_port if metrics_port is None else metrics_port
+        w = Worker(
+            settings=s,
+            pipeline=build_pipeline(s, rt.embedder),
+            retrieval=rt.retrieval,
+            audit=rt.audit,
+            metrics=metrics,
+        )
+        fapp = create_app(w)
+        created = asyncio.run(ensure_topics(s))
+        if created:
+            log.info("event=topics_created topics=%s", ",".join(created))
+        if port:  # last: an open metrics port means the stores and topics are ready
+            metrics.serve(port)
+    print_note(
+        err,
+        f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
+        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}",
+        style="",
+    )
+    run_worker(fapp, loglevel.value)
+
+
+@app.command()
+@global_options()
+def produce(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="JSONL of turn events, or a LoCoMo JSON file.")],
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw", help="Send JSONL lines unvalidated (bad ones reach the dead-letter topic)."
+        ),
+    ] = False,
+) -> None:
+    """Send turns from FILE to the input topic, keyed by tenant/user."""
+    import asyncio
+
+    from memgate.inputs import ReadErrors, read_lines, read_turns
+
+    s = session(ctx).runtime.settings
+    read_errors = ReadErrors()
+    with errors():
+        from memgate.streams.producer import produce_lines, produce_turns
+
+        if not file.is_file():
+            raise MemgateError(f"{file} does not exist or is not a file")
+        if raw:
+            lines = (text for _, text in read_lines(file, read_errors))
+            n = asyncio.run(produce_lines(s, lines))
+        else:
+            n = asyncio.run(produce_turns(s, read_turns(file, read_errors)))
+    console.print(
+        render.text(
+            f"sent {n} turns to {s.topic_prefix}.turns at {mask_secrets(s.kafka_bootstrap)}"
+        )
+    )
+    report_read_errors(read_errors.errors)
