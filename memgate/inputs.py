@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -38,6 +39,10 @@ MAX_LINE_BYTES: Final = 1 << 20
 MAX_JSON_FILE_BYTES: Final = 256 << 20
 #: Longest integer literal accepted in JSON input.
 MAX_INT_DIGITS: Final = 100
+#: Bad lines reported one by one; the rest are counted.
+MAX_KEPT_ERRORS: Final = 100
+#: Bad lines after which a file is no longer read.
+MAX_ERRORS: Final = 10_000
 
 _BOM = "\ufeff"
 
@@ -48,13 +53,41 @@ class InputFileError(MemgateError):
 
 @dataclass
 class ReadErrors:
+    """The rejected lines of one input: the first :data:`MAX_KEPT_ERRORS` messages, all counted.
+
+    A file of nothing but bad lines (a million ``1`` items) must not hold a
+    million messages in memory nor print them: the count goes on, the messages
+    stop, and after :data:`MAX_ERRORS` the reader stops reading the file
+    (:attr:`full`) with one last message saying where.
+    """
+
     errors: list[str] = field(default_factory=list)
+    count: int = 0
 
     def add(self, msg: str) -> None:
-        self.errors.append(msg)
+        self.count += 1
+        if len(self.errors) < MAX_KEPT_ERRORS:
+            self.errors.append(msg)
+
+    @property
+    def full(self) -> bool:
+        return self.count >= MAX_ERRORS
+
+    @property
+    def unshown(self) -> int:
+        """Errors counted but not kept."""
+        return self.count - len(self.errors)
+
+    def stop(self, where: str) -> None:
+        """Record that reading stopped at ``where`` (kept even when the list is full)."""
+        self.errors.append(
+            f"{where}: stopped reading after {self.count:,} bad lines; the turns before "
+            "this point were ingested. Fix the file and ingest it again (turn ids make "
+            "it idempotent)"
+        )
 
     def __bool__(self) -> bool:
-        return bool(self.errors)
+        return self.count > 0
 
 
 class _LineError(ValueError):
@@ -152,6 +185,9 @@ def read_lines(path: Path, errors: ReadErrors) -> Iterator[tuple[int, str]]:
     """
     with path.open("rb") as f:
         for lineno, offset, raw in _raw_lines(f):
+            if errors.full:
+                errors.stop(f"{path}:{lineno}")
+                return
             if raw is None:
                 errors.add(
                     f"{path}:{lineno}: longer than {MAX_LINE_BYTES:,} bytes; skipped "
@@ -261,6 +297,25 @@ def _ident(s: str) -> str:
     return _SAFE.sub("-", s.strip()).strip("-") or "unknown"
 
 
+def speaker_id(name: str) -> str:
+    """A user id for a LoCoMo speaker name, different for every different name.
+
+    An ASCII name keeps its letters (spaces and other separators become
+    ``-``); a name with other letters is written in Punycode behind ``xn--``
+    (as in domain names), so ``Zoë`` and ``Zoé``, or two Chinese names, stay
+    two users instead of folding into one.
+
+    >>> speaker_id("Caroline"), speaker_id("Mary Ann")
+    ('Caroline', 'Mary-Ann')
+    >>> speaker_id("Zoë") != speaker_id("Zoé"), speaker_id("李雷")
+    (True, 'xn--7qvw47h')
+    """
+    name = unicodedata.normalize("NFC", name.strip())
+    if name.isascii():
+        return _ident(name)
+    return "xn--" + _ident(name.encode("punycode").decode("ascii"))
+
+
 def parse_locomo_time(s: str) -> datetime:
     """'1:56 pm on 8 May, 2023' -> an aware UTC datetime."""
     s = " ".join(s.split())
@@ -295,8 +350,18 @@ def _field(obj: dict[str, Any], name: str, kind: type, where: str = "") -> Any:
     return v
 
 
+def _speaker(name: str, speakers: dict[str, str], where: str) -> str:
+    """The user id of ``name``; two names of one conversation never share an id."""
+    uid = speaker_id(name)
+    other = speakers.setdefault(uid, name)
+    if other != name:
+        raise _Bad(f"{where}speakers {other!r} and {name!r} would both be user {uid!r}")
+    return uid
+
+
 def _locomo_turns(conv: dict[str, Any], tenant: str) -> list[TurnEvent]:
     turns: list[TurnEvent] = []
+    speakers: dict[str, str] = {}
     n = 1
     while f"session_{n}" in conv:
         session = _field(conv, f"session_{n}", list)
@@ -316,7 +381,7 @@ def _locomo_turns(conv: dict[str, Any], tenant: str) -> list[TurnEvent]:
                 turns.append(
                     TurnEvent(
                         tenant_id=tenant,
-                        user_id=_ident(_field(t, "speaker", str, where)),
+                        user_id=_speaker(_field(t, "speaker", str, where), speakers, where),
                         session_id=f"session_{n}",
                         turn_id=_ident(_field(t, "dia_id", str, where)),
                         role=Role.USER,
@@ -367,6 +432,9 @@ def read_turns(path: Path, errors: ReadErrors) -> Iterator[TurnEvent]:
     elif fmt == "json":
         data = load_json_file(path)
         for i, item in enumerate(data if isinstance(data, list) else [data], start=1):
+            if errors.full:
+                errors.stop(f"{path}[{i}]")
+                return
             try:
                 yield parse_turn(item, where=f"{path}[{i}]")
             except InvalidEvent as exc:

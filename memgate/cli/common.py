@@ -18,6 +18,7 @@ import typer
 from memgate import render
 from memgate.cli.args import check_id
 from memgate.core.errors import MemgateError
+from memgate.inputs import ReadErrors
 from memgate.render import print_error, print_note
 
 console = render.make_console()
@@ -46,14 +47,19 @@ def print_json(obj: object) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str, ensure_ascii=False) + "\n")
 
 
-def report_read_errors(errors: list[str]) -> None:
-    """The lines of an input file that were rejected, then exit code 1 if there were any."""
-    for e in errors:
+def report_read_errors(errors: ReadErrors) -> None:
+    """The lines of an input file that were rejected, then exit code 1 if there were any.
+
+    At most :data:`memgate.inputs.MAX_KEPT_ERRORS` are printed one by one; the
+    rest are counted.
+    """
+    for e in errors.errors:
         print_error(err, e)
     if errors:
+        more = f" ({errors.unshown:,} more not shown)" if errors.unshown > 0 else ""
         print_note(
             err,
-            f"{len(errors)} line(s) rejected; the other turns were ingested. "
+            f"{errors.count:,} line(s) rejected{more}; the other turns were ingested. "
             "Fix the lines above and ingest the file again (turn ids make it idempotent).",
         )
         raise typer.Exit(1)

@@ -11,6 +11,7 @@ from memgate import render
 from memgate.cli.common import console, err, errors, print_json, report_read_errors
 from memgate.cli.options import global_options, session
 from memgate.core.errors import MemgateError
+from memgate.inputs import ReadErrors
 from memgate.render import clean
 from memgate.runtime import Runtime
 
@@ -20,10 +21,12 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
-def ingest_file(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[RunSummary, list[str]]:
+def ingest_file(
+    rt: Runtime, path: Path, *, quiet: bool = False
+) -> tuple[RunSummary, ReadErrors]:
     """Run the turns of ``path`` through the gate; the summary and the rejected lines."""
     from memgate.backends import build_pipeline
-    from memgate.inputs import ReadErrors, count_lines, detect_format, load_locomo, read_turns
+    from memgate.inputs import count_lines, detect_format, load_locomo, read_turns
     from memgate.streams.runner import InProcessRunner, Interrupted
 
     if not path.is_file():
@@ -43,7 +46,7 @@ def ingest_file(rt: Runtime, path: Path, *, quiet: bool = False) -> tuple[RunSum
             err.print(str(exc), markup=False, style="yellow", soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
     runner.close()
-    return summary, read_errors.errors
+    return summary, read_errors
 
 
 @app.command()
@@ -58,7 +61,9 @@ def ingest(
     with errors():
         summary, rejected = ingest_file(rt, file, quiet=s.json)
     if s.json:
-        print_json({**summary.as_dict(), "errors": rejected})
+        print_json(
+            {**summary.as_dict(), "errors": rejected.errors, "error_count": rejected.count}
+        )
     else:
         console.print(render.summary_table(summary, f"memgate ingest {file.name}"))
         console.print(render.text(f"data dir: {rt.settings.data_dir}"))

@@ -100,4 +100,4 @@ def produce(
             f"sent {n} turns to {s.topic_prefix}.turns at {mask_secrets(s.kafka_bootstrap)}"
         )
     )
-    report_read_errors(read_errors.errors)
+    report_read_errors(read_errors)
