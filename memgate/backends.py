@@ -60,6 +60,10 @@ def make_extractor(settings: Settings) -> Extractor:
         from stages.extract import RuleExtractor
 
         return RuleExtractor()
+    if settings.extractor in ("statements", "hybrid"):
+        from stages.statements import HybridExtractor, StatementExtractor
+
+        return StatementExtractor() if settings.extractor == "statements" else HybridExtractor()
     if settings.extractor == "anthropic":
         if settings.anthropic_api_key is None:
             raise ConfigError(

@@ -73,7 +73,7 @@ def main(
     ] = None,
     embedder: Annotated[str | None, typer.Option(help="minilm (default) or hashing.")] = None,
     extractor: Annotated[
-        str | None, typer.Option(help="rules (offline default) or anthropic.")
+        str | None, typer.Option(help="rules (offline default), statements, hybrid or anthropic.")
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log key=value lines.")] = False,
 ) -> None:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memgate.events import Role, TriageVerdict, TurnEvent
+from stages.moment import moment_reason, split_statements
 
 __all__ = [
     "DEFAULT_FILLER",
@@ -68,6 +69,9 @@ class TriageReason(StrEnum):
     CLARIFICATION_REQUEST = "clarification_request"
     TOO_SHORT = "too_short"
     QUESTION_ONLY = "question_only"
+    MOMENT = "moment"
+    ONE_OFF_REQUEST = "one_off_request"
+    CHATTER = "chatter"
     MEMORY_SIGNAL = "memory_signal"
     FIRST_PERSON_STATEMENT = "first_person_statement"
     SUBSTANTIVE = "substantive"
@@ -169,7 +173,9 @@ _WS_RE = re.compile(r"\s+")
 _ALNUM_RE = re.compile(r"\w", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])")
-_TERMINAL_Q_RE = re.compile(r"\?[\s\"'”)\]]*$")
+_TERMINAL_Q_RE = re.compile(r"[?？][\s\"'”)\]]*$")
+# Chinese has no spaces: each character counts as a word for ``min_words``
+_CJK_CHAR_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 # "what do you mean?" and friends: the turn only asks the assistant to clarify.
 _CLARIFY_RE = re.compile(
@@ -385,8 +391,14 @@ def triage(
         return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
 
     words = _WORD_RE.findall(text)
-    if len(text) < policy.min_chars or len(words) < policy.min_words:
+    n_cjk = len(_CJK_CHAR_RE.findall(text))
+    if (len(text) < policy.min_chars and n_cjk < 3) or len(words) + n_cjk < policy.min_words:
         return TriageVerdict.DROP, TriageReason.TOO_SHORT
+
+    # states of the moment, one-off requests, chatter, questions (stages.moment)
+    moment = moment_reason([p for s in content for p in split_statements(s)])
+    if moment is not None and policy.drop_questions:
+        return TriageVerdict.DROP, TriageReason(moment)
 
     first_person = False
     all_questions = True
