@@ -40,7 +40,9 @@ FloatArray = npt.NDArray[np.float64]
 #: Hash buckets of the n-gram features.
 DIM: Final = 4096
 MODEL_FILE: Final = "keep_model.json"
-_TOKEN_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W\d_]+(?:'[^\W\d_]+)?|\d+")
+_TOKEN_RE: Final = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W\d_]+(?:'[^\W\d_]+)?|\d+"
+)
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 

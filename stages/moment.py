@@ -25,10 +25,11 @@ from stages.statement_text import cues, split_statements
 
 __all__ = ["moment_reason", "split_statements"]
 
-_ORDER = ("moment", "one_off", "chatter", "hypothetical", "question")
+_ORDER = ("moment", "one_off", "session_only", "chatter", "hypothetical", "question")
 _REASON = {
     "moment": "moment",
     "one_off": "one_off_request",
+    "session_only": "one_off_request",
     "chatter": "chatter",
     "hypothetical": "question_only",
     "question": "question_only",

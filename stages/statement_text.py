@@ -84,6 +84,7 @@ def lexicon() -> dict[str, Any]:
 
 
 def _pattern(entries: list[str]) -> re.Pattern[str]:
+    entries = [normalise_text(e) for e in entries]  # "heißt" matches the case-folded "heisst"
     latin = sorted({e for e in entries if not _CJK_RE.search(e)}, key=len, reverse=True)
     cjk = sorted({e for e in entries if _CJK_RE.search(e)}, key=len, reverse=True)
     parts = []
@@ -114,7 +115,8 @@ _Q_END_RE: Final = re.compile(r"[?？][\s\"'”)»]*$")
 #: The structural cues, in the order the classifier reads them.
 CUE_NAMES: Final = (
     "first_person", "first_person_plural", "question", "moment", "one_off", "standing",
-    "hypothetical", "opinion", "chatter", "digit", "named_thing", "cjk", "long",
+    "hypothetical", "opinion", "chatter", "uncertain", "session_only", "digit", "named_thing",
+    "cjk", "long",
 )
 
 
@@ -154,9 +156,11 @@ def cues(sentence: str) -> dict[str, bool]:
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
         "one_off": one_off,
         "standing": standing,
-        "hypothetical": _starts("hypothetical", body) or _has("hypothetical", norm) and question,
+        "hypothetical": _starts("hypothetical", body) or (_has("hypothetical", norm) and question),
         "opinion": _has("opinion", norm),
-        "chatter": _has("chatter", norm),
+        "chatter": _has("chatter", norm) and not starts_with_correction(sentence),
+        "uncertain": _has("uncertain", norm),
+        "session_only": _has("session_only", norm) and not standing,
         "digit": any(c.isdigit() for c in norm),
         "named_thing": named,
         "cjk": bool(_CJK_RE.search(norm)),
@@ -179,12 +183,13 @@ def clean_statement(sentence: str) -> str:
         if m is None:
             break
         rest = s[m.end():]
-        if not re.match(r"^[\s,:;，：]", rest) and not _CJK_RE.search(m.group(0)) and (
-            rest[:1].isalnum()
+        # "and" in "Andes": a lead must be followed by a pause or a space
+        if (
+            not re.match(r"^[\s,:;，：]", rest)
+            and not _CJK_RE.search(m.group(0))
+            and rest[:1].isalnum()
         ):
-            # "so" in "so far", "and" in "Andes": a lead must be followed by a pause or a word
-            if not rest.startswith(" "):
-                break
+            break
         s = re.sub(r"^[\s,:;，：、]+", "", rest)
     s = re.sub(r"[\s.!。！…;；,，]+$", "", s)
     return s or sentence.strip()
@@ -230,7 +235,7 @@ def family(statement: str) -> str:
     ('lives_in', 'diet')
     """
     norm = normalise_text(statement)
-    for name, words in lexicon()["families"]:
+    for name, _words in lexicon()["families"]:
         if _family_matcher(name).search(norm):
             return str(name)
     return "statement"

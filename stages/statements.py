@@ -53,7 +53,10 @@ __all__ = ["MAX_FACTS_PER_TURN", "HybridExtractor", "StatementExtractor", "kept_
 
 MAX_FACTS_PER_TURN: Final = 3
 MAX_OBJECT_CHARS: Final = 300
-_VETO: Final = ("question", "moment", "one_off", "hypothetical", "opinion", "chatter")
+_VETO: Final = (
+    "question", "moment", "one_off", "hypothetical", "opinion", "chatter", "uncertain",
+    "session_only",
+)
 _TASTE: Final = frozenset({"likes", "dislikes", "prefers:other"})
 
 

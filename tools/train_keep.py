@@ -119,7 +119,8 @@ def cross_validate(k: int) -> None:
                 continue
             p, rr, f = _prf(*counts["all"])
             langs = " ".join(
-                f"{lang} {_prf(*counts[lang])[1]:.2f}" for lang in ("en", "de", "fr", "es", "pt", "zh")
+                f"{lang} {_prf(*counts[lang])[1]:.2f}"
+                for lang in ("en", "de", "fr", "es", "pt", "zh")
             )
             print(f"  turn {d:5s} P {p:.3f} R {rr:.3f} F1 {f:.3f} | keep recall {langs}")
 
