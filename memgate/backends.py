@@ -60,6 +60,10 @@ def make_extractor(settings: Settings) -> Extractor:
         from memgate.stages.extract import RuleExtractor
 
         return RuleExtractor()
+    if settings.extractor in ("statements", "hybrid"):
+        from memgate.stages.statements import HybridExtractor, StatementExtractor
+
+        return StatementExtractor() if settings.extractor == "statements" else HybridExtractor()
     if settings.extractor == "anthropic":
         from memgate.stages.extract_anthropic import AnthropicExtractor
 

@@ -48,6 +48,7 @@ from enum import StrEnum
 
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
+from memgate.stages.moment import moment_reason, split_statements
 
 __all__ = [
     "DEFAULT_FILLER",
@@ -68,6 +69,9 @@ class TriageReason(StrEnum):
     CLARIFICATION_REQUEST = "clarification_request"
     TOO_SHORT = "too_short"
     QUESTION_ONLY = "question_only"
+    MOMENT = "moment"
+    ONE_OFF_REQUEST = "one_off_request"
+    CHATTER = "chatter"
     MEMORY_SIGNAL = "memory_signal"
     FIRST_PERSON_STATEMENT = "first_person_statement"
     SUBSTANTIVE = "substantive"
@@ -168,6 +172,8 @@ _PUNCT_RE = re.compile(r"[^\w\s]+", re.UNICODE)
 _WS_RE = re.compile(r"\s+")
 _ALNUM_RE = re.compile(r"\w", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+# Chinese has no spaces: each character counts as a word for ``min_words``
+_CJK_CHAR_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 # "what do you mean?" and friends: the turn only asks the assistant to clarify.
 _CLARIFY_RE = re.compile(
@@ -354,8 +360,14 @@ def triage(
         return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
 
     words = _WORD_RE.findall(text)
-    if len(text) < policy.min_chars or len(words) < policy.min_words:
+    n_cjk = len(_CJK_CHAR_RE.findall(text))
+    if (len(text) < policy.min_chars and n_cjk < 3) or len(words) + n_cjk < policy.min_words:
         return TriageVerdict.DROP, TriageReason.TOO_SHORT
+
+    # states of the moment, one-off requests, chatter, questions (memgate.stages.moment)
+    moment = moment_reason([p for s in content for p in split_statements(s)])
+    if moment is not None and policy.drop_questions:
+        return TriageVerdict.DROP, TriageReason(moment)
 
     first_person = False
     all_questions = True

@@ -114,9 +114,11 @@ class EmbedderName(StrEnum):
 
 
 class ExtractorName(StrEnum):
-    """``--extractor``: the offline rules, or Claude."""
+    """``--extractor``: the offline rules, the statement classifier, both, or Claude."""
 
     RULES = "rules"
+    STATEMENTS = "statements"
+    HYBRID = "hybrid"
     ANTHROPIC = "anthropic"
 
 

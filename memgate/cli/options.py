@@ -67,7 +67,9 @@ EmbedderOpt = Annotated[
 ExtractorOpt = Annotated[
     ExtractorName | None,
     typer.Option(
-        "--extractor", help="rules (offline default) or anthropic.", rich_help_panel=PANEL
+        "--extractor",
+        help="rules (offline default), statements, hybrid or anthropic.",
+        rich_help_panel=PANEL,
     ),
 ]
 RetrievalOpt = Annotated[

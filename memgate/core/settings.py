@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     )
 
     # extraction
-    extractor: Literal["rules", "anthropic"] = "rules"
+    extractor: Literal["rules", "statements", "hybrid", "anthropic"] = "rules"
     anthropic_api_key: SecretStr | None = None
     anthropic_model: str = "claude-haiku-4-5"
     anthropic_base_url: str | None = None

@@ -23,8 +23,9 @@ from importlib import resources
 
 __all__ = ["is_question", "question_starts", "split_sentences", "starts_like_question"]
 
-_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])")
-_TERMINAL_Q_RE = re.compile(r"\?[\s\"'”)\]]*$")
+# CJK sentence ends (。！？) need no space after them
+_SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])|(?<=[。！？])\s*")
+_TERMINAL_Q_RE = re.compile(r"[?？][\s\"'”)\]]*$")
 #: closing quotes and brackets after a sentence's last punctuation mark
 _CLOSERS = " \"')]”"
 

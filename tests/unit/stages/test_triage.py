@@ -127,7 +127,30 @@ CASES: list[tuple[str, str, Role, TriageVerdict, TriageReason]] = [
     ("third-person-fact", "The staging cluster runs Kubernetes 1.29.", Role.USER,
      KEEP, R.SUBSTANTIVE),
     ("code-paste", "def f(x):\n    return x * 2", Role.USER, KEEP, R.SUBSTANTIVE),
-    ("imperative", "Rewrite this paragraph in plain English.", Role.USER, KEEP, R.SUBSTANTIVE),
+    # issue 9: a one-off request is dropped before extraction (it was kept as substantive)
+    ("imperative", "Rewrite this paragraph in plain English.", Role.USER, DROP,
+     R.ONE_OFF_REQUEST),
+    ("imperative_standing", "Write every commit message in English, please.", Role.USER, KEEP,
+     R.SUBSTANTIVE),
+    # states of the moment, one-off requests and chatter in the six languages
+    ("moment_en", "The staging box is down at the moment.", Role.USER, DROP, R.MOMENT),
+    ("moment_de", "Ich bin heute krank.", Role.USER, DROP, R.MOMENT),
+    ("moment_fr", "Je suis en vacances jusqu'à jeudi.", Role.USER, DROP, R.MOMENT),
+    ("moment_es", "Estoy muy liada esta semana.", Role.USER, DROP, R.MOMENT),
+    ("moment_pt", "Estou de férias até sexta.", Role.USER, DROP, R.MOMENT),
+    ("moment_zh", "我今天生病了。", Role.USER, DROP, R.MOMENT),
+    ("one_off_de", "Bitte übersetze den Text ins Englische.", Role.USER, DROP, R.ONE_OFF_REQUEST),
+    ("one_off_fr", "Résume ce document en trois points.", Role.USER, DROP, R.ONE_OFF_REQUEST),
+    ("one_off_es", "Por favor, traduce esta carta al inglés.", Role.USER, DROP,
+     R.ONE_OFF_REQUEST),
+    ("one_off_pt", "Escreva um e-mail para o fornecedor.", Role.USER, DROP, R.ONE_OFF_REQUEST),
+    ("one_off_zh", "帮我翻译这封邮件。", Role.USER, DROP, R.ONE_OFF_REQUEST),
+    ("chatter_en", "As I said, the first draft was better.", Role.USER, DROP, R.CHATTER),
+    ("chatter_es", "Como te dije, eso ya lo probé.", Role.USER, DROP, R.CHATTER),
+    ("question_zh", "这个函数为什么这么慢？", Role.USER, DROP, R.QUESTION_ONLY),
+    ("zh_statement", "我在一家医院当护士。", Role.USER, KEEP, R.SUBSTANTIVE),
+    ("moment_with_fact", "I'm swamped this week. We moved our office to Porto.", Role.USER,
+     KEEP, R.FIRST_PERSON_STATEMENT),
 ]
 
 

@@ -1,0 +1,57 @@
+"""Triage's check for turns that hold only the moment, in the six supported languages.
+
+A turn is dropped before extraction when every sentence in it that is not filler is one
+of: a state of the moment ("I'm swamped this week", "out of office until Monday": a
+moment word and a state word together), a one-off request ("translate this paragraph":
+a task verb first, after any "please" / "can you", with no standing cue such as "from
+now on" or "always"), chatter about the conversation ("as I said", "let's change the
+subject"), a question, or a hypothetical. The word lists are data
+(``memgate/data/statements.json``), read through :func:`memgate.stages.statement_text.cues`.
+Chinese is split on 。！？ like every other language (:func:`split_statements`).
+
+>>> moment_reason(["I'm out of office until Monday."])
+'moment'
+>>> moment_reason(["Translate this paragraph into Italian."])
+'one_off_request'
+>>> moment_reason(["我这周忙死了。"])
+'moment'
+>>> moment_reason(["I'm swamped this week.", "I moved to Denver last month."]) is None
+True
+"""
+
+from __future__ import annotations
+
+from memgate.stages.statement_text import cues, split_statements
+
+__all__ = ["moment_reason", "split_statements"]
+
+_ORDER = ("moment", "one_off", "session_only", "chatter", "hypothetical", "question")
+_REASON = {
+    "moment": "moment",
+    "one_off": "one_off_request",
+    "session_only": "one_off_request",
+    "chatter": "chatter",
+    "hypothetical": "question_only",
+    "question": "question_only",
+}
+
+
+def _kind(sentence: str) -> str | None:
+    c = cues(sentence)
+    if c["standing"] or (c["question"] and c["first_person"] and not c["one_off"]):
+        return None  # "do you know I'm vegan?" says something about the speaker
+    for name in _ORDER:
+        if c[name]:
+            return name
+    return None
+
+
+def moment_reason(sentences: list[str]) -> str | None:
+    """The drop reason when every sentence holds only the moment, else None."""
+    kinds = [_kind(s) for s in sentences]
+    if not kinds or any(k is None for k in kinds):
+        return None
+    for name in _ORDER:
+        if name in kinds:
+            return _REASON[name]
+    return None

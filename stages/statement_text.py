@@ -1,0 +1,257 @@
+"""Language-independent text helpers of the statement extractor and of triage's moment check.
+
+One sentence splitter for the six supported languages (Chinese has no spaces: it splits
+after 。！？；), word-class look-ups over the lists in ``memgate/data/statements.json``
+(a Latin-script entry matches whole words, an entry with Chinese characters matches as
+a substring), and the structural cues the keep classifier reads beside its character
+n-grams: first person, a question, a state of the moment, a one-off request, a standing
+instruction, a hypothetical, an opinion, chatter about the conversation.
+
+>>> split_statements("Long day. I go to yoga on Thursdays! Any tips?")
+['Long day.', 'I go to yoga on Thursdays!', 'Any tips?']
+>>> split_statements("今天好累。我们每周四发布。好了")
+['今天好累。', '我们每周四发布。', '好了']
+>>> cues("I'm swamped this week.")["moment"], cues("我这周忙死了。")["moment"]
+(True, True)
+>>> cues("Translate this paragraph into Italian.")["one_off"]
+True
+>>> cues("From now on, always write comments in English.")["one_off"]
+False
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+__all__ = [
+    "CUE_NAMES",
+    "clean_statement",
+    "cues",
+    "family",
+    "is_single_valued",
+    "lexicon",
+    "normalise_text",
+    "split_statements",
+    "subject_of",
+]
+
+_CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RE: Final = re.compile(f"[{_CJK}]")
+_ABBREV: Final = frozenset(
+    {"mr", "mrs", "ms", "dr", "st", "vs", "etc", "e.g", "i.e", "z.b", "m", "mme", "mlle", "sr",
+     "sra", "dra", "no", "nr", "approx", "ca"}
+)
+# after sentence punctuation and white space; after Chinese sentence punctuation; line breaks
+_SPLIT_RE: Final = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])|\n+")
+
+
+def normalise_text(text: str) -> str:
+    """NFKC, case-folded, typographic apostrophes made plain, white space single."""
+    t = unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("`", "'")
+    return " ".join(t.split())
+
+
+def split_statements(text: str) -> list[str]:
+    """Split a turn into sentences; an abbreviation ("Mr.", "z.B.") does not end one."""
+    out: list[str] = []
+    for piece in _SPLIT_RE.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if out and out[-1][-1:] == "." and _ends_with_abbrev(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def _ends_with_abbrev(sentence: str) -> bool:
+    words = sentence[:-1].rsplit(None, 1)
+    last = words[-1].casefold() if words else ""
+    return last in _ABBREV or (len(last) == 1 and last.isalpha())
+
+
+@cache
+def lexicon() -> dict[str, Any]:
+    raw = (resources.files("memgate") / "data" / "statements.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(raw)
+    return data
+
+
+def _pattern(entries: list[str]) -> re.Pattern[str]:
+    entries = [normalise_text(e) for e in entries]  # "heißt" matches the case-folded "heisst"
+    latin = sorted({e for e in entries if not _CJK_RE.search(e)}, key=len, reverse=True)
+    cjk = sorted({e for e in entries if _CJK_RE.search(e)}, key=len, reverse=True)
+    parts = []
+    if latin:
+        parts.append(r"(?<![\w'])(?:" + "|".join(re.escape(e) for e in latin) + r")(?![\w])")
+    if cjk:
+        parts.append("(?:" + "|".join(re.escape(e) for e in cjk) + ")")
+    return re.compile("|".join(parts) if parts else r"(?!x)x")
+
+
+@cache
+def _matcher(name: str) -> re.Pattern[str]:
+    return _pattern(list(lexicon()[name]))
+
+
+def _has(name: str, norm: str) -> bool:
+    return _matcher(name).search(norm) is not None
+
+
+def _starts(name: str, norm: str) -> bool:
+    m = _matcher(name).match(norm)
+    return m is not None
+
+
+_LEAD_PUNCT_RE: Final = re.compile(r"^[\s,;:¿¡\"'(«“-]+")
+_Q_END_RE: Final = re.compile(r"[?？][\s\"'”)»]*$")
+
+#: The structural cues, in the order the classifier reads them.
+CUE_NAMES: Final = (
+    "first_person", "first_person_plural", "question", "moment", "one_off", "standing",
+    "hypothetical", "opinion", "chatter", "uncertain", "session_only", "digit", "named_thing",
+    "cjk", "long",
+)
+
+
+def _strip_request_lead(norm: str) -> str:
+    rest = _LEAD_PUNCT_RE.sub("", norm)
+    for _ in range(2):
+        m = _matcher("request_lead").match(rest)
+        if m is None:
+            break
+        rest = _LEAD_PUNCT_RE.sub("", rest[m.end():])
+    return rest
+
+
+def cues(sentence: str) -> dict[str, bool]:
+    """The structural cues of one sentence (see :data:`CUE_NAMES`)."""
+    norm = normalise_text(sentence)
+    body = _LEAD_PUNCT_RE.sub("", norm)
+    standing = _has("standing", norm)
+    question = bool(_Q_END_RE.search(norm)) or norm.startswith("¿") or (
+        not norm.endswith((".", "!", "。", "！")) and _starts("question_words", body)
+    )
+    plural = _has("first_person_plural", norm)
+    one_off = (
+        not standing
+        and not plural
+        and _starts("task_verbs", _strip_request_lead(norm))
+        and len(norm.split()) <= 14
+    )
+    words = sentence.split()
+    named = any(w[:1].isupper() for w in words[1:]) or bool(
+        re.search(r"[A-Za-z]", sentence) and _CJK_RE.search(sentence)
+    )
+    return {
+        "first_person": _has("first_person_singular", norm),
+        "first_person_plural": plural,
+        "question": question,
+        "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
+        "one_off": one_off,
+        "standing": standing,
+        "hypothetical": _starts("hypothetical", body) or (_has("hypothetical", norm) and question),
+        "opinion": _has("opinion", norm),
+        "chatter": _has("chatter", norm) and not starts_with_correction(sentence),
+        "uncertain": _has("uncertain", norm),
+        "session_only": _has("session_only", norm) and not standing,
+        "digit": any(c.isdigit() for c in norm),
+        "named_thing": named,
+        "cjk": bool(_CJK_RE.search(norm)),
+        "long": len(norm) > 60,
+    }
+
+
+def clean_statement(sentence: str) -> str:
+    """The sentence as a statement: discourse openers ("anyway", "by the way") and the
+    closing punctuation cut; everything else, the whole value included, kept.
+
+    >>> clean_statement("Oh and for the record I'm allergic to penicillin.")
+    "I'm allergic to penicillin"
+    >>> clean_statement("顺便说一下，我们每周四发布。")
+    '我们每周四发布'
+    """
+    s = sentence.strip()
+    for _ in range(3):
+        m = _matcher("discourse_lead").match(s.casefold())
+        if m is None:
+            break
+        rest = s[m.end():]
+        # "and" in "Andes": a lead must be followed by a pause or a space
+        if (
+            not re.match(r"^[\s,:;，：]", rest)
+            and not _CJK_RE.search(m.group(0))
+            and rest[:1].isalnum()
+        ):
+            break
+        s = re.sub(r"^[\s,:;，：、]+", "", rest)
+    s = re.sub(r"[\s.!。！…;；,，]+$", "", s)
+    return s or sentence.strip()
+
+
+def subject_of(statement: str) -> str:
+    """Who or what the statement is about: ``user``, ``team``, ``user's dog``, or the
+    leading noun phrase of a statement about a thing ("checkout service").
+
+    >>> subject_of("My sister lives in Lisbon"), subject_of("We settled on Kafka")
+    ("user's sister", 'team')
+    >>> subject_of("The checkout service is written in Go")
+    'checkout service'
+    """
+    norm = normalise_text(statement)
+    lead = _matcher("possessive_lead").match(norm)
+    if lead is not None:
+        owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
+        noun = _noun_phrase(norm[lead.end():])
+        return f"{owner}'s {noun}" if noun else owner
+    if _has("first_person_plural", norm) and not _has("first_person_singular", norm):
+        return "team"
+    if _has("first_person_singular", norm):
+        return "user"
+    noun = _noun_phrase(norm)
+    return noun or "user"
+
+
+def _noun_phrase(text: str) -> str:
+    verb = _matcher("verbs").search(text)
+    head = text[: verb.start()] if verb is not None else ""
+    head = re.sub(r"[^\w\s'-]", " ", head)
+    words = [w for w in head.split() if w not in set(lexicon()["articles"])]
+    if not words or len(words) > 4:
+        return ""
+    return " ".join(words)[:60]
+
+
+def family(statement: str) -> str:
+    """The predicate family of a statement from the word lists, ``statement`` otherwise.
+
+    >>> family("I moved to Denver last month"), family("Ich ernähre mich vegan")
+    ('lives_in', 'diet')
+    """
+    norm = normalise_text(statement)
+    for name, _words in lexicon()["families"]:
+        if _family_matcher(name).search(norm):
+            return str(name)
+    return "statement"
+
+
+@cache
+def _family_matcher(name: str) -> re.Pattern[str]:
+    for fam, words in lexicon()["families"]:
+        if fam == name:
+            return _pattern(list(words))
+    raise KeyError(name)
+
+
+def is_single_valued(predicate: str) -> bool:
+    return predicate in set(lexicon()["single_valued_families"])
+
+
+def starts_with_correction(statement: str) -> bool:
+    return _starts("correction_lead", _LEAD_PUNCT_RE.sub("", normalise_text(statement)))
