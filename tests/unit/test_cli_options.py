@@ -126,7 +126,7 @@ def test_json_before_or_after_the_command_and_format_json_are_the_same(tmp_path:
     [
         ("--policy", "'conservative', 'balanced', 'permissive'"),
         ("--embedder", "'minilm', 'hashing'"),
-        ("--extractor", "'rules', 'anthropic'"),
+        ("--extractor", "'rules', 'statements', 'hybrid', 'anthropic'"),
         ("--retrieval-backend", "'embedded', 'opensearch'"),
         ("--audit-backend", "'chdb', 'clickhouse'"),
         ("--format", "'table', 'json'"),
