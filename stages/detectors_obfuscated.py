@@ -111,7 +111,6 @@ def _domain(lower: str, pos: int) -> tuple[int, str, bool] | None:
 
 
 def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
-    del text
     last_end = -1
     for at in _AT_RE.finditer(lower):
         if at.start() < last_end:
@@ -126,9 +125,10 @@ def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
         raw_local = tail.group("local")
         tokens = re.split(rf"{_SPELLED_DOT}|\.", raw_local)
         local_spelled = len(re.findall(_SPELLED_DOT, raw_local)) > 0
-        if at.group("weak") is not None:
-            # the bare word "at": the address must be spelled out, and a one-word local
-            # part must be neither an ordinary word nor followed by a word-like TLD
+        if at.group("weak") is not None and text[at.start() : at.end()].strip() != "AT":
+            # the bare word "at" (not an upper-case "AT", written to be read as "@"):
+            # the address must be spelled out, and a one-word local part must be
+            # neither an ordinary word nor followed by a word-like TLD
             if not (domain_spelled or local_spelled):
                 continue
             tld = domain.rsplit(".", 1)[1]
