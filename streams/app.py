@@ -57,6 +57,7 @@ from memgate.events import (
 from memgate.settings import Settings
 from sinks.base import AuditStore, RetrievalStore
 from stages.redact import mask_all
+from stages.seal import seal
 from streams.metrics import Metrics
 from streams.pipeline import Pipeline
 from streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
@@ -235,6 +236,7 @@ def create_app(worker: Worker) -> faust.App:
             payload=masked[:100_000],
             failed_at=utcnow(),
         )
+        dl = seal(worker.pipeline.redact.detector, dl)  # the final check before the topic
         m.dead_letters.labels(source=stage, reason=type(exc).__name__).inc()
         log.error(
             "event=dead_letter stage=%s topic=%s partition=%s offset=%s reason=%r "

@@ -33,6 +33,7 @@ from stages.detectors import Detector
 from stages.extract import Extractor
 from stages.persist import PersistPlan, plan
 from stages.redact import Redactor, mask_all
+from stages.seal import seal
 from stages.triage import TriagePolicy, triage
 
 TRIAGE_POLICY_VERSION = "triage-1"
@@ -71,6 +72,7 @@ class TriageStep:
             redaction_counts=masked.counts,
             ingested_at=now,
         )
+        journal = seal(self.detector, journal)  # the final check before the audit store
         decision = DecisionRecord(
             event_id=stable_id("decision", Stage.TRIAGE.value, turn.tenant_id, turn.turn_id),
             stage=Stage.TRIAGE,
@@ -138,6 +140,5 @@ class Pipeline:
     def dedupe(self, item: RedactedCandidate, view: FactView) -> list[Resolution | DecisionRecord]:
         return self.resolve(item, view)
 
-    @staticmethod
-    def persist(res: Resolution) -> PersistPlan:
-        return plan(res)
+    def persist(self, res: Resolution) -> PersistPlan:
+        return plan(res, self.redact.detector)

@@ -58,6 +58,7 @@ from memgate.events import (
 )
 from sinks.base import AuditStore, RetrievalStore
 from stages.redact import mask_all
+from stages.seal import seal
 from streams.metrics import Metrics
 from streams.pipeline import Pipeline
 from streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
@@ -360,6 +361,7 @@ class InProcessRunner:
                 failed_at=utcnow(),
             )
         )
+        self.dead_letters[-1] = seal(detector, self.dead_letters[-1])  # the final check
         if self.on_error is not None:
             log.info("event=turn_rejected reason=%s error=%r", reason, line)
             self.on_error(line)
