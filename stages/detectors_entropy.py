@@ -9,7 +9,7 @@ characters as spaces, :mod:`stages.detector_text`):
   more, of at least two character classes (lower, upper, digit), whose Shannon
   entropy (detect-secrets' ``Base64HighEntropyString``; hex strings by its
   ``HexHighEntropyString``) passes a threshold, within the sentence of a
-  credential word (the password, PIN, token and bearer labels of
+  credential word (the password, token and bearer labels of
   ``memgate/data/labels.json`` and its ``credential_words``).
 * **Vendor-shaped tokens anywhere**: a short lower-case prefix and a separator
   (``xyz_live_``, ``abc-``) before a random body of all three character classes;
@@ -62,6 +62,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from stages.detector_kinds import Cand, char_classes, looks_like_placeholder, slug_like
+from stages.detectors_labelled import s10_valid
 
 __all__ = ["find_keyword_values", "find_random_tokens", "find_vendor_keys", "shannon"]
 
@@ -84,7 +85,7 @@ def _credential_words() -> list[str]:
     raw = (resources.files("memgate") / "data" / "labels.json").read_text("utf-8")
     data = json.loads(raw)
     words = set(data["credential_words"])
-    for name in ("password", "pin", "token", "bearer"):
+    for name in ("password", "token", "bearer"):
         for ws in data["families"][name]["labels"].values():
             words.update(ws)
     return sorted({w.lower() for w in words}, key=len, reverse=True)
@@ -116,8 +117,8 @@ def _boring(tok: str) -> bool:
     version, dotted name, path of words or file name."""
     if looks_like_placeholder(tok) or is_templated_secret(tok):
         return True
-    if is_potential_uuid(tok) or is_sequential_string(tok):
-        return True
+    if is_potential_uuid(tok) or is_sequential_string(tok) or s10_valid(tok):
+        return True  # (a UPU S10 parcel number is a tracking number)
     if _DATE_OR_VERSION_RE.fullmatch(tok) or _DOTTED_RE.fullmatch(tok):
         return True
     return "/" in tok and all(part.isalpha() for part in tok.strip("/").split("/") if part)

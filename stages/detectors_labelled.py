@@ -40,7 +40,7 @@ from phonenumbers import Leniency, PhoneNumberMatcher
 from stages.detector_kinds import Cand, char_classes, looks_like_placeholder, slug_like
 from stages.detector_text import is_cjk
 
-__all__ = ["LABEL_HINT_CHARS", "find_labelled_values", "may_hold", "not_a_value"]
+__all__ = ["LABEL_HINT_CHARS", "find_labelled_values", "may_hold", "not_a_value", "s10_valid"]
 
 
 def _load() -> dict[str, Any]:
@@ -60,6 +60,14 @@ class _Family:
     plain_words: bool
     not_before: frozenset[str]
     not_after: frozenset[str]
+    identifiers_block: bool  # an identifier word next to the label makes it another number
+    strict: bool  # the weakest label ("number"): the value must be a document by shape
+
+
+_IDENTIFIER_WORDS: Final = frozenset(
+    w.lower() for ws in _DATA["identifier_words"].values() for w in ws
+)
+_PARTICLES: Final = frozenset(_DATA["particles"])
 
 
 def _families() -> tuple[dict[str, _Family], dict[str, str]]:
@@ -73,6 +81,8 @@ def _families() -> tuple[dict[str, _Family], dict[str, str]]:
             plain_words=bool(fam.get("plain_words")),
             not_before=frozenset(fam.get("not_before", ())),
             not_after=frozenset(fam.get("not_after", ())),
+            identifiers_block=bool(fam.get("not_before_identifier_words")),
+            strict=bool(fam.get("strict")),
         )
         for words in fam["labels"].values():
             for w in words:
@@ -128,8 +138,14 @@ _DATE_RE: Final = re.compile(
 _VERSION_RE: Final = re.compile(r"[vV]?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")
 _CODE_RE: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _IP_RE: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_S10_RE: Final = re.compile(r"[A-Z]{2}(\d{9})[A-Z]{2}")
+_ID_LIKE_RE: Final = re.compile(r"(?:[A-Z]{1,8}|\d{1,8})(?:[-/](?:[A-Z]{1,8}|\d{1,8}))+")
+_NOT_STREET_RE: Final = re.compile(
+    r"\d{1,3}(?:\.\d{1,3}){3}(?!\d)|[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?![\w:])"
+    r"|[a-zA-Z][\w+.\-]*://|[\w.\-]+@|(?:[a-z0-9\-]+\.)+[a-z]{2,}(?![\w\-])"
+)
 _CJK_UNIT: Final = frozenset("年月日天号號楼樓层層室个個次元块塊分秒岁歲")
-_DIGIT_GROUPS_RE: Final = re.compile(r"\d{1,6}(?:[ .\-/]\d{1,6})+")
+_GROUPS_RE: Final = re.compile(r"[A-Za-z0-9]{1,12}(?:[ .\-/][A-Za-z0-9]{1,12}){1,7}")
 _PHONE_RUN_RE: Final = re.compile(r"\+?\(?\d[\d \-./()\u00a0]{5,22}\d")
 _SYMBOLS: Final = frozenset("!@#$%^&*+=?~_|")
 _PHONE_REGIONS: Final = ("US", "GB", "DE", "FR", "ES", "PT", "CN", "BR", "MX", "CH", "AT", "BE")
@@ -220,8 +236,20 @@ def _cjk_lead(lower: str, pos: int) -> int:
 # ------------------------------------------------------------------ values
 
 
+def s10_valid(tok: str) -> bool:
+    """A UPU S10 postal item id (``LX123456789PT``) with a valid check digit."""
+    m = _S10_RE.fullmatch(tok)
+    if m is None:
+        return False
+    digits = [int(c) for c in m.group(1)]
+    rest = 11 - sum(d * w for d, w in zip(digits[:8], (8, 6, 4, 2, 3, 5, 9, 7), strict=True)) % 11
+    return digits[8] == {10: 0, 11: 5}.get(rest, rest)
+
+
 def _never_value(view: str, start: int, end: int) -> bool:
     tok = _unquote(view[start:end])
+    if s10_valid(tok):
+        return True  # a parcel's tracking number
     if not tok or "://" in tok or "@" in tok or looks_like_placeholder(tok):
         return True
     if any(c in tok for c in "=[]():") or _CODE_RE.fullmatch(tok):
@@ -235,16 +263,27 @@ def _plain_word(tok: str) -> bool:
     return tok.replace("-", "").replace("'", "").isalpha()
 
 
-def _secret_ok(tok: str, fam: _Family, last: bool, quoted: bool) -> bool:
+def _secret_ok(tok: str, quoted: bool) -> bool:
     if len(tok) < 4 or tok.lower() in _NOT_VALUES:
         return False
-    if quoted:
-        return True
-    if _plain_word(tok):
-        # a lone word closing the clause ("my password is sunshine."), for labels
-        # that cannot mean anything else
-        return fam.plain_words and last and len(tok) >= 5 and tok.isascii()
-    return True
+    return quoted or not _plain_word(tok)
+
+
+def _phrase_end(view: str, start: int) -> int:
+    """End of a pass phrase at ``start``: the rest of the clause, one to five plain
+    words none of which says the label has no value here (-1 otherwise)."""
+    pos, words, end = start, 0, -1
+    while words <= 5:
+        s, e = _token(view, pos)
+        if e <= s or _is_clause_end(view, s) or view[s] in ",，":
+            break
+        word = view[s:e]
+        if not _plain_word(word) or word.lower() in _NOT_VALUES:
+            return -1
+        words, end, pos = words + 1, e, e
+        if _closes_clause(view, e):
+            return end if words > 1 or len(word) >= 5 else -1
+    return -1
 
 
 def _token_ok(tok: str) -> bool:
@@ -259,6 +298,32 @@ def _document_ok(tok: str) -> bool:
     alnum = [c for c in tok if c.isalnum()]
     digits = sum(c.isdigit() for c in alnum)
     return len(alnum) >= 5 and digits >= 2 and len(alnum) <= 24
+
+
+def _strict_document(tok: str) -> bool:
+    letters = sum(c.isalpha() for c in tok)
+    digits = sum(c.isdigit() for c in tok)
+    return tok.isalnum() and ((letters >= 1 and digits >= 5) or digits >= 8) and len(tok) <= 20
+
+
+def _grouped_end(view: str, start: int) -> int:
+    """End of a document number written in groups (``GBR 553019284``, ``57 318 402
+    916``, ``LZ6 311 T47``): groups with a digit or of up to three capitals, five
+    digits or more in all (-1 if none)."""
+    m = _GROUPS_RE.match(view, start)
+    if m is None or _DATE_RE.fullmatch(m.group()):
+        return -1
+    end, digits, pos = start, 0, start
+    for group in re.split(r"([ .\-/])", m.group()):
+        if len(group) == 1 and not group.isalnum():
+            pos += 1
+            continue
+        if not (any(c.isdigit() for c in group) or (group.isupper() and len(group) <= 3)):
+            break
+        digits += sum(c.isdigit() for c in group)
+        pos += len(group)
+        end = pos
+    return end if 5 <= digits <= 24 else -1
 
 
 def _phone_end(view: str, start: int) -> int:
@@ -281,6 +346,8 @@ def _phone_end(view: str, start: int) -> int:
 def _address_end(view: str, start: int) -> int:
     """End of an address: the clause from ``start`` through its last token with a
     digit and the place name right after it (-1 if the clause holds no digit)."""
+    if _NOT_STREET_RE.match(view, start):
+        return -1  # a network address, a URL or a host name is not where anyone lives
     limit = min(len(view), start + 160)
     end = start
     last_digit = -1
@@ -297,33 +364,41 @@ def _address_end(view: str, start: int) -> int:
     tail = re.match(r"(?:[ ,]+[A-ZÀ-Ý][\w\-']+){1,2}|[\u4e00-\u9fff]{1,6}", view[end:i])
     if tail is not None:
         end += tail.end()
+    if _IP_RE.search(view, start, end):
+        return -1  # a network address, even a few words on
     return end
 
 
-def _value_end(view: str, start: int, end: int, fam: _Family, last: bool) -> int:
+def _value_end(view: str, start: int, end: int, fam: _Family, connected: bool) -> int:
     """End of the value at ``start`` (its token ends at ``end``) for ``fam``; -1 if none."""
     if fam.value == "phone":
         return _phone_end(view, start)
     if fam.value == "address":
-        return _address_end(view, start)
+        return _address_end(view, start) if connected or view[start].isdigit() else -1
     if _never_value(view, start, end):
         return -1
     if fam.value == "document":
-        groups = _DIGIT_GROUPS_RE.match(view, start)
-        if groups is not None and groups.end() > end and not _DATE_RE.fullmatch(groups.group()):
-            digits = sum(c.isdigit() for c in groups.group())
-            return groups.end() if 8 <= digits <= 20 else -1
-        return end if _document_ok(view[start:end]) else -1
+        grouped = _grouped_end(view, start)
+        if grouped > end and not fam.strict:
+            return grouped
+        tok = view[start:end]
+        if fam.strict:
+            return end if _strict_document(tok) else -1
+        return end if _document_ok(tok) else -1
     tok = view[start:end]
     quoted = tok != _unquote(tok)
     tok = _unquote(tok)
     if fam.value == "pin":
         if tok.isdigit():
             return end if 4 <= len(tok) <= 12 else -1
-        return end if _secret_ok(tok, fam, last, quoted) and not _plain_word(tok) else -1
+        if not quoted and _ID_LIKE_RE.fullmatch(tok):
+            return -1  # a plan or product code ("BR-2024-0915"), not a secret one
+        return end if _secret_ok(tok, quoted) else -1
     if fam.value == "token":
         return end if quoted or _token_ok(tok) else -1
-    return end if _secret_ok(tok, fam, last, quoted) else -1
+    if connected and fam.plain_words and not quoted and _plain_word(tok):
+        return _phrase_end(view, start)  # "the guest wifi password is purple monkey dishwasher"
+    return end if _secret_ok(tok, quoted) else -1
 
 
 def _closes_clause(view: str, end: int) -> bool:
@@ -337,13 +412,24 @@ def _closes_clause(view: str, end: int) -> bool:
 
 
 def _blocked(lower: str, start: int, end: int, fam: _Family) -> bool:
-    before = lower[max(0, start - 24) : start].split()
-    if before and before[-1].strip(",.:;") in fam.not_before:
+    """Words next to the label make it something else: "IP address", "dirección IP",
+    "tracking code", "número de pedido", "IP地址"."""
+    raw_before = lower[max(0, start - 24) : start]
+    before = [w.strip(",.:;") for w in raw_before.split()]
+    if before and (before[-1] in fam.not_before or " ".join(before[-2:]) in fam.not_before):
         return True
-    after = lower[end : end + 24].split()
-    if after and after[0].strip(",.:;") in fam.not_after:
+    if raw_before and is_cjk(lower[start]) and raw_before.endswith(tuple(fam.not_before)):
         return True
-    return bool(len(after) >= 2 and " ".join(after[:2]) in fam.not_after)
+    after = [w.strip(",.:;") for w in lower[end : end + 40].split()]
+    if after and (after[0] in fam.not_after or " ".join(after[:2]) in fam.not_after):
+        return True
+    if fam.identifiers_block:
+        if before and before[-1] in _IDENTIFIER_WORDS:
+            return True
+        content = [w for w in after[:3] if w not in _PARTICLES]
+        if after and after[0] in _PARTICLES and content and content[0] in _IDENTIFIER_WORDS:
+            return True
+    return False
 
 
 def _after_label(view: str, lower: str, pos: int, fam: _Family) -> tuple[int, int] | None:
@@ -380,8 +466,7 @@ def _after_label(view: str, lower: str, pos: int, fam: _Family) -> tuple[int, in
             pos = end
             continue
         if connected or gap == 0 or fam.value in ("phone", "document"):
-            closes = connected and _closes_clause(view, end)
-            value_end = _value_end(view, start, end, fam, closes)
+            value_end = _value_end(view, start, end, fam, connected)
             if value_end > start:
                 return start, value_end
             if connected:
@@ -413,6 +498,8 @@ def _strongly_valued(view: str, start: int, end: int, fam: _Family) -> bool:
     digits = sum(c.isdigit() for c in tok)
     if fam.value == "document":
         return (letters >= 1 and digits >= 2) or digits >= 7
+    if fam.value == "pin":  # "code", "clave": a password-like word only ("Tortuga9Roja")
+        return char_classes(tok) == 3 and not _ID_LIKE_RE.fullmatch(tok)
     return letters >= 1 and (digits >= 1 or any(c in _SYMBOLS for c in tok))
 
 
@@ -440,5 +527,5 @@ def find_labelled_values(view: str, lower: str) -> Iterator[Cand]:
         got = _after_label(view, lower, m.end(), fam)
         if got is not None:
             yield Cand(got[0], got[1], fam.kind)
-        if fam.value in ("secret", "token", "document"):
+        if fam.value in ("secret", "token", "document", "pin") and not fam.strict:
             yield from _near_label(view, m.start(), m.end(), fam)

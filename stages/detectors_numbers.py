@@ -69,7 +69,7 @@ _IDENTIFIER_WORDS, _GLUED_IDENTIFIERS, _FILLERS = _identifier_words()
 
 def _after_identifier(lower: str, start: int) -> bool:
     before = lower[max(0, start - 40) : start]
-    if before.rstrip(" :#").endswith(_GLUED_IDENTIFIERS):
+    if before.rstrip(" :#：是为").endswith(_GLUED_IDENTIFIERS):
         return True
     words = [w.strip(":#.,()") for w in before.split()]
     words = [w for w in words if w and w not in _FILLERS]

@@ -40,7 +40,13 @@ from stages.detector_kinds import (
     luhn_valid,
 )
 
-__all__ = ["find_dotted_cards", "find_labelled_phones", "find_spelled_emails", "may_hold"]
+__all__ = [
+    "find_dotted_cards",
+    "find_labelled_phones",
+    "find_spelled_emails",
+    "find_unicode_emails",
+    "may_hold",
+]
 
 
 def _load() -> dict[str, Any]:
@@ -66,7 +72,7 @@ _OPEN, _CLOSE = r"[(\[{<]", r"[)\]}>]"
 
 _AT_RE: Final = re.compile(
     rf"(?P<strong>[ \t]*{_OPEN}[ \t]*(?:@|{_AT_WORDS})[ \t]*{_CLOSE}[ \t]*"
-    rf"|[ \t]+(?:{_AT_STRONG_WORDS})[ \t]+)"
+    rf"|[ \t]+(?:{_AT_STRONG_WORDS})[ \t]+)|(?P<plain>[ \t]?@[ \t]?)"
     rf"|(?P<weak>[ \t]+(?:{_alt(_E['at_words_weak'])})[ \t]+)"
 )
 _SPELLED_DOT: Final = (
@@ -83,7 +89,7 @@ _TLDS: Final = frozenset(_E["generic_tlds"]) | frozenset(
 )
 _WEAK_EXCLUDED_TLDS: Final = frozenset(_E["weak_excluded_tlds"])
 _WEAK_STOPWORDS: Final = frozenset(_E["weak_local_stopwords"])
-_AT_HINTS: Final = ("at", *_E["at_words_strong"])
+_AT_HINTS: Final = ("at", "@", *_E["at_words_strong"])
 
 
 def _domain(lower: str, pos: int) -> tuple[int, str, bool] | None:
@@ -119,6 +125,8 @@ def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
         if dom is None:
             continue
         end, domain, domain_spelled = dom
+        if at.group("plain") is not None and not domain_spelled:
+            continue  # "a@b.com": the format finder's; "a@b punkt de", "a@b[.]de": this one's
         tail = _LOCAL_TAIL_RE.search(lower, max(0, at.start() - 160), at.start())
         if tail is None:
             continue
@@ -139,6 +147,26 @@ def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
             continue
         last_end = end
         yield Cand(tail.start("local"), end, EMAIL)
+
+
+_UNICODE_EMAIL_RE: Final = re.compile(
+    r"(?<![\w.%+\-])(?P<local>[\w%+\-]+(?:\.[\w%+\-]+){0,5})(?P<at>[ \t]?@[ \t]?)"
+    r"(?P<domain>(?:[^\W_](?:[\w\-]{0,61}[^\W_])?\.){1,8}(?P<tld>[^\W\d_]{2,24}))(?![\w\-])"
+)
+
+
+def find_unicode_emails(text: str, lower: str) -> Iterator[Cand]:
+    """Addresses that the ASCII pattern misses: letters of any script in the local
+    part or the domain (``jürgen.weiß@gmx.de``, ``张伟@公司.中国``), or one space on
+    each side of the ``@`` (``nora.quinn @ fastmail.com``, then with a known TLD)."""
+    del text
+    for m in _UNICODE_EMAIL_RE.finditer(lower):
+        spaced = m.group("at") != "@"
+        if m.group().isascii() and not spaced:
+            continue  # the format finder's
+        if spaced and (m.group("at") not in (" @ ", "\t@\t") or m.group("tld") not in _TLDS):
+            continue
+        yield Cand(m.start("local"), m.end(), EMAIL)
 
 
 # ------------------------------------------------------------------ phone
