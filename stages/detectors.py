@@ -1113,7 +1113,7 @@ class _Route(NamedTuple):
     gate: Callable[[_Views], bool]
     finder: _Finder
     view: str = "spaced"  # "kept": Chinese kept; "mixed": spaced text, lower with Chinese kept
-    fail_closed: bool = False  # on a tie, a format finder names the kind
+    fail_closed: bool = False  # on a tie, a format finder names the kind, then a label
 
     def read(self, v: _Views) -> Iterable[_Cand]:
         if self.view == "spaced":
@@ -1230,16 +1230,17 @@ class Detector:
         return self._kinds
 
     def _candidates(self, text: str) -> list[tuple[_Cand, int]]:
-        """Every finder's candidates, each with its tier (1: a format finder)."""
+        """Every finder's candidates, each with its tier (2: a format finder, 1: a
+        finder that reads labels, 0: another fail-closed finder)."""
         views = _Views.of(text)
         out: list[tuple[_Cand, int]] = []
         for route in _ROUTES:
             if route.kinds & self._kinds and route.gate(views):
-                tier = int(not route.fail_closed)
+                tier = 2 if not route.fail_closed else int(route.view == "kept")
                 found = route.read(views)
                 out.extend((c, tier) for c in found if c.kind in self._kinds and c.end > c.start)
         if views.has_digit and PHONE in self._kinds:
-            out.extend((c, 1) for c in _find_phones(views.text, self._phone_regions))
+            out.extend((c, 2) for c in _find_phones(views.text, self._phone_regions))
         return out
 
     def scan(self, text: str) -> list[Finding]:
