@@ -943,6 +943,7 @@ _ROUTES: Final[tuple[_Route, ...]] = (
         _obf.find_spelled_emails,
     ),
     _Route(frozenset({EMAIL}), _has("@"), _obf.find_unicode_emails, "kept", fail_closed=True),
+    _Route(frozenset({EMAIL}), _long, _obf.find_chinese_spelled_emails, "kept", fail_closed=True),
     _Route(frozenset({NATIONAL_ID}), _digits, _find_national_ids),
     _Route(frozenset({CARD}), _digits, _find_cards),
     _Route(

@@ -41,6 +41,7 @@ from stages.detector_kinds import (
 )
 
 __all__ = [
+    "find_chinese_spelled_emails",
     "find_dotted_cards",
     "find_labelled_phones",
     "find_spelled_emails",
@@ -89,6 +90,18 @@ _TLDS: Final = frozenset(_E["generic_tlds"]) | frozenset(
 )
 _WEAK_EXCLUDED_TLDS: Final = frozenset(_E["weak_excluded_tlds"])
 _WEAK_STOPWORDS: Final = frozenset(_E["weak_local_stopwords"])
+# a local part that is no ordinary word: "claire.roux", "j_smith", "mia84"
+_NOT_A_WORD_RE: Final = re.compile(r"[a-z](?:[a-z\d]*[._][a-z\d]+)+$|[a-z]{2,}\d{1,4}$")
+_ZH_AT: Final = _alt(_E["at_words_zh"])
+_ZH_DOT: Final = _alt(_E["dot_words_zh"])
+_ZH_EMAIL_RE: Final = re.compile(
+    rf"(?<![A-Za-z0-9._%+\-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+\-]{{0,63}})"
+    rf"[ \t]*(?:{_ZH_AT})[ \t]*(?P<domain>[A-Za-z0-9\-]{{1,63}}"
+    rf"(?:[ \t]*(?:{_ZH_DOT}|\.)[ \t]*[A-Za-z0-9\-]{{1,63}}){{1,4}})"
+    r"(?![A-Za-z0-9\-])"
+)
+_ZH_DOT_SPLIT_RE: Final = re.compile(rf"[ \t]*(?:{_ZH_DOT}|\.)[ \t]*")
+_ZH_HINTS: Final = tuple(w for w in _E["at_words_zh"] if not w.isascii())
 _AT_HINTS: Final = ("at", "@", *_E["at_words_strong"])
 
 
@@ -137,8 +150,8 @@ def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
             # the bare word "at" (not an upper-case "AT", written to be read as "@"):
             # the address must be spelled out, and a one-word local part must be
             # neither an ordinary word nor followed by a word-like TLD
-            if not (domain_spelled or local_spelled):
-                continue
+            if not (domain_spelled or local_spelled or _NOT_A_WORD_RE.match(raw_local)):
+                continue  # "claire.roux at orange.fr" is an address, "work at acme.com" not
             tld = domain.rsplit(".", 1)[1]
             if len(tokens) == 1 and (tokens[0] in _WEAK_STOPWORDS or tld in _WEAK_EXCLUDED_TLDS):
                 continue
@@ -167,6 +180,19 @@ def find_unicode_emails(text: str, lower: str) -> Iterator[Cand]:
         if spaced and (m.group("at") not in (" @ ", "\t@\t") or m.group("tld") not in _TLDS):
             continue
         yield Cand(m.start("local"), m.end(), EMAIL)
+
+
+def find_chinese_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
+    """Addresses spelled in Chinese words, with no spaces around them
+    (``wangfang艾特163点com``); ``text`` keeps the Chinese characters."""
+    del text
+    if not any(h in lower for h in _ZH_HINTS):
+        return
+    for m in _ZH_EMAIL_RE.finditer(lower):
+        labels = _ZH_DOT_SPLIT_RE.split(m.group("domain"))
+        spelled = m.group() != m.group().replace("点", "").replace("點", "")
+        if labels[-1] in _TLDS and (spelled or not m.group().isascii()):
+            yield Cand(m.start("local"), m.end(), EMAIL)
 
 
 # ------------------------------------------------------------------ phone
