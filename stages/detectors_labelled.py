@@ -129,8 +129,8 @@ _QUOTES: Final = {
 }
 _TRIM: Final = ".,;:!?)]}>'\"”»」』"
 _LEAD: Final = ":=,(<[{#"
-_MAX_GAP_WORDS: Final = 5
-_NEAR: Final = 80
+_MAX_GAP_WORDS: Final = 12
+_NEAR: Final = 200
 
 _DATE_RE: Final = re.compile(
     r"\d{4}[./\-]\d{1,2}[./\-]\d{1,2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?"
@@ -471,7 +471,12 @@ def _after_label(view: str, lower: str, pos: int, fam: _Family) -> tuple[int, in
                 return start, value_end
             if connected:
                 return None
-        if view[start] in ",，" or gap >= _MAX_GAP_WORDS * (3 if is_cjk(view[start]) else 1):
+        if view[start] in ",，":
+            # "my ID, it is ...": a comma leaves room for a few words and a connector
+            gap = max(gap, _MAX_GAP_WORDS - 3)
+            pos = start + 1
+            continue
+        if gap >= _MAX_GAP_WORDS * (3 if is_cjk(view[start]) else 1):
             return None
         if gap and _LABEL_RE.match(lower, start) is not None:
             return None  # another label: the value is its

@@ -78,6 +78,7 @@ _AT_RE: Final = re.compile(
 )
 _SPELLED_DOT: Final = (
     rf"[ \t]*{_OPEN}[ \t]*(?:\.|{_DOT_WORDS})[ \t]*{_CLOSE}[ \t]*|[ \t]+(?:{_DOT_WORDS})[ \t]+"
+    r"|[ \t]+\.[ \t]+"  # "gmx . de"
 )
 _DOT_RE: Final = re.compile(rf"(?P<spelled>{_SPELLED_DOT})|\.")
 _LABEL_RE: Final = re.compile(r"[^\W_](?:[\w\-]{0,61}[^\W_])?")
