@@ -6,7 +6,9 @@ finders of :mod:`memgate.stages.detectors_obfuscated` share them without an impo
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, NamedTuple
@@ -25,10 +27,14 @@ __all__ = [
     "MaskResult",
     "card_grouping_ok",
     "card_prefix_ok",
+    "char_classes",
     "context_before",
+    "entropy",
     "iban_valid",
+    "looks_like_placeholder",
     "luhn_valid",
     "placeholder",
+    "slug_like",
 ]
 
 
@@ -70,11 +76,13 @@ JWT: Final = "jwt"
 PASSWORD: Final = "password"
 CONNECTION_STRING: Final = "connection_string"
 PRIVATE_KEY: Final = "private_key"
+ADDRESS: Final = "address"
 
 KIND_CATEGORY: dict[str, Category] = {
     EMAIL: Category.PII,
     PHONE: Category.PII,
     IP_ADDRESS: Category.PII,
+    ADDRESS: Category.PII,
     NATIONAL_ID: Category.REGULATED,
     CARD: Category.REGULATED,
     IBAN: Category.REGULATED,
@@ -109,6 +117,7 @@ PRIORITY: Final[dict[str, int]] = {
     IBAN: 55,
     NATIONAL_ID: 50,
     EMAIL: 40,
+    ADDRESS: 35,
     PHONE: 30,
     IP_ADDRESS: 20,
 }
@@ -150,6 +159,62 @@ def iban_valid(s: str) -> bool:
     # optional national check digits are not required.
     return bool(_stdnum_iban.is_valid(compact, check_country=False))
 
+
+_PLACEHOLDER_WORD_RE: Final = re.compile(
+    r"your|example|placeholder|redacted|changeme|dummy|sample|replace|insert"
+    r"|_here|-here|xxxx|\.\.\.|…",
+    re.IGNORECASE,
+)
+_MASK_TOKEN_RE: Final = re.compile(r"\[[A-Z_]+\]")
+_ENV_NAME_RE: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_FILLER_CHARS: Final = frozenset("xX*._-#?0•")
+
+
+def looks_like_placeholder(value: str) -> bool:
+    """True for obvious non-secrets: ``<your-api-key>``, ``YOUR_API_KEY``,
+    ``xxx``, ``****``, ``${TOKEN}``, ``[API_KEY]`` (our own mask) and similar."""
+    v = value.strip().strip("\"'`")
+    if not v:
+        return True
+    if v[0] in "<[{$%(" or v.startswith("#{"):
+        return True
+    if set(v) <= _FILLER_CHARS:
+        return True
+    if _MASK_TOKEN_RE.search(v):
+        return True
+    if _PLACEHOLDER_WORD_RE.search(v):
+        return True
+    return _ENV_NAME_RE.fullmatch(v) is not None
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    if n == 0:
+        return 0.0
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def char_classes(value: str) -> int:
+    lower = upper = digit = False
+    for ch in value:
+        if ch.isdigit():
+            digit = True
+        elif ch.islower():
+            lower = True
+        elif ch.isupper():
+            upper = True
+    return int(lower) + int(upper) + int(digit)
+
+
+_SLUG_SEP_RE: Final = re.compile(r"[\-_.]")
+
+
+def slug_like(value: str) -> bool:
+    """Words joined by ``-``, ``_`` or ``.``, with at most short tags among them
+    (``secret-menu-v2``, ``checkout_v2_beta``): a name, not a random value."""
+    parts = _SLUG_SEP_RE.split(value)
+    return len(parts) >= 2 and all(p.isalpha() or len(p) <= 3 for p in parts)
 
 
 class Cand(NamedTuple):

@@ -35,15 +35,10 @@ import base64
 import binascii
 import ipaddress
 import json
-import math
 import re
-import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from importlib import resources
-from typing import Final
+from typing import Final, NamedTuple
 
-import phonenumbers
 from stdnum.de import idnr as _de_idnr
 from stdnum.es import dni as _es_dni
 from stdnum.es import nie as _es_nie
@@ -51,8 +46,15 @@ from stdnum.fr import nir as _fr_nir
 from stdnum.it import codicefiscale as _it_codicefiscale
 from stdnum.nl import bsn as _nl_bsn
 
+from memgate.stages import detectors_address as _address
+from memgate.stages import detectors_entropy as _ds
+from memgate.stages import detectors_labelled as _labelled
+from memgate.stages import detectors_numbers as _numbers
 from memgate.stages import detectors_obfuscated as _obf
+from memgate.stages import detectors_phone as _phone
+from memgate.stages import detectors_url as _url
 from memgate.stages.detector_kinds import (
+    ADDRESS,
     ALL_KINDS,
     API_KEY,
     BEARER_TOKEN,
@@ -74,6 +76,7 @@ from memgate.stages.detector_kinds import (
     Finding,
     MaskResult,
     iban_valid,
+    looks_like_placeholder,
     luhn_valid,
     placeholder,
 )
@@ -81,7 +84,12 @@ from memgate.stages.detector_kinds import PRIORITY as _PRIORITY
 from memgate.stages.detector_kinds import Cand as _Cand
 from memgate.stages.detector_kinds import card_grouping_ok as _card_grouping_ok
 from memgate.stages.detector_kinds import card_prefix_ok as _card_prefix_ok
+from memgate.stages.detector_kinds import char_classes as _char_classes
 from memgate.stages.detector_kinds import context_before as _context_before
+from memgate.stages.detector_kinds import entropy as _entropy
+from memgate.stages.detector_text import aligned_lower as _aligned_lower
+from memgate.stages.detector_text import ascii_view as _ascii_view
+from memgate.stages.detector_text import spaced_view as _spaced_view
 
 __all__ = [
     "ALL_KINDS",
@@ -105,53 +113,6 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 
-_PLACEHOLDER_WORD_RE: Final = re.compile(
-    r"your|example|placeholder|redacted|changeme|dummy|sample|replace|insert"
-    r"|_here|-here|xxxx|\.\.\.|…",
-    re.IGNORECASE,
-)
-_MASK_TOKEN_RE: Final = re.compile(r"\[[A-Z_]+\]")
-_ENV_NAME_RE: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_FILLER_CHARS: Final = frozenset("xX*._-#?0•")
-
-
-def looks_like_placeholder(value: str) -> bool:
-    """True for obvious non-secrets: ``<your-api-key>``, ``YOUR_API_KEY``,
-    ``xxx``, ``****``, ``${TOKEN}``, ``[API_KEY]`` (our own mask) and similar."""
-    v = value.strip().strip("\"'`")
-    if not v:
-        return True
-    if v[0] in "<[{$%(" or v.startswith("#{"):
-        return True
-    if set(v) <= _FILLER_CHARS:
-        return True
-    if _MASK_TOKEN_RE.search(v):
-        return True
-    if _PLACEHOLDER_WORD_RE.search(v):
-        return True
-    return _ENV_NAME_RE.fullmatch(v) is not None
-
-
-def _entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    n = len(value)
-    if n == 0:
-        return 0.0
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
-
-
-def _char_classes(value: str) -> int:
-    lower = upper = digit = False
-    for ch in value:
-        if ch.isdigit():
-            digit = True
-        elif ch.islower():
-            lower = True
-        elif ch.isupper():
-            upper = True
-    return int(lower) + int(upper) + int(digit)
-
-
 _DOTTED_IDENT_RE: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
@@ -164,24 +125,6 @@ def _looks_random(value: str, *, min_len: int = 12) -> bool:
     if _char_classes(value) < 2:
         return False
     return _entropy(value) >= 3.0
-
-
-def _ascii_digits(text: str) -> str:
-    """Same-length copy of ``text`` with every Unicode decimal digit ("٤", "４")
-    replaced by its ASCII digit, so checksums and phone metadata see them."""
-    if text.isascii():
-        return text
-    return "".join(
-        str(unicodedata.decimal(ch)) if not ch.isascii() and ch.isdecimal() else ch for ch in text
-    )
-
-
-def _aligned_lower(text: str) -> str:
-    """``text.lower()`` with the same length, so indexes can be shared."""
-    lower = text.lower()
-    if len(lower) == len(text):
-        return lower
-    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
 
 
 def _occurrences(haystack: str, needles: Iterable[str]) -> list[int]:
@@ -249,223 +192,6 @@ def _find_emails(text: str, lower: str) -> Iterator[_Cand]:
 
 
 # --------------------------------------------------------------------------
-# Phone (candidates by regex, validity by Google's libphonenumber metadata)
-# --------------------------------------------------------------------------
-
-_PHONE_SEP: Final = r"[ .\-\u00a0]"
-_PHONE_RE: Final = re.compile(
-    r"(?<![\w+#$€£¥./:@=\-])"
-    r"(?>"
-    r"(?:\+|00)\d+(?:"
-    + _PHONE_SEP
-    + r"?\(\d+\)(?:"
-    + _PHONE_SEP
-    + r"?\d+)?|"
-    + _PHONE_SEP
-    + r"\d+)*"
-    r"|\(\d+\)" + _PHONE_SEP + r"?\d+(?:" + _PHONE_SEP + r"\d+)*"
-    r"|\d+(?:" + _PHONE_SEP + r"\d+)+"
-    r")"
-    r"(?![\w@]|[.,:/\-]\d)"
-)
-_PHONE_TOKEN_RE: Final = re.compile(r"\+?\(?\d+\)?")
-_DATE_LIKE_RE: Final = re.compile(
-    r"\d{4}[./\- ]\d{1,2}[./\- ]\d{1,2}|\d{1,2}[./\- ]\d{1,2}[./\- ]\d{2,4}"
-)
-_IP_LIKE_RE: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-# A number right after one of these words is an identifier, not a phone.
-_PHONE_NEG_WORDS: Final = frozenset(
-    {
-        "order", "invoice", "ticket", "tracking", "ref", "reference", "sku", "serial",
-        "isbn", "part", "model", "version", "build", "release", "id", "po", "case",
-        "account", "acct", "customer", "transaction", "confirmation", "booking",
-    }
-)  # fmt: skip
-_NUMBER_WORDS: Final = frozenset({"no", "nr", "number", "#", "num"})
-# "2024.15.3801": dotted numeric groups led by a year-like group are a version,
-# build or release number, not a phone, unless a phone word comes right before.
-_YEAR_DOTTED_RE: Final = re.compile(r"(?:19|20)\d\d(?:\.\d+)+")
-_PHONE_CONTEXT_RE: Final = re.compile(
-    r"\b(?:phone|call|calls|ring|dial|tel|telephone|mobile|cell|cellphone|fax|text|sms|"
-    r"whatsapp|signal|reach|contact|number|nummer|numéro|número|telefon|téléphone|"
-    r"teléfono|telefone|handy|portable|móvil|celular|appelle|anruf|ruf)\b[^.!?\n]{0,24}$",
-    re.IGNORECASE,
-)
-
-
-def _after_identifier_word(text: str, start: int) -> bool:
-    """``order #415 555 2671``, ``invoice no. 020 7946 0958``."""
-    words = text[max(0, start - 32) : start].lower().split()
-    if not words:
-        return False
-    last = words[-1].strip("#:.")
-    if last in _NUMBER_WORDS or not last:
-        if len(words) < 2:
-            return False
-        last = words[-2].strip("#:.")
-    return last in _PHONE_NEG_WORDS
-
-
-_NANP: Final = frozenset({"US", "CA"})
-_IBAN_HEAD_RE: Final = re.compile(r"([A-Za-z]{2})\d{2} ?$")
-# IBAN length per country (ISO 13616 registry), to recognise the digits of an
-# IBAN-shaped string whose checksum failed, so they are not read as a card or
-# a phone number.
-_IBAN_LENGTH: Final[dict[str, int]] = json.loads(
-    (resources.files("memgate") / "data" / "iban_lengths.json").read_text("utf-8")
-)["lengths"]
-
-
-def _inside_iban_shape(text: str, run_start: int, run: str) -> bool:
-    """True if ``run`` (digits at ``run_start``) completes an IBAN-shaped string:
-    ``CC99 `` right before it and exactly the country's IBAN length."""
-    head = _IBAN_HEAD_RE.search(text, max(0, run_start - 5), run_start)
-    if head is None:
-        return False
-    length = _IBAN_LENGTH.get(head.group(1).upper())
-    digits = sum(1 for ch in run if ch.isdigit())
-    return length is not None and 4 + digits == length
-
-
-def _make_number(country_code: int, nsn: str) -> phonenumbers.PhoneNumber:
-    num = phonenumbers.PhoneNumber(country_code=country_code, national_number=int(nsn))
-    zeros = len(nsn) - len(nsn.lstrip("0"))
-    if zeros:
-        num.italian_leading_zero = True
-        num.number_of_leading_zeros = zeros if zeros > 1 else None
-    return num
-
-
-def _international_valid(digits: str) -> bool:
-    """``digits`` = country code + national number (after ``+`` or ``00``).
-
-    Builds the number directly instead of calling ``phonenumbers.parse`` (which
-    costs ~10x more); country calling codes are prefix-free, so the first
-    known prefix is the country code.
-    """
-    for cc_len in (1, 2, 3):
-        cc = int(digits[:cc_len])
-        if cc in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
-            nsn = digits[cc_len:]
-            if len(nsn) < 4:
-                return False
-            if phonenumbers.is_valid_number(_make_number(cc, nsn)):
-                return True
-            # "+44 020 7946 0958": a trunk "0" written after the country code
-            return nsn[0] == "0" and bool(phonenumbers.is_valid_number(_make_number(cc, nsn[1:])))
-    return False
-
-
-def _national_valid(digits: str, region: str) -> bool:
-    """A number written in ``region``'s national format (trunk prefix optional)."""
-    meta = phonenumbers.PhoneMetadata.metadata_for_region(region)
-    if meta is None or meta.country_code is None:
-        return False
-    prefix = meta.national_prefix or ""
-    nsn = digits[len(prefix) :] if prefix and digits.startswith(prefix) else digits
-    if len(nsn) < 4:
-        return False
-    return bool(
-        phonenumbers.is_valid_number_for_region(_make_number(meta.country_code, nsn), region)
-    )
-
-
-def _phone_number_valid(candidate: str, regions: tuple[str, ...]) -> bool:
-    if candidate.startswith(("+", "00")):
-        candidate = candidate.replace("(0)", "")  # "+44 (0)20 7946 0958"
-    digits = "".join(ch for ch in candidate if ch.isdigit())
-    if not 7 <= len(digits) <= 15:
-        return False
-    if _DATE_LIKE_RE.fullmatch(candidate) or _IP_LIKE_RE.fullmatch(candidate):
-        return False
-    if candidate.startswith("+"):
-        return _international_valid(digits)
-    if candidate.startswith("00"):
-        return _international_valid(digits[2:])
-    if digits[0] == "0":
-        # national format with a trunk prefix ("020 7946 0958", "030 901820")
-        return any(_national_valid(digits, r) for r in regions if r not in _NANP)
-    if len(digits) == 10 or (len(digits) == 11 and digits[0] == "1"):
-        return any(_national_valid(digits, r) for r in regions if r in _NANP)
-    return False
-
-
-def _greedy_windows(
-    digit_counts: list[int], max_digits: int, check: Callable[[int, int, int], bool]
-) -> Iterator[tuple[int, int]]:
-    """Left to right over groups of digits: at each start ``i`` the longest
-    window ``i..j`` with at most ``max_digits`` digits that passes
-    ``check(i, j, digits)``; scanning resumes after an accepted window.
-    Linear in the number of groups (windows are bounded by ``max_digits``)."""
-    n = len(digit_counts)
-    i = 0
-    while i < n:
-        totals: list[int] = []
-        total = 0
-        for j in range(i, n):
-            total += digit_counts[j]
-            if total > max_digits:
-                break
-            totals.append(total)
-        found = -1
-        for j in range(i + len(totals) - 1, i - 1, -1):
-            if check(i, j, totals[j - i]):
-                found = j
-                break
-        if found >= 0:
-            yield i, found
-            i = found + 1
-        else:
-            i += 1
-
-
-def _phone_spans(run: str, regions: tuple[str, ...]) -> Iterator[tuple[int, int]]:
-    """Spans (relative to ``run``) of the valid phone numbers in one candidate
-    run of digit groups."""
-    tokens = [(t.start(), t.end()) for t in _PHONE_TOKEN_RE.finditer(run)]
-    counts = [_count_digits(run[a:b]) for a, b in tokens]
-    international = run.startswith(("+", "00"))
-
-    def check(i: int, j: int, digits: int) -> bool:
-        if digits < 7 or (international and i > 0):
-            return False
-        # "1.2.3.4.5.6.7" is not a phone number: one 1-digit group at most
-        # (a country code "+1", or the "1" of "+33 1 23 45 67 89").
-        if counts[i : j + 1].count(1) > 1:
-            return False
-        window = run[tokens[i][0] : tokens[j][1]]
-        # A window that does not start the run must be unambiguous on its
-        # own: "(415) ...", or at least ten digits.
-        if i > 0 and window[0] != "(" and digits < 10:
-            return False
-        return _phone_number_valid(window, regions)
-
-    for i, j in _greedy_windows(counts, 15, check):
-        yield tokens[i][0], tokens[j][1]
-
-
-def _find_phones(text: str, regions: tuple[str, ...]) -> Iterator[_Cand]:
-    for m in _PHONE_RE.finditer(text):
-        run = m.group()
-        if _DATE_LIKE_RE.fullmatch(run) or _IP_LIKE_RE.fullmatch(run):
-            continue
-        if _after_identifier_word(text, m.start()):
-            continue
-        if _YEAR_DOTTED_RE.fullmatch(run) and not _PHONE_CONTEXT_RE.search(
-            _context_before(text, m.start(), 40)
-        ):
-            continue  # "build 2024.15.3801"
-        if _inside_iban_shape(text, m.start(), run):
-            continue  # the digits of an IBAN-shaped string (bad checksum)
-        for a, b in _phone_spans(run, regions):
-            yield _Cand(m.start() + a, m.start() + b, PHONE)
-
-
-def _count_digits(s: str) -> int:
-    return sum(map(str.isdigit, s))
-
-
-# --------------------------------------------------------------------------
 # IP addresses (public ones only; private, loopback and documentation ranges
 # are not personal data)
 # --------------------------------------------------------------------------
@@ -527,14 +253,14 @@ def _card_spans(run: str) -> Iterator[tuple[int, int]]:
             and luhn_valid(digits)
         )
 
-    for i, j in _greedy_windows([e - s for s, e in groups], 19, check):
+    for i, j in _phone.greedy_windows([e - s for s, e in groups], 19, check):
         yield groups[i][0], groups[j][1]
 
 
 def _find_cards(text: str, lower: str) -> Iterator[_Cand]:
     for m in _DIGIT_RUN_RE.finditer(text):
         run = m.group()
-        if len(run) < 13 or _inside_iban_shape(text, m.start(), run):
+        if len(run) < 13 or _phone.inside_iban_shape(text, m.start(), run):
             continue  # too short, or the digits of an IBAN-shaped string
         for a, b in _card_spans(run):
             yield _Cand(m.start() + a, m.start() + b, CARD)
@@ -971,7 +697,8 @@ def _find_passwords(text: str, lower: str) -> Iterator[_Cand]:
             if looks_like_placeholder(value):
                 continue
             low = value.lower()
-            if not quoted and (low in _PROSE_STOPWORDS or _ENGLISH_INFLECTED_RE.fullmatch(low)):
+            prose = low in _PROSE_STOPWORDS or _labelled.not_a_value(low)
+            if not quoted and (prose or _ENGLISH_INFLECTED_RE.fullmatch(low)):
                 continue
         yield _Cand(start, end, PASSWORD)
     if "pin" in lower:
@@ -1142,6 +869,121 @@ _Finder = Callable[[str, str], Iterable[_Cand]]
 _MAX_MASK_ROUNDS: Final = 4
 
 
+class _Views(NamedTuple):
+    """The views a finder reads (:mod:`memgate.stages.detector_text`), all of the text's length."""
+
+    text: str  # digits and full-width forms as ASCII, Chinese as spaces
+    lower: str
+    kept: str  # digits and full-width forms as ASCII, Chinese kept
+    kept_lower: str
+    has_digit: bool
+
+    @classmethod
+    def of(cls, raw: str) -> _Views:
+        kept = _ascii_view(raw)
+        spaced = _spaced_view(kept)
+        kept_lower = _aligned_lower(kept)
+        lower = kept_lower if spaced is kept else _aligned_lower(spaced)
+        return cls(spaced, lower, kept, kept_lower, _HAS_DIGIT_RE.search(kept) is not None)
+
+
+class _Route(NamedTuple):
+    """One finder: the kinds it yields, a cheap test of whether it could match at
+    all, and the view it reads (Chinese as spaces, or kept for the labels)."""
+
+    kinds: frozenset[str]
+    gate: Callable[[_Views], bool]
+    finder: _Finder
+    view: str = "spaced"  # "kept": Chinese kept; "mixed": spaced text, lower with Chinese kept
+    fail_closed: bool = False  # on a tie, a format finder names the kind, then a label
+
+    def read(self, v: _Views) -> Iterable[_Cand]:
+        if self.view == "spaced":
+            return self.finder(v.text, v.lower)
+        return self.finder(v.text if self.view == "mixed" else v.kept, v.kept_lower)
+
+
+def _has(*needles: str) -> Callable[[_Views], bool]:
+    return lambda v: any(n in v.text for n in needles)
+
+
+def _has_lower(*needles: str) -> Callable[[_Views], bool]:
+    return lambda v: any(n in v.lower for n in needles)
+
+
+def _digits(v: _Views) -> bool:
+    return v.has_digit
+
+
+_CREDENTIALS: Final = frozenset({API_KEY, PASSWORD, BEARER_TOKEN, CONNECTION_STRING})
+_KEYS: Final = frozenset({API_KEY})
+_ADDR: Final = frozenset({ADDRESS})
+
+
+def _long(v: _Views) -> bool:
+    return len(v.text) >= 12
+
+
+_ROUTES: Final[tuple[_Route, ...]] = (
+    _Route(frozenset({PRIVATE_KEY}), _has("PRIVATE KEY"), _find_private_keys),
+    _Route(
+        frozenset({CONNECTION_STRING}),
+        lambda v: "://" in v.text or "jdbc:" in v.lower or (";" in v.text and "=" in v.text),
+        _find_connection_strings,
+    ),
+    _Route(frozenset({JWT}), _has("eyJ", "eyA"), _find_jwts),
+    _Route(frozenset({API_KEY}), _has(*_PROVIDER_HINTS), _find_provider_keys),
+    _Route(frozenset({API_KEY}), _has_lower(*_SECRET_NAME_HINTS), _find_generic_secrets),
+    _Route(frozenset({BEARER_TOKEN}), _has_lower("bearer", "authorization"), _find_bearer_tokens),
+    _Route(frozenset({PASSWORD}), _has_lower(*_PASSWORD_HINTS), _find_passwords),
+    _Route(frozenset({EMAIL}), lambda v: "@" in v.text or "%40" in v.lower, _find_emails),
+    _Route(
+        frozenset({EMAIL}),
+        lambda v: _obf.may_hold(EMAIL, v.text, v.lower),
+        _obf.find_spelled_emails,
+    ),
+    _Route(frozenset({EMAIL}), _has("@"), _obf.find_unicode_emails, "kept", fail_closed=True),
+    _Route(frozenset({EMAIL}), _long, _obf.find_chinese_spelled_emails, "kept", fail_closed=True),
+    _Route(frozenset({NATIONAL_ID}), _digits, _find_national_ids),
+    _Route(frozenset({CARD}), _digits, _find_cards),
+    _Route(
+        frozenset({CARD}),
+        lambda v: v.has_digit and _obf.may_hold(CARD, v.text, v.lower),
+        _obf.find_dotted_cards,
+    ),
+    _Route(
+        frozenset({PHONE}),
+        lambda v: v.has_digit and _obf.may_hold(PHONE, v.text, v.lower),
+        _obf.find_labelled_phones,
+    ),
+    _Route(frozenset({PHONE}), _digits, _numbers.find_bare_phones, "mixed", True),
+    _Route(frozenset({IBAN}), _digits, _find_ibans),
+    _Route(
+        frozenset({IP_ADDRESS}),
+        lambda v: v.has_digit and ("." in v.text or ":" in v.text),
+        _find_ips,
+    ),
+    # fail closed: a label lowers the bar, randomness near credential words, URL parts
+    _Route(
+        frozenset({PASSWORD, NATIONAL_ID, PHONE, API_KEY, BEARER_TOKEN, ADDRESS}),
+        lambda v: _labelled.may_hold(v.kept_lower),
+        _labelled.find_labelled_values,
+        "kept",
+        fail_closed=True,
+    ),
+    _Route(_ADDR, _digits, _address.find_addresses, "kept", fail_closed=True),
+    _Route(_KEYS, _long, _ds.find_random_tokens, "mixed", fail_closed=True),
+    _Route(_KEYS, _long, _ds.find_vendor_keys, fail_closed=True),
+    _Route(_CREDENTIALS, _has(":", "="), _ds.find_keyword_values, fail_closed=True),
+    _Route(_CREDENTIALS, _has("://"), _url.find_url_secrets, fail_closed=True),
+)
+
+
+def _rank(c: tuple[_Cand, int]) -> tuple[int, int, int]:
+    cand, tier = c
+    return cand.end - cand.start, tier, _PRIORITY[cand.kind]
+
+
 class Detector:
     """Finds PII and credentials in text and masks them with typed placeholders.
 
@@ -1170,51 +1012,18 @@ class Detector:
     def kinds(self) -> frozenset[str]:
         return self._kinds
 
-    def _candidates(self, text: str) -> list[_Cand]:
-        kinds = self._kinds
-        lower = _aligned_lower(text)
-        has_digit = _HAS_DIGIT_RE.search(text) is not None
-        finders: list[_Finder] = []
-        # Each finder runs only when a cheap substring test says it could match.
-        if PRIVATE_KEY in kinds and "PRIVATE KEY" in text:
-            finders.append(_find_private_keys)
-        if CONNECTION_STRING in kinds and (
-            "://" in text or "jdbc:" in lower or (";" in text and "=" in text)
-        ):
-            finders.append(_find_connection_strings)
-        if JWT in kinds and ("eyJ" in text or "eyA" in text):
-            finders.append(_find_jwts)
-        if API_KEY in kinds:
-            if any(p in text for p in _PROVIDER_HINTS):
-                finders.append(_find_provider_keys)
-            if any(h in lower for h in _SECRET_NAME_HINTS):
-                finders.append(_find_generic_secrets)
-        if BEARER_TOKEN in kinds and ("bearer" in lower or "authorization" in lower):
-            finders.append(_find_bearer_tokens)
-        if PASSWORD in kinds and any(h in lower for h in _PASSWORD_HINTS):
-            finders.append(_find_passwords)
-        if EMAIL in kinds and ("@" in text or "%40" in text):
-            finders.append(_find_emails)
-        if EMAIL in kinds and _obf.may_hold(EMAIL, text, lower):
-            finders.append(_obf.find_spelled_emails)
-        if has_digit:
-            if NATIONAL_ID in kinds:
-                finders.append(_find_national_ids)
-            if CARD in kinds:
-                finders.append(_find_cards)
-                if _obf.may_hold(CARD, text, lower):
-                    finders.append(_obf.find_dotted_cards)
-            if PHONE in kinds and _obf.may_hold(PHONE, text, lower):
-                finders.append(_obf.find_labelled_phones)
-            if IBAN in kinds:
-                finders.append(_find_ibans)
-            if IP_ADDRESS in kinds and ("." in text or ":" in text):
-                finders.append(_find_ips)
-        out: list[_Cand] = []
-        for finder in finders:
-            out.extend(c for c in finder(text, lower) if c.kind in kinds and c.end > c.start)
-        if has_digit and PHONE in kinds:
-            out.extend(_find_phones(text, self._phone_regions))
+    def _candidates(self, text: str) -> list[tuple[_Cand, int]]:
+        """Every finder's candidates, each with its tier (2: a format finder, 1: a
+        finder that reads labels, 0: another fail-closed finder)."""
+        views = _Views.of(text)
+        out: list[tuple[_Cand, int]] = []
+        for route in _ROUTES:
+            if route.kinds & self._kinds and route.gate(views):
+                tier = 2 if not route.fail_closed else int(route.view == "kept")
+                found = route.read(views)
+                out.extend((c, tier) for c in found if c.kind in self._kinds and c.end > c.start)
+        if views.has_digit and PHONE in self._kinds:
+            out.extend((c, 2) for c in _phone.find_phones(views.text, self._phone_regions))
         return out
 
     def scan(self, text: str) -> list[Finding]:
@@ -1222,27 +1031,27 @@ class Detector:
 
         Overlapping candidates are merged into one finding covering their
         union (so no part of any detected value escapes masking); its kind is
-        that of the longest candidate, ties broken by specificity.
+        that of the longest candidate, ties broken by the finder (a format
+        finder before a fail-closed one) and then by specificity.
         """
         if not text:
             return []
-        cands = self._candidates(_ascii_digits(text))
+        cands = self._candidates(text)
         if not cands:
             return []
-        cands.sort(key=lambda c: (c.start, -c.end))
+        cands.sort(key=lambda c: (c[0].start, -c[0].end))
         findings: list[Finding] = []
-        start, end, best = cands[0].start, cands[0].end, cands[0]
+        best, rank = cands[0][0], _rank(cands[0])
+        start, end = best.start, best.end
         for c in cands[1:]:
-            if c.start < end:
-                end = max(end, c.end)
-                if (c.end - c.start, _PRIORITY[c.kind]) > (
-                    best.end - best.start,
-                    _PRIORITY[best.kind],
-                ):
-                    best = c
+            if c[0].start < end:
+                end = max(end, c[0].end)
+                if _rank(c) > rank:
+                    best, rank = c[0], _rank(c)
                 continue
             findings.append(Finding(best.kind, KIND_CATEGORY[best.kind], start, end))
-            start, end, best = c.start, c.end, c
+            best, rank = c[0], _rank(c)
+            start, end = best.start, best.end
         findings.append(Finding(best.kind, KIND_CATEGORY[best.kind], start, end))
         return findings
 

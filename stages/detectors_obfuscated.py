@@ -40,7 +40,14 @@ from memgate.stages.detector_kinds import (
     luhn_valid,
 )
 
-__all__ = ["find_dotted_cards", "find_labelled_phones", "find_spelled_emails", "may_hold"]
+__all__ = [
+    "find_chinese_spelled_emails",
+    "find_dotted_cards",
+    "find_labelled_phones",
+    "find_spelled_emails",
+    "find_unicode_emails",
+    "may_hold",
+]
 
 
 def _load() -> dict[str, Any]:
@@ -66,11 +73,12 @@ _OPEN, _CLOSE = r"[(\[{<]", r"[)\]}>]"
 
 _AT_RE: Final = re.compile(
     rf"(?P<strong>[ \t]*{_OPEN}[ \t]*(?:@|{_AT_WORDS})[ \t]*{_CLOSE}[ \t]*"
-    rf"|[ \t]+(?:{_AT_STRONG_WORDS})[ \t]+)"
+    rf"|[ \t]+(?:{_AT_STRONG_WORDS})[ \t]+)|(?P<plain>[ \t]?@[ \t]?)"
     rf"|(?P<weak>[ \t]+(?:{_alt(_E['at_words_weak'])})[ \t]+)"
 )
 _SPELLED_DOT: Final = (
     rf"[ \t]*{_OPEN}[ \t]*(?:\.|{_DOT_WORDS})[ \t]*{_CLOSE}[ \t]*|[ \t]+(?:{_DOT_WORDS})[ \t]+"
+    r"|[ \t]+\.[ \t]+"  # "gmx . de"
 )
 _DOT_RE: Final = re.compile(rf"(?P<spelled>{_SPELLED_DOT})|\.")
 _LABEL_RE: Final = re.compile(r"[^\W_](?:[\w\-]{0,61}[^\W_])?")
@@ -83,7 +91,19 @@ _TLDS: Final = frozenset(_E["generic_tlds"]) | frozenset(
 )
 _WEAK_EXCLUDED_TLDS: Final = frozenset(_E["weak_excluded_tlds"])
 _WEAK_STOPWORDS: Final = frozenset(_E["weak_local_stopwords"])
-_AT_HINTS: Final = ("at", *_E["at_words_strong"])
+# a local part that is no ordinary word: "claire.roux", "j_smith", "mia84"
+_NOT_A_WORD_RE: Final = re.compile(r"[a-z](?:[a-z\d]*[._][a-z\d]+)+$|[a-z]{2,}\d{1,4}$")
+_ZH_AT: Final = _alt(_E["at_words_zh"])
+_ZH_DOT: Final = _alt(_E["dot_words_zh"])
+_ZH_EMAIL_RE: Final = re.compile(
+    rf"(?<![A-Za-z0-9._%+\-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+\-]{{0,63}})"
+    rf"[ \t]*(?:{_ZH_AT})[ \t]*(?P<domain>[A-Za-z0-9\-]{{1,63}}"
+    rf"(?:[ \t]*(?:{_ZH_DOT}|\.)[ \t]*[A-Za-z0-9\-]{{1,63}}){{1,4}})"
+    r"(?![A-Za-z0-9\-])"
+)
+_ZH_DOT_SPLIT_RE: Final = re.compile(rf"[ \t]*(?:{_ZH_DOT}|\.)[ \t]*")
+_ZH_HINTS: Final = tuple(w for w in _E["at_words_zh"] if not w.isascii())
+_AT_HINTS: Final = ("at", "@", *_E["at_words_strong"])
 
 
 def _domain(lower: str, pos: int) -> tuple[int, str, bool] | None:
@@ -111,7 +131,6 @@ def _domain(lower: str, pos: int) -> tuple[int, str, bool] | None:
 
 
 def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
-    del text
     last_end = -1
     for at in _AT_RE.finditer(lower):
         if at.start() < last_end:
@@ -120,17 +139,20 @@ def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
         if dom is None:
             continue
         end, domain, domain_spelled = dom
+        if at.group("plain") is not None and not domain_spelled:
+            continue  # "a@b.com": the format finder's; "a@b punkt de", "a@b[.]de": this one's
         tail = _LOCAL_TAIL_RE.search(lower, max(0, at.start() - 160), at.start())
         if tail is None:
             continue
         raw_local = tail.group("local")
         tokens = re.split(rf"{_SPELLED_DOT}|\.", raw_local)
         local_spelled = len(re.findall(_SPELLED_DOT, raw_local)) > 0
-        if at.group("weak") is not None:
-            # the bare word "at": the address must be spelled out, and a one-word local
-            # part must be neither an ordinary word nor followed by a word-like TLD
-            if not (domain_spelled or local_spelled):
-                continue
+        if at.group("weak") is not None and text[at.start() : at.end()].strip() != "AT":
+            # the bare word "at" (not an upper-case "AT", written to be read as "@"):
+            # the address must be spelled out, and a one-word local part must be
+            # neither an ordinary word nor followed by a word-like TLD
+            if not (domain_spelled or local_spelled or _NOT_A_WORD_RE.match(raw_local)):
+                continue  # "claire.roux at orange.fr" is an address, "work at acme.com" not
             tld = domain.rsplit(".", 1)[1]
             if len(tokens) == 1 and (tokens[0] in _WEAK_STOPWORDS or tld in _WEAK_EXCLUDED_TLDS):
                 continue
@@ -139,6 +161,39 @@ def find_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
             continue
         last_end = end
         yield Cand(tail.start("local"), end, EMAIL)
+
+
+_UNICODE_EMAIL_RE: Final = re.compile(
+    r"(?<![\w.%+\-])(?P<local>[\w%+\-]+(?:\.[\w%+\-]+){0,5})(?P<at>[ \t]?@[ \t]?)"
+    r"(?P<domain>(?:[^\W_](?:[\w\-]{0,61}[^\W_])?\.){1,8}(?P<tld>[^\W\d_]{2,24}))(?![\w\-])"
+)
+
+
+def find_unicode_emails(text: str, lower: str) -> Iterator[Cand]:
+    """Addresses that the ASCII pattern misses: letters of any script in the local
+    part or the domain (``jürgen.weiß@gmx.de``, ``张伟@公司.中国``), or one space on
+    each side of the ``@`` (``nora.quinn @ fastmail.com``, then with a known TLD)."""
+    del text
+    for m in _UNICODE_EMAIL_RE.finditer(lower):
+        spaced = m.group("at") != "@"
+        if m.group().isascii() and not spaced:
+            continue  # the format finder's
+        if spaced and (m.group("at") not in (" @ ", "\t@\t") or m.group("tld") not in _TLDS):
+            continue
+        yield Cand(m.start("local"), m.end(), EMAIL)
+
+
+def find_chinese_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
+    """Addresses spelled in Chinese words, with no spaces around them
+    (``wangfang艾特163点com``); ``text`` keeps the Chinese characters."""
+    del text
+    if not any(h in lower for h in _ZH_HINTS):
+        return
+    for m in _ZH_EMAIL_RE.finditer(lower):
+        labels = _ZH_DOT_SPLIT_RE.split(m.group("domain"))
+        spelled = m.group() != m.group().replace("点", "").replace("點", "")
+        if labels[-1] in _TLDS and (spelled or not m.group().isascii()):
+            yield Cand(m.start("local"), m.end(), EMAIL)
 
 
 # ------------------------------------------------------------------ phone

@@ -17,6 +17,8 @@ from memgate.core.events import (
     StoredFact,
     stable_id,
 )
+from memgate.stages.detectors import Detector
+from memgate.stages.seal import seal
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,10 @@ def _history_action(res: Resolution, fact: StoredFact) -> str:
     }.get(res.action, res.action.value.lower())
 
 
-def plan(res: Resolution) -> PersistPlan:
-    """The writes for one resolution (none for a rejection or a redelivery)."""
+def plan(res: Resolution, detector: Detector | None = None) -> PersistPlan:
+    """The writes for one resolution (none for a rejection or a redelivery); with a
+    ``detector``, each fact passes the final check (:func:`memgate.stages.seal.seal`) first."""
+    facts = [seal(detector, f) for f in res.writes] if detector is not None else res.writes
     history = [
         FactHistoryRecord(
             event_id=stable_id("history", res.event_id, f.fact_id),
@@ -62,6 +66,6 @@ def plan(res: Resolution) -> PersistPlan:
             policy_version=res.policy_version,
             at=res.decided_at,
         )
-        for f in res.writes
+        for f in facts
     ]
-    return PersistPlan(facts=list(res.writes), history=history)
+    return PersistPlan(facts=list(facts), history=history)

@@ -16,8 +16,6 @@ a sensitive neighbour sentence is reduced to placeholders and counted under
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,44 +31,12 @@ from memgate.core.events import (
     stable_id,
     utcnow,
 )
-from memgate.stages.detectors import KIND_CATEGORY, Category, Detector, MaskResult
+from memgate.stages.detectors import KIND_CATEGORY, Category, Detector, placeholder
+from memgate.stages.redact_health import HEALTH_PLACEHOLDER, HEALTH_RE, mask_all, mask_health
+from memgate.stages.redact_health import PLACEHOLDER_ONLY as _PLACEHOLDER_ONLY
+from memgate.stages.seal import mask_statement, value_kind_in_context
 
-# Health is a regulated category with no fixed format: a term list catches the
-# common conditions, treatments and care settings in English, German, French
-# and Spanish. Mentions are reduced to [HEALTH] or the fact is rejected.
-_HEALTH_TERMS = (
-    r"diabet\w*|cancer|tumou?r|chemo\w*|hiv|aids|hepatitis|asthma|epilep\w*|"
-    r"depress\w*|anxiety disorder|bipolar|schizophreni\w*|adhd|autis\w*|ptsd|"
-    r"dementia|alzheimer\w*|parkinson\w*|multiple sclerosis|arthritis|"
-    r"pregnan\w*|miscarriage|abortion|std|sti|chlamydia|herpes|"
-    r"antidepressants?|insulin|metformin|sertraline|prozac|xanax|adderall|"
-    r"diagnos(?:ed|is)|prescri(?:bed|ption)|medication|therapist|psychiatrist|"
-    r"rehab|chemotherapy|surgery|blood pressure|hypertension|"
-    r"krebs|schwanger\w*|diagnose|medikament\w*|"
-    r"enceinte|diabète|dépression|médicament\w*|"
-    r"embarazada|diabetes|depresión|medicamento\w*"
-)
-HEALTH_RE = re.compile(rf"\b(?:{_HEALTH_TERMS})\b", re.IGNORECASE)
-HEALTH_PLACEHOLDER = "[HEALTH]"
-_PLACEHOLDER_ONLY = re.compile(r"^[\s\W]*(?:\[[A-Z_]+\][\s\W]*)+$")
-
-
-def mask_health(text: str) -> tuple[str, int]:
-    """Reduce health mentions to a placeholder; returns the text and the count."""
-    return HEALTH_RE.subn(HEALTH_PLACEHOLDER, text)
-
-
-def mask_all(detector: Detector, text: str) -> MaskResult:
-    """Everything sensitive masked: PII, credentials, regulated formats and health terms.
-
-    Used for the journal and before any text leaves for a third-party model.
-    """
-    res = detector.mask(text)
-    masked, n = mask_health(res.text)
-    counts = dict(res.counts)
-    if n:
-        counts["health"] = counts.get("health", 0) + n
-    return MaskResult(text=masked, counts=counts)
+__all__ = ["HEALTH_PLACEHOLDER", "HEALTH_RE", "Redactor", "mask_all", "mask_health"]
 
 
 @dataclass(frozen=True)
@@ -83,12 +49,17 @@ class Redactor:
     clock: Callable[[], datetime] = field(default=utcnow)
 
     def __call__(self, c: CandidateFact) -> list[RedactedCandidate | DecisionRecord]:
-        counts: Counter[str] = Counter()
-        fields: dict[str, str] = {}
-        for name in ("subject", "object", "rationale"):
-            res = mask_all(self.detector, getattr(c, name))
-            counts.update(res.counts)
-            fields[name] = res.text
+        # subject and object in their statement (the words around a value say what
+        # it is), the rationale (a sentence) on its own
+        subject, obj, counts = mask_statement(self.detector, c.subject, c.predicate, c.object)
+        res = mask_all(self.detector, c.rationale)
+        counts.update(res.counts)
+        fields = {"subject": subject, "object": obj, "rationale": res.text}
+        # a value that the source sentence shows to be sensitive, though its statement does not
+        hidden = value_kind_in_context(self.detector, c.object, c.context)
+        if hidden is not None and obj == c.object:
+            fields["object"] = placeholder(hidden)
+            counts[hidden] += 1
 
         context = c.context
         context_counts: dict[str, int] = {}

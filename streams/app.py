@@ -68,6 +68,7 @@ from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore
 from memgate.stages.redact import mask_all
+from memgate.stages.seal import seal
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
 from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
@@ -251,6 +252,7 @@ def create_app(worker: Worker) -> faust.App:
             payload=masked[:100_000],
             failed_at=utcnow(),
         )
+        dl = seal(worker.pipeline.redact.detector, dl)  # the final check before the topic
         m.dead_letters.labels(source=stage, reason=type(exc).__name__).inc()
         log.error(
             "event=dead_letter stage=%s topic=%s partition=%s offset=%s reason=%r "

@@ -34,6 +34,7 @@ from memgate.stages.detectors import Detector
 from memgate.stages.extract import Extractor
 from memgate.stages.persist import PersistPlan, plan
 from memgate.stages.redact import Redactor, mask_all
+from memgate.stages.seal import seal
 from memgate.stages.triage import TriagePolicy, triage
 
 TRIAGE_POLICY_VERSION = "triage-1"
@@ -72,6 +73,7 @@ class TriageStep:
             redaction_counts=masked.counts,
             ingested_at=now,
         )
+        journal = seal(self.detector, journal)  # the final check before the audit store
         decision = DecisionRecord(
             event_id=stable_id("decision", Stage.TRIAGE.value, turn.tenant_id, turn.turn_id),
             stage=Stage.TRIAGE,
@@ -139,6 +141,5 @@ class Pipeline:
     def dedupe(self, item: RedactedCandidate, view: FactView) -> list[Resolution | DecisionRecord]:
         return self.resolve(item, view)
 
-    @staticmethod
-    def persist(res: Resolution) -> PersistPlan:
-        return plan(res)
+    def persist(self, res: Resolution) -> PersistPlan:
+        return plan(res, self.redact.detector)

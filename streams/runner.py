@@ -58,6 +58,7 @@ from memgate.core.events import (
 )
 from memgate.core.stores import AuditStore, RetrievalStore
 from memgate.stages.redact import mask_all
+from memgate.stages.seal import seal
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
 from memgate.streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
@@ -360,6 +361,7 @@ class InProcessRunner:
                 failed_at=utcnow(),
             )
         )
+        self.dead_letters[-1] = seal(detector, self.dead_letters[-1])  # the final check
         if self.on_error is not None:
             log.info("event=turn_rejected reason=%s error=%r", reason, line)
             self.on_error(line)

@@ -36,6 +36,7 @@ from memgate.streams.runner import InProcessRunner, RunSummary
 
 __all__ = [
     "BUNDLED_FILES",
+    "DEV_EXTRA_FILES",
     "Confusion",
     "CorpusError",
     "PipelineFactory",
@@ -51,6 +52,10 @@ BUNDLED_FILES: dict[str, str] = {
     "labelled": "labelled_turns.jsonl",
     "leaks": "leaks.jsonl",
     "scenarios": "scenarios.jsonl",
+}
+#: Further development files read with a suite's bundled file, as one corpus.
+DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
+    "leaks": ("leaks_dev2.jsonl",),  # issue 9 item 5: the fail-closed classes, six languages
 }
 
 PipelineFactory = Callable[[Settings, Embedder], Pipeline]

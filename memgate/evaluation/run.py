@@ -50,7 +50,12 @@ from memgate.evaluation.aggregate import (
     summarise_leaks,
     summarise_scenarios,
 )
-from memgate.evaluation.common import BUNDLED_FILES, CorpusError, PipelineFactory
+from memgate.evaluation.common import (
+    BUNDLED_FILES,
+    DEV_EXTRA_FILES,
+    CorpusError,
+    PipelineFactory,
+)
 
 __all__ = [
     "FROZEN_TARGETS",
@@ -91,6 +96,7 @@ FROZEN_TARGETS: dict[str, float] = {
 }
 
 Status = Callable[[str], None]
+EVAL = "data/eval"
 SuiteFiles = dict[str, list[Path]]
 
 
@@ -103,8 +109,11 @@ def bundled_dev_files(suites: Sequence[str]) -> Iterator[SuiteFiles]:
     with ExitStack() as stack:
         out: SuiteFiles = {}
         for suite in suites:
-            res = resources.files("memgate") / "data" / "eval" / BUNDLED_FILES[suite]
-            out[suite] = [Path(stack.enter_context(resources.as_file(res)))]
+            names = (BUNDLED_FILES[suite], *DEV_EXTRA_FILES.get(suite, ()))
+            out[suite] = [
+                Path(stack.enter_context(resources.as_file(resources.files("memgate") / EVAL / n)))
+                for n in names
+            ]
         yield out
 
 

@@ -302,11 +302,14 @@ def test_the_real_gate_masks_the_journal_and_scans_every_store(tmp_path: Path) -
 
 def test_an_over_eager_detector_fails_the_benign_share(tmp_path: Path) -> None:
     class MasksDigits(Detector):
-        def mask(self, text: str) -> Any:
-            from memgate.stages.detectors import MaskResult
+        # every digit run is a "phone" (the redact stage and the journal both scan)
+        def scan(self, text: str) -> Any:
+            from memgate.stages.detectors import Category, Finding
 
-            masked, n = re.subn(r"\d[\d.\-]*", "[PHONE]", text)
-            return MaskResult(text=masked, counts={"phone": n} if n else {})
+            return [
+                Finding("phone", Category.PII, m.start(), m.end())
+                for m in re.finditer(r"\d[\d.\-]*", text)
+            ]
 
     rows = [
         {
