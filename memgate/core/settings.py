@@ -26,6 +26,7 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+from pydantic_settings.exceptions import SettingsError
 
 from memgate.core.errors import ConfigError
 
@@ -271,6 +272,11 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         ) from None
     except OSError as exc:
         raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+    except SettingsError as exc:  # a list or table setting whose value is not JSON
+        raise ConfigError(
+            f"{exc}: list settings are JSON in the environment, e.g. "
+            'MEMGATE_TRUSTED_SOURCES=\'["acme:system_of_record"]\''
+        ) from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
