@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,7 +45,28 @@ def errors() -> Iterator[None]:
 
 
 def print_json(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, default=str, ensure_ascii=False) + "\n")
+    """``obj`` as JSON; characters a terminal would act on are written as ``\\uXXXX`` escapes.
+
+    Control and format characters (C0, C1, bidirectional overrides, zero-width
+    marks) and line/paragraph separators can only occur inside JSON strings here,
+    where an escape means the same text to a JSON reader.
+    """
+    text = json.dumps(obj, indent=2, default=str, ensure_ascii=False)
+    sys.stdout.write(_UNSAFE_CHARS.sub(_json_escape, text) + "\n")
+
+
+_UNSAFE_CHARS = re.compile(
+    "[\u0080-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if c <= 0xFFFF:
+        return f"\\u{c:04x}"
+    c -= 0x10000
+    return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
 
 
 def report_read_errors(errors: ReadErrors) -> None:

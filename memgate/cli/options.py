@@ -257,7 +257,7 @@ def open_session(ctx: typer.Context, options: GlobalOptions) -> Session:
         stream=sys.stderr,
     )
     if not verbose:  # client libraries' retry chatter: the error line says what failed
-        for name in ("urllib3.connectionpool", "clickhouse_connect"):
+        for name in ("urllib3.connectionpool", "clickhouse_connect", "opensearch"):
             logging.getLogger(name).setLevel(logging.ERROR)
     try:
         settings = load_settings(

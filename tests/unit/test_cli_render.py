@@ -153,3 +153,18 @@ def test_a_file_name_with_markup_is_shown_literally(tmp_path: Path) -> None:
     result = _cli(tmp_path, "ingest", str(turns))
     assert result.exit_code == 1
     _assert_literal(result, "[red]turns[bold] :thumbs_up:.jsonl:1: not valid JSON")
+
+
+def test_json_output_escapes_what_a_terminal_would_act_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json as _json
+
+    from memgate.cli.common import print_json
+
+    value = "x\u202ey\u2066z\u2028w\u009b[31m \u200b \U000e0041 中文 é"
+    print_json({"text": value})
+    out = capsys.readouterr().out
+    assert not any(c in out for c in "\u202e\u2066\u2028\u009b\u200b\U000e0041"), repr(out)
+    assert "中文 é" in out  # ordinary letters stay readable
+    assert _json.loads(out) == {"text": value}  # and the JSON means the same text
