@@ -39,10 +39,19 @@ def forget(
         print_error(err, f"nothing was deleted: {exc}. Run `{again}` again once the store is free")
         raise typer.Exit(1) from None
     if n_facts == 0 and n_audit == 0:
+        # Still run both erasures: they delete nothing here, but finish what an earlier,
+        # interrupted forget left on disk (the turn ledger, the WAL, replaced parts).
+        try:
+            rt.audit.forget(tenant, user)
+            rt.retrieval.forget(tenant, user)
+        except MemgateError as exc:
+            print_error(err, f"nothing stored for {who}, but cleaning up failed: {exc}")
+            raise typer.Exit(1) from None
         print_error(
             err,
             f"nothing stored for {who}: no facts and no audit rows (ids are exact and "
-            "case-sensitive; `memgate audit --sql` lists the users); nothing was deleted",
+            "case-sensitive; `memgate audit --sql` lists the users); any leftovers of an "
+            "earlier interrupted forget were cleared",
         )
         raise typer.Exit(1)
     if not yes and not typer.confirm(f"Delete {n_facts} facts and {n_audit} audit rows of {who}?"):
@@ -63,8 +72,8 @@ def forget(
     except MemgateError as exc:
         print_error(
             err,
-            f"the {n_audit} audit rows of {who} were deleted, but its {n_facts} facts were not "
-            f"({exc}). Run `{again}` again to delete them",
+            f"the {n_audit} audit rows of {who} were deleted; deleting its {n_facts} facts "
+            f"failed or is unfinished: {exc}. Run `{again}` again to finish",
         )
         raise typer.Exit(1) from None
     console.print(render.text(f"forgot {who}: {n_facts} facts, {n_audit} audit rows"))
