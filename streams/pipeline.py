@@ -65,7 +65,7 @@ class TriageStep:
             turn_id=turn.turn_id,
             role=turn.role,
             ts=turn.ts,
-            length=len(turn.content),
+            length=len(masked.text),  # the raw length would tell a masked value's length
             content_hmac=self.digest(turn),
             verdict=verdict,
             reason=reason,
@@ -74,6 +74,7 @@ class TriageStep:
             ingested_at=now,
         )
         journal = seal(self.detector, journal)  # the final check before the audit store
+        journal = journal.model_copy(update={"length": len(journal.redacted_text)})
         decision = DecisionRecord(
             event_id=stable_id("decision", Stage.TRIAGE.value, turn.tenant_id, turn.turn_id),
             stage=Stage.TRIAGE,

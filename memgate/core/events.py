@@ -505,7 +505,11 @@ class DecisionRecord(_Event):
 
 
 class JournalRecord(_Event):
-    """Every turn, kept or not: ids, time, length, keyed digest, verdict, redacted text only."""
+    """Every turn, kept or not: ids, time, keyed digest, verdict, redacted text only.
+
+    ``length`` is the length of the redacted text, not of the raw turn: with the
+    raw length, a masked value's length could be worked out from the placeholder.
+    """
 
     event_id: str
     tenant_id: str
