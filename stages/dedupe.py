@@ -314,12 +314,13 @@ class Resolver:
         marker = stable_id("retraction", c.candidate_id)
         if any(f.superseded_by == marker for f in existing):
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
-        # only what was said before the retraction: a later statement stands (and a
-        # retraction delivered again after it cannot close it)
+        # only what was last said before the retraction: a later statement stands, and
+        # one of the same instant too (their order cannot be told, nor can a redelivered
+        # retraction's: the outcome must not depend on the order they arrive in)
         targets = [
             f
             for f in current
-            if f.last_seen <= c.turn_ts
+            if f.last_seen < c.turn_ts
             and (
                 normalise(f.value) == value_n
                 or _cos(f.embedding, vec) >= self.policy.near_duplicate

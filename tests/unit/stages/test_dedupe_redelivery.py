@@ -115,3 +115,30 @@ def test_a_redelivered_retraction_does_not_close_what_was_said_after_it(
     assert (again.action.value, again.reason) == ("REJECT", "nothing_to_retract")
     assert _facts(store) == once
     assert [f.status for f in store.list_facts("acme", "u1")] == [FactStatus.ACTIVE]
+
+
+def test_a_retraction_and_a_statement_of_the_same_instant_give_one_outcome_in_any_order(
+    store: EmbeddedIndex, tmp_path: Path
+) -> None:
+    """Simultaneous, their order cannot be told (nor can a redelivery's): the statement
+    stands, whichever comes first and however often the retraction comes."""
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK)
+    statement = cand("Bamboo", predicate="deploys_with", n=1)
+    retraction = _retraction("Bamboo", 1, predicate="deploys_with")
+    retraction = retraction.model_copy(
+        update={
+            "candidate": retraction.candidate.model_copy(
+                update={"candidate_id": "r1", "source_turn_ids": ["t-retract"]}
+            )
+        }
+    )
+    assert statement.candidate.turn_ts == retraction.candidate.turn_ts
+    apply(r, store, retraction)
+    apply(r, store, statement)
+    apply(r, store, retraction)  # delivered again
+    other = EmbeddedIndex(tmp_path / "other.sqlite3", dim=EMB.dim)
+    apply(r, other, statement)
+    apply(r, other, retraction)
+    for s in (store, other):
+        facts = s.list_facts("acme", "u1", include_inactive=True)
+        assert [(f.value, f.status) for f in facts] == [("Bamboo", FactStatus.ACTIVE)]
