@@ -244,7 +244,8 @@ class Worker:
                 ack(i)
         refused: dict[int, Exception] = {}
         try:
-            await self._write_rows([rec for _, rec in rows])
+            if rows:
+                await self._write_rows([rec for _, rec in rows])
         except Exception as exc:
             refused = await self._refused(rows, exc)
         for i, _ in rows:

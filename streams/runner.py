@@ -369,8 +369,6 @@ class InProcessRunner:
         t0 = time.perf_counter()
         done = effects(route.stage, self._steps[route.stage](item))
         m.latency.labels(stage=route.stage.value).observe(time.perf_counter() - t0)
-        m.record_effects(route.stage, done)
-        _account(route.stage, done, s)
         nxt = next_route(route)
         for out in done.forward:
             assert nxt is not None  # only a stage with a next one forwards
@@ -378,6 +376,8 @@ class InProcessRunner:
         events.extend(done.audit)
         if done.facts:
             self._write_facts(done.facts, events, s)
+        m.record_effects(route.stage, done)
+        _account(route.stage, done, s)
 
     def _write_facts(
         self, facts: Sequence[StoredFact], events: list[AuditEvent], s: RunSummary
