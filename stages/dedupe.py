@@ -46,6 +46,10 @@ from memgate.core.events import (
 from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
 
+#: How many of a candidate's nearest facts (active or superseded) the redelivery check
+#: reads for one under another key that already cites the candidate's turn.
+_ABSORB_PROBE = 10
+
 
 def fact_key(
     tenant_id: str, user_id: str, subject: str, predicate: str, value: str | None = None
@@ -176,9 +180,9 @@ class Resolver:
         value_n = normalise(c.object)
 
         # 2. redelivery of a turn we already applied: idempotent no-op
-        for f in existing:
-            if turn_id in f.source_turn_ids and normalise(f.value) == value_n:
-                return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": f.fact_id})
+        absorbed = self._absorbed_by(c, key, existing, view, value_n, vec)
+        if absorbed is not None:
+            return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": absorbed.fact_id})
 
         current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
         active = next((f for f in current if f.status is FactStatus.ACTIVE), None)
@@ -259,6 +263,43 @@ class Resolver:
 
     # --------------------------------------------------------------- helpers
 
+    def _absorbed_by(
+        self,
+        c: CandidateFact,
+        key: str,
+        existing: list[StoredFact],
+        view: FactView,
+        value_n: str,
+        vec: np.ndarray,
+    ) -> StoredFact | None:
+        """The fact that already holds this candidate's turn for the same statement.
+
+        A first delivery folds the candidate into a fact that then cites its turn:
+        a new fact or one of its key with the same value (added, counted, kept as
+        history), one of its key with a near-duplicate value (step 3), or a
+        near-duplicate under another key (step 4), whatever that fact's status is
+        now (a later turn may have superseded or retracted it). Finding it makes a
+        redelivery a no-op, so a turn counts at most once towards a fact.
+        Retractions are recognised by their marker instead (:meth:`_retract`).
+        """
+        turn_id = c.source_turn_ids[0]
+        near = self.policy.near_duplicate
+        for f in existing:
+            if turn_id in f.source_turn_ids and (
+                normalise(f.value) == value_n
+                or (not c.retracts and _cos(f.embedding, vec) >= near)
+            ):
+                return f
+        if c.retracts:
+            return None
+        statuses = (FactStatus.ACTIVE, FactStatus.SUPERSEDED)
+        for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=_ABSORB_PROBE, statuses=statuses):
+            if sim < near:
+                break
+            if f.key != key and f.type == c.type and turn_id in f.source_turn_ids:
+                return f
+        return None
+
     def _retract(
         self,
         c: CandidateFact,
@@ -273,12 +314,18 @@ class Resolver:
         marker = stable_id("retraction", c.candidate_id)
         if any(f.superseded_by == marker for f in existing):
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
+        # only what was last said before the retraction: a later statement stands, and
+        # one of the same instant too (their order cannot be told, nor can a redelivered
+        # retraction's: the outcome must not depend on the order they arrive in)
         targets = [
             f
             for f in current
-            if normalise(f.value) == value_n
-            or _cos(f.embedding, vec) >= self.policy.near_duplicate
-            or not value_n
+            if f.last_seen < c.turn_ts
+            and (
+                normalise(f.value) == value_n
+                or _cos(f.embedding, vec) >= self.policy.near_duplicate
+                or not value_n
+            )
         ]
         if not targets:
             return out(ResolutionAction.REJECT, "nothing_to_retract", [])

@@ -1,4 +1,4 @@
-"""The Faust app: one topic per stage, the same stage steps as the in-process runner.
+"""The Faust app: one topic per stage, carrying out :mod:`memgate.streams.topology`.
 
 Topics (``<prefix>.<name>``, one partition each by default)::
 
@@ -7,23 +7,30 @@ Topics (``<prefix>.<name>``, one partition each by default)::
     any stage ─▶ dlq   (invalid or permanently failing events, with their origin)
 
 Every message is keyed ``tenant/user``, so one worker owns a user's facts.
+What a stage's outputs do (forward, audit rows, fact writes, in that order)
+is :func:`memgate.streams.topology.effects`; this module only carries it
+out: the agents are thin wiring around :meth:`Worker.handle` (a stage's
+body, one message) and :meth:`Worker.write_audit` (the audit agent's body,
+one batch), which run without a broker.
 
-Delivery is at least once. An event is acknowledged only after what it
-produced was delivered to Kafka (we await the broker's ack) and what it wrote
-was confirmed by the store; transient failures are retried with capped
-exponential backoff for as long as they last (the partition waits, nothing is
-dropped); permanent failures go to the dead-letter topic with the reason and
-the source topic, partition and offset. Effects are idempotent: fact ids are
-deterministic, OpenSearch document ids are fact ids, and audit rows collapse
-by event id.
+Delivery is at least once. A message is acknowledged only after its body
+returned: what it forwarded and its audit rows were delivered to Kafka (we
+await the broker's ack), and the facts it wrote were confirmed by the store
+(or it was dead-lettered). The agents hold a reference on each message
+while the body runs, so a body that raises or is cancelled (a broker
+failure, a shutdown) leaves it unacknowledged and it comes again. Transient
+failures are retried with capped exponential backoff for as long as they
+last (the partition waits, nothing is dropped); permanent failures go to the
+dead-letter topic with the reason and the source topic, partition and
+offset. Effects are idempotent: fact ids are deterministic, OpenSearch
+document ids are fact ids, audit rows collapse by event id, and a candidate
+delivered again finds the fact it was folded into (``redelivered``).
 
-Dedupe state: the retrieval store is the source of truth. The dedupe agent
-resolves a candidate against the store and applies the resulting fact writes
-(waiting for refresh) before it acknowledges the event; since all events of a
-user go to one partition and one agent processes a partition in order, the
-next candidate of that user always sees the previous one's effect. A replay
-after a crash finds its own writes (``redelivered``) and changes nothing.
-The persist agent records each resolution's fact history in the audit store.
+Replays: the ledger is the audit journal. A turn whose journal row is stored
+is a replay and is skipped (its journal row was sent after its triaged turn
+was delivered, so the rest of its work is durable); a turn replayed before
+its journal row reached the store (within the audit agent's batch window)
+goes through the stages again and changes no fact.
 """
 
 from __future__ import annotations
@@ -31,10 +38,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from memgate.core.errors import (
     InvalidEvent,
@@ -48,22 +55,7 @@ try:
     import faust
 except ImportError as exc:
     raise MissingExtra("kafka", "the Kafka worker", exc.name) from exc
-from memgate.core.events import (
-    CandidateFact,
-    DeadLetter,
-    DecisionRecord,
-    FactHistoryRecord,
-    JournalRecord,
-    RedactedCandidate,
-    Resolution,
-    ResolutionAction,
-    Stage,
-    StoredFact,
-    TriagedTurn,
-    TurnEvent,
-    parse_turn,
-    utcnow,
-)
+from memgate.core.events import AuditEvent, DeadLetter, Stage, TurnEvent, utcnow
 from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore
@@ -71,15 +63,30 @@ from memgate.stages.redact import mask_all
 from memgate.stages.seal import seal
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
+from memgate.streams.topology import (
+    AUDIT_TOPIC,
+    DLQ_TOPIC,
+    ROUTES,
+    TOPIC_NAMES,
+    Route,
+    admit,
+    decode_audit,
+    effects,
+    encode_audit,
+)
 from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
 
 log = logging.getLogger("memgate.worker")
 T = TypeVar("T")
 #: Longest wait between two tries of a store call (the partition waits meanwhile).
 _MAX_WAIT_S = 30.0
+#: The audit agent writes up to this many rows at once, or what came within the window.
+AUDIT_BATCH = 500
+AUDIT_WINDOW_S = 0.5
 
-AUDIT_TYPES = (JournalRecord, DecisionRecord, FactHistoryRecord)
-TOPIC_NAMES = ("turns", "triaged", "extracted", "redacted", "resolved", "audit", "dlq")
+#: Sends ``payload`` under ``key`` to a topic (its name without the prefix) and waits for
+#: the broker's acknowledgement.
+Send = Callable[[str, str, bytes], Awaitable[None]]
 
 
 def topic_name(settings: Settings, name: str) -> str:
@@ -110,48 +117,44 @@ async def ensure_topics(settings: Settings, replication: int = 1) -> list[str]:
         await admin.close()
 
 
-def _audit_from_json(raw: bytes) -> JournalRecord | DecisionRecord | FactHistoryRecord:
-    import json
+@dataclass(frozen=True)
+class Origin:
+    """Where a message was read: what its dead letter names."""
 
-    data = json.loads(raw)
-    kind = data.pop("_kind", None)
-    if kind == "journal":
-        return JournalRecord.model_validate(data)
-    if kind == "decision":
-        return DecisionRecord.model_validate(data)
-    if kind == "history":
-        return FactHistoryRecord.model_validate(data)
-    raise ValueError(f"audit message without a known _kind: {kind!r}")
+    topic: str
+    partition: int = -1
+    offset: int = -1
+    key: bytes | None = None
 
 
-def _audit_to_json(rec: BaseModel) -> bytes:
-    import json
-
-    kind = {JournalRecord: "journal", DecisionRecord: "decision", FactHistoryRecord: "history"}[
-        type(rec)
-    ]
-    d = rec.model_dump(mode="json")
-    d["_kind"] = kind
-    return json.dumps(d, separators=(",", ":")).encode()
+def _waits(exc: BaseException) -> bool:
+    # StoreError: the store refused for a reason an operator must fix (a missing
+    # index, a full disk); retrying keeps the partition waiting, never dropping.
+    return is_transient(exc) or isinstance(exc, StoreError)
 
 
 @dataclass
 class Worker:
-    """The stores and stages one worker process uses."""
+    """The stores and stages one worker process uses, and the agents' bodies."""
 
     settings: Settings
     pipeline: Pipeline
     retrieval: RetrievalStore
     audit: AuditStore
     metrics: Metrics
+    #: the turn ledger: the audit journal
+    ledger: TurnLedger = field(init=False)
 
-    async def retry(self, what: str, fn: Callable[[], T]) -> T:
+    def __post_init__(self) -> None:
+        self.ledger = JournalLedger(self.audit)
+
+    async def retry(
+        self,
+        what: str,
+        fn: Callable[[], T],
+        retryable: Callable[[BaseException], bool] = _waits,
+    ) -> T:
         """Run a blocking call in a thread; retry transient failures with backoff, forever."""
-
-        def retryable(exc: BaseException) -> bool:
-            # StoreError: the store refused for a reason an operator must fix (a missing
-            # index, a full disk); retrying keeps the partition waiting, never dropping.
-            return is_transient(exc) or isinstance(exc, StoreError)
 
         def note(failures: int, exc: BaseException, wait: float) -> None:
             self.metrics.store_retries.labels(store=what).inc()
@@ -170,6 +173,144 @@ class Worker:
             lambda: asyncio.to_thread(fn), backoff=backoff, retryable=retryable, on_retry=note
         )
 
+    async def step(self, route: Route, item: Any) -> Sequence[object]:
+        """The stage's step on one input; what it reads is retried while it fails transiently."""
+        if route.stage is Stage.TRIAGE:
+            return await triage_turn(self, self.ledger, item)
+        fn = self.pipeline.step(route.stage, self.retrieval)
+        if route.reads is None:
+            return fn(item)
+        return await self.retry(route.reads, lambda: fn(item))
+
+    async def handle(self, route: Route, raw: bytes, origin: Origin, send: Send) -> None:
+        """A stage agent's body for one message: parse, step, carry out the effects.
+
+        Returns once every effect is done (sent and acknowledged by the broker,
+        written and confirmed by the store) or the message is dead-lettered; only
+        then may the message be acknowledged. Raises what must leave it
+        unacknowledged (a broker failure, a cancellation).
+        """
+        m = self.metrics
+        stage = route.stage.value
+        m.events_in.labels(stage=stage).inc()
+        try:
+            item = route.parse(raw)
+        except (InvalidEvent, ValidationError, ValueError) as exc:
+            await self.dead_letter(send, stage, origin, raw, f"invalid event: {exc}", exc)
+            return
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        try:
+            done = effects(route.stage, await self.step(route, item))
+        except Exception as exc:
+            await self.dead_letter(send, stage, origin, raw, _failure(stage, exc), exc)
+            return
+        m.latency.labels(stage=stage).observe(loop.time() - t0)
+        for out in done.forward:
+            assert route.forward_to is not None  # only a stage with a next one forwards
+            await send(route.forward_to, out.partition_key, out.model_dump_json().encode())
+        for rec in done.audit:
+            await send(AUDIT_TOPIC, rec.partition_key, encode_audit(rec))
+        if done.facts:
+            facts = list(done.facts)
+            try:
+                await self.retry("retrieval", lambda: self.retrieval.upsert(facts, wait=True))
+            except Exception as exc:
+                await self.dead_letter(send, stage, origin, raw, _failure(stage, exc), exc)
+                return
+        m.record_effects(route.stage, done)
+
+    async def write_audit(
+        self,
+        batch: Sequence[tuple[bytes, Origin]],
+        send: Send,
+        ack: Callable[[int], None],
+    ) -> None:
+        """The audit agent's body for one batch: each message written, or dead-lettered.
+
+        ``ack(i)`` is called for the batch's i-th message once it is in the audit
+        store (the write returned) or in the dead-letter topic (the broker
+        acknowledged it), never before. Transient failures are retried for as
+        long as they last; a write the store refuses otherwise (a
+        :class:`StoreError`, a row it cannot hold) is tried again row by row,
+        and what it still refuses is dead-lettered with the reason. Raises (and
+        acknowledges nothing more) on a broker failure or a cancellation.
+        """
+        rows: list[tuple[int, AuditEvent]] = []
+        for i, (raw, origin) in enumerate(batch):
+            try:
+                rows.append((i, decode_audit(raw)))
+            except (ValidationError, ValueError) as exc:
+                await self.dead_letter(send, AUDIT_TOPIC, origin, raw, f"invalid row: {exc}", exc)
+                ack(i)
+        refused: dict[int, Exception] = {}
+        try:
+            if rows:
+                await self._write_rows([rec for _, rec in rows])
+        except Exception as exc:
+            refused = await self._refused(rows, exc)
+        for i, _ in rows:
+            if i in refused:
+                raw, origin = batch[i]
+                reason = f"audit write failed: {refused[i]}"
+                await self.dead_letter(send, AUDIT_TOPIC, origin, raw, reason, refused[i])
+            ack(i)
+
+    async def _refused(
+        self, rows: list[tuple[int, AuditEvent]], exc: Exception
+    ) -> dict[int, Exception]:
+        """The rows of a refused batch that the store refuses alone too, with the error."""
+        if len(rows) == 1:
+            return {rows[0][0]: exc}
+        log.warning("event=audit_batch_refused rows=%d error=%r hint='row by row'", len(rows), exc)
+        refused: dict[int, Exception] = {}
+        for i, rec in rows:
+            try:
+                await self._write_rows([rec])
+            except Exception as one:
+                refused[i] = one
+        return refused
+
+    async def _write_rows(self, records: list[AuditEvent]) -> None:
+        # only transient failures wait: a refused row would hold the audit partition forever
+        await self.retry("audit", lambda: self.audit.write(records), retryable=is_transient)
+
+    async def dead_letter(
+        self,
+        send: Send,
+        stage: str,
+        origin: Origin,
+        raw: Any,
+        reason: str,
+        exc: BaseException,
+    ) -> None:
+        """Send a message that cannot be processed to the dead-letter topic (secrets masked)."""
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        masked = mask_all(self.pipeline.redact.detector, text).text
+        dl = DeadLetter(
+            reason=reason[:2000],
+            error_type=type(exc).__name__,
+            source_topic=origin.topic,
+            partition=origin.partition,
+            offset=origin.offset,
+            key=origin.key.decode("utf-8", "replace") if origin.key else None,
+            payload=masked[:100_000],
+            failed_at=utcnow(),
+        )
+        dl = seal(self.pipeline.redact.detector, dl)  # the final check before the topic
+        self.metrics.dead_letters.labels(source=stage, reason=type(exc).__name__).inc()
+        log.error(
+            "event=dead_letter stage=%s topic=%s partition=%s offset=%s reason=%r "
+            "hint='fix the producer and re-send; the payload (secrets masked) is in %s'",
+            stage,
+            origin.topic,
+            origin.partition,
+            origin.offset,
+            reason,
+            topic_name(self.settings, DLQ_TOPIC),
+        )
+        await send(DLQ_TOPIC, dl.key or "unknown", dl.model_dump_json().encode())
+
 
 def failure_reason(exc: BaseException) -> str:
     """The dead-letter reason of a step's permanent failure."""
@@ -178,23 +319,48 @@ def failure_reason(exc: BaseException) -> str:
     return f"permanent failure: {exc}"
 
 
-async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Sequence[Any]:
-    """The triage agent's step: refuse a turn id reused for another turn, then triage.
+def _failure(stage: str, exc: Exception) -> str:
+    if isinstance(exc, PermanentError | InvalidEvent):
+        return failure_reason(exc)
+    # a bug or poison input: dead-lettered, so that it does not block the partition
+    log.error("event=stage_failed stage=%s error=%r", stage, exc, exc_info=exc)
+    return f"unexpected failure: {exc!r}"
 
-    The ledger is the audit journal (:class:`memgate.streams.turns.JournalLedger`); a
-    replay goes on as before (dedupe finds its own writes). Journal rows reach
-    the audit store through the audit topic, so a conflicting turn that comes
-    within the audit agent's batch window (0.5 s) of the first is not caught.
+
+async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Sequence[Any]:
+    """The triage agent's step: refuse a turn id reused for another turn, skip a replay,
+    triage a new turn.
+
+    The ledger is the audit journal (:class:`memgate.streams.turns.JournalLedger`).
+    Journal rows reach the audit store through the audit topic, so a turn that
+    comes again within the audit agent's batch window (0.5 s) of the first is
+    not recognised: a replay then goes through the stages again (dedupe finds
+    its own writes), and a conflicting turn is not caught.
     """
     worker.metrics.record_turn()
     p = worker.pipeline
-    await worker.retry("audit", lambda: check_turn(ledger, turn, p.triage.digest(turn)))
+    state = await worker.retry("audit", lambda: check_turn(ledger, turn, p.triage.digest(turn)))
+    if not admit(state):
+        log.info("event=turn_replayed tenant=%s turn=%s", turn.tenant_id, turn.turn_id)
+        return []
     return p.triage(turn)
 
 
 def run_worker(app: faust.App, loglevel: str) -> None:
     """Run the Faust worker of ``app`` until it is stopped (blocks)."""
     faust.Worker(app, loglevel=loglevel, quiet=True).execute_from_commandline()
+
+
+def _origin(event: faust.EventT[bytes]) -> Origin:
+    msg = event.message
+    return Origin(msg.topic, msg.partition, msg.offset, msg.key)
+
+
+def _acker(events: Sequence[faust.EventT[bytes]]) -> Callable[[int], None]:
+    def ack(i: int) -> None:
+        events[i].ack()
+
+    return ack
 
 
 def create_app(worker: Worker) -> faust.App:
@@ -215,167 +381,43 @@ def create_app(worker: Worker) -> faust.App:
         broker_commit_every=50,
         broker_commit_interval=1.0,
     )
-
-    def topic(name: str) -> faust.TopicT:
-        return app.topic(
-            topic_name(s, name),
-            key_type=bytes,
-            value_type=bytes,
-            partitions=s.topic_partitions,
+    topics = {
+        n: app.topic(
+            topic_name(s, n), key_type=bytes, value_type=bytes, partitions=s.topic_partitions
         )
-
-    topics = {n: topic(n) for n in TOPIC_NAMES}
+        for n in TOPIC_NAMES
+    }
 
     async def send(name: str, key: str, payload: bytes) -> None:
         fut = await topics[name].send(key=key.encode(), value=payload)
         await fut  # wait for the broker's ack before the source event is acknowledged
 
-    async def dead_letter_raw(
-        stage: str,
-        source_topic: str,
-        raw: Any,
-        reason: str,
-        exc: BaseException,
-        partition: int = -1,
-        offset: int = -1,
-        key: bytes | None = None,
-    ) -> None:
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        masked = mask_all(worker.pipeline.redact.detector, text).text
-        dl = DeadLetter(
-            reason=reason[:2000],
-            error_type=type(exc).__name__,
-            source_topic=source_topic,
-            partition=partition,
-            offset=offset,
-            key=key.decode("utf-8", "replace") if key else None,
-            payload=masked[:100_000],
-            failed_at=utcnow(),
-        )
-        dl = seal(worker.pipeline.redact.detector, dl)  # the final check before the topic
-        m.dead_letters.labels(source=stage, reason=type(exc).__name__).inc()
-        log.error(
-            "event=dead_letter stage=%s topic=%s partition=%s offset=%s reason=%r "
-            "hint='fix the producer and re-send; the payload (secrets masked) is in %s'",
-            stage,
-            source_topic,
-            partition,
-            offset,
-            reason,
-            topic_name(s, "dlq"),
-        )
-        await send("dlq", dl.key or "unknown", dl.model_dump_json().encode())
+    # Faust acknowledges a message in a ``finally`` once the body is done with it, even
+    # when the body raised or was cancelled: the agents take one more reference on each
+    # message and give it back only after the body returned, so that a message whose
+    # work did not complete stays unacknowledged (and uncommitted) and comes again.
 
-    async def dead_letter(stage: str, event: Any, reason: str, exc: BaseException) -> None:
-        msg = event.message
-        await dead_letter_raw(
-            stage, msg.topic, event.value, reason, exc, msg.partition, msg.offset, msg.key
-        )
-
-    async def route(stage: Stage, outputs: Sequence[Any], next_topic: str | None) -> None:
-        passed = 0
-        for out in outputs:
-            if isinstance(out, AUDIT_TYPES):
-                await send("audit", out.partition_key, _audit_to_json(out))
-            elif next_topic is not None:
-                passed += 1
-                await send(next_topic, out.partition_key, out.model_dump_json().encode())
-        m.record_audit([o for o in outputs if isinstance(o, AUDIT_TYPES)])
-        if passed:
-            m.events_out.labels(stage=stage.value).inc(passed)
-
-    def stage_agent(
-        stage: Stage,
-        source: str,
-        parse: Callable[[bytes], Any],
-        step: Callable[[Any], Awaitable[Sequence[Any]]],
-        next_topic: str | None,
-    ) -> None:
+    def stage_agent(route: Route) -> None:
         async def agent(stream: faust.StreamT[bytes]) -> None:
             async for event in stream.events():
-                m.events_in.labels(stage=stage.value).inc()
-                try:
-                    item = parse(event.value)
-                except (InvalidEvent, ValidationError, ValueError) as exc:
-                    await dead_letter(stage.value, event, f"invalid event: {exc}", exc)
-                    continue
-                loop = asyncio.get_running_loop()
-                t0 = loop.time()
-                try:
-                    outputs = await step(item)
-                except (PermanentError, InvalidEvent) as exc:
-                    await dead_letter(stage.value, event, failure_reason(exc), exc)
-                    continue
-                except Exception as exc:  # a bug or poison input: do not block the partition
-                    log.exception("event=stage_failed stage=%s", stage.value)
-                    await dead_letter(stage.value, event, f"unexpected failure: {exc!r}", exc)
-                    continue
-                m.latency.labels(stage=stage.value).observe(loop.time() - t0)
-                await route(stage, outputs, next_topic)
+                event.message.incref()
+                await worker.handle(route, event.value, _origin(event), send)
+                event.ack()
 
-        agent.__name__ = f"{stage.value}_agent"
-        app.agent(topics[source], name=f"{s.topic_prefix}.{stage.value}")(agent)
+        agent.__name__ = f"{route.stage.value}_agent"
+        app.agent(topics[route.source], name=f"{s.topic_prefix}.{route.stage.value}")(agent)
 
-    p = worker.pipeline
+    for route in ROUTES:
+        stage_agent(route)
 
-    journal = JournalLedger(worker.audit)
-
-    async def triage_step(turn: TurnEvent) -> Sequence[Any]:
-        return await triage_turn(worker, journal, turn)
-
-    async def extract_step(item: TriagedTurn) -> Sequence[Any]:
-        out = await worker.retry("extractor", lambda: p.extract(item))
-        m.extraction_calls.labels(extractor=p.extract.extractor.name, outcome="ok").inc()
-        return out
-
-    async def redact_step(item: CandidateFact) -> Sequence[Any]:
-        return p.redact(item)
-
-    async def dedupe_step(item: RedactedCandidate) -> Sequence[Any]:
-        outputs = await worker.retry("retrieval", lambda: p.dedupe(item, worker.retrieval))
-        for res in outputs:
-            if isinstance(res, Resolution):
-                facts = p.persist(res).facts
-                if facts:
-                    await worker.retry("retrieval", _upsert(facts))
-                if res.action in (ResolutionAction.ADD, ResolutionAction.SUPERSEDE):
-                    m.record_facts(res.action.value.lower())
-        return outputs
-
-    async def persist_step(res: Resolution) -> Sequence[Any]:
-        return p.persist(res).history
-
-    stage_agent(Stage.TRIAGE, "turns", lambda raw: parse_turn(raw), triage_step, "triaged")
-    stage_agent(
-        Stage.EXTRACT, "triaged", TriagedTurn.model_validate_json, extract_step, "extracted"
-    )
-    stage_agent(
-        Stage.REDACT, "extracted", CandidateFact.model_validate_json, redact_step, "redacted"
-    )
-    stage_agent(
-        Stage.DEDUPE, "redacted", RedactedCandidate.model_validate_json, dedupe_step, "resolved"
-    )
-    stage_agent(Stage.PERSIST, "resolved", Resolution.model_validate_json, persist_step, None)
-
-    @app.agent(topics["audit"], name=f"{s.topic_prefix}.audit")
+    @app.agent(topics[AUDIT_TOPIC], name=f"{s.topic_prefix}.audit")
     async def audit_agent(stream: faust.StreamT[bytes]) -> None:
-        async for batch in stream.take(500, within=0.5):
-            records = []
-            for raw in batch:
-                try:
-                    records.append(_audit_from_json(raw))
-                except (ValidationError, ValueError) as exc:
-                    await dead_letter_raw("audit", topic_name(s, "audit"), raw, str(exc), exc)
-            if records:
-                await worker.retry("audit", _audit_write(records))
-
-    def _upsert(facts: list[StoredFact]) -> Callable[[], None]:
-        return lambda: worker.retrieval.upsert(facts, wait=True)
-
-    def _audit_write(
-        records: list[JournalRecord | DecisionRecord | FactHistoryRecord],
-    ) -> Callable[[], None]:
-        return lambda: worker.audit.write(records)
+        assert isinstance(stream, faust.Stream)  # StreamT does not declare take_events
+        async for events in stream.take_events(AUDIT_BATCH, within=AUDIT_WINDOW_S):
+            for event in events:
+                event.message.incref()
+            batch = [(e.value, _origin(e)) for e in events]
+            await worker.write_audit(batch, send, _acker(events))
 
     async def report_lag() -> None:
         consumer = app.consumer

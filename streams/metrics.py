@@ -7,6 +7,7 @@ module-level globals), served over HTTP by every worker.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from prometheus_client import (
     CollectorRegistry,
@@ -17,6 +18,9 @@ from prometheus_client import (
 )
 
 from memgate.core.events import DecisionRecord, JournalRecord, Stage, TriageVerdict
+
+if TYPE_CHECKING:
+    from memgate.streams.topology import Effects
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 AGE_BUCKETS = (3600, 86400, 7 * 86400, 30 * 86400, 90 * 86400, 365 * 86400, 3 * 365 * 86400)
@@ -128,6 +132,20 @@ class Metrics:
     def _update_amplification(self) -> None:
         if self._turns:
             self.write_amplification.set(self._stored / self._turns)
+
+    def record_effects(self, stage: Stage, effects: Effects) -> None:
+        """Count what one event of a stage did (every runner calls this once per event)."""
+        if effects.forward:
+            self.events_out.labels(stage=stage.value).inc(len(effects.forward))
+        self.record_audit(effects.audit)
+        for action in effects.stored:
+            self.record_facts(action)
+        if stage is Stage.EXTRACT:
+            for rec in effects.audit:
+                if isinstance(rec, DecisionRecord):
+                    outcome = "error" if rec.verdict == "error" else "ok"
+                    calls = self.extraction_calls
+                    calls.labels(extractor=rec.policy_version, outcome=outcome).inc()
 
     def record_audit(self, records: Iterable[object]) -> None:
         """Count drops and redactions from the audit events a stage emitted."""

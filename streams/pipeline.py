@@ -3,19 +3,22 @@
 Both the in-process runner and the Faust agents call exactly these steps;
 only the transport between them differs. Each step returns a list of
 events: the next stage's input, plus audit events (:class:`JournalRecord`,
-:class:`DecisionRecord`) that are routed to the audit store.
+:class:`DecisionRecord`, :class:`FactHistoryRecord`); what each does is
+said once, in :mod:`memgate.streams.topology`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from memgate.core.errors import ExtractionError
 from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
+    FactHistoryRecord,
     JournalRecord,
     RedactedCandidate,
     Resolution,
@@ -32,7 +35,7 @@ from memgate.stages.context import DEFAULT_CONTEXT_CHARS, with_context
 from memgate.stages.dedupe import Resolver
 from memgate.stages.detectors import Detector
 from memgate.stages.extract import Extractor
-from memgate.stages.persist import PersistPlan, plan
+from memgate.stages.persist import plan
 from memgate.stages.redact import Redactor, mask_all
 from memgate.stages.seal import seal
 from memgate.stages.triage import TriagePolicy, triage
@@ -140,7 +143,28 @@ class Pipeline:
     resolve: Resolver
 
     def dedupe(self, item: RedactedCandidate, view: FactView) -> list[Resolution | DecisionRecord]:
-        return self.resolve(item, view)
+        """Resolve a candidate; the facts a resolution writes pass the final check
+        (:func:`memgate.stages.seal.seal`) here, before any runner writes them."""
+        return [
+            o.model_copy(update={"writes": plan(o, self.redact.detector).facts})
+            if isinstance(o, Resolution) and o.writes
+            else o
+            for o in self.resolve(item, view)
+        ]
 
-    def persist(self, res: Resolution) -> PersistPlan:
-        return plan(res, self.redact.detector)
+    @staticmethod
+    def persist(res: Resolution) -> list[FactHistoryRecord]:
+        """The history rows of a resolution's fact writes (the dedupe stage wrote the facts:
+        :mod:`memgate.streams.topology`)."""
+        return plan(res).history
+
+    def step(self, stage: Stage, view: FactView) -> Callable[[Any], Sequence[object]]:
+        """The step of ``stage``: one input event in, its outputs out; dedupe reads ``view``."""
+        steps: dict[Stage, Callable[[Any], Sequence[object]]] = {
+            Stage.TRIAGE: self.triage,
+            Stage.EXTRACT: self.extract,
+            Stage.REDACT: self.redact,
+            Stage.DEDUPE: lambda item: self.dedupe(item, view),
+            Stage.PERSIST: self.persist,
+        }
+        return steps[stage]

@@ -1,7 +1,9 @@
 """The in-process runner: the same stage steps as the Faust agents, chained in one process.
 
 Turns go through triage → extract → redact → dedupe → persist synchronously,
-one turn at a time, and are applied in batches:
+one turn at a time, each event's outputs doing what
+:mod:`memgate.streams.topology` says (forwarded to the next stage's call, then
+audit rows, then fact writes), and are applied in batches:
 
 * **Facts and audit rows land together.** With a retrieval store that has
   batches (:class:`memgate.streams.turns.BatchStore`, the embedded SQLite index), a
@@ -12,7 +14,8 @@ one turn at a time, and are applied in batches:
   store), so a crash at any point leaves either the whole batch or none of
   its facts, and a re-run writes exactly what the clean run would have. With
   a store without transactions (OpenSearch), each resolution's audit rows are
-  written *before* its facts.
+  written *before* its facts, and the turn's journal row (its ledger entry)
+  after all of them.
 * **Replays and conflicts.** A turn already applied (same tenant, turn id,
   user and content digest) is skipped; a turn id reused for a different turn
   is refused (:mod:`memgate.streams.turns`).
@@ -38,21 +41,18 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, TypeVar
+from typing import Any
 
 from memgate.core.errors import ConfigError, FatalError, MemgateError, StoreError, TransientError
 from memgate.core.events import (
     AuditEvent,
-    CandidateFact,
     DeadLetter,
     DecisionRecord,
-    FactHistoryRecord,
     JournalRecord,
     RedactedCandidate,
-    Resolution,
     ResolutionAction,
     Stage,
-    TriagedTurn,
+    StoredFact,
     TurnEvent,
     utcnow,
 )
@@ -61,11 +61,11 @@ from memgate.stages.redact import mask_all
 from memgate.stages.seal import seal
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
+from memgate.streams.topology import ROUTES, Effects, Route, admit, effects, next_route
 from memgate.streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
 from memgate.streams.turns import classify_turn as _classify
 
 log = logging.getLogger("memgate.runner")
-T = TypeVar("T")
 
 #: Failures of a store or of the settings: they stop the run (every turn would fail).
 FATAL_ERRORS: tuple[type[BaseException], ...] = (
@@ -184,6 +184,7 @@ class InProcessRunner:
         self.summary = RunSummary()
         self.dead_letters: list[DeadLetter] = []
         self._batch: BatchStore | None = retrieval if isinstance(retrieval, BatchStore) else None
+        self._steps = {r.stage: pipeline.step(r.stage, retrieval) for r in ROUTES}
         self._ledger: TurnLedger = self._batch or JournalLedger(audit)
         self._buf: list[AuditEvent] = []  # audit rows of applied turns, not yet written
         self._pending: dict[tuple[str, str], tuple[str, str]] = {}  # their ledger entries
@@ -231,11 +232,11 @@ class InProcessRunner:
         self.metrics.record_turn()
         digest = self.pipeline.triage.digest(turn)
         state = self._classify(turn, digest)
-        if state is TurnState.REPLAY:
-            self.summary.replayed += 1
-            return
         if state is TurnState.CONFLICT:
             raise TurnIdConflict(turn)
+        if not admit(state):
+            self.summary.replayed += 1
+            return
         store = self._batch
         if store is not None:
             if not store.in_batch:
@@ -248,7 +249,7 @@ class InProcessRunner:
         mark = len(self._buf)
         key = (turn.tenant_id, turn.turn_id)
         try:
-            self._apply(turn, events, delta)
+            self._through(ROUTES[0], turn, events, delta)
             if store is not None:
                 store.record_turns([(turn.tenant_id, turn.turn_id, turn.user_id, digest)])
             # the rows join the batch before the turn's writes do (release): whatever
@@ -299,12 +300,7 @@ class InProcessRunner:
         seen = self._pending.get((turn.tenant_id, turn.turn_id))
         if seen is None:
             seen = self._ledger.seen_turns(turn.tenant_id, [turn.turn_id]).get(turn.turn_id)
-        state = _classify(turn, digest, seen)
-        if state is TurnState.REPLAY and self._batch is None:
-            # without a transactional ledger a journaled turn may lack its facts (a crash
-            # between the two writes): process it again; dedupe finds what was written
-            return TurnState.NEW
-        return state
+        return _classify(turn, digest, seen)
 
     def _undo_turn(self, mark: int, key: tuple[str, str]) -> None:
         """Undo the current turn's writes and drop its audit rows (batch stores)."""
@@ -368,68 +364,33 @@ class InProcessRunner:
         else:
             log.warning("event=turn_rejected reason=%s error=%r", reason, line)
 
-    def _apply(self, turn: TurnEvent, events: list[AuditEvent], s: RunSummary) -> None:
-        p = self.pipeline
-        triaged = self._step(Stage.TRIAGE, p.triage, turn, events, s)
-        for kept in _only(triaged, TriagedTurn):
-            s.kept += 1
-            for cand in _only(self._step(Stage.EXTRACT, p.extract, kept, events, s), CandidateFact):
-                s.candidates += 1
-                for red in _only(
-                    self._step(Stage.REDACT, p.redact, cand, events, s), RedactedCandidate
-                ):
-                    if red.redaction.counts:
-                        s.redacted += 1
-                    for res in _only(
-                        self._step(
-                            Stage.DEDUPE, lambda e: p.dedupe(e, self.retrieval), red, events, s
-                        ),
-                        Resolution,
-                    ):
-                        self._persist(res, events, s)
-
-    def _step(
-        self,
-        stage: Stage,
-        fn: Callable[[Any], Sequence[object]],
-        event: object,
-        events: list[AuditEvent],
-        s: RunSummary,
-    ) -> list[object]:
+    def _through(self, route: Route, item: object, events: list[AuditEvent], s: RunSummary) -> None:
+        """One event through its stage, then what it forwards through the next (depth first)."""
         m = self.metrics
-        m.events_in.labels(stage=stage.value).inc()
+        m.events_in.labels(stage=route.stage.value).inc()
         t0 = time.perf_counter()
-        out = list(fn(event))
-        m.latency.labels(stage=stage.value).observe(time.perf_counter() - t0)
-        audit: list[AuditEvent] = [
-            e for e in out if isinstance(e, DecisionRecord | JournalRecord | FactHistoryRecord)
-        ]
-        passed = len(out) - len(audit)
-        if passed:
-            m.events_out.labels(stage=stage.value).inc(passed)
-        m.record_audit(audit)
-        _account(audit, s)
-        events.extend(audit)
-        return out
+        done = effects(route.stage, self._steps[route.stage](item))
+        m.latency.labels(stage=route.stage.value).observe(time.perf_counter() - t0)
+        nxt = next_route(route)
+        for out in done.forward:
+            assert nxt is not None  # only a stage with a next one forwards
+            self._through(nxt, out, events, s)
+        events.extend(done.audit)
+        if done.facts:
+            self._write_facts(done.facts, events, s)
+        m.record_effects(route.stage, done)
+        _account(route.stage, done, s)
 
-    def _persist(self, res: Resolution, events: list[AuditEvent], s: RunSummary) -> None:
-        m = self.metrics
-        m.events_in.labels(stage=Stage.PERSIST.value).inc()
-        t0 = time.perf_counter()
-        plan = self.pipeline.persist(res)
-        events.extend(plan.history)
-        if plan.facts:
-            if self._batch is None:
-                # no transaction to hold the facts back: the rows that explain them go first
-                self.audit.write([*self._buf, *events])
-                self._buf = []
-                events.clear()
-            self.retrieval.upsert(plan.facts)
-            s.facts_written += len(plan.facts)
-        if res.action in (ResolutionAction.ADD, ResolutionAction.SUPERSEDE):
-            m.record_facts(res.action.value.lower())
-        m.latency.labels(stage=Stage.PERSIST.value).observe(time.perf_counter() - t0)
-        m.events_out.labels(stage=Stage.PERSIST.value).inc(len(plan.facts))
+    def _write_facts(
+        self, facts: Sequence[StoredFact], events: list[AuditEvent], s: RunSummary
+    ) -> None:
+        if self._batch is None:
+            # no transaction to hold the facts back: the rows that explain them go first
+            self.audit.write([*self._buf, *events])
+            self._buf = []
+            events.clear()
+        self.retrieval.upsert(list(facts))
+        s.facts_written += len(facts)
 
     @contextmanager
     def _signals(self) -> Iterator[None]:
@@ -460,8 +421,17 @@ class InProcessRunner:
                 signal.signal(sig, old)
 
 
-def _account(audit: Sequence[object], s: RunSummary) -> None:
-    for rec in audit:
+def _account(stage: Stage, done: Effects, s: RunSummary) -> None:
+    """Count one event's effects into the run's summary."""
+    if stage is Stage.TRIAGE:
+        s.kept += len(done.forward)
+    elif stage is Stage.EXTRACT:
+        s.candidates += len(done.forward)
+    elif stage is Stage.REDACT:
+        s.redacted += sum(
+            1 for r in done.forward if isinstance(r, RedactedCandidate) and r.redaction.counts
+        )
+    for rec in done.audit:
         if isinstance(rec, JournalRecord):
             if rec.verdict.value == "drop":
                 s.dropped[rec.reason] += 1
@@ -473,7 +443,3 @@ def _account(audit: Sequence[object], s: RunSummary) -> None:
             s.actions[rec.verdict] += 1
             if rec.verdict == ResolutionAction.REJECT.value:
                 s.rejected[f"policy:{rec.reason}"] += 1
-
-
-def _only(events: list[object], cls: type[T]) -> list[T]:
-    return [e for e in events if isinstance(e, cls)]

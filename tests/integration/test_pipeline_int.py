@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memgate.core.embedding import MiniLMEmbedder
-from memgate.core.events import DeadLetter, FactStatus, TurnEvent, parse_turn
+from memgate.core.events import DeadLetter, FactStatus, StoredFact, TurnEvent, parse_turn
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import SearchQuery
 from memgate.inputs import load_locomo
@@ -133,6 +134,23 @@ def _locomo_slice(n: int) -> list[TurnEvent]:
     return conv.turns[:n]
 
 
+#: fact columns stamped with the wall clock of the run that wrote them
+SYSTEM_TIME = {"recorded_at", "superseded_at"}
+
+
+def _records(facts: list[StoredFact]) -> dict[str, dict[str, object]]:
+    """Whole fact records by id, but for the system-time columns (each run writes at its own
+    wall-clock time); vectors as the float32 values both stores keep."""
+    out: dict[str, dict[str, object]] = {}
+    for f in facts:
+        d = f.model_dump(mode="json", exclude=SYSTEM_TIME)
+        for name in ("embedding", "search_embedding"):
+            if d[name] is not None:
+                d[name] = np.asarray(d[name], dtype=np.float32).tolist()
+        out[f.fact_id] = d
+    return out
+
+
 def test_killing_a_worker_loses_no_turn_and_duplicates_no_fact(
     services: dict[str, str], run_id: str, tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
@@ -167,11 +185,16 @@ def test_killing_a_worker_loses_no_turn_and_duplicates_no_fact(
     users = {t.user_id for t in turns}
     tenant = turns[0].tenant_id
     for u in users:
-        got = {(f.fact_id, f.status) for f in store.list_facts(tenant, u, include_inactive=True)}
-        want = {(f.fact_id, f.status) for f in ref.list_facts(tenant, u, include_inactive=True)}
-        assert got == want, (
-            f"user {u}: only in kafka run {got - want}, only in reference {want - got}"
+        # whole records: occurrences, sessions, source turns, status, valid times, vectors
+        got = _records(store.list_facts(tenant, u, include_inactive=True))
+        want = _records(ref.list_facts(tenant, u, include_inactive=True))
+        assert got.keys() == want.keys(), (
+            f"user {u}: only in kafka run {got.keys() - want.keys()}, "
+            f"only in reference {want.keys() - got.keys()}"
         )
+        for fact_id, record in want.items():
+            differ = sorted(k for k in record if got[fact_id][k] != record[k])
+            assert not differ, f"user {u}, fact {fact_id}: {differ} differ from the reference"
         active_keys = [f.key for f in store.list_facts(tenant, u) if f.status is FactStatus.ACTIVE]
         assert len(active_keys) == len(set(active_keys))
     ref.close()

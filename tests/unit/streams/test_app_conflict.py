@@ -1,5 +1,6 @@
 """The Faust triage step refuses a turn id reused for other content (dead letter
-``turn_id_conflict``), looking it up in the audit journal; a replay goes on."""
+``turn_id_conflict``), looking it up in the audit journal; a replay of a journaled
+turn is skipped (its journal row is sent after its triaged turn was delivered)."""
 
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ def _worker(gate: Gate) -> Worker:
     )
 
 
-def test_the_triage_step_refuses_a_reused_turn_id_and_lets_a_replay_through(gate: Gate) -> None:
+def test_the_triage_step_refuses_a_reused_turn_id_and_skips_a_replay(gate: Gate) -> None:
     worker = _worker(gate)
     ledger = JournalLedger(gate.audit)
     first = turn("t1", "We deploy with Jenkins and Helm charts.")
     out = asyncio.run(triage_turn(worker, ledger, first))
+    again = asyncio.run(triage_turn(worker, ledger, first))  # not journaled yet: triaged again
+    assert [type(e) for e in again] == [type(e) for e in out] and again[0] == out[0]
     # the audit agent writes the journal row (here at once)
     gate.audit.write([e for e in out if isinstance(e, JournalRecord)])
-    assert asyncio.run(triage_turn(worker, ledger, first))  # a replay: triaged again
+    assert asyncio.run(triage_turn(worker, ledger, first)) == []  # a replay: nothing
     other = turn("t1", "We deploy with ArgoCD now.")
     with pytest.raises(TurnIdConflict) as info:
         asyncio.run(triage_turn(worker, ledger, other))

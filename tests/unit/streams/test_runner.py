@@ -331,12 +331,14 @@ class NoBatches:
     def __init__(self, inner: EmbeddedIndex, gate: Gate) -> None:
         self.inner, self.gate = inner, gate
         self.unexplained: list[str] = []
+        self.journaled: set[str] = set()  # turns journaled before one of the upserts
         self.upserts = 0
 
     def upsert(self, facts: list[StoredFact], *, wait: bool = False) -> None:
         self.upserts += 1
         logged = {r[0] for r in self.gate.rows("SELECT fact_id FROM fact_history")}
         self.unexplained += [f.fact_id for f in facts if f.fact_id not in logged]
+        self.journaled |= {r[0] for r in self.gate.rows("SELECT turn_id FROM journal")}
         self.inner.upsert(facts, wait=wait)
 
     def __getattr__(self, name: str) -> object:
@@ -351,10 +353,15 @@ def test_without_transactions_audit_rows_are_written_before_the_facts(gate: Gate
     errors: list[str] = []
     runner = InProcessRunner(gate.pipeline(), store, gate.audit, on_error=errors.append)  # type: ignore[arg-type]
     first = turn("t1", THREE_FACTS)
-    runner.run([first, turn("t2", "We deploy with Jenkins and Helm charts.", minutes=1)])
-    assert store.upserts >= 4 and store.unexplained == []
-    # the journal is the ledger: a reused turn id is refused, a replay goes through dedupe
+    runner.run([first])
+    assert store.upserts == 3 and store.unexplained == []
+    # the journal row (the ledger) lands after all the turn's facts: a journaled turn is whole
+    assert store.journaled == set() and gate.rows("SELECT turn_id FROM journal") == [("t1",)]
+    runner.run([turn("t2", "We deploy with Jenkins and Helm charts.", minutes=1)])
+    assert store.upserts == 4 and store.unexplained == [] and store.journaled == {"t1"}
+    # the journal is the ledger: a reused turn id is refused, a replay is skipped
+    before = [f.model_dump() for f in _facts(gate)]
     runner.run([turn("t1", "Something else entirely, I prefer emacs."), first])
     assert len(errors) == 1 and "turn_id conflict" in errors[0]
-    assert runner.summary.replayed == 0
-    assert all(f.occurrences == 1 for f in _facts(gate) if f.source_turn_ids == ["t1"])
+    assert runner.summary.replayed == 1
+    assert [f.model_dump() for f in _facts(gate)] == before
