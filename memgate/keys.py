@@ -25,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import sqlite3
 import stat
+from contextlib import closing
 from pathlib import Path
 
 from memgate.core.errors import ConfigError
@@ -47,7 +49,32 @@ def hmac_key(settings: Settings) -> bytes:
             "MEMGATE_HMAC_KEY to one secret of at least 32 characters for all of them "
             "(e.g. openssl rand -hex 32) and keep it"
         )
-    return load_or_create_key(settings.data_dir / HMAC_KEY_FILE)
+    path = settings.data_dir / HMAC_KEY_FILE
+    if settings.retrieval_backend == "embedded" and not path.exists():
+        _refuse_if_turns_were_ingested(path, settings.retrieval_path)
+    return load_or_create_key(path)
+
+
+def _refuse_if_turns_were_ingested(key: Path, index: Path) -> None:
+    """A missing key beside turns digested with it is a lost key, not a new data dir.
+
+    A new key would make every replay of an earlier turn look like other content
+    under the same turn id (refused as ``turn_id_conflict``), silently.
+    """
+    if not index.exists():
+        return
+    try:
+        with closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT count(*) FROM turns").fetchone()
+    except sqlite3.Error:
+        return  # no ledger yet (an index from before it, or not an index): nothing digested
+    if row and row[0]:
+        raise ConfigError(
+            f"{key} is missing, but {index} holds {row[0]:,} turns digested with it: restore "
+            "the key file from a backup, or set MEMGATE_HMAC_KEY to the key used before "
+            "(without it every replay would be refused as a turn_id conflict); to start "
+            "over, move the data dir away"
+        )
 
 
 def load_or_create_key(path: Path) -> bytes:

@@ -137,3 +137,25 @@ def test_a_shared_clickhouse_audit_store_needs_the_key_setting(tmp_path: Path) -
     assert not (tmp_path / HMAC_KEY_FILE).exists()
     keyed = load_settings(data_dir=tmp_path, audit_backend="clickhouse", hmac_key="k" * 32)
     assert hmac_key(keyed) == b"k" * 32
+
+
+def test_a_lost_key_beside_ingested_turns_is_refused_not_replaced(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from memgate.cli import app
+
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(
+        '{"tenant_id": "acme", "user_id": "alice", "session_id": "s1", "turn_id": "t1", '
+        '"role": "user", "content": "I use Neovim as my editor.", '
+        '"ts": "2024-03-01T09:00:00Z"}\n',
+        encoding="utf-8",
+    )
+    data = tmp_path / "data"
+    args = ["--embedder", "hashing", "--data-dir", str(data), "ingest", str(turns)]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    (data / HMAC_KEY_FILE).unlink()  # lost: a restore without it, a careless cleanup
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    assert "is missing" in result.output and "restore" in result.output, result.output
+    assert not (data / HMAC_KEY_FILE).exists(), "no new key was made"
