@@ -139,7 +139,14 @@ def _bounded_int(s: str) -> int:
 def _loads(text: str) -> Any:
     """Strict JSON: no NaN/Infinity, bounded integers, nesting errors reported, not raised."""
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int)
+        return json.loads(
+            text,
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            object_pairs_hook=_unique_keys,
+        )
+    except _DuplicateKey as exc:
+        raise _LineError(f"the key {exc.args[0]!r} appears twice in one object") from None
     except json.JSONDecodeError as exc:
         raise _LineError(
             f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
@@ -148,6 +155,20 @@ def _loads(text: str) -> Any:
         ) from None
     except RecursionError:
         raise _LineError("not readable: JSON nested too deeply") from None
+
+
+class _DuplicateKey(ValueError):
+    """Two members of one JSON object with the same name (JSON readers disagree on
+    which one wins: refused rather than guessed)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
 
 
 def _json_type(v: Any) -> str:
@@ -199,7 +220,7 @@ def read_lines(path: Path, errors: ReadErrors) -> Iterator[tuple[int, str]]:
             except _LineError as exc:
                 errors.add(f"{path}:{lineno}: {exc}")
                 continue
-            if lineno == 1 and text.startswith(_BOM):
+            if text.startswith(_BOM):  # at the file's start, or where two files were joined
                 text = text[1:]
             if text.strip():
                 yield lineno, text

@@ -174,7 +174,9 @@ class Settings(BaseSettings):
         """
         out: dict[str, Any] = {}
         for k, v in self.model_dump().items():
-            if isinstance(v, SecretStr) or (_SECRET_NAME.search(k) and v not in (None, "")):
+            if isinstance(v, SecretStr) or (
+                _SECRET_NAME.search(k) and isinstance(v, str) and v != ""
+            ):
                 out[k] = MASK
             elif isinstance(v, str):
                 out[k] = mask_secrets(v)

@@ -96,3 +96,32 @@ def test_locomo_speakers_with_other_letters_stay_two_users(
 def test_two_speakers_that_would_share_an_id_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="would both be user 'Mary-Ann'"):
         load_locomo(_locomo(tmp_path, ["Mary Ann", "Mary-Ann"]))
+
+
+def test_a_line_with_a_key_twice_is_refused_not_guessed(tmp_path: Path) -> None:
+    path = tmp_path / "dup.jsonl"
+    row = json.dumps(_turn(1))[:-1] + ', "user_id": "mallory"}'
+    path.write_text(row + "\n" + json.dumps(_turn(2)) + "\n", encoding="utf-8")
+    errors = ReadErrors()
+    turns = list(read_turns(path, errors))
+    assert [t.turn_id for t in turns] == ["t2"]
+    assert "'user_id' appears twice" in errors.errors[0]
+
+
+def test_a_byte_order_mark_where_two_files_were_joined_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "joined.jsonl"
+    path.write_text(
+        "\ufeff" + json.dumps(_turn(1)) + "\n\ufeff" + json.dumps(_turn(2)) + "\n",
+        encoding="utf-8",
+    )
+    errors = ReadErrors()
+    assert [t.turn_id for t in read_turns(path, errors)] == ["t1", "t2"]
+    assert not errors
+
+
+def test_config_masks_secrets_by_name_only_when_they_are_text() -> None:
+    from memgate.core.settings import load_settings
+
+    described = load_settings(data_dir=Path("/tmp/x"), opensearch_password="pw").describe()
+    assert described["token_budget"] == 800  # a number named like a secret is not one
+    assert described["opensearch_password"] == "****"
