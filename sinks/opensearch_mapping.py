@@ -1,0 +1,256 @@
+"""The OpenSearch index of :mod:`memgate.sinks.opensearch`: its mapping, and the small
+helpers its requests share (query text, dates, error reasons).
+
+The mapping analyses ``text`` and ``context`` like the embedded index (lowercase,
+ASCII folding, Porter stemming), copies both into one ``search_text`` field for
+BM25, and indexes the statement and search vectors on the Lucene HNSW engine
+(the only engine whose jars Maven Central ships), cosine similarity.
+
+Writes are ``_bulk`` requests of at most :data:`BULK_MAX_DOCS` documents. A
+whole request failing with 429, 5xx or a connection error is retried with
+exponential backoff (jittered); so are the items that a bulk response rejects
+with 429/5xx (only those). Items rejected with another 4xx (a mapping error)
+raise :class:`memgate.core.errors.PermanentError` naming each fact id and the
+reason, after the other items are written. When retries run out the store
+raises :class:`memgate.core.errors.TransientError`: a fact is never dropped
+silently. Reads retry the same way.
+
+Differences from the embedded index, by design or by OpenSearch:
+
+* Near-real-time: a write is searchable after the next refresh (1 s by
+  default); ``upsert(..., wait=True)`` or ``refresh_on_write`` make the write
+  request wait for it (``refresh=wait_for``; with ``refresh_interval: -1``
+  such a write would wait until something else refreshes). Every read, ``get``
+  included, is a search (so that it can be scoped), hence near-real-time.
+* ``date`` fields hold milliseconds: ``as_of`` comparisons and the
+  ``recorded_at`` order are exact only to the millisecond inside the index
+  (``by_key`` and ``list_facts`` re-sort with full precision in the
+  client). The ``_source`` keeps the exact fact.
+* BM25 runs on ``search_text`` (``text`` and ``context`` copied into one
+  field), analysed like the embedded index's FTS5 column: standard tokens,
+  lower-cased, accents folded, Porter-stemmed ("deploy" finds "deploys").
+  k-NN search runs on ``retrieval_embedding`` (the fact's
+  :attr:`~memgate.core.events.StoredFact.retrieval_vector`, indexed but left out
+  of ``_source``); ``nearest`` (dedupe) on ``embedding``, the statement's.
+* A batch is not atomic across items: when some items fail permanently the
+  others are written (each write is idempotent, so re-sending is safe).
+* Cosine is undefined for a zero vector: a zero embedding is refused with
+  :class:`memgate.core.errors.PermanentError`; a zero query vector finds nothing
+  on the vector side.
+* ``forget`` deletes the documents; their bytes stay in Lucene segments
+  until merged (``POST <index>/_forcemerge?only_expunge_deletes=true``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from memgate.core.errors import PermanentError
+
+#: ``_meta.memgate_mapping_version`` of the mapping this module writes.
+MAPPING_VERSION = 2
+#: The analysed field BM25 searches (``text`` and ``context`` are copied into it).
+SEARCH_TEXT_FIELD = "search_text"
+#: The k-NN field search() queries: the fact's retrieval vector (not kept in ``_source``).
+RETRIEVAL_VECTOR_FIELD = "retrieval_embedding"
+#: Documents per ``_bulk`` request (and ids per ``_mget``).
+BULK_MAX_DOCS = 500
+#: Bytes per ``_bulk`` request (a request is cut at whichever limit comes first).
+BULK_MAX_BYTES = 8 * 1024 * 1024
+#: Free-text queries are cut to this many distinct terms (bounds the BM25 cost).
+MAX_QUERY_TERMS = 64
+#: Page size of :meth:`OpenSearchStore.by_key` and :meth:`OpenSearchStore.list_facts`.
+PAGE_SIZE = 1000
+#: k-NN ``k`` and result windows are capped here (``index.max_result_window``).
+MAX_WINDOW = 10_000
+#: Priority of the index template (above OpenSearch's built-in templates).
+TEMPLATE_PRIORITY = 100
+#: Longest single backoff sleep.
+MAX_BACKOFF_S = 30.0
+
+_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
+_HAS_ALNUM_RE = re.compile(r"[^\W_]", re.UNICODE)
+_INDEX_RE = re.compile(r"^[a-z0-9][a-z0-9._+\-]{0,199}$")
+
+FloatVector = npt.NDArray[np.float32]
+Json = dict[str, Any]
+T = TypeVar("T")
+
+_KEYWORD_FIELDS = (
+    "fact_id",
+    "tenant_id",
+    "user_id",
+    "key",
+    "type",
+    "predicate",
+    "status",
+    "superseded_by",
+    "supersedes",
+    "session_ids",
+    "source_turn_ids",
+    "extractor",
+    "extractor_version",
+    "policy_version",
+)
+_DATE_FIELDS = (
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "superseded_at",
+    "first_seen",
+    "last_seen",
+)
+# kept in _source only: not searched, not aggregated
+_STORED_ONLY_FIELDS = ("subject", "value", "rationale")
+
+
+def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
+    """Settings and mappings of a facts index (also the body of its template).
+
+    ``dynamic: strict``: every field of :class:`StoredFact` is listed, and a
+    document with any other field is refused (a mapping error, permanent).
+
+    >>> body = index_body(384)
+    >>> body["mappings"]["properties"]["embedding"]["method"]["engine"]
+    'lucene'
+    >>> fields = set(StoredFact.model_fields) | {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD}
+    >>> set(body["mappings"]["properties"]) == fields
+    True
+    """
+
+    def knn() -> Json:
+        return {
+            "type": "knn_vector",
+            "dimension": dim,
+            "method": {
+                "name": "hnsw",
+                "engine": "lucene",
+                "space_type": "cosinesimil",
+                "parameters": {"m": 16, "ef_construction": 128},
+            },
+        }
+
+    props: Json = {
+        "schema_version": {"type": "integer"},
+        # BM25 runs on search_text: the statement and its source context, as one field
+        "text": {"type": "text", "analyzer": "memgate_text", "copy_to": SEARCH_TEXT_FIELD},
+        "context": {"type": "text", "analyzer": "memgate_text", "copy_to": SEARCH_TEXT_FIELD},
+        SEARCH_TEXT_FIELD: {"type": "text", "analyzer": "memgate_text"},
+        # nearest() (dedupe) compares statements; search() the statement with its context
+        "embedding": knn(),
+        "search_embedding": {"type": "float", "index": False, "doc_values": False},
+        RETRIEVAL_VECTOR_FIELD: knn(),
+        "confidence": {"type": "float"},
+        "occurrences": {"type": "integer"},
+    }
+    props.update({f: {"type": "keyword"} for f in _KEYWORD_FIELDS})
+    props.update({f: {"type": "date"} for f in _DATE_FIELDS})
+    props.update(
+        {f: {"type": "keyword", "index": False, "doc_values": False} for f in _STORED_ONLY_FIELDS}
+    )
+    return {
+        "settings": {
+            "index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas},
+            # the embedded index's FTS5 tokenizer (porter, unicode61 remove_diacritics)
+            "analysis": {
+                "analyzer": {
+                    "memgate_text": {
+                        "type": "custom",
+                        "tokenizer": "standard",
+                        "filter": ["lowercase", "asciifolding", "porter_stem"],
+                    }
+                }
+            },
+        },
+        "mappings": {
+            "dynamic": "strict",
+            "_meta": {"memgate_mapping_version": MAPPING_VERSION},
+            # indexed for k-NN, never returned: _source holds the StoredFact exactly
+            "_source": {"excludes": [RETRIEVAL_VECTOR_FIELD]},
+            "properties": props,
+        },
+    }
+
+
+def match_text(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
+    """The words of free text for a ``match`` query: distinct, at most ``max_terms``.
+
+    A ``match`` query never parses query syntax; this only bounds the number
+    of terms (each is a clause) and returns ``None`` when there is no word.
+
+    >>> match_text('NEAR(editor* "vim") OR -emacs: x_y vim')
+    'NEAR editor vim OR emacs x_y'
+    >>> match_text('"*" -- :') is None
+    True
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for token in _TOKEN_RE.findall(text):
+        folded = token.casefold()
+        if folded in seen or not _HAS_ALNUM_RE.search(token):
+            continue
+        seen.add(folded)
+        terms.append(token)
+        if len(terms) >= max_terms:
+            break
+    return " ".join(terms) if terms else None
+
+
+def _iso(dt: datetime) -> str:
+    if dt.tzinfo is None:
+        raise ValueError(f"datetime {dt.isoformat()} must carry a time zone")
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _transient_status(status: object) -> bool:
+    """429 and 5xx are worth retrying; so is a status-less failure (connection)."""
+    return not isinstance(status, int) or status == 429 or status >= 500
+
+
+def _item_reason(error: object) -> str:
+    if not isinstance(error, dict):
+        return str(error)
+    reason = f"{error.get('type', 'error')}: {error.get('reason', '')}"
+    cause = error.get("caused_by")
+    if isinstance(cause, dict):
+        reason += f" (caused by {cause.get('type', 'error')}: {cause.get('reason', '')})"
+    return reason
+
+
+def _exc_reason(exc: Any) -> str:
+    info = getattr(exc, "info", None)
+    if isinstance(info, dict) and isinstance(info.get("error"), dict):
+        return _item_reason(info["error"])
+    return str(getattr(exc, "error", exc))
+
+
+class BulkItemError(PermanentError):
+    """Some facts of a write were refused for good; ``failures`` maps fact id to reason."""
+
+    def __init__(self, message: str, failures: dict[str, str]) -> None:
+        super().__init__(message)
+        self.failures = failures
+
+
+class _Retryable(Exception):
+    """A response that succeeded at HTTP level but must be retried (shard failures)."""
+
+
+@dataclass(frozen=True)
+class _Doc:
+    fact_id: str
+    owner: tuple[str, str]
+    source: str  # the fact as JSON
+
+
+@dataclass(frozen=True)
+class _Version:
+    owner: tuple[str, str]
+    seq_no: int
+    primary_term: int
