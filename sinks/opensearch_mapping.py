@@ -119,6 +119,7 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
     >>> body = index_body(384)
     >>> body["mappings"]["properties"]["embedding"]["method"]["engine"]
     'lucene'
+    >>> from memgate.core.events import StoredFact
     >>> fields = set(StoredFact.model_fields) | {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD}
     >>> set(body["mappings"]["properties"]) == fields
     True
