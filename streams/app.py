@@ -61,6 +61,7 @@ from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore
 from memgate.stages.redact import mask_all
 from memgate.stages.seal import seal
+from memgate.streams.health import Readiness
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
 from memgate.streams.topology import (
@@ -436,3 +437,18 @@ def create_app(worker: Worker) -> faust.App:
 
     app.timer(interval=2.0)(report_lag)
     return app
+
+
+def worker_readiness(app: faust.App, retrieval: RetrievalStore, audit: AuditStore) -> Readiness:
+    """The worker's ``/ready`` checks: both stores answer and the Kafka consumer runs."""
+
+    def kafka() -> None:
+        app.consumer.assignment()  # raises until the consumer has started
+
+    return Readiness(
+        {
+            "retrieval": retrieval.stats,
+            "audit": lambda: audit.query("SELECT 1"),
+            "kafka": kafka,
+        }
+    )

@@ -14,12 +14,12 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
-    start_http_server,
 )
 
 from memgate.core.events import DecisionRecord, JournalRecord, Stage, TriageVerdict
 
 if TYPE_CHECKING:
+    from memgate.streams.health import HealthServer, Readiness
     from memgate.streams.topology import Effects
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
@@ -40,6 +40,7 @@ METRIC_NAMES = (
     "memgate_retrievals_total",
     "memgate_dead_letters_total",
     "memgate_store_retries_total",
+    "memgate_final_check_masked_total",
 )
 
 
@@ -111,11 +112,25 @@ class Metrics:
             ["store"],
             registry=r,
         )
+        self.final_check = Counter(
+            "memgate_final_check_masked",
+            "Records the final check before the stores had to mask (the stages before it "
+            "let something sensitive through), by record kind (fact, journal)",
+            ["record"],
+            registry=r,
+        )
+        for record in ("fact", "journal"):  # a series from the start: alerts see 0, not absent
+            self.final_check.labels(record=record)
         self._turns = 0
         self._stored = 0
 
-    def serve(self, port: int, addr: str = "127.0.0.1") -> None:
-        start_http_server(port, addr=addr, registry=self.registry)
+    def serve(
+        self, port: int, addr: str = "127.0.0.1", ready: Readiness | None = None
+    ) -> HealthServer:
+        """Serve ``/metrics``, ``/live`` and ``/ready`` on ``addr:port`` (a daemon thread)."""
+        from memgate.streams.health import HealthServer, Readiness
+
+        return HealthServer(self.registry, ready or Readiness(), port, addr).start()
 
     # ------------------------------------------------------------- recorders
 
@@ -163,3 +178,5 @@ class Metrics:
                 )
                 if dropped:
                     self.dropped.labels(stage=rec.stage.value, reason=rec.reason).inc()
+                if rec.reason.startswith("final_check_"):
+                    self.final_check.labels(record=rec.reason.removeprefix("final_check_")).inc()

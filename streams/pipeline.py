@@ -76,8 +76,9 @@ class TriageStep:
             redaction_counts=masked.counts,
             ingested_at=now,
         )
-        journal = seal(self.detector, journal)  # the final check before the audit store
-        journal = journal.model_copy(update={"length": len(journal.redacted_text)})
+        sealed = seal(self.detector, journal)  # the final check before the audit store
+        caught = _count_diff(sealed.redaction_counts, journal.redaction_counts)
+        journal = sealed.model_copy(update={"length": len(sealed.redacted_text)})
         decision = DecisionRecord(
             event_id=stable_id("decision", Stage.TRIAGE.value, turn.tenant_id, turn.turn_id),
             stage=Stage.TRIAGE,
@@ -91,6 +92,20 @@ class TriageStep:
             decided_at=now,
         )
         out: list[TriagedTurn | JournalRecord | DecisionRecord] = [journal, decision]
+        if caught:
+            out.append(
+                final_check_record(
+                    journal.tenant_id,
+                    journal.user_id,
+                    journal.session_id,
+                    journal.turn_id,
+                    "journal",
+                    journal.event_id,
+                    "",
+                    caught,
+                    now,
+                )
+            )
         if verdict is TriageVerdict.KEEP:
             out.insert(0, TriagedTurn(turn=turn, reason=reason))
         return out
@@ -144,13 +159,39 @@ class Pipeline:
 
     def dedupe(self, item: RedactedCandidate, view: FactView) -> list[Resolution | DecisionRecord]:
         """Resolve a candidate; the facts a resolution writes pass the final check
-        (:func:`memgate.stages.seal.seal`) here, before any runner writes them."""
-        return [
-            o.model_copy(update={"writes": plan(o, self.redact.detector).facts})
-            if isinstance(o, Resolution) and o.writes
-            else o
-            for o in self.resolve(item, view)
-        ]
+        (:func:`memgate.stages.seal.seal`) here, before any runner writes them. A fact the
+        check had to mask adds a ``final_check`` decision (the stages upstream missed
+        something: counted in ``memgate_final_check_masked_total``, alerted on)."""
+        out: list[Resolution | DecisionRecord] = []
+        for o in self.resolve(item, view):
+            if not (isinstance(o, Resolution) and o.writes):
+                out.append(o)
+                continue
+            sealed = plan(o, self.redact.detector).facts
+            out.append(o.model_copy(update={"writes": sealed}))
+            for before, after in zip(o.writes, sealed, strict=True):
+                if after == before:
+                    continue
+                fields = {
+                    f"field.{name}": 1
+                    for name in ("subject", "value", "text", "context", "rationale", "key")
+                    if getattr(after, name) != getattr(before, name)
+                }
+                out.append(
+                    final_check_record(
+                        after.tenant_id,
+                        after.user_id,
+                        item.candidate.session_id,
+                        o.source_turn_ids[0] if o.source_turn_ids else "",
+                        "fact",
+                        o.event_id,
+                        after.fact_id,
+                        fields,
+                        o.decided_at,
+                        key=after.key,
+                    )
+                )
+        return out
 
     @staticmethod
     def persist(res: Resolution) -> list[FactHistoryRecord]:
@@ -168,3 +209,41 @@ class Pipeline:
             Stage.PERSIST: self.persist,
         }
         return steps[stage]
+
+
+FINAL_CHECK_VERSION = "final-check-1"
+
+
+def _count_diff(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    """Kinds the final check found beyond what the stage had already masked."""
+    return {k: n - before.get(k, 0) for k, n in after.items() if n > before.get(k, 0)}
+
+
+def final_check_record(
+    tenant_id: str,
+    user_id: str,
+    session_id: str,
+    turn_id: str,
+    record: str,
+    record_event_id: str,
+    fact_id: str,
+    details: dict[str, int],
+    at: datetime,
+    key: str = "",
+) -> DecisionRecord:
+    """The audit row of the final check masking what the stages before it let through."""
+    return DecisionRecord(
+        event_id=stable_id("decision", "final_check", record, record_event_id, fact_id),
+        stage=Stage.PERSIST,
+        tenant_id=tenant_id,
+        user_id=user_id,
+        session_id=session_id,
+        turn_id=turn_id,
+        verdict="masked",
+        reason=f"final_check_{record}",
+        key=key,
+        fact_id=fact_id,
+        policy_version=FINAL_CHECK_VERSION,
+        decided_at=at,
+        details=dict(details),
+    )

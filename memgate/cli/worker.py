@@ -40,7 +40,13 @@ def worker(
     s = rt.settings
     with errors():
         # first: without the 'kafka' extra this is the one error line
-        from memgate.streams.app import Worker, create_app, ensure_topics, run_worker
+        from memgate.streams.app import (
+            Worker,
+            create_app,
+            ensure_topics,
+            run_worker,
+            worker_readiness,
+        )
 
         metrics = Metrics()
         port = s.metrics_port if metrics_port is None else metrics_port
@@ -56,11 +62,12 @@ def worker(
         if created:
             log.info("event=topics_created topics=%s", ",".join(created))
         if port:  # last: an open metrics port means the stores and topics are ready
-            metrics.serve(port)
+            metrics.serve(port, s.metrics_host, worker_readiness(fapp, rt.retrieval, rt.audit))
+    where = f"{s.metrics_host}:{port} (/metrics /live /ready)" if port else "off"
     print_note(
         err,
         f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
-        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics=:{port}",
+        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics={where}",
         style="",
     )
     run_worker(fapp, loglevel.value)

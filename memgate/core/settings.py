@@ -110,6 +110,13 @@ class Settings(BaseSettings):
     topic_partitions: int = Field(default=1, ge=1)
     worker_id: str = "memgate"
     metrics_port: int = Field(default=19100, ge=0, le=65535)
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        description="Address the worker's /metrics, /live and /ready listen on: 127.0.0.1 "
+        "keeps them on this host; 0.0.0.0 (the container image's default) lets a Prometheus "
+        "on another host or container scrape them.",
+        min_length=1,
+    )
     retry_max_attempts: int = Field(default=8, ge=1)
     retry_base_delay_s: float = Field(default=0.2, gt=0)
 

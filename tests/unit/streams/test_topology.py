@@ -74,3 +74,50 @@ def test_audit_messages_round_trip_and_a_foreign_message_is_refused(gate: Gate) 
     for raw in (b'{"_kind": "other"}', b"[1, 2]", b"{"):
         with pytest.raises(ValueError):
             decode_audit(raw)
+
+
+
+def test_a_fact_the_final_check_masks_is_audited_and_counted(gate: Gate) -> None:
+    """A stage before it let a wifi password through (simulated by skipping the redact
+    stage): the dedupe step's final check masks the fact, records why, and the metric counts it."""
+    from datetime import UTC, datetime
+
+    from memgate.core.events import (
+        DecisionRecord,
+        FactType,
+        RedactedCandidate,
+        RedactionAction,
+        RedactionResult,
+    )
+    from memgate.streams.metrics import Metrics
+
+    def cand(obj: str, cid: str) -> CandidateFact:
+        return CandidateFact(
+            candidate_id=cid, tenant_id="acme", user_id="alice", session_id="s1",
+            type=FactType.FACT, subject="user", predicate="wifi_password", object=obj,
+            confidence=0.9, source_turn_ids=[f"t-{cid}"], extractor="test",
+            extractor_version="1", turn_ts=datetime(2024, 5, 1, tzinfo=UTC),
+            context=f"the password for the studio wifi is {obj}",
+        )
+
+    p = gate.pipeline()
+    passed = RedactionResult(action=RedactionAction.CLEAN)
+    unredacted = RedactedCandidate(candidate=cand("Tr0mb0ne-Harbor", "c1"), redaction=passed)
+    resolved = effects(Stage.DEDUPE, p.dedupe(unredacted, gate.retrieval))
+    assert resolved.facts, "the candidate was not stored"
+    assert "tr0mb0ne-harbor" not in " ".join(f.model_dump_json() for f in resolved.facts).lower()
+    checks = [
+        a
+        for a in resolved.audit
+        if isinstance(a, DecisionRecord) and a.reason == "final_check_fact"
+    ]
+    assert len(checks) == 1 and checks[0].verdict == "masked"
+    assert checks[0].details.get("field.value") == 1
+    assert "tr0mb0ne-harbor" not in checks[0].model_dump_json().lower()
+    m = Metrics()
+    m.record_effects(Stage.DEDUPE, resolved)
+    assert m.final_check.labels(record="fact")._value.get() == 1
+    # a clean candidate adds no such record
+    clean = RedactedCandidate(candidate=cand("on the second floor", "c2"), redaction=passed)
+    out = effects(Stage.DEDUPE, p.dedupe(clean, gate.retrieval))
+    assert not any(getattr(a, "reason", "") == "final_check_fact" for a in out.audit)
