@@ -132,3 +132,23 @@ def test_every_metric_a_dashboard_or_an_alert_names_exists() -> None:
     assert dashboard_names - known == set()
     assert variable_names - known == set()
     assert alert_names - known == set()
+
+
+def test_compose_creates_the_audit_schema_and_gives_grafana_clickhouse() -> None:
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    ch = compose["services"]["clickhouse"]
+    assert re.fullmatch(r"clickhouse/clickhouse-server:\d+\.\d+\.\d+\.\d+", ch["image"])
+    assert "./clickhouse/init:/docker-entrypoint-initdb.d:ro" in ch["volumes"]
+    grafana = compose["services"]["grafana"]["environment"]
+    plugin = grafana["GF_INSTALL_PLUGINS"]
+    assert re.fullmatch(r"grafana-clickhouse-datasource \d+\.\d+\.\d+", plugin)
+    provisioning = ROOT / "deploy" / "grafana" / "provisioning" / "datasources"
+    sources = yaml.safe_load((provisioning / "clickhouse.yaml").read_text())["datasources"]
+    assert [s["type"] for s in sources] == ["grafana-clickhouse-datasource"]
+    audit = json.loads((DASHBOARDS / "memgate-audit.json").read_text())
+    variables = {v["name"]: v for v in audit["templating"]["list"]}
+    assert variables["datasource"]["query"] == "grafana-clickhouse-datasource"
+    assert "tenant" in variables
+    for p in audit["panels"]:
+        for t in p["targets"]:
+            assert "${tenant}" in t["rawSql"] and "memgate." in t["rawSql"], p["title"]
