@@ -78,6 +78,8 @@ from memgate.streams.topology import (
 from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnLedger, check_turn
 
 log = logging.getLogger("memgate.worker")
+#: the stage that reads each stage topic (the audit topic's reader is the audit agent)
+_READER = {r.source: r.stage.value for r in ROUTES}
 T = TypeVar("T")
 #: Longest wait between two tries of a store call (the partition waits meanwhile).
 _MAX_WAIT_S = 30.0
@@ -432,7 +434,10 @@ def create_app(worker: Worker) -> faust.App:
             if hw is None:
                 continue
             lag = max(0, hw - ((read + 1) if read is not None else 0))
-            stage = tp.topic.rsplit(".", 1)[-1]
+            # labelled by the stage that reads the topic (turns -> triage), as every other
+            # metric is, so that one dashboard variable filters them all
+            source = tp.topic.rsplit(".", 1)[-1]
+            stage = _READER.get(source, source)
             m.consumer_lag.labels(stage=stage, topic=tp.topic, partition=str(tp.partition)).set(lag)
 
     app.timer(interval=2.0)(report_lag)
