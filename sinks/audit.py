@@ -42,7 +42,13 @@ from memgate.core.errors import (
     StoreError,
     TransientError,
 )
-from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
+from memgate.core.events import (
+    AuditEvent,
+    DecisionRecord,
+    DisagreementRecord,
+    FactHistoryRecord,
+    JournalRecord,
+)
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 from memgate.sinks.audit_sql import check_statement
 
@@ -73,7 +79,12 @@ class Table:
     """One audit table: its columns (name, ClickHouse type) and how a record fills a row."""
 
     name: str
-    record_type: type[JournalRecord] | type[DecisionRecord] | type[FactHistoryRecord]
+    record_type: (
+        type[JournalRecord]
+        | type[DecisionRecord]
+        | type[FactHistoryRecord]
+        | type[DisagreementRecord]
+    )
     columns: tuple[tuple[str, str], ...]
     row: Callable[[Any], tuple[Any, ...]]
 
@@ -219,8 +230,49 @@ FACT_HISTORY = Table(
     ),
     row=_history_row,
 )
+
+
+def _disagreement_row(r: DisagreementRecord) -> tuple[Any, ...]:
+    return (
+        r.event_id,
+        r.tenant_id,
+        r.user_id,
+        r.session_id,
+        r.turn_id,
+        r.primary,
+        r.shadow,
+        r.kind,
+        int(r.primary_keep),
+        int(r.shadow_keep),
+        list(r.only_primary),
+        list(r.only_shadow),
+        r.decided_at,
+    )
+
+
+#: Shadow mode (``shadow_extractor``): turns the two extractors read differently.
+DISAGREEMENTS = Table(
+    name="disagreements",
+    record_type=DisagreementRecord,
+    columns=(
+        ("event_id", "String"),
+        ("tenant_id", _LC),
+        ("user_id", "String"),
+        ("session_id", "String"),
+        ("turn_id", "String"),
+        ("primary", _LC),
+        ("shadow", _LC),
+        ("kind", _LC),
+        ("primary_keep", "UInt8"),
+        ("shadow_keep", "UInt8"),
+        ("only_primary", "Array(String)"),
+        ("only_shadow", "Array(String)"),
+        ("decided_at", _TS),
+    ),
+    row=_disagreement_row,
+)
 #: The audit tables, in write order.
-TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY)
+TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY, DISAGREEMENTS)
 
 
 # -------------------------------------------------------------------------- reports
@@ -319,6 +371,34 @@ REPORTS: dict[str, tuple[str, str]] = {
         WHERE lower(action) = 'supersede' AND {_TENANT}
         ORDER BY at DESC, event_id
         LIMIT 100
+        """,
+    ),
+    "disagreements": (
+        "Shadow mode: turns on which the primary and the shadow extractor differ, per "
+        "pair and kind (keep, key, value), with one example turn of each.",
+        f"""
+        SELECT primary, shadow, kind, count() AS turns,
+               any(turn_id) AS example_turn, any(only_primary) AS example_primary,
+               any(only_shadow) AS example_shadow
+        FROM disagreements FINAL
+        WHERE {_TENANT}
+        GROUP BY primary, shadow, kind
+        ORDER BY primary, shadow, turns DESC, kind
+        """,
+    ),
+    "extractor-fallbacks": (
+        "Turns the extractor handed to its fallback (the Claude extractor's offline "
+        "extractor), by extractor and reason; and answers served from its cache.",
+        f"""
+        SELECT policy_version AS extractor,
+               details['fallback'] AS reason,
+               countIf(details['fallback'] != '') AS turns,
+               countIf(details['cache'] = 'hit') AS cache_hits
+        FROM decisions FINAL
+        WHERE stage = 'extract' AND (details['fallback'] != '' OR details['cache'] = 'hit')
+              AND {_TENANT}
+        GROUP BY extractor, reason
+        ORDER BY extractor, turns DESC, reason
         """,
     ),
     "daily": (
@@ -537,10 +617,8 @@ class ClickHouseAudit:
                     rows[table.name].append(table.row(record))
                     break
             else:
-                raise TypeError(
-                    f"the audit store takes JournalRecord, DecisionRecord or FactHistoryRecord, "
-                    f"not {type(record).__name__}"
-                )
+                takes = ", ".join(t.record_type.__name__ for t in TABLES)
+                raise TypeError(f"the audit store takes {takes}, not {type(record).__name__}")
         client = self.client
         for table in TABLES:
             batch = rows[table.name]
