@@ -70,8 +70,12 @@ def open_answer_cache(settings: Settings) -> AnswerCache | None:
     )
 
 
-def make_extractor(settings: Settings, name: str | None = None) -> Extractor:
-    """The extractor ``name`` (default: the ``extractor`` setting)."""
+def make_extractor(
+    settings: Settings, name: str | None = None, *, fallback: bool = True
+) -> Extractor:
+    """The extractor ``name`` (default: the ``extractor`` setting); ``fallback``: the
+    Claude extractor hands a turn it cannot read to the offline extractor (off for a
+    shadow, whose failures must not look like the rules' answers)."""
     name = name or settings.extractor
     if name == "rules":
         from memgate.stages.extract import RuleExtractor
@@ -95,6 +99,7 @@ def make_extractor(settings: Settings, name: str | None = None) -> Extractor:
             model=settings.anthropic_model,
             base_url=settings.anthropic_base_url,
             timeout=settings.anthropic_timeout_s,
+            fallback_to_rules=fallback,
             cache=open_answer_cache(settings),
         )
     raise ConfigError(f"unknown extractor {name!r}")
@@ -104,7 +109,7 @@ def make_shadow(settings: Settings) -> Extractor | None:
     """The shadow extractor of shadow mode, or None."""
     if settings.shadow_extractor is None:
         return None
-    return make_extractor(settings, settings.shadow_extractor)
+    return make_extractor(settings, settings.shadow_extractor, fallback=False)
 
 
 def build_pipeline(

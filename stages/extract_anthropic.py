@@ -262,7 +262,8 @@ class ExtractorStats:
     (the answer was cut off, so discarded), ``api_error`` (a permanent API error), and
     per item ``not_an_object``, ``bad_type``, ``bad_subject``, ``bad_predicate``,
     ``bad_object``, ``bad_confidence``, ``bad_rationale``, ``schema_error``,
-    ``too_many``. ``corrected`` counts fields repaired in kept items
+    ``too_many``; ``cache_refused_sensitive`` counts valid answers not cached because
+    the masker would change one of their strings. ``corrected`` counts fields repaired in kept items
     (``confidence_capped``, ``valid_from_unparseable``, ``valid_from_out_of_range``).
     ``transient`` counts retryable failures by kind, ``fallbacks`` the turns read by
     the fallback extractor (``fallback_reasons`` by reason: ``unavailable:<kind>``
@@ -321,7 +322,7 @@ class AnthropicExtractor:
         self._sleep = sleep
         self._last_transient = ""
         self._last_rejected = ""
-        self.version: str = f"1.1.0+{model}"
+        self.version: str = f"1.2.0+{model}"
         self._masker = masker
         self.stats = ExtractorStats()
 

@@ -112,7 +112,7 @@ class ExtractStep:
     With a ``shadow`` extractor (shadow mode), the shadow reads every turn too; its
     candidates go nowhere, and a turn on which the two differ yields a
     :class:`DisagreementRecord` (masked with ``detector``) for the audit store. A
-    failure of the shadow never fails the turn: it is logged and compared as nothing.
+    failure of the shadow never fails the turn: it is logged, and nothing is compared.
     """
 
     extractor: Extractor
@@ -170,9 +170,9 @@ class ExtractStep:
         try:
             other = self.shadow.extract(turn)
         except (MemgateError, ValueError) as exc:  # the shadow never fails the turn
-            log.warning("extract: the shadow %s failed on turn %s: %s",
+            log.warning("extract: the shadow %s failed on turn %s, not compared: %s",
                         self.shadow.name, turn.turn_id, exc)
-            other = []
+            return None
         return disagreement(
             self.detector or Detector(),
             turn,

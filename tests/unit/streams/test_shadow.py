@@ -147,3 +147,18 @@ def test_the_shadow_must_differ_from_the_primary(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2 and "shadow_extractor" in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_a_failing_shadow_never_fails_the_turn_and_is_not_compared(
+    api: AnthropicStandIn,
+) -> None:
+    from tests.unit.stages.anthropic_standin import bad_request
+
+    client = anthropic.Anthropic(api_key=API_KEY, base_url=api.base_url, max_retries=0, timeout=5)
+    shadow = AnthropicExtractor(client, model="claude-haiku-4-5")  # no fallback, as a shadow
+    step = ExtractStep(extractor=RuleExtractor(), shadow=shadow, detector=Detector())
+    api.enqueue(bad_request())
+    outputs = step(turn("I use vim as my editor."))
+    assert [getattr(o, "object", None) for o in outputs[:1]] == ["vim"]
+    assert _disagreements(outputs) == []
+    client.close()
