@@ -417,7 +417,8 @@ class AnthropicExtractor:
         except ExtractionError as exc:  # a rejected request (400, 413, ...)
             if self.fallback is None:
                 raise
-            return self._fall_back(turn, report, f"rejected:{self._last_rejected}", str(exc))
+            reason = f"rejected:{self._last_rejected}"
+            return self._fall_back(turn, report, reason, f"rejected the request ({exc})")
         if isinstance(response, TransientError):
             if self.fallback is None:
                 raise response
@@ -430,14 +431,13 @@ class AnthropicExtractor:
         items_or_problem = self._answer_items(response)
         if isinstance(items_or_problem, str):
             if self.fallback is not None:
-                return self._fall_back(
-                    turn, report, f"invalid:{items_or_problem}", "the answer cannot be used"
-                )
+                why = f"gave an answer that cannot be used ({items_or_problem})"
+                return self._fall_back(turn, report, f"invalid:{items_or_problem}", why)
             return Extraction([], report)
         facts, kept_all_invalid = self._facts(turn, items_or_problem)
         if kept_all_invalid and self.fallback is not None:
             return self._fall_back(
-                turn, report, "invalid:no_valid_item", "no item of the answer is valid"
+                turn, report, "invalid:no_valid_item", "gave an answer with no valid item"
             )
         if self.cache is not None and not kept_all_invalid:
             self._remember(turn, request, items_or_problem)

@@ -122,6 +122,7 @@ def test_a_rejected_request_is_read_offline_reported_and_exits_0(
     api.default = reply
     result = _cli(api, data, "ingest", str(path))
     assert len(api.requests) == 1  # not retried
+    assert "read by the offline extractor" in result.output, result.output
     facts = json.loads(_cli(api, data, "facts", "-t", "acme", "-u", KEPT, "--json").output)
     assert [f["value"] for f in facts] == ["vim"], result.output
     report = json.loads(_cli(api, data, "audit", "extractor-fallbacks", "--json").output)
