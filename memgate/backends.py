@@ -14,7 +14,7 @@ from memgate.core.errors import ConfigError
 from memgate.core.settings import Settings
 
 if TYPE_CHECKING:
-    from memgate.core.stores import AuditStore, RetrievalStore
+    from memgate.core.stores import AnswerCache, AuditStore, RetrievalStore
     from memgate.stages.extract import Extractor
     from memgate.streams.pipeline import Pipeline
 
@@ -55,16 +55,37 @@ def open_audit(settings: Settings) -> AuditStore:
     raise ConfigError(f"unknown audit backend {settings.audit_backend!r}")
 
 
-def make_extractor(settings: Settings) -> Extractor:
-    if settings.extractor == "rules":
+def open_answer_cache(settings: Settings) -> AnswerCache | None:
+    """The Claude extractor's answer cache (None when ``extract_cache_entries`` is 0)."""
+    if settings.extract_cache_entries == 0:
+        return None
+    from memgate.keys import hmac_key
+    from memgate.sinks.extract_cache import SQLiteAnswerCache
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SQLiteAnswerCache(
+        settings.extract_cache_path,
+        key=hmac_key(settings),
+        max_entries=settings.extract_cache_entries,
+    )
+
+
+def make_extractor(
+    settings: Settings, name: str | None = None, *, fallback: bool = True
+) -> Extractor:
+    """The extractor ``name`` (default: the ``extractor`` setting); ``fallback``: the
+    Claude extractor hands a turn it cannot read to the offline extractor (off for a
+    shadow, whose failures must not look like the rules' answers)."""
+    name = name or settings.extractor
+    if name == "rules":
         from memgate.stages.extract import RuleExtractor
 
         return RuleExtractor()
-    if settings.extractor in ("statements", "hybrid"):
+    if name in ("statements", "hybrid"):
         from memgate.stages.statements import HybridExtractor, StatementExtractor
 
-        return StatementExtractor() if settings.extractor == "statements" else HybridExtractor()
-    if settings.extractor == "anthropic":
+        return StatementExtractor() if name == "statements" else HybridExtractor()
+    if name == "anthropic":
         from memgate.stages.extract_anthropic import AnthropicExtractor
 
         if settings.anthropic_api_key is None:
@@ -78,8 +99,17 @@ def make_extractor(settings: Settings) -> Extractor:
             model=settings.anthropic_model,
             base_url=settings.anthropic_base_url,
             timeout=settings.anthropic_timeout_s,
+            fallback_to_rules=fallback,
+            cache=open_answer_cache(settings),
         )
-    raise ConfigError(f"unknown extractor {settings.extractor!r}")
+    raise ConfigError(f"unknown extractor {name!r}")
+
+
+def make_shadow(settings: Settings) -> Extractor | None:
+    """The shadow extractor of shadow mode, or None."""
+    if settings.shadow_extractor is None:
+        return None
+    return make_extractor(settings, settings.shadow_extractor, fallback=False)
 
 
 def build_pipeline(
@@ -96,7 +126,10 @@ def build_pipeline(
     return Pipeline(
         triage=TriageStep(detector=detector, hmac_key=hmac_key(settings)),
         extract=ExtractStep(
-            extractor=extractor or make_extractor(settings), context_chars=settings.context_chars
+            extractor=extractor or make_extractor(settings),
+            context_chars=settings.context_chars,
+            shadow=make_shadow(settings),
+            detector=detector,
         ),
         redact=Redactor(detector=detector, regulated=settings.regulated),
         resolve=Resolver(

@@ -135,6 +135,12 @@ def summary_table(summary: Any, title: str) -> Table:
     t.add_row("turns ingested", str(summary.turns), "")
     t.add_row("dropped at triage", str(sum(summary.dropped.values())), counts(summary.dropped))
     t.add_row("kept for extraction", str(summary.kept), "")
+    if getattr(summary, "fallbacks", None):
+        t.add_row(
+            "read by the offline extractor (fallback)",
+            str(sum(summary.fallbacks.values())),
+            counts(summary.fallbacks),
+        )
     t.add_row("candidate facts", str(summary.candidates), "")
     t.add_row(
         "sensitive spans masked in the journal",

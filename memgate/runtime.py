@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memgate.core.embedding import Embedder
 from memgate.core.settings import Settings, prepare_data_dir
-from memgate.core.stores import AuditStore, RetrievalStore
+from memgate.core.stores import AnswerCache, AuditStore, RetrievalStore
 
 
 def _ignore(_: str) -> None:
@@ -65,6 +65,17 @@ class Runtime:
             self._audit = open_audit(self.settings)
             self.closers.append(self._audit)
         return self._audit
+
+    @property
+    def answer_cache(self) -> AnswerCache | None:
+        """The Claude extractor's answer cache, if its file exists (for ``forget``,
+        whatever the extractor of this run)."""
+        if not self.settings.extract_cache_path.exists():
+            return None
+        from memgate.keys import hmac_key
+        from memgate.sinks.extract_cache import SQLiteAnswerCache
+
+        return SQLiteAnswerCache(self.settings.extract_cache_path, key=hmac_key(self.settings))
 
     def close(self) -> None:
         for c in reversed(self.closers):

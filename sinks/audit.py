@@ -45,7 +45,13 @@ from memgate.core.errors import (
     StoreError,
     TransientError,
 )
-from memgate.core.events import AuditEvent, DecisionRecord, FactHistoryRecord, JournalRecord
+from memgate.core.events import (
+    AuditEvent,
+    DecisionRecord,
+    DisagreementRecord,
+    FactHistoryRecord,
+    JournalRecord,
+)
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 from memgate.sinks.audit_explain import EXPLAIN_COLUMNS, explain_fact, explain_turn
 from memgate.sinks.audit_lock import check_not_locked
@@ -85,7 +91,12 @@ class Table:
     """One audit table: its columns (name, ClickHouse type) and how a record fills a row."""
 
     name: str
-    record_type: type[JournalRecord] | type[DecisionRecord] | type[FactHistoryRecord]
+    record_type: (
+        type[JournalRecord]
+        | type[DecisionRecord]
+        | type[FactHistoryRecord]
+        | type[DisagreementRecord]
+    )
     columns: tuple[tuple[str, str], ...]
     row: Callable[[Any], tuple[Any, ...]]
 
@@ -231,8 +242,49 @@ FACT_HISTORY = Table(
     ),
     row=_history_row,
 )
+
+
+def _disagreement_row(r: DisagreementRecord) -> tuple[Any, ...]:
+    return (
+        r.event_id,
+        r.tenant_id,
+        r.user_id,
+        r.session_id,
+        r.turn_id,
+        r.primary,
+        r.shadow,
+        r.kind,
+        int(r.primary_keep),
+        int(r.shadow_keep),
+        list(r.only_primary),
+        list(r.only_shadow),
+        r.decided_at,
+    )
+
+
+#: Shadow mode (``shadow_extractor``): turns the two extractors read differently.
+DISAGREEMENTS = Table(
+    name="disagreements",
+    record_type=DisagreementRecord,
+    columns=(
+        ("event_id", "String"),
+        ("tenant_id", _LC),
+        ("user_id", "String"),
+        ("session_id", "String"),
+        ("turn_id", "String"),
+        ("primary", _LC),
+        ("shadow", _LC),
+        ("kind", _LC),
+        ("primary_keep", "UInt8"),
+        ("shadow_keep", "UInt8"),
+        ("only_primary", "Array(String)"),
+        ("only_shadow", "Array(String)"),
+        ("decided_at", _TS),
+    ),
+    row=_disagreement_row,
+)
 #: The audit tables, in write order.
-TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY)
+TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY, DISAGREEMENTS)
 
 
 # -------------------------------------------------------------------------- reports
@@ -439,10 +491,8 @@ class ClickHouseAudit:
                     rows[table.name].append(table.row(record))
                     break
             else:
-                raise TypeError(
-                    f"the audit store takes JournalRecord, DecisionRecord or FactHistoryRecord, "
-                    f"not {type(record).__name__}"
-                )
+                takes = ", ".join(t.record_type.__name__ for t in TABLES)
+                raise TypeError(f"the audit store takes {takes}, not {type(record).__name__}")
         client = self.client
         for table in TABLES:
             batch = rows[table.name]

@@ -208,6 +208,35 @@ REPORTS: dict[str, tuple[str, str]] = {
         LIMIT 100
         """,
     ),
+    "disagreements": (
+        "Shadow mode: turns on which the primary and the shadow extractor differ, per "
+        "pair and kind (keep, key, value), with one example turn of each.",
+        f"""
+        SELECT primary, shadow, kind, count() AS turns,
+               any(turn_id) AS example_turn, any(only_primary) AS example_primary,
+               any(only_shadow) AS example_shadow
+        FROM disagreements AS g FINAL
+        LEFT JOIN {_TURNS} AS t ON t.t_tenant = g.tenant_id AND t.t_turn = g.turn_id
+        WHERE {_scope('g', 't.event_ts')}
+        GROUP BY primary, shadow, kind
+        ORDER BY primary, shadow, turns DESC, kind
+        """,
+    ),
+    "extractor-fallbacks": (
+        "Turns the extractor handed to its fallback (the Claude extractor's offline "
+        "extractor), by extractor and reason; and answers served from its cache.",
+        f"""
+        SELECT extractor, reason, countIf(reason != '') AS turns,
+               countIf(cache = 'hit') AS cache_hits
+        FROM ({_decisions(
+            "d.policy_version AS extractor, d.details['fallback'] AS reason, "
+            "d.details['cache'] AS cache, d.stage AS stage"
+        )})
+        WHERE stage = 'extract' AND (reason != '' OR cache = 'hit')
+        GROUP BY extractor, reason
+        ORDER BY extractor, turns DESC, reason
+        """,
+    ),
     "daily": (
         "Per UTC day of event time (when the turn was said): turns journaled, turns kept by "
         "triage, fact rows stored from that day's turns; last_ingested_at is when the gate "

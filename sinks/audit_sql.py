@@ -68,5 +68,5 @@ def check_statement(statement: str, explain: Callable[[str], list[str]]) -> None
         names = ", ".join(sorted({f"{c}()" for c in calls}))
         raise PermissionError(
             f"{names} reads outside the audit store and is not allowed here; "
-            "query the memgate tables (journal, decisions, fact_history) instead"
+            "query the memgate tables (journal, decisions, fact_history, disagreements) instead"
         )

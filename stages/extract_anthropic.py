@@ -32,15 +32,31 @@ Errors:
   is not JSON or not a message) are retried
   for the same turn, up to ``max_attempts`` requests with exponential backoff
   (``backoff_base`` doubled per attempt, at least the API's ``retry-after``, at
-  most ``backoff_cap`` seconds). If the API still fails, the turn is read by the
-  ``fallback`` extractor -- the offline rule extractor when built with
-  :meth:`AnthropicExtractor.from_settings` -- so the ingest goes on and the turn is
-  not lost; its facts carry ``extractor="rules"``, ``stats.fallbacks`` counts the
-  turn and a warning names it. Without a fallback the
-  :class:`~memgate.core.errors.TransientError` is raised (a worker redelivers the turn).
-* Other API errors (400, 413, an answer the SDK rejects) raise
-  :class:`~memgate.core.errors.ExtractionError`: that turn is reported as an extraction
-  error and the run goes on.
+  most ``backoff_cap`` seconds).
+* Other API errors (400, 413, an answer the SDK rejects) are not retried.
+
+With a ``fallback`` extractor (the offline rule extractor when built with
+:meth:`AnthropicExtractor.from_settings`) a turn is read by the fallback when the
+API still fails after the retries (reason ``unavailable:<kind>``), when it rejects
+the request (``rejected:http_400``, ``rejected:http_413``, ...) or when its answer
+cannot be used (``invalid:no_tool_use``, ``invalid:max_tokens``,
+``invalid:malformed_json``, ``invalid:no_valid_item``): the ingest goes on, the
+turn is not lost, its facts carry ``extractor="rules"``, ``stats.fallbacks`` counts
+it, a warning names it, and :meth:`AnthropicExtractor.extract_reported` reports the
+reason (the extract step writes it into the audit decision, the metrics count it).
+Without a fallback a transient failure raises
+:class:`~memgate.core.errors.TransientError` (a worker redelivers the turn), a
+rejected request :class:`~memgate.core.errors.ExtractionError` (that turn is
+reported as an extraction error), and an unusable answer yields ``[]``.
+
+Every message built from an API error is scrubbed: the client's own key (an error
+body may echo it) and whatever the masker finds are replaced.
+
+Answers are cached when a ``cache`` (:class:`~memgate.core.stores.AnswerCache`) is
+given: keyed by the model, :data:`PROMPT_VERSION` and the masked turn exactly as
+sent (the cache keys them with the deployment's HMAC key, per tenant and user). A
+hit makes no request and is validated again like a fresh answer; only valid
+answers whose strings the masker leaves unchanged are kept.
 
 Malformed answers are not errors: they yield ``[]`` and a counted drop reason.
 """
@@ -48,13 +64,14 @@ Malformed answers are not errors: they yield ``[]`` and a counted drop reason.
 from __future__ import annotations
 
 import email.utils
+import hashlib
 import json
 import logging
 import math
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import TYPE_CHECKING, Final
@@ -76,6 +93,8 @@ except ImportError as exc:
     raise MissingExtra("anthropic", "the Anthropic extractor", exc.name) from exc
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, stable_id
 from memgate.core.retry import Backoff, retry_call
+from memgate.core.stores import AnswerCache
+from memgate.stages.extract_report import Extraction
 from memgate.stages.policy import claimed_source
 from memgate.stages.untrusted import (
     MAX_SUBJECT_CHARS,
@@ -100,6 +119,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "MAX_CONFIDENCE",
     "MAX_FACTS",
+    "PROMPT_VERSION",
     "RECORD_FACTS_TOOL",
     "SYSTEM_PROMPT",
     "TOOL_NAME",
@@ -225,6 +245,12 @@ RECORD_FACTS_TOOL: Final[ToolParam] = {
 
 _TOOL_CHOICE: Final[ToolChoiceToolParam] = {"type": "tool", "name": TOOL_NAME}
 
+#: The version of what the model is asked (system prompt and tool schema): part of
+#: every cache key, so a changed prompt never reads an answer to the old one.
+PROMPT_VERSION: Final = "p-" + hashlib.sha256(
+    (SYSTEM_PROMPT + json.dumps(RECORD_FACTS_TOOL, sort_keys=True)).encode("utf-8")
+).hexdigest()[:16]
+
 
 @dataclass
 class ExtractorStats:
@@ -236,10 +262,13 @@ class ExtractorStats:
     (the answer was cut off, so discarded), ``api_error`` (a permanent API error), and
     per item ``not_an_object``, ``bad_type``, ``bad_subject``, ``bad_predicate``,
     ``bad_object``, ``bad_confidence``, ``bad_rationale``, ``schema_error``,
-    ``too_many``. ``corrected`` counts fields repaired in kept items
+    ``too_many``; ``cache_refused_sensitive`` counts valid answers not cached because
+    the masker would change one of their strings. ``corrected`` counts fields repaired in kept items
     (``confidence_capped``, ``valid_from_unparseable``, ``valid_from_out_of_range``).
     ``transient`` counts retryable failures by kind, ``fallbacks`` the turns read by
-    the fallback extractor after the retries ran out.
+    the fallback extractor (``fallback_reasons`` by reason: ``unavailable:<kind>``
+    after the retries ran out, ``rejected:http_<status>``, ``invalid:<problem>``),
+    ``cache_hits`` the turns answered from the cache (no request).
     """
 
     calls: int = 0
@@ -249,6 +278,8 @@ class ExtractorStats:
     corrected: Counter[str] = field(default_factory=Counter)
     transient: Counter[str] = field(default_factory=Counter)
     fallbacks: int = 0
+    fallback_reasons: Counter[str] = field(default_factory=Counter)
+    cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -270,6 +301,7 @@ class AnthropicExtractor:
         backoff_cap: float = 8.0,
         fallback: Extractor | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        cache: AnswerCache | None = None,
     ) -> None:
         if not model.strip():
             raise ValueError("model must be a non-empty model name, e.g. 'claude-haiku-4-5'")
@@ -286,8 +318,11 @@ class AnthropicExtractor:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.fallback = fallback
+        self.cache = cache
         self._sleep = sleep
-        self.version: str = f"1.1.0+{model}"
+        self._last_transient = ""
+        self._last_rejected = ""
+        self.version: str = f"1.2.0+{model}"
         self._masker = masker
         self.stats = ExtractorStats()
 
@@ -300,6 +335,7 @@ class AnthropicExtractor:
         timeout: float = 30.0,
         max_retries: int = 3,
         fallback_to_rules: bool = True,
+        cache: AnswerCache | None = None,
     ) -> AnthropicExtractor:
         """Build the client from settings (an explicit key: no credential lookup elsewhere).
 
@@ -318,7 +354,9 @@ class AnthropicExtractor:
             from memgate.stages.extract import RuleExtractor
 
             fallback = RuleExtractor()
-        return cls(client, model=model, max_attempts=max_retries + 1, fallback=fallback)
+        return cls(
+            client, model=model, max_attempts=max_retries + 1, fallback=fallback, cache=cache
+        )
 
     # ----------------------------------------------------------------- masking
 
@@ -348,34 +386,92 @@ class AnthropicExtractor:
     # ----------------------------------------------------------------- extract
 
     def extract(self, turn: TurnEvent) -> list[CandidateFact]:
+        return self.extract_reported(turn).facts
+
+    def extract_reported(self, turn: TurnEvent) -> Extraction:
+        """The facts of ``turn`` and how they were read (``answered_by``, ``cache``,
+        ``fallback``): from the cache, from the API, or by the fallback extractor when
+        the API failed, rejected the request or gave an answer that cannot be used."""
         if turn.role is not Role.USER:
             self.stats.skipped_roles[turn.role.value] += 1
-            return []
+            return Extraction([])
         if not turn.content.strip():
             self.stats.dropped["empty"] += 1
-            return []
+            return Extraction([])
 
-        messages: list[MessageParam] = [{"role": "user", "content": self.render_turn(turn)}]
-        response = self._call(messages)
+        rendered = self.render_turn(turn)  # masked: nothing raw is sent, cached or keyed
+        request = "\x00".join((self.model, PROMPT_VERSION, rendered))
+        report = {"answered_by": self.name, "cache": "off" if self.cache is None else "miss"}
+        if self.cache is not None:
+            cached = self.cache.get(turn.tenant_id, turn.user_id, request)
+            items = _cached_items(cached)
+            if items is not None:
+                self.stats.cache_hits += 1
+                facts, _ = self._facts(turn, items)
+                self.stats.facts += len(facts)
+                return Extraction(facts, {**report, "cache": "hit"})
+
+        messages: list[MessageParam] = [{"role": "user", "content": rendered}]
+        try:
+            response = self._call(messages)
+        except ExtractionError as exc:  # a rejected request (400, 413, ...)
+            if self.fallback is None:
+                raise
+            reason = f"rejected:{self._last_rejected}"
+            return self._fall_back(turn, report, reason, f"rejected the request ({exc})")
         if isinstance(response, TransientError):
             if self.fallback is None:
                 raise response
-            self.stats.fallbacks += 1
-            log.warning(
-                "extract: turn %s read by the %s extractor: the Anthropic API still failed "
-                "after %d attempts (%s)",
-                turn.turn_id,
-                self.fallback.name,
-                self.max_attempts,
-                response,
-            )
-            return self.fallback.extract(turn)
+            reason = f"unavailable:{self._last_transient or 'transient'}"
+            why = f"still failed after {self.max_attempts} attempts ({response})"
+            return self._fall_back(turn, report, reason, why)
 
         self.stats.input_tokens += response.usage.input_tokens
         self.stats.output_tokens += response.usage.output_tokens
-        facts = self._parse(turn, response)
+        items_or_problem = self._answer_items(response)
+        if isinstance(items_or_problem, str):
+            if self.fallback is not None:
+                why = f"gave an answer that cannot be used ({items_or_problem})"
+                return self._fall_back(turn, report, f"invalid:{items_or_problem}", why)
+            return Extraction([], report)
+        facts, kept_all_invalid = self._facts(turn, items_or_problem)
+        if kept_all_invalid and self.fallback is not None:
+            return self._fall_back(
+                turn, report, "invalid:no_valid_item", "gave an answer with no valid item"
+            )
+        if self.cache is not None and not kept_all_invalid:
+            self._remember(turn, request, items_or_problem)
         self.stats.facts += len(facts)
-        return facts
+        return Extraction(facts, report)
+
+    def _fall_back(
+        self, turn: TurnEvent, report: dict[str, str], reason: str, why: str
+    ) -> Extraction:
+        assert self.fallback is not None
+        self.stats.fallbacks += 1
+        self.stats.fallback_reasons[reason] += 1
+        log.warning(
+            "extract: turn %s read by the %s extractor: the Anthropic API %s",
+            turn.turn_id,
+            self.fallback.name,
+            why,
+        )
+        facts = self.fallback.extract(turn)
+        return Extraction(facts, {**report, "answered_by": self.fallback.name, "fallback": reason})
+
+    def _remember(self, turn: TurnEvent, request: str, items: list[object]) -> None:
+        """Keep a valid answer; one whose strings the masker would change is not kept
+        (a model may echo something sensitive: it reaches no store)."""
+        assert self.cache is not None
+        if any(self.mask(s) != s for s in _strings(items)):
+            self.stats.dropped["cache_refused_sensitive"] += 1
+            return
+        answer = json.dumps({"facts": items}, ensure_ascii=False, separators=(",", ":"))
+        self.cache.put(turn.tenant_id, turn.user_id, request, answer)
+
+    def _transient(self, kind: str) -> None:
+        self.stats.transient[kind] += 1
+        self._last_transient = kind
 
     def _call(self, messages: list[MessageParam]) -> Message | TransientError:
         """The answer, or the last transient error once ``max_attempts`` requests failed;
@@ -393,21 +489,30 @@ class AnthropicExtractor:
                     tool_choice=_TOOL_CHOICE,
                 )
             except ValueError as exc:  # a body that is not JSON (a proxy, a cut connection)
-                self.stats.transient["malformed_payload"] += 1
-                raise TransientError(f"the Anthropic API answer is not JSON: {exc}") from exc
+                self._transient("malformed_payload")
+                raise TransientError(
+                    f"the Anthropic API answer is not JSON: {self._scrub(str(exc))}"
+                ) from exc
             except anthropic.APIStatusError as exc:
                 raise self._status_error(exc) from exc
             except anthropic.APITimeoutError as exc:
-                self.stats.transient["timeout"] += 1
-                raise TransientError(f"Anthropic API timed out ({self.model}): {exc}") from exc
+                self._transient("timeout")
+                raise TransientError(
+                    f"Anthropic API timed out ({self.model}): {self._scrub(str(exc))}"
+                ) from exc
             except anthropic.APIConnectionError as exc:
-                self.stats.transient["connection"] += 1
-                raise TransientError(f"cannot reach the Anthropic API: {exc}") from exc
+                self._transient("connection")
+                raise TransientError(
+                    f"cannot reach the Anthropic API: {self._scrub(str(exc))}"
+                ) from exc
             except anthropic.APIError as exc:  # e.g. APIResponseValidationError
                 self.stats.dropped["api_error"] += 1
-                raise ExtractionError(f"unexpected answer from the Anthropic API: {exc}") from exc
+                self._last_rejected = "api_error"
+                raise ExtractionError(
+                    f"unexpected answer from the Anthropic API: {self._scrub(str(exc))}"
+                ) from exc
             if not _well_formed(response):
-                self.stats.transient["malformed_payload"] += 1
+                self._transient("malformed_payload")
                 raise TransientError("the Anthropic API answered with something not a message")
             return response
 
@@ -424,7 +529,9 @@ class AnthropicExtractor:
 
     # ----------------------------------------------------------------- parsing
 
-    def _parse(self, turn: TurnEvent, response: Message) -> list[CandidateFact]:
+    def _answer_items(self, response: Message) -> list[object] | str:
+        """The items of the answer's ``record_facts`` call, or why there are none
+        (``no_tool_use``, ``max_tokens``, ``malformed_json``; counted in ``dropped``)."""
         inputs = [b.input for b in response.content if b.type == "tool_use" and b.name == TOOL_NAME]
         if not inputs:
             self.stats.dropped["no_tool_use"] += 1
@@ -433,12 +540,12 @@ class AnthropicExtractor:
                 TOOL_NAME,
                 response.stop_reason,
             )
-            return []
+            return "no_tool_use"
         if response.stop_reason == "max_tokens":
             # A cut-off answer may end in a truncated value: never store junk.
             self.stats.dropped["max_tokens"] += 1
             log.warning("extract: answer cut off at max_tokens=%d, discarded", self.max_tokens)
-            return []
+            return "max_tokens"
 
         items: list[object] = []
         for tool_input in inputs:
@@ -450,9 +557,12 @@ class AnthropicExtractor:
                     raw = None
             if not isinstance(raw, list):
                 self.stats.dropped["malformed_json"] += 1
-                return []
+                return "malformed_json"
             items.extend(raw)
+        return items
 
+    def _facts(self, turn: TurnEvent, items: list[object]) -> tuple[list[CandidateFact], bool]:
+        """The valid items as candidates, and whether there were items but none was valid."""
         out: list[CandidateFact] = []
         for i, item in enumerate(items):
             fact, problem = self._candidate(turn, i, item)
@@ -463,7 +573,7 @@ class AnthropicExtractor:
                 log.info("extract: item %d dropped: %s", i, problem)
             else:
                 out.append(fact)
-        return out
+        return out, bool(items) and not out
 
     def _candidate(self, turn: TurnEvent, i: int, item: object) -> tuple[CandidateFact | None, str]:
         """One answer item as a candidate, or None and the reason it was dropped."""
@@ -529,19 +639,31 @@ class AnthropicExtractor:
 
     # ----------------------------------------------------------------- errors
 
+    def _scrub(self, text: str) -> str:
+        """An API or network message fit to print: the client's own key (an error body
+        may echo it) and anything else the masker finds are replaced."""
+        key = getattr(self.client, "api_key", None)
+        if isinstance(key, str) and len(key) >= 8:
+            text = text.replace(key, "[API_KEY]")
+        token = getattr(self.client, "auth_token", None)
+        if isinstance(token, str) and len(token) >= 8:
+            text = text.replace(token, "[API_KEY]")
+        return self.mask(text)
+
     def _status_error(self, exc: anthropic.APIStatusError) -> Exception:
         status = exc.status_code
-        detail = exc.api_message or exc.message
+        detail = self._scrub(exc.api_message or exc.message)
         rid = f" (request-id {exc.request_id})" if exc.request_id else ""
         if status in (408, 409, 429) or status >= 500:
             retry_after = _retry_after(exc.response.headers)
             kind = "rate_limited" if status == 429 else f"http_{status}"
-            self.stats.transient[kind] += 1
+            self._transient(kind)
             what = "rate limit reached" if status == 429 else "temporarily unavailable"
             return TransientError(
                 f"Anthropic API {what} (HTTP {status}){rid}: {detail}", retry_after=retry_after
             )
         self.stats.dropped["api_error"] += 1
+        self._last_rejected = f"http_{status}"
         if status in (401, 403):
             what = "refused the API key" if status == 401 else "does not let this API key use"
             target = "" if status == 401 else f" model {self.model!r}"
@@ -563,6 +685,30 @@ class AnthropicExtractor:
             413: "the turn is too large for one request",
         }.get(status, "check the Anthropic settings (key, model, base URL)")
         return ExtractionError(f"Anthropic API error HTTP {status}{rid}: {detail} — {hint}")
+
+
+def _cached_items(answer: str | None) -> list[object] | None:
+    """The items of a cached answer (None: no answer, or one that is not ours)."""
+    if answer is None:
+        return None
+    try:
+        data = json.loads(answer)
+    except (ValueError, RecursionError):
+        return None
+    items = data.get("facts") if isinstance(data, dict) else None
+    return items if isinstance(items, list) else None
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def _well_formed(response: object) -> bool:

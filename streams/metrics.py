@@ -16,7 +16,13 @@ from prometheus_client import (
     Histogram,
 )
 
-from memgate.core.events import DecisionRecord, JournalRecord, Stage, TriageVerdict
+from memgate.core.events import (
+    DecisionRecord,
+    DisagreementRecord,
+    JournalRecord,
+    Stage,
+    TriageVerdict,
+)
 
 if TYPE_CHECKING:
     from memgate.streams.health import HealthServer, Readiness
@@ -41,6 +47,9 @@ METRIC_NAMES = (
     "memgate_dead_letters_total",
     "memgate_store_retries_total",
     "memgate_final_check_masked_total",
+    "memgate_extractor_fallbacks_total",
+    "memgate_extract_cache_total",
+    "memgate_shadow_disagreements_total",
 )
 
 
@@ -121,6 +130,24 @@ class Metrics:
         )
         for record in ("fact", "journal"):  # a series from the start: alerts see 0, not absent
             self.final_check.labels(record=record)
+        self.extractor_fallbacks = Counter(
+            "memgate_extractor_fallbacks",
+            "Turns an extractor handed to its fallback (the offline extractor), by reason",
+            ["extractor", "reason"],
+            registry=r,
+        )
+        self.extract_cache = Counter(
+            "memgate_extract_cache",
+            "Lookups of the Claude extractor's answer cache (hit: no request was made)",
+            ["result"],
+            registry=r,
+        )
+        self.disagreements = Counter(
+            "memgate_shadow_disagreements",
+            "Shadow mode: turns the primary and the shadow extractor read differently",
+            ["shadow", "kind"],
+            registry=r,
+        )
         self._turns = 0
         self._stored = 0
 
@@ -161,11 +188,24 @@ class Metrics:
                     outcome = "error" if rec.verdict == "error" else "ok"
                     calls = self.extraction_calls
                     calls.labels(extractor=rec.policy_version, outcome=outcome).inc()
+                    self._record_extraction(rec)
+
+    def _record_extraction(self, rec: DecisionRecord) -> None:
+        """Fallbacks and cache lookups from an extract decision's report (``details``)."""
+        fallback = rec.details.get("fallback")
+        if fallback:
+            by = self.extractor_fallbacks.labels(extractor=rec.policy_version, reason=str(fallback))
+            by.inc()
+        cache = rec.details.get("cache")
+        if cache in ("hit", "miss"):
+            self.extract_cache.labels(result=str(cache)).inc()
 
     def record_audit(self, records: Iterable[object]) -> None:
         """Count drops and redactions from the audit events a stage emitted."""
         for rec in records:
-            if isinstance(rec, JournalRecord):
+            if isinstance(rec, DisagreementRecord):
+                self.disagreements.labels(shadow=rec.shadow, kind=rec.kind).inc()
+            elif isinstance(rec, JournalRecord):
                 for kind, n in rec.redaction_counts.items():
                     self.redactions.labels(kind=kind).inc(n)
                 if rec.verdict is TriageVerdict.DROP:

@@ -9,15 +9,17 @@ said once, in :mod:`memgate.streams.topology`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memgate.core.errors import ExtractionError
+from memgate.core.errors import ExtractionError, MemgateError
 from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
+    DisagreementRecord,
     FactHistoryRecord,
     JournalRecord,
     RedactedCandidate,
@@ -35,12 +37,15 @@ from memgate.stages.context import DEFAULT_CONTEXT_CHARS, with_context
 from memgate.stages.dedupe import Resolver
 from memgate.stages.detectors import Detector
 from memgate.stages.extract import Extractor
+from memgate.stages.extract_report import ReportingExtractor
 from memgate.stages.persist import plan
 from memgate.stages.redact import Redactor, mask_all
 from memgate.stages.seal import seal
+from memgate.stages.shadow import disagreement
 from memgate.stages.triage import TriagePolicy, triage
 
 TRIAGE_POLICY_VERSION = "triage-1"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -117,21 +122,38 @@ class TriageStep:
 
 @dataclass(frozen=True)
 class ExtractStep:
-    """Run the extractor; zero facts is the common, normal outcome."""
+    """Run the extractor; zero facts is the common, normal outcome.
+
+    With a ``shadow`` extractor (shadow mode), the shadow reads every turn too; its
+    candidates go nowhere, and a turn on which the two differ yields a
+    :class:`DisagreementRecord` (masked with ``detector``) for the audit store. A
+    failure of the shadow never fails the turn: it is logged, and nothing is compared.
+    """
 
     extractor: Extractor
     clock: Callable[[], datetime] = field(default=utcnow)
     #: budget of each fact's source context (:mod:`memgate.stages.context`); 0 keeps none
     context_chars: int = DEFAULT_CONTEXT_CHARS
+    shadow: Extractor | None = None
+    detector: Detector | None = None
 
-    def __call__(self, item: TriagedTurn) -> list[CandidateFact | DecisionRecord]:
+    def __call__(
+        self, item: TriagedTurn
+    ) -> list[CandidateFact | DecisionRecord | DisagreementRecord]:
         turn = item.turn
         facts: list[CandidateFact] = []
+        report: dict[str, str] = {}
         try:
-            facts = with_context(turn.content, self.extractor.extract(turn), self.context_chars)
+            if isinstance(self.extractor, ReportingExtractor):
+                done = self.extractor.extract_reported(turn)
+                raw, report = done.facts, done.report
+            else:
+                raw = self.extractor.extract(turn)
+            facts = with_context(turn.content, raw, self.context_chars)
             verdict, reason = ("facts", "extracted") if facts else ("none", "no_fact")
         except ExtractionError as exc:
             verdict, reason = "error", f"extraction_error:{type(exc).__name__}"
+        now = self.clock()
         decision = DecisionRecord(
             event_id=stable_id("decision", Stage.EXTRACT.value, turn.tenant_id, turn.turn_id),
             stage=Stage.EXTRACT,
@@ -141,11 +163,42 @@ class ExtractStep:
             turn_id=turn.turn_id,
             verdict=verdict,
             reason=reason,
-            policy_version=f"{self.extractor.name}-{self.extractor.version}",
-            decided_at=self.clock(),
-            details={"facts": len(facts), **{f"type.{f.type.value}": 1 for f in facts}},
+            policy_version=_label(self.extractor),
+            decided_at=now,
+            details={
+                "facts": len(facts),
+                **{f"type.{f.type.value}": 1 for f in facts},
+                **report,
+            },
         )
-        return [*facts, decision]
+        out: list[CandidateFact | DecisionRecord | DisagreementRecord] = [*facts, decision]
+        if self.shadow is not None and verdict != "error":
+            differs = self._compare(turn, facts, now)
+            if differs is not None:
+                out.append(differs)
+        return out
+
+    def _compare(
+        self, turn: TurnEvent, facts: list[CandidateFact], now: datetime
+    ) -> DisagreementRecord | None:
+        assert self.shadow is not None
+        try:
+            other = self.shadow.extract(turn)
+        except (MemgateError, ValueError) as exc:  # the shadow never fails the turn
+            log.warning("extract: the shadow %s failed on turn %s, not compared: %s",
+                        self.shadow.name, turn.turn_id, exc)
+            return None
+        return disagreement(
+            self.detector or Detector(),
+            turn,
+            (_label(self.extractor), facts),
+            (_label(self.shadow), other),
+            now,
+        )
+
+
+def _label(extractor: Extractor) -> str:
+    return f"{extractor.name}-{extractor.version}"
 
 
 @dataclass(frozen=True)

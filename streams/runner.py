@@ -112,6 +112,8 @@ class RunSummary:
     replayed: int = 0
     #: turns refused or failed, by reason (``turn_id_conflict``, ``processing_failed``)
     failed: Counter[str] = field(default_factory=Counter)
+    #: turns the extractor handed to its fallback (the offline extractor), by reason
+    fallbacks: Counter[str] = field(default_factory=Counter)
 
     @property
     def stored(self) -> int:
@@ -135,6 +137,7 @@ class RunSummary:
         self.facts_written += other.facts_written
         self.replayed += other.replayed
         self.failed.update(other.failed)
+        self.fallbacks.update(other.fallbacks)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -150,6 +153,7 @@ class RunSummary:
             "write_amplification": round(self.write_amplification, 4),
             "replayed": self.replayed,
             "failed": dict(self.failed),
+            "fallbacks": dict(self.fallbacks),
         }
 
 
@@ -436,6 +440,9 @@ def _account(stage: Stage, done: Effects, s: RunSummary) -> None:
             if rec.verdict.value == "drop":
                 s.dropped[rec.reason] += 1
             s.redaction_kinds.update(rec.redaction_counts)
+        elif isinstance(rec, DecisionRecord) and rec.stage is Stage.EXTRACT:
+            if rec.details.get("fallback"):
+                s.fallbacks[str(rec.details["fallback"])] += 1
         elif isinstance(rec, DecisionRecord) and rec.stage is Stage.REDACT:
             if rec.verdict == "rejected":
                 s.rejected[f"redact:{rec.reason}"] += 1

@@ -48,6 +48,7 @@ from memgate.core.events import (
     AuditEvent,
     CandidateFact,
     DecisionRecord,
+    DisagreementRecord,
     FactHistoryRecord,
     JournalRecord,
     RedactedCandidate,
@@ -81,7 +82,7 @@ __all__ = [
 
 AUDIT_TOPIC: Final = "audit"
 DLQ_TOPIC: Final = "dlq"
-AUDIT_TYPES = (JournalRecord, DecisionRecord, FactHistoryRecord)
+AUDIT_TYPES = (JournalRecord, DecisionRecord, FactHistoryRecord, DisagreementRecord)
 #: what a stage passes on to the next one
 Forwarded = TriagedTurn | CandidateFact | RedactedCandidate | Resolution
 FORWARD_TYPES = (TriagedTurn, CandidateFact, RedactedCandidate, Resolution)
@@ -171,6 +172,7 @@ _KINDS: dict[type[BaseModel], str] = {
     JournalRecord: "journal",
     DecisionRecord: "decision",
     FactHistoryRecord: "history",
+    DisagreementRecord: "disagreement",
 }
 
 
@@ -193,4 +195,6 @@ def decode_audit(raw: bytes) -> AuditEvent:
         return DecisionRecord.model_validate(data)
     if kind == "history":
         return FactHistoryRecord.model_validate(data)
+    if kind == "disagreement":
+        return DisagreementRecord.model_validate(data)
     raise ValueError(f"audit message without a known _kind: {kind!r}")

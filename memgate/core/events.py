@@ -557,6 +557,33 @@ class FactHistoryRecord(_Event):
         return f"{self.tenant_id}/{self.user_id}"
 
 
+class DisagreementRecord(_Event):
+    """Shadow mode: where the primary and the shadow extractor read one turn differently.
+
+    ``kind`` is the first difference: ``keep`` (one extracted facts, the other none),
+    ``key`` (different fact keys) or ``value`` (same keys, a different value).
+    ``only_primary`` and ``only_shadow`` list ``subject/predicate = value`` of the
+    candidates the other did not find, masked (never raw text)."""
+
+    event_id: str
+    tenant_id: str
+    user_id: str
+    session_id: str = ""
+    turn_id: str
+    primary: str
+    shadow: str
+    kind: Literal["keep", "key", "value"]
+    primary_keep: bool
+    shadow_keep: bool
+    only_primary: list[str] = Field(default_factory=list)
+    only_shadow: list[str] = Field(default_factory=list)
+    decided_at: AwareDatetime
+
+    @property
+    def partition_key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
+
+
 class DeadLetter(_Event):
     """An event that failed validation or failed permanently, with where it came from."""
 
@@ -570,7 +597,7 @@ class DeadLetter(_Event):
     failed_at: AwareDatetime
 
 
-AuditEvent = DecisionRecord | JournalRecord | FactHistoryRecord
+AuditEvent = DecisionRecord | JournalRecord | FactHistoryRecord | DisagreementRecord
 
 
 def parse_turn(data: dict[str, Any] | str | bytes, *, where: str = "") -> TurnEvent:

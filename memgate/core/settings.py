@@ -19,7 +19,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -64,6 +64,19 @@ class Settings(BaseSettings):
     anthropic_model: str = "claude-haiku-4-5"
     anthropic_base_url: str | None = None
     anthropic_timeout_s: float = 30.0
+    extract_cache_entries: int = Field(
+        default=10_000,
+        ge=0,
+        description="Answers of the Claude extractor kept in <data_dir>/extract_cache.sqlite3, "
+        "keyed by an HMAC of model, prompt version and masked turn (least recently used "
+        "evicted); 0 turns the cache off.",
+    )
+    shadow_extractor: Literal["rules", "statements", "hybrid", "anthropic"] | None = Field(
+        default=None,
+        description="Shadow mode: a second extractor that reads every kept turn too; its "
+        "facts are not stored, and the turns on which it differs from `extractor` go to "
+        "the audit store (table disagreements).",
+    )
     context_chars: int = Field(
         default=320,
         ge=0,
@@ -138,6 +151,15 @@ class Settings(BaseSettings):
 
         return tuple(sorted(parse_trusted_sources(v)))
 
+    @model_validator(mode="after")
+    def _check_shadow(self) -> Settings:
+        if self.shadow_extractor is not None and self.shadow_extractor == self.extractor:
+            raise ValueError(
+                f"shadow_extractor {self.shadow_extractor!r} is the extractor itself: choose "
+                "another one to compare with, or unset it"
+            )
+        return self
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -170,6 +192,10 @@ class Settings(BaseSettings):
     @property
     def audit_path(self) -> Path:
         return self.data_dir / "audit.chdb"
+
+    @property
+    def extract_cache_path(self) -> Path:
+        return self.data_dir / "extract_cache.sqlite3"
 
     def describe(self) -> dict[str, Any]:
         """Settings for display, secrets masked in every field.

@@ -118,3 +118,31 @@ class AuditStore(Protocol):
     def forget(self, tenant_id: str, user_id: str) -> int: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class AnswerCache(Protocol):
+    """Answers of a model extractor, found again by what was sent (never by raw text).
+
+    ``request`` is the exact masked request material (model, prompt version and the
+    masked turn as sent); an implementation keys its rows by a *keyed* digest of it
+    (HMAC with the deployment's secret), scoped to the tenant and user, so that a
+    user's answers can be erased (:meth:`forget`) and no key reveals the text. A
+    failing cache is a miss, never an error of the turn.
+    """
+
+    def get(self, tenant_id: str, user_id: str, request: str) -> str | None:
+        """The cached answer, or None."""
+        ...
+
+    def put(self, tenant_id: str, user_id: str, request: str, answer: str) -> None:
+        """Keep ``answer``; the oldest-used answers beyond the bound are evicted."""
+        ...
+
+    def forget(self, tenant_id: str, user_id: str) -> int:
+        """Delete every answer of a user; returns how many."""
+        ...
+
+    def count(self, tenant_id: str | None = None, user_id: str | None = None) -> int:
+        """Answers held (of one user, when both ids are given)."""
+        ...

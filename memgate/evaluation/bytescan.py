@@ -33,6 +33,7 @@ content was not, so a caller can fail rather than trust a blind spot.
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -202,8 +203,15 @@ def read_file(path: Path) -> ScannedFile:
 
 
 def walk(root: Path) -> Iterator[Path]:
-    """Every regular file under ``root`` (symlinks not followed), sorted."""
-    for p in sorted(root.rglob("*")):
+    """Every regular file under ``root`` (symlinks not followed), sorted.
+
+    A folder removed while it is listed (a store's temporary part, gone once its
+    mutation finished) is skipped, as a removed file is: ``os.walk`` ignores the
+    error where ``Path.rglob`` raised it."""
+    found: list[Path] = []
+    for folder, _dirs, files in os.walk(root):
+        found.extend(Path(folder) / name for name in files)
+    for p in sorted(found):
         if p.is_file() and not p.is_symlink():
             yield p
 

@@ -93,3 +93,25 @@ CREATE TABLE IF NOT EXISTS `memgate`.`fact_history` (
 ENGINE = ReplacingMergeTree
 ORDER BY (tenant_id, user_id, event_id)
 SETTINGS old_parts_lifetime = 0, cleanup_delay_period = 1, cleanup_delay_period_random_add = 0, max_cleanup_delay_period = 1, finished_mutations_to_keep = 1;
+
+-- Shadow mode (shadow_extractor): turns on which the primary and the shadow extractor differ
+-- (decided_at: processing time; values masked). Same ORDER BY as the others: per tenant and
+-- user, so erasure and tenant-scoped reads touch one range.
+CREATE TABLE IF NOT EXISTS `memgate`.`disagreements` (
+    `event_id` String,
+    `tenant_id` LowCardinality(String),
+    `user_id` String,
+    `session_id` String,
+    `turn_id` String,
+    `primary` LowCardinality(String),
+    `shadow` LowCardinality(String),
+    `kind` LowCardinality(String),
+    `primary_keep` UInt8,
+    `shadow_keep` UInt8,
+    `only_primary` Array(String),
+    `only_shadow` Array(String),
+    `decided_at` DateTime64(3, 'UTC')
+)
+ENGINE = ReplacingMergeTree
+ORDER BY (tenant_id, user_id, event_id)
+SETTINGS old_parts_lifetime = 0, cleanup_delay_period = 1, cleanup_delay_period_random_add = 0, max_cleanup_delay_period = 1, finished_mutations_to_keep = 1;

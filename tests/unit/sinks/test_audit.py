@@ -173,7 +173,7 @@ def test_satisfies_the_protocol(audit: ClickHouseAudit) -> None:
     assert isinstance(audit, AuditStore)
 
 
-def test_ddl_creates_three_replacing_tables(audit: ClickHouseAudit) -> None:
+def test_ddl_creates_four_replacing_tables(audit: ClickHouseAudit) -> None:
     _, rows = audit.query(
         "SELECT name, engine, sorting_key FROM system.tables "
         "WHERE database = {db:String} ORDER BY name",
@@ -181,6 +181,7 @@ def test_ddl_creates_three_replacing_tables(audit: ClickHouseAudit) -> None:
     )
     assert rows == [
         ("decisions", "ReplacingMergeTree", "tenant_id, user_id, event_id"),
+        ("disagreements", "ReplacingMergeTree", "tenant_id, user_id, event_id"),
         ("fact_history", "ReplacingMergeTree", "tenant_id, user_id, event_id"),
         ("journal", "ReplacingMergeTree", "tenant_id, user_id, event_id"),
     ]
@@ -227,7 +228,7 @@ def test_bad_database_name_is_a_config_error(tmp_path: Path, name: str) -> None:
 
 def test_write_and_read_back(audit: ClickHouseAudit) -> None:
     audit.write(RECORDS)
-    assert audit.counts() == {"journal": 5, "decisions": 9, "fact_history": 5}
+    assert audit.counts() == {"journal": 5, "decisions": 9, "fact_history": 5, "disagreements": 0}
     cols, rows = audit.query("SELECT * FROM journal WHERE event_id = {id:String}", {"id": "j3"})
     row = dict(zip(cols, rows[0], strict=True))
     assert row["tenant_id"] == "acme"
@@ -247,7 +248,7 @@ def test_write_and_read_back(audit: ClickHouseAudit) -> None:
 
 def test_empty_write_is_a_no_op(audit: ClickHouseAudit) -> None:
     audit.write([])
-    assert audit.counts() == {"journal": 0, "decisions": 0, "fact_history": 0}
+    assert audit.counts() == {"journal": 0, "decisions": 0, "fact_history": 0, "disagreements": 0}
 
 
 def test_write_refuses_other_types(audit: ClickHouseAudit) -> None:
@@ -265,7 +266,7 @@ def test_duplicate_event_ids_collapse(audit: ClickHouseAudit) -> None:
     raw = audit.client.query("SELECT count() FROM journal").result_rows[0][0]
     assert raw == 2 * len(JOURNAL) + 2
     # ...and no read shows them, with or without an explicit FINAL
-    assert audit.counts() == {"journal": 5, "decisions": 9, "fact_history": 5}
+    assert audit.counts() == {"journal": 5, "decisions": 9, "fact_history": 5, "disagreements": 0}
     assert audit.query("SELECT count() FROM journal")[1] == [(5,)]
     _, per_event = audit.query(
         "SELECT event_id, count() FROM decisions GROUP BY event_id HAVING count() > 1"
@@ -422,7 +423,7 @@ def test_unknown_tenant_gets_empty_reports(loaded: ClickHouseAudit) -> None:
 
 def test_forget_removes_only_that_user(loaded: ClickHouseAudit) -> None:
     assert loaded.forget("acme", "u2") == 1 + 3 + 3  # j3; d3 d6 d7; h2 h3 h4
-    assert loaded.counts() == {"journal": 4, "decisions": 6, "fact_history": 2}
+    assert loaded.counts() == {"journal": 4, "decisions": 6, "fact_history": 2, "disagreements": 0}
     raw = loaded.client.query(
         "SELECT count() FROM journal WHERE user_id = 'u2' AND tenant_id = 'acme'"
     ).result_rows
@@ -502,7 +503,9 @@ def test_data_survives_reopening(tmp_path: Path) -> None:
     with ClickHouseAudit.embedded(path) as store:
         store.write(RECORDS)
     with ClickHouseAudit.embedded(path) as store:
-        assert store.counts() == {"journal": 5, "decisions": 9, "fact_history": 5}
+        assert store.counts() == {
+            "journal": 5, "decisions": 9, "fact_history": 5, "disagreements": 0
+        }
         assert store.report("verdicts", "globex")[1] == [
             ("triage", "drop", 1),
             ("redact", "rejected", 1),

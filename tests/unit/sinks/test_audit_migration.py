@@ -62,7 +62,9 @@ def test_an_old_journal_loses_its_unkeyed_digest_and_gains_content_hmac(
         # gone from disk at once, not only from the active parts
         assert _on_disk(path, OLD_DIGEST) == []
         _, tables = audit.query("SELECT name FROM system.tables WHERE database = 'memgate'")
-        assert sorted(t for (t,) in tables) == ["decisions", "fact_history", "journal"]
+        assert sorted(t for (t,) in tables) == [
+            "decisions", "disagreements", "fact_history", "journal"
+        ]
         _, cols = audit.query(
             "SELECT name FROM system.columns WHERE database = 'memgate' AND table = 'journal' "
             "ORDER BY position"

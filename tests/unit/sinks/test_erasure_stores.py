@@ -61,7 +61,9 @@ def test_chdb_forget_leaves_no_replaced_part_or_mutation_file_naming_the_user(
         assert report.undecoded == []
         mutations = list(root.rglob("mutation_*.txt"))
         assert mutations, "the DELETE ran as a mutation"
-        assert dict(audit.counts()) == {"journal": 15, "decisions": 15, "fact_history": 15}
+        assert dict(audit.counts()) == {
+            "journal": 15, "decisions": 15, "fact_history": 15, "disagreements": 0
+        }
         _, rows = audit.query("SELECT DISTINCT user_id FROM journal")
         assert rows == [(KEPT,)]
 

@@ -171,7 +171,7 @@ def test_max_tokens_and_model_are_configurable(
     api: AnthropicStandIn, client: anthropic.Anthropic
 ) -> None:
     ex = AnthropicExtractor(client, model="claude-haiku-4-5-20251001", max_tokens=256)
-    assert ex.name == "anthropic" and ex.version == "1.1.0+claude-haiku-4-5-20251001"
+    assert ex.name == "anthropic" and ex.version == "1.2.0+claude-haiku-4-5-20251001"
     ex.extract(turn())
     assert api.bodies[0]["model"] == "claude-haiku-4-5-20251001"
     assert api.bodies[0]["max_tokens"] == 256
@@ -270,7 +270,7 @@ def test_valid_answer_becomes_candidate_facts(
     assert first.valid_from == TS  # none given: the turn's time
     assert first.rationale == "stated standing preference"
     assert first.source_turn_ids == ["t1"]
-    assert first.extractor == "anthropic" and first.extractor_version == f"1.1.0+{MODEL}"
+    assert first.extractor == "anthropic" and first.extractor_version == f"1.2.0+{MODEL}"
     assert first.turn_ts == TS
     assert first.outcome is Outcome.SUCCESS and first.confirmed is True
     assert first.multi_valued is False
@@ -462,7 +462,7 @@ def test_from_settings_talks_to_the_api(api: AnthropicStandIn) -> None:
     api.enqueue(tool_use_reply([fact()]))
     assert [f.object for f in ex.extract(turn())] == ["Neovim"]
     assert api.requests[0].api_key == API_KEY
-    assert ex.version == "1.1.0+claude-haiku-4-5"
+    assert ex.version == "1.2.0+claude-haiku-4-5"
 
 
 def test_a_wrong_key_is_rejected_by_the_standin(api: AnthropicStandIn) -> None:

@@ -35,7 +35,10 @@ from memgate.streams.topology import AUDIT_TOPIC, ROUTES, TOPIC_NAMES
 
 EMBEDDER = HashingEmbedder()
 #: per audit table, the column stamped with the clock when the row is made
-INGEST_TIME = {"journal": "ingested_at", "decisions": "decided_at", "fact_history": "at"}
+INGEST_TIME = {
+    "journal": "ingested_at", "decisions": "decided_at", "fact_history": "at",
+    "disagreements": "decided_at",
+}
 
 
 class Clock:

@@ -38,7 +38,10 @@ REPO = Path(__file__).resolve().parents[3]
 EVAL = REPO / "memgate" / "data" / "eval"
 SEED = 20261201
 #: per audit table, the column stamped at ingest time (wall clock), left out of comparisons
-INGEST_TIME = {"journal": "ingested_at", "decisions": "decided_at", "fact_history": "at"}
+INGEST_TIME = {
+    "journal": "ingested_at", "decisions": "decided_at", "fact_history": "at",
+    "disagreements": "decided_at",
+}
 #: fact fields stamped with the wall clock when the fact is written
 SYSTEM_TIME = ("recorded_at", "superseded_at")
 #: the deployment's HMAC key, the same for every run (digests are compared too)
