@@ -17,7 +17,8 @@ BM25 found it). Unlike the fused RRF score, which only encodes ranks (every
 search has a rank 1, so an unrelated question still gets 0.016 to 0.033), it
 says how close the fact is in meaning: with all-MiniLM-L6-v2 an unrelated
 question scored at most 0.17 against the demo users' facts, a question about a
-stored fact 0.40 to 0.64 (`tests/unit/test_memory.py`). :data:`DEFAULT_MIN_RELEVANCE` is the default floor.
+stored fact 0.40 to 0.64 (``tests/unit/test_memory_read.py``).
+:data:`DEFAULT_MIN_RELEVANCE` is the default floor.
 """
 
 from __future__ import annotations
