@@ -292,10 +292,10 @@ class Recall:
             below_floor=len(ranked) - len(kept),
             over_budget=len(kept) - len(hits),
         )
-        at = now or self.clock()
+        at = self.clock()  # usage is served time, not a simulated ``now``
         if self.metrics is not None:
             self.metrics.retrievals.labels(backend=self.backend).inc()
-            ref = query.as_of or at
+            ref = query.as_of or now or at
             for r in hits:
                 seen = reference_seen(r.hit.fact, r.usage, ref)
                 self.metrics.served_age.observe(max(0.0, (ref - seen).total_seconds()))

@@ -38,8 +38,7 @@ from memgate.sinks.opensearch import (
     BulkItemError,
     OpenSearchStore,
 )
-from tests.contracts.retrieval import DIM, RetrievalStoreContract
-from tests.contracts.usage import UsageStoreContract
+from tests.contracts.retrieval import DIM, RetrievalStoreContract, UsageStoreContract
 
 pytestmark = pytest.mark.integration
 

@@ -17,8 +17,7 @@ from memgate.core.errors import ConfigError, PermanentError, StoreError
 from memgate.core.events import FactStatus
 from memgate.core.stores import SearchQuery
 from memgate.sinks.embedded import SCHEMA_VERSION, EmbeddedIndex, fts_query
-from tests.contracts.retrieval import DIM, RetrievalStoreContract
-from tests.contracts.usage import UsageStoreContract
+from tests.contracts.retrieval import DIM, RetrievalStoreContract, UsageStoreContract
 
 
 class TestEmbeddedIndex(UsageStoreContract):
