@@ -163,7 +163,7 @@ def search_table(hits: list[Any], title: str) -> Table:
     t = Table(title=text(title))
     for col in ("score", "fact", "status", "valid", "conf", "source"):
         t.add_column(col)
-    for h in hits:
+    for h in hits:  # memgate.api.MemoryHit
         f = h.fact
         valid = (
             f"{f.valid_from:%Y-%m-%d}..{f.valid_to:%Y-%m-%d}"
@@ -171,12 +171,12 @@ def search_table(hits: list[Any], title: str) -> Table:
             else f"{f.valid_from:%Y-%m-%d}.."
         )
         t.add_row(
-            f"{h.score:.4f}",
+            f"{h.score.final:.4f}",
             text(f.text),
             text(f.status.value),
             valid,
             f"{f.confidence:.2f}",
-            text(",".join(f.source_turn_ids[:3])),
+            text(",".join(f.provenance.source_turn_ids[:3])),
         )
     return t
 

@@ -66,13 +66,15 @@ import numpy.typing as npt
 
 from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.core.events import FactStatus, StoredFact
-from memgate.core.stores import SearchHit, SearchQuery
+from memgate.core.stores import FactUsage, SearchHit, SearchQuery
+from memgate.sinks import embedded_usage as usage_sql
 from memgate.sinks.base import RRF_K, rrf_fuse
 
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 
-#: ``PRAGMA user_version`` of the file layout this module writes (3: the turns ledger).
-SCHEMA_VERSION = 3
+#: ``PRAGMA user_version`` of the file layout this module writes (3: the turns ledger;
+#: 4: the usage counts, :mod:`memgate.sinks.embedded_usage`).
+SCHEMA_VERSION = 4
 #: Free-text queries are cut to this many distinct terms (bounds the FTS cost).
 MAX_QUERY_TERMS = 64
 
@@ -121,6 +123,7 @@ _DDL = (
         PRIMARY KEY (tenant_id, turn_id)
     ) WITHOUT ROWID
     """,
+    usage_sql.USAGE_DDL,
 )
 
 _COLUMNS = (
@@ -629,16 +632,17 @@ class EmbeddedIndex:
                         [match, *params, query.candidates],
                     )
                 ]
-            dense = [
-                fid
-                for fid, _ in self._cosine_top(
-                    conn, where, params, q, query.candidates, retrieval=True
-                )
-            ]
-            fused = rrf_fuse([lexical, dense], k=RRF_K)[: query.k]
+            sims = dict(self._cosine_top(conn, where, params, q, query.candidates, retrieval=True))
+            fused = rrf_fuse([lexical, list(sims)], k=RRF_K)[: query.k]
             facts = self._facts_by_id(conn, [fid for fid, _, _ in fused])
         return [
-            SearchHit(fact=facts[fid], score=score, bm25_rank=ranks[0], vector_rank=ranks[1])
+            SearchHit(
+                fact=facts[fid],
+                score=score,
+                bm25_rank=ranks[0],
+                vector_rank=ranks[1],
+                vector_score=sims.get(fid),
+            )
             for fid, score, ranks in fused
         ]
 
@@ -684,10 +688,12 @@ class EmbeddedIndex:
                 deleted = conn.execute(
                     "DELETE FROM facts WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
                 ).rowcount
-                # the turn ledger (replays, turn-id conflicts) names the user too
-                conn.execute(
-                    "DELETE FROM turns WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
-                )
+                # the turn ledger (replays, turn-id conflicts) and the usage name the user too
+                for table in ("turns", "usage"):
+                    conn.execute(
+                        f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ?",
+                        (tenant_id, user_id),
+                    )
             with self._tx(conn):
                 conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
             # secure_delete zeroes the cells a DELETE frees, but not the stale copies that
@@ -705,6 +711,27 @@ class EmbeddedIndex:
                 "memgate processes using this data dir and run forget again"
             )
         return int(deleted)
+
+    # -- UsageStore (memgate.sinks.embedded_usage) -------------------------------------
+
+    def record_usage(self, entries: Sequence[FactUsage]) -> None:
+        """Add a batch of usage counts in one transaction."""
+        if entries:
+            with self._locked() as conn, self._tx(conn):
+                usage_sql.record_usage(conn, entries)
+
+    def usage(self, tenant_id: str, user_id: str, fact_ids: Sequence[str]) -> dict[str, FactUsage]:
+        with self._locked() as conn:
+            return usage_sql.read_usage(conn, tenant_id, user_id, fact_ids)
+
+    def delete_fact(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
+        """Delete one fact of that user; the fact deleted, or ``None`` if it has none."""
+        fact = self.get(tenant_id, user_id, fact_id)
+        if fact is None:
+            return None
+        with self._locked() as conn, self._tx(conn):
+            usage_sql.delete_one(conn, tenant_id, user_id, fact_id)
+        return fact
 
     def stats(self) -> dict[str, int]:
         """Counts by status across the store (every status present, zeros included)."""

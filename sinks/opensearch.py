@@ -71,14 +71,15 @@ from memgate.sinks.opensearch_mapping import (
     T,
     _Doc,
     _exc_reason,
-    _iso,
     _item_reason,
     _Retryable,
     _transient_status,
     _Version,
     index_body,
     match_text,
+    scope_filters,
 )
+from memgate.sinks.opensearch_usage import OpenSearchUsage
 
 try:
     from opensearchpy import OpenSearch
@@ -98,7 +99,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-class OpenSearchStore:
+class OpenSearchStore(OpenSearchUsage):
     """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
@@ -405,30 +406,7 @@ class OpenSearchStore:
     @classmethod
     def _scope(cls, query: SearchQuery) -> list[Json] | None:
         """The filters both retrievers share (``None``: the query admits nothing)."""
-        filters = cls._owner(query.tenant_id, query.user_id)
-        if query.as_of is None:
-            filters.append({"term": {"status": FactStatus.ACTIVE.value}})
-        else:
-            t = _iso(query.as_of)
-            filters += [
-                {"terms": {"status": [FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value]}},
-                {"range": {"valid_from": {"lte": t}}},
-                {
-                    "bool": {
-                        "should": [
-                            {"bool": {"must_not": [{"exists": {"field": "valid_to"}}]}},
-                            {"range": {"valid_to": {"gt": t}}},
-                        ],
-                        "minimum_should_match": 1,
-                    }
-                },
-            ]
-        if query.types is not None:
-            types = sorted({t.value for t in query.types})
-            if not types:
-                return None  # an empty type filter admits nothing
-            filters.append({"terms": {"type": types}})
-        return filters
+        return scope_filters(query)
 
     @staticmethod
     def _knn(vector: FloatVector, k: int, filters: list[Json], field: str = "embedding") -> Json:
@@ -734,8 +712,10 @@ class OpenSearchStore:
             return []
         responses = iter(self._msearch(bodies, "search"))
         lexical = [h["_id"] for h in next(responses)["hits"]["hits"]] if text is not None else []
-        dense = [h["_id"] for h in next(responses)["hits"]["hits"]] if np.any(q) else []
-        fused = rrf_fuse([lexical, dense], k=RRF_K)[: query.k]
+        # Lucene's cosinesimil score is (1 + cos) / 2
+        sims = {h["_id"]: 2.0 * h["_score"] - 1.0 for h in next(responses)["hits"]["hits"]} if (
+            np.any(q)) else {}
+        fused = rrf_fuse([lexical, list(sims)], k=RRF_K)[: query.k]
         if not fused:
             return []
         ids = [fid for fid, _, _ in fused]
@@ -745,7 +725,8 @@ class OpenSearchStore:
         }
         facts = {h["_id"]: self._fact(h) for h in self._search(body, "search")["hits"]["hits"]}
         return [
-            SearchHit(fact=facts[fid], score=score, bm25_rank=ranks[0], vector_rank=ranks[1])
+            SearchHit(fact=facts[fid], score=score, bm25_rank=ranks[0], vector_rank=ranks[1],
+                      vector_score=sims.get(fid))
             for fid, score, ranks in fused
             if fid in facts  # deleted or changed between the two requests
         ]
@@ -774,6 +755,8 @@ class OpenSearchStore:
             )
             deleted += int(resp.get("deleted", 0))
             failures = resp.get("failures") or []
+            if not failures and not resp.get("version_conflicts"):
+                self._forget_usage(tenant_id, user_id)
             if failures:
                 reason = _item_reason(failures[0].get("cause", failures[0]))
                 if not all(_transient_status(f.get("status")) for f in failures):

@@ -15,6 +15,7 @@ from memgate.recall import MAX_K
 from memgate.runtime import Runtime
 
 if TYPE_CHECKING:
+    from memgate.api import MemoryHit
     from memgate.core.events import StoredFact
 
 app = typer.Typer()
@@ -35,6 +36,24 @@ def fact_row(f: StoredFact) -> dict[str, Any]:
     return d
 
 
+def hit_row(h: MemoryHit) -> dict[str, Any]:
+    """A hit as JSON: the final score and ranks first, the fact with its provenance flat."""
+    f = h.fact
+    fact = f.model_dump(mode="json", exclude={"provenance", "usage"})
+    fact.update(f.provenance.model_dump(mode="json"))
+    fact["usage"] = f.usage.model_dump(mode="json")
+    return {
+        "score": round(h.score.final, 6),
+        "bm25_rank": h.score.lexical_rank,
+        "vector_rank": h.score.dense_rank,
+        "relevance": None if h.score.relevance is None else round(h.score.relevance, 4),
+        "fused": round(h.score.fused, 6),
+        "decay": round(h.score.decay, 4),
+        "tokens": h.tokens,
+        "fact": fact,
+    }
+
+
 def show_search(
     rt: Runtime,
     query: str,
@@ -44,32 +63,31 @@ def show_search(
     k: int = 5,
     as_of: str | None = None,
     now: str | None = None,
+    min_score: float | None = None,
+    token_budget: int | None = None,
     as_json: bool = False,
 ) -> None:
-    """Search one user's facts and print the hits (a table, or JSON)."""
-    from memgate.core.stores import SearchQuery
-    from memgate.recall import Recall
+    """Search one user's facts through the library and print the hits (a table, or JSON)."""
+    from memgate.api import Memory
 
-    q = SearchQuery(tenant_id=tenant, user_id=user, text=query, k=k, as_of=_parse_time(as_of))
-    with errors():
-        hits = Recall(rt.retrieval, rt.embedder).search(q, now=_parse_time(now))
+    with errors(), Memory(runtime=rt) as memory:
+        result = memory.search(
+            query, tenant, user, k=k, as_of=_parse_time(as_of), now=_parse_time(now),
+            min_score=min_score, token_budget=token_budget,
+        )  # fmt: skip
     if as_json:
-        print_json(
-            [
-                {
-                    "score": round(h.score, 6),
-                    "bm25_rank": h.bm25_rank,
-                    "vector_rank": h.vector_rank,
-                    "fact": fact_row(h.fact),
-                }
-                for h in hits
-            ]
-        )
+        print_json([hit_row(h) for h in result.hits])
         return
     title = f"search {query!r} tenant={tenant} user={user}" + (f" as-of={as_of}" if as_of else "")
-    console.print(render.search_table(hits, title))
-    if not hits:
-        console.print("no facts matched (is the tenant/user right? try `memgate facts`)")
+    console.print(render.search_table(result.hits, title))
+    if not result.hits:
+        why = (
+            f" ({result.below_floor} under the relevance floor {result.min_score}; "
+            "--min-score -1 shows them)"
+            if result.below_floor
+            else " (is the tenant/user right? try `memgate facts`)"
+        )
+        console.print(render.text("no facts matched" + why))
 
 
 @app.command()
@@ -95,10 +113,31 @@ def search(
             callback=check_time,
         ),
     ] = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            "--min-score",
+            help="Relevance floor: cosine of query and fact, -1 to 1 (default: the "
+            "min_relevance setting, 0.3).",
+            min=-1.0,
+            max=1.0,
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget",
+            help="Tokens of fact text to return (default: the token_budget setting; 0: no limit).",
+            min=0,
+        ),
+    ] = None,
 ) -> None:
     """Hybrid search (BM25 + vectors, fused by reciprocal rank) over one user's facts."""
     s = session(ctx)
-    show_search(s.runtime, query, tenant, user, k=k, as_of=as_of, now=now, as_json=s.json)
+    show_search(
+        s.runtime, query, tenant, user, k=k, as_of=as_of, now=now, min_score=min_score,
+        token_budget=budget, as_json=s.json,
+    )  # fmt: skip
 
 
 @app.command()

@@ -38,6 +38,11 @@ class InvalidEvent(MemgateError):
         return cls(prefix + "invalid turn: " + "; ".join(problems), problems)
 
 
+class InvalidRequest(MemgateError):
+    """A call the caller can fix: a blank or too long query, ``k`` out of range, an id
+    with a separator or a control character. The message is one line naming the argument."""
+
+
 class TransientError(MemgateError):
     """A failure that may succeed if retried (store unavailable, throttled)."""
 

@@ -133,9 +133,23 @@ class Settings(BaseSettings):
     retry_max_attempts: int = Field(default=8, ge=1)
     retry_base_delay_s: float = Field(default=0.2, gt=0)
 
-    # read path
-    search_k: int = Field(default=10, ge=1)
-    token_budget: int = Field(default=800, ge=1)
+    # where the library's writes go: through the gate in this process (the embedded
+    # default), or to the input topic for the workers (``memgate worker``)
+    write_mode: Literal["in_process", "kafka"] = "in_process"
+
+    # read path (memgate.recall): defaults of a search through the library
+    search_k: int = Field(default=10, ge=1, le=1000)
+    token_budget: int = Field(
+        default=800, ge=1, description="Tokens (MiniLM WordPiece) of fact text one search returns."
+    )
+    min_relevance: float = Field(
+        default=0.3,
+        ge=-1.0,
+        le=1.0,
+        description="Relevance floor: the cosine of query and fact under which a hit is dropped.",
+    )
+    usage_flush_facts: int = Field(default=256, ge=1)
+    usage_flush_seconds: float = Field(default=30.0, gt=0)
 
     # write policy: sources whose turns are stored at confidence 1.0 (memgate.stages.policy)
     trusted_sources: tuple[str, ...] = Field(

@@ -43,6 +43,24 @@ class SearchHit(BaseModel):
     score: float = Field(description="Reciprocal-rank-fusion score (after decay, if applied).")
     bm25_rank: int | None = None
     vector_rank: int | None = None
+    vector_score: float | None = Field(
+        default=None,
+        description="Cosine similarity in [-1, 1] of the query vector and the fact's "
+        "retrieval vector, when the dense retriever ranked it (the relevance the read path "
+        "filters on).",
+    )
+
+
+class FactUsage(BaseModel):
+    """How often a fact was served, and when last (recorded in batches by the read path)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tenant_id: Ident
+    user_id: Ident
+    fact_id: str = Field(min_length=1)
+    served_count: int = Field(ge=0)
+    last_served: AwareDatetime
 
 
 class FactView(Protocol):
@@ -95,6 +113,25 @@ class RetrievalStore(FactView, Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class UsageStore(Protocol):
+    """What the read path needs beyond search: usage counts and deleting one fact."""
+
+    def record_usage(self, entries: Sequence[FactUsage]) -> None:
+        """Add each entry's ``served_count`` to the fact's count and keep the later
+        ``last_served``; one write for the whole batch."""
+        ...
+
+    def usage(self, tenant_id: str, user_id: str, fact_ids: Sequence[str]) -> dict[str, FactUsage]:
+        """The recorded usage of those facts of that user (facts never served are absent)."""
+        ...
+
+    def delete_fact(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
+        """Delete one fact of that user (and its usage); the deleted fact, or ``None``
+        when that user has no such fact (a fact of another tenant is not found)."""
+        ...
 
 
 @runtime_checkable

@@ -38,7 +38,7 @@ from memgate.sinks.opensearch import (
     BulkItemError,
     OpenSearchStore,
 )
-from tests.contracts.retrieval import DIM, RetrievalStoreContract
+from tests.contracts.retrieval import DIM, RetrievalStoreContract, UsageStoreContract
 
 pytestmark = pytest.mark.integration
 
@@ -93,13 +93,21 @@ def store(os_client: OpenSearch, index_name: str) -> Iterator[OpenSearchStore]:
     s.close()
 
 
-class TestOpenSearchStore(RetrievalStoreContract):
+class TestOpenSearchStore(UsageStoreContract):
+    """The retrieval contract, and usage (its own index ``usage.<index>``) and delete_fact."""
+
+    def refresh(self, store: OpenSearchStore) -> None:  # type: ignore[override]
+        store.client.indices.refresh(index=store.index)
+
     @pytest.fixture
     def store(self, os_client: OpenSearch, index_name: str) -> Iterator[OpenSearchStore]:
         s = OpenSearchStore(os_client, index_name, dim=self.DIM, backoff_s=0.01)
         s.ensure_index()
         yield s
         s.close()
+        os_client.indices.delete(
+            index=s.usage_index, params={"ignore_unavailable": "true"}
+        )
 
 
 # -- the index ---------------------------------------------------------------------------
