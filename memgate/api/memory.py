@@ -381,6 +381,14 @@ class Memory:
         rt = self._open()
         if self._usage is not None:
             self._usage.drop(tenant, user)
+        cache = rt.answer_cache  # derived from the user's turns: erased with them
+        n_cached = 0 if cache is None else cache.forget(tenant, user)
         n_audit = rt.audit.forget(tenant, user)
         n_facts = rt.retrieval.forget(tenant, user)
-        return ForgetResult(tenant_id=tenant, user_id=user, facts=n_facts, audit_rows=n_audit)
+        return ForgetResult(
+            tenant_id=tenant,
+            user_id=user,
+            facts=n_facts,
+            audit_rows=n_audit,
+            cached_answers=n_cached,
+        )

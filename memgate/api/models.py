@@ -157,3 +157,5 @@ class ForgetResult(_Result):
     user_id: str
     facts: int
     audit_rows: int
+    #: the Claude extractor's cached answers for this user (derived from their turns)
+    cached_answers: int = 0

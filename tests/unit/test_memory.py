@@ -128,6 +128,19 @@ def test_forget_erases_facts_audit_rows_and_usage(mem: Memory) -> None:
     assert mem.recall.store.usage("acme", "alice", ids) == {}  # type: ignore[attr-defined]
 
 
+def test_forget_erases_the_users_cached_extractor_answers(mem: Memory) -> None:
+    from memgate.keys import hmac_key
+    from memgate.sinks.extract_cache import SQLiteAnswerCache
+
+    s = mem.settings
+    cache = SQLiteAnswerCache(s.extract_cache_path, key=hmac_key(s))
+    cache.put("acme", "alice", "masked request one", '{"facts": []}')
+    cache.put("acme", "bob", "masked request two", '{"facts": []}')
+    done = mem.forget("acme", "alice")
+    assert done.cached_answers == 1
+    assert cache.count("acme", "alice") == 0 and cache.count("acme", "bob") == 1
+
+
 # -- bad requests: one clear line ---------------------------------------------------------
 
 
