@@ -51,7 +51,7 @@ from memgate.core.errors import (
 )
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
-from memgate.core.stores import SearchHit, SearchQuery
+from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
 from memgate.sinks.base import RRF_K, rrf_fuse
 from memgate.sinks.opensearch_mapping import (
     _INDEX_RE,
@@ -71,13 +71,18 @@ from memgate.sinks.opensearch_mapping import (
     T,
     _Doc,
     _exc_reason,
-    _iso,
     _item_reason,
     _Retryable,
     _transient_status,
     _Version,
     index_body,
     match_text,
+)
+from memgate.sinks.opensearch_queries import (
+    knn_query,
+    owner_filters,
+    scope_filters,
+    subject_filters,
 )
 
 try:
@@ -398,49 +403,9 @@ class OpenSearchStore:
                 f"StoredFact: {exc}"
             ) from exc
 
-    @staticmethod
-    def _owner(tenant_id: str, user_id: str) -> list[Json]:
-        return [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
-
-    @classmethod
-    def _scope(cls, query: SearchQuery) -> list[Json] | None:
-        """The filters both retrievers share (``None``: the query admits nothing)."""
-        filters = cls._owner(query.tenant_id, query.user_id)
-        if query.as_of is None:
-            filters.append({"term": {"status": FactStatus.ACTIVE.value}})
-        else:
-            t = _iso(query.as_of)
-            filters += [
-                {"terms": {"status": [FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value]}},
-                {"range": {"valid_from": {"lte": t}}},
-                {
-                    "bool": {
-                        "should": [
-                            {"bool": {"must_not": [{"exists": {"field": "valid_to"}}]}},
-                            {"range": {"valid_to": {"gt": t}}},
-                        ],
-                        "minimum_should_match": 1,
-                    }
-                },
-            ]
-        if query.types is not None:
-            types = sorted({t.value for t in query.types})
-            if not types:
-                return None  # an empty type filter admits nothing
-            filters.append({"terms": {"type": types}})
-        return filters
-
-    @staticmethod
-    def _knn(vector: FloatVector, k: int, filters: list[Json], field: str = "embedding") -> Json:
-        return {
-            "knn": {
-                field: {
-                    "vector": vector.tolist(),
-                    "k": k,
-                    "filter": {"bool": {"filter": filters}},
-                }
-            }
-        }
+    _owner = staticmethod(owner_filters)
+    _scope = staticmethod(scope_filters)
+    _knn = staticmethod(knn_query)
 
     def _scan(self, filters: list[Json], what: str) -> list[StoredFact]:
         """Every matching fact, oldest recorded first (exact order: re-sorted here)."""
@@ -653,6 +618,23 @@ class OpenSearchStore:
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
         """Every fact with this key, any status, oldest recorded first."""
         return self._scan([*self._owner(tenant_id, user_id), {"term": {"key": key}}], "by_key")
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+    ) -> list[StoredFact]:
+        """Facts about ``subject`` (a prefix of the keyword key), oldest recorded first."""
+        wanted = sorted({FactStatus(s).value for s in statuses})
+        if not wanted or limit <= 0:
+            return []
+        filters = subject_filters(tenant_id, user_id, subject, wanted, qualified=qualified)
+        return self._scan(filters, "by_subject")[-limit:]
 
     def list_facts(
         self, tenant_id: str, user_id: str, *, include_inactive: bool = False

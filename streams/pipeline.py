@@ -37,6 +37,7 @@ from memgate.stages.detectors import Detector
 from memgate.stages.extract import Extractor
 from memgate.stages.persist import plan
 from memgate.stages.redact import Redactor, mask_all
+from memgate.stages.references import with_references
 from memgate.stages.seal import seal
 from memgate.stages.triage import TriagePolicy, triage
 
@@ -113,7 +114,8 @@ class ExtractStep:
         turn = item.turn
         facts: list[CandidateFact] = []
         try:
-            facts = with_context(turn.content, self.extractor.extract(turn), self.context_chars)
+            found = with_references(turn, self.extractor.extract(turn))
+            facts = with_context(turn.content, found, self.context_chars)
             verdict, reason = ("facts", "extracted") if facts else ("none", "no_fact")
         except ExtractionError as exc:
             verdict, reason = "error", f"extraction_error:{type(exc).__name__}"
