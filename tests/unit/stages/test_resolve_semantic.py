@@ -305,6 +305,20 @@ REFERENCES = [
     ("pt", "Apague tudo o que você sabe sobre o meu endereço.", "delete", "endereço"),
     ("zh", "忘掉我说过的关于健身的事。", "retract", "健身"),
     ("zh", "请删除关于我地址的所有信息。", "delete", "地址"),
+    # other wordings of the same operations
+    ("en", "Forget everything you know about my sister.", "delete", "sister"),
+    ("en", "Please remove my address from your memory.", "delete", "address"),
+    ("en", "Never mind what I said about the marathon.", "retract", "marathon"),
+    ("de", "Vergiss das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
+    ("de", "Lösche meine Adresse.", "delete", "Adresse"),
+    ("fr", "Oublie tout ce que tu sais sur ma sœur.", "delete", "sœur"),
+    ("fr", "Efface mon adresse.", "delete", "adresse"),
+    ("es", "Olvida lo del gimnasio.", "retract", "gimnasio"),
+    ("es", "Borra mi dirección.", "delete", "dirección"),
+    ("pt", "Esquece aquela parte da academia.", "retract", "academia"),
+    ("pt", "Apague meu endereço.", "delete", "endereço"),
+    ("zh", "别记住我的电话号码。", "delete", "电话"),
+    ("zh", "刚才说健身那个不算。", "retract", "健身"),
 ]
 
 
@@ -321,6 +335,13 @@ def test_references_in_six_languages(lang: str, text: str, op: str, topic: str) 
         "Can you delete the trailing whitespace in this file?",
         "Ich habe meine Adresse vergessen.",
         "我今天去了健身房。",
+        # first-person reports of deleting or forgetting something are not requests
+        "I deleted my old account yesterday.",
+        "Ich lösche meine alten Dateien.",
+        "Je supprime mes fichiers.",
+        "Borra la línea tres del archivo.",
+        "我忘记我的钥匙了。",
+        "我删除了我的账号。",
     ],
 )
 def test_no_reference_in_ordinary_sentences(text: str) -> None:
