@@ -53,6 +53,7 @@ class Family:
     words: re.Pattern[str] | None
     single: bool = False
     additive: bool = False
+    speaker: bool = False  # the user's and the team's facts are one pool (tools)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Lexicon:
                     words=_phrase_re(f["words"]),
                     single=bool(f.get("single", False)),
                     additive=bool(f.get("additive", False)),
+                    speaker=bool(f.get("speaker", False)),
                 )
                 for f in data["families"]
             ),
@@ -119,14 +121,38 @@ class Lexicon:
 
     def family(self, predicate: str, value: str) -> Family | None:
         """The family of a fact: by its predicate, else (free statements) by its words."""
+        return self.family_of(predicate, value)[0]
+
+    def family_of(self, predicate: str, value: str) -> tuple[Family | None, bool]:
+        """The family of a fact and whether its predicate (not its words) says so."""
         for f in self.families:
             if predicate in f.predicates:
-                return f
+                return f, True
         low = value.lower()
         for f in self.families:
             if f.words is not None and f.words.search(low):
-                return f
-        return None
+                return f, False
+        return None, False
+
+    def owner(self, subject: str, family: Family | None) -> str:
+        """Whose fact it is: ``user`` or ``team``, also for "user's boss" in the boss family.
+
+        >>> m = LEXICON.family("statement", "Mi jefe es Carlos")
+        >>> LEXICON.owner("user's jefe", m), LEXICON.owner("user's sister", m)
+        ('user', 'users sister')
+        """
+        n = normalise(subject)
+        for root in ("user", "team"):
+            if n == root:
+                return root
+            if (
+                n.startswith(root + "s ")
+                and family is not None
+                and family.words is not None
+                and family.words.search(subject.lower())
+            ):
+                return root
+        return n
 
     def implied(self, predicate: str) -> tuple[str, ...]:
         """The predicates whose stored facts a change of ``predicate`` makes stale."""

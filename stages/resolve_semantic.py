@@ -87,29 +87,43 @@ def semantic_target(
     band: float,
     lex: Lexicon = LEXICON,
 ) -> SemanticMatch | None:
-    """The active fact of the same subject that ``c`` updates in other words, if any.
+    """The active fact of the same owner that ``c`` updates in other words, if any.
 
     ``band``: the similarity at which a free statement with a change cue updates.
+    A family read from the candidate's words (not its predicate) needs a change cue.
     """
-    fam = lex.family(c.predicate, c.object)
+    fam, by_predicate = lex.family_of(c.predicate, c.object)
     if fam is not None and fam.additive:
         return None
     cue = lex.has_change_cue(c.object) or lex.has_change_cue(c.context)
-    if (fam is None or not fam.single) and not cue:
+    single = fam is not None and fam.single
+    if not cue and not (single and by_predicate):
         return None
+    owner = lex.owner(c.subject, fam)
+    owners = {owner}
+    if single and fam is not None and fam.speaker and owner in ("user", "team"):
+        owners = {"user", "team"}
+    pool: list[StoredFact] = []
+    for o in sorted(owners):
+        subject = o if o in ("user", "team") else c.subject
+        pool += view.by_subject(
+            c.tenant_id, c.user_id, subject, statuses=_ACTIVE, qualified=o in ("user", "team")
+        )
     value_n = normalise(c.object)
     best: SemanticMatch | None = None
-    for f in _subject_facts(view, c, _ACTIVE, qualified=False):
-        if f.key == key or normalise(f.value) == value_n or (f.type != c.type and fam is None):
+    for f in pool:
+        if f.key == key or normalise(f.value) == value_n:
             continue
         ffam = lex.family(f.predicate, f.value)
+        if lex.owner(f.subject, ffam) not in owners:
+            continue
         sim = cosine(f.embedding, vec)
-        if fam is not None and fam.single:
+        if single and fam is not None:
             if ffam is None or ffam.name != fam.name:
                 continue
             why = f"family:{fam.name}"
         else:
-            if ffam is not None or sim < band:
+            if ffam is not None or f.type != c.type or sim < band:
                 continue
             why = "change_cue"
         if best is None or (sim, f.fact_id) > (best.similarity, best.fact.fact_id):

@@ -115,6 +115,40 @@ def test_new_boss_in_other_words_supersedes_the_manager(store: EmbeddedIndex) ->
     assert got["My new boss is Tom"].status is FactStatus.ACTIVE
 
 
+def test_the_owner_of_a_qualified_subject_in_the_family_is_the_user(store: EmbeddedIndex) -> None:
+    # the statement extractor reads "Mi jefe es Carlos" with the subject "user's jefe"
+    apply(store, cand("Mi jefe es Carlos", "statement", days=0, subject="user's jefe", multi=True))
+    res, dec = apply(store, cand("Ahora mi jefa es Marta", "statement", days=30, multi=True))
+    assert (res.reason, dec.details["match"]) == ("semantic_update", "family:manager")
+    assert facts(store)["Mi jefe es Carlos"].status is FactStatus.SUPERSEDED
+
+
+def test_a_family_read_from_words_needs_a_change_cue(store: EmbeddedIndex) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=0))
+    boss = cand("My boss Tom runs the Lisbon office", "statement", days=30, multi=True)
+    res, _ = apply(store, boss)
+    assert res.action.value == "ADD"
+    assert facts(store)["Ana Lima"].status is FactStatus.ACTIVE
+
+
+def test_tools_of_the_user_and_the_team_are_one_pool(store: EmbeddedIndex) -> None:
+    apply(store, cand("Jira", "uses_tool:issue_tracker", days=0, subject="team"))
+    res, dec = apply(
+        store, cand("I now track everything in Linear", "statement", days=9, multi=True)
+    )
+    assert (res.reason, dec.details["match"]) == ("semantic_update", "family:tracker")
+    assert facts(store)["Jira"].status is FactStatus.SUPERSEDED
+
+
+def test_a_second_tool_without_a_change_cue_is_kept_beside(store: EmbeddedIndex) -> None:
+    apply(store, cand("Jira", "uses_tool:issue_tracker", days=0, subject="team"))
+    res, _ = apply(
+        store, cand("We also use Linear for roadmaps", "statement", days=9, subject="team")
+    )
+    assert res.action.value == "ADD"
+    assert facts(store)["Jira"].status is FactStatus.ACTIVE
+
+
 @pytest.mark.parametrize(
     ("first", "second", "predicate"),
     [
