@@ -66,7 +66,13 @@ import numpy.typing as npt
 
 from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.core.events import FactStatus, StoredFact
-from memgate.core.stores import FactUsage, SearchHit, SearchQuery
+from memgate.core.stores import (
+    SUBJECT_SCAN_LIMIT,
+    FactUsage,
+    SearchHit,
+    SearchQuery,
+    subject_key_prefixes,
+)
 from memgate.sinks import embedded_usage as usage_sql
 from memgate.sinks.base import RRF_K, rrf_fuse
 
@@ -609,6 +615,36 @@ class EmbeddedIndex:
             top = self._cosine_top(conn, where, params, q, k)
             facts = self._facts_by_id(conn, [fid for fid, _ in top])
         return [(facts[fid], sim) for fid, sim in top]
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+    ) -> list[StoredFact]:
+        """Facts about ``subject`` (key prefix ranges on the key index), oldest recorded first."""
+        wanted = sorted({FactStatus(s).value for s in statuses})
+        if not wanted or limit <= 0:
+            return []
+        prefixes = subject_key_prefixes(tenant_id, user_id, subject, qualified=qualified)
+        # a prefix as a range: key >= p AND key < p + U+10FFFF uses the (tenant, user, key) index
+        ranges = " OR ".join("(key >= ? AND key < ?)" for _ in prefixes)
+        params: list[Any] = [tenant_id, user_id, *wanted]
+        for p in prefixes:
+            params += [p, p + "\U0010ffff"]
+        marks = ", ".join("?" * len(wanted))
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT doc, embedding, search_embedding FROM facts "
+                f"WHERE tenant_id = ? AND user_id = ? AND status IN ({marks}) "
+                f"AND ({ranges}) ORDER BY recorded_at DESC, fact_id DESC LIMIT ?",
+                [*params, limit],
+            ).fetchall()
+        return [self._fact(doc, blob, sblob) for doc, blob, sblob in reversed(rows)]
 
     def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
         """BM25 and cosine k-NN, each filtered in SQL, fused with RRF (k=60).

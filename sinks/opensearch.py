@@ -51,7 +51,7 @@ from memgate.core.errors import (
 )
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
-from memgate.core.stores import SearchHit, SearchQuery
+from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
 from memgate.sinks.base import RRF_K, rrf_fuse
 from memgate.sinks.opensearch_mapping import (
     _INDEX_RE,
@@ -77,7 +77,12 @@ from memgate.sinks.opensearch_mapping import (
     _Version,
     index_body,
     match_text,
+)
+from memgate.sinks.opensearch_queries import (
+    knn_query,
+    owner_filters,
     scope_filters,
+    subject_filters,
 )
 from memgate.sinks.opensearch_usage import OpenSearchUsage
 
@@ -399,26 +404,9 @@ class OpenSearchStore(OpenSearchUsage):
                 f"StoredFact: {exc}"
             ) from exc
 
-    @staticmethod
-    def _owner(tenant_id: str, user_id: str) -> list[Json]:
-        return [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
-
-    @classmethod
-    def _scope(cls, query: SearchQuery) -> list[Json] | None:
-        """The filters both retrievers share (``None``: the query admits nothing)."""
-        return scope_filters(query)
-
-    @staticmethod
-    def _knn(vector: FloatVector, k: int, filters: list[Json], field: str = "embedding") -> Json:
-        return {
-            "knn": {
-                field: {
-                    "vector": vector.tolist(),
-                    "k": k,
-                    "filter": {"bool": {"filter": filters}},
-                }
-            }
-        }
+    _owner = staticmethod(owner_filters)
+    _scope = staticmethod(scope_filters)
+    _knn = staticmethod(knn_query)
 
     def _scan(self, filters: list[Json], what: str) -> list[StoredFact]:
         """Every matching fact, oldest recorded first (exact order: re-sorted here)."""
@@ -631,6 +619,23 @@ class OpenSearchStore(OpenSearchUsage):
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
         """Every fact with this key, any status, oldest recorded first."""
         return self._scan([*self._owner(tenant_id, user_id), {"term": {"key": key}}], "by_key")
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+    ) -> list[StoredFact]:
+        """Facts about ``subject`` (a prefix of the keyword key), oldest recorded first."""
+        wanted = sorted({FactStatus(s).value for s in statuses})
+        if not wanted or limit <= 0:
+            return []
+        filters = subject_filters(tenant_id, user_id, subject, wanted, qualified=qualified)
+        return self._scan(filters, "by_subject")[-limit:]
 
     def list_facts(
         self, tenant_id: str, user_id: str, *, include_inactive: bool = False

@@ -52,8 +52,6 @@ import numpy as np
 import numpy.typing as npt
 
 from memgate.core.errors import PermanentError
-from memgate.core.events import FactStatus
-from memgate.core.stores import SearchQuery
 
 #: ``_meta.memgate_mapping_version`` of the mapping this module writes.
 MAPPING_VERSION = 2
@@ -257,39 +255,3 @@ class _Version:
     owner: tuple[str, str]
     seq_no: int
     primary_term: int
-
-
-def owner_filters(tenant_id: str, user_id: str) -> list[Json]:
-    return [{"term": {"tenant_id": tenant_id}}, {"term": {"user_id": user_id}}]
-
-
-def scope_filters(query: SearchQuery) -> list[Json] | None:
-    """The filters both retrievers share (``None``: the query admits nothing).
-
-    Default: active facts only; with ``as_of``: active or superseded facts whose
-    valid time contains that instant.
-    """
-    filters = owner_filters(query.tenant_id, query.user_id)
-    if query.as_of is None:
-        filters.append({"term": {"status": FactStatus.ACTIVE.value}})
-    else:
-        t = _iso(query.as_of)
-        filters += [
-            {"terms": {"status": [FactStatus.ACTIVE.value, FactStatus.SUPERSEDED.value]}},
-            {"range": {"valid_from": {"lte": t}}},
-            {
-                "bool": {
-                    "should": [
-                        {"bool": {"must_not": [{"exists": {"field": "valid_to"}}]}},
-                        {"range": {"valid_to": {"gt": t}}},
-                    ],
-                    "minimum_should_match": 1,
-                }
-            },
-        ]
-    if query.types is not None:
-        types = sorted({t.value for t in query.types})
-        if not types:
-            return None  # an empty type filter admits nothing
-        filters.append({"terms": {"type": types}})
-    return filters

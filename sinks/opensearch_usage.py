@@ -25,8 +25,8 @@ from memgate.sinks.opensearch_mapping import (
     T,
     _item_reason,
     _transient_status,
-    owner_filters,
 )
+from memgate.sinks.opensearch_queries import owner_filters
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

@@ -39,16 +39,26 @@ from memgate.core.events import (
     Stage,
     StoredFact,
     normalise,
+    render_fact_text,
     render_search_text,
     stable_id,
     utcnow,
 )
 from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
+from memgate.stages.references import is_reference, reference_op
+from memgate.stages.resolve_semantic import (
+    implied_stale,
+    referenced_facts,
+    semantic_target,
+    stale_on_arrival,
+)
 
 #: How many of a candidate's nearest facts (active or superseded) the redelivery check
 #: reads for one under another key that already cites the candidate's turn.
 _ABSORB_PROBE = 10
+#: What a fact's value becomes when the user asks for it to be deleted.
+DELETED_VALUE = "[deleted at the user's request]"
 
 
 def fact_key(
@@ -176,6 +186,9 @@ class Resolver:
         if p.save_after_success and c.outcome == "failure" and not c.confirmed:
             return out(ResolutionAction.REJECT, "task_failed", [])
 
+        if is_reference(c):
+            return self._by_reference(c, view, now, out)
+
         existing = view.by_key(c.tenant_id, c.user_id, key)
         value_n = normalise(c.object)
 
@@ -258,7 +271,20 @@ class Resolver:
 
         # 6. a new value for a key that has one: supersede
         if active is not None:
-            return self._supersede(active, new, now, out, "new_value", details)
+            done = self._supersede(active, new, now, out, "new_value", details)
+            return self._stale(c, done, view)
+        # 7. the same thing said in other words under another key ("my new boss is Tom")
+        match = semantic_target(c, key, view, vec, p.ambiguous)
+        if match is not None:
+            details.update({"similarity": round(match.similarity, 4), "match": match.why})
+            done = self._supersede(match.fact, new, now, out, "semantic_update", details)
+            return self._stale(c, done, view)
+        late = stale_on_arrival(c, view)
+        if late is not None:
+            # an older statement arriving after the change that makes it stale
+            details["stale_by"] = late.fact_id
+            pend = new.model_copy(update={"status": FactStatus.PENDING})
+            return out(ResolutionAction.PENDING, "implied_stale", [pend], details)
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
@@ -446,3 +472,82 @@ class Resolver:
         )
         current = new.model_copy(update={"supersedes": old.fact_id, "status": FactStatus.ACTIVE})
         return out(ResolutionAction.SUPERSEDE, reason, [current, closed], details)
+
+    def _stale(
+        self, c: CandidateFact, done: list[Resolution | DecisionRecord], view: FactView
+    ) -> list[Resolution | DecisionRecord]:
+        """Add to a supersession the facts it makes stale (pending: to be confirmed)."""
+        res, dec = done[0], done[1]
+        if not isinstance(res, Resolution) or not isinstance(dec, DecisionRecord):
+            return done
+        if res.reason == "older_than_current" or not res.writes:
+            return done
+        changed = res.writes[0]
+        stale = [
+            f.model_copy(update={"status": FactStatus.PENDING})
+            for f in implied_stale(c, changed.predicate, view, c.turn_ts)
+            if f.fact_id not in {w.fact_id for w in res.writes}
+        ]
+        if not stale:
+            return done
+        details = {
+            **dec.details,
+            "implied_stale": len(stale),
+            "stale_facts": ",".join(f.fact_id for f in stale),
+        }
+        return [
+            res.model_copy(update={"writes": [*res.writes, *stale]}),
+            dec.model_copy(update={"details": details}),
+        ]
+
+    def _by_reference(
+        self,
+        c: CandidateFact,
+        view: FactView,
+        now: datetime,
+        out: Callable[..., list[Resolution | DecisionRecord]],
+    ) -> list[Resolution | DecisionRecord]:
+        """Close the facts a retraction, deletion request or stop points at by topic."""
+        marker = stable_id("retraction", c.candidate_id)
+        op = reference_op(c)
+        for subject in ("user", "team"):
+            closed_by = view.by_subject(
+                c.tenant_id, c.user_id, subject, statuses=(FactStatus.SUPERSEDED,), qualified=True
+            )
+            if any(f.superseded_by == marker for f in closed_by):
+                return out(ResolutionAction.DUPLICATE, "redelivered", [])
+        found = referenced_facts(c, view, self.embedder.embed([c.object])[0])
+        if not found:
+            return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
+        ends = c.valid_from or c.turn_ts
+        closed: list[StoredFact] = []
+        for f, _why in found:
+            update: dict[str, object] = {
+                "status": FactStatus.SUPERSEDED,
+                "valid_to": max(ends, f.valid_from),
+                "superseded_by": marker,
+                "superseded_at": now,
+            }
+            if op == "delete":
+                # a deletion request: the content goes, the closed row keeps ids and times
+                update.update(
+                    {
+                        "value": DELETED_VALUE,
+                        "text": render_fact_text(f.subject, f.predicate, DELETED_VALUE),
+                        "context": "",
+                        "rationale": "",
+                        "embedding": None,
+                        "search_embedding": None,
+                    }
+                )
+            closed.append(f.model_copy(update=update))
+        reason = {"delete": "deletion_requested", "stop": "stopped_by_reference"}.get(
+            op, "retracted_by_reference"
+        )
+        whys = sorted({why for _f, why in found})
+        return out(
+            ResolutionAction.SUPERSEDE,
+            reason,
+            closed,
+            {"op": op, "closed": len(closed), "matched_by": ",".join(whys)},
+        )

@@ -40,6 +40,7 @@ from memgate.stages.extract import Extractor
 from memgate.stages.extract_report import ReportingExtractor
 from memgate.stages.persist import plan
 from memgate.stages.redact import Redactor, mask_all
+from memgate.stages.references import with_references
 from memgate.stages.seal import seal
 from memgate.stages.shadow import disagreement
 from memgate.stages.triage import TriagePolicy, triage
@@ -149,7 +150,8 @@ class ExtractStep:
                 raw, report = done.facts, done.report
             else:
                 raw = self.extractor.extract(turn)
-            facts = with_context(turn.content, raw, self.context_chars)
+            found = with_references(turn, raw)
+            facts = with_context(turn.content, found, self.context_chars)
             verdict, reason = ("facts", "extracted") if facts else ("none", "no_fact")
         except ExtractionError as exc:
             verdict, reason = "error", f"extraction_error:{type(exc).__name__}"

@@ -16,7 +16,15 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from memgate.core.events import AuditEvent, AwareDatetime, FactStatus, FactType, Ident, StoredFact
+from memgate.core.events import (
+    AuditEvent,
+    AwareDatetime,
+    FactStatus,
+    FactType,
+    Ident,
+    StoredFact,
+    normalise,
+)
 
 
 class SearchQuery(BaseModel):
@@ -63,6 +71,10 @@ class FactUsage(BaseModel):
     last_served: AwareDatetime
 
 
+#: The most facts :meth:`FactView.by_subject` returns (the most recently recorded).
+SUBJECT_SCAN_LIMIT = 500
+
+
 class FactView(Protocol):
     """The read side of a retrieval store that resolution (the dedupe stage) needs."""
 
@@ -82,6 +94,37 @@ class FactView(Protocol):
     ) -> list[tuple[StoredFact, float]]:
         """k nearest facts by cosine similarity, best first, within tenant and user."""
         ...
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+    ) -> list[StoredFact]:
+        """Facts about ``subject`` (its normalised form in the key), oldest recorded first.
+
+        With ``qualified``, also the facts about the subject's things ("user's dog" for
+        ``user``). Filtered by tenant, user, status and key prefix inside the store
+        (:func:`subject_key_prefixes`); at most ``limit`` facts, the most recent ones.
+        """
+        ...
+
+
+def subject_key_prefixes(
+    tenant_id: str, user_id: str, subject: str, *, qualified: bool = False
+) -> tuple[str, ...]:
+    """The key prefixes of a subject's facts (keys are ``tenant/user/subject/predicate``).
+
+    >>> subject_key_prefixes("acme", "u1", "User", qualified=True)
+    ('acme/u1/user/', 'acme/u1/users ')
+    """
+    subj = normalise(subject)
+    own = f"{tenant_id}/{user_id}/{subj}/"
+    return (own, f"{tenant_id}/{user_id}/{subj}s ") if qualified else (own,)
 
 
 @runtime_checkable

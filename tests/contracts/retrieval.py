@@ -243,6 +243,28 @@ class RetrievalStoreContract:
         assert [f.value for f in got] == ["emacs", "nano", "vim", "helix"]
         assert store.by_key("acme", "u1", "acme/u1/no/such-key") == []
 
+    def test_by_subject_is_scoped_by_owner_subject_and_status(self, store: RetrievalStore) -> None:
+        mine = self.make_fact("vim")
+        later = self.make_fact("berlin", predicate="lives_in", valid_from=T0 + DAY)
+        closed = self.make_fact("emacs", status=FactStatus.SUPERSEDED, valid_to=T0 + DAY)
+        dog = self.make_fact("rex", subject="user's dog", predicate="name_is")
+        team = self.make_fact("jenkins", subject="team", predicate="deploys_with")
+        # a subject that only starts like "user": not the user's, not the user's things
+        usher = self.make_fact("x", subject="usera", predicate="likes")
+        other_user = self.make_fact("vim", user_id="u2")
+        other_tenant = self.make_fact("vim", tenant_id="globex")
+        self.put(store, later, mine, closed, dog, team, usher, other_user, other_tenant)
+        got = store.by_subject("acme", "u1", "User")
+        assert [f.value for f in got] == ["vim", "berlin"]
+        with_things = store.by_subject("acme", "u1", "user", qualified=True)
+        assert {f.value for f in with_things} == {"vim", "berlin", "rex"}
+        superseded = store.by_subject("acme", "u1", "user", statuses=(FactStatus.SUPERSEDED,))
+        assert [f.value for f in superseded] == ["emacs"]
+        assert [f.value for f in store.by_subject("acme", "u1", "team")] == ["jenkins"]
+        assert [f.value for f in store.by_subject("acme", "u1", "user", limit=1)] == ["berlin"]
+        assert store.by_subject("acme", "u1", "user", statuses=()) == []
+        assert store.by_subject("acme", "u3", "user") == []
+
     def test_list_facts_active_unless_inactive_included(self, store: RetrievalStore) -> None:
         old = self.make_fact("emacs", status=FactStatus.SUPERSEDED, valid_to=T0 + DAY)
         new = self.make_fact("vim", valid_from=T0 + DAY)

@@ -1,0 +1,143 @@
+"""Operations by reference: retractions, deletion requests and stops said about a topic.
+
+"Scratch that bit about the gym", "disregard what I told you about my diet",
+"please delete what you know about my address", "we moved off Bitbucket":
+the user does not restate the fact, they point at it. Each such clause
+becomes one reference candidate (predicate :data:`REFERENCE_PREDICATE`,
+``retracts=True``, the topic as its object, the operation in its rationale);
+the resolver finds the facts it points at by topic and similarity and closes
+them (:mod:`memgate.stages.resolve_semantic`). The patterns, in the six
+supported languages, are data (``memgate/data/resolution.json``).
+
+Any other candidate an extractor read from inside a reference clause is dropped:
+"please delete what you know about my address" is a request, not a fact.
+
+>>> from datetime import UTC, datetime
+>>> from memgate.core.events import TurnEvent
+>>> t = TurnEvent(tenant_id="a", user_id="u", session_id="s", turn_id="t1", role="user",
+...               content="Scratch that bit about the gym.", ts=datetime(2024, 1, 1, tzinfo=UTC))
+>>> [(c.object, c.rationale) for c in with_references(t, [])]
+[('the gym', 'reference:retract')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from memgate.core.text import split_sentences
+from memgate.stages.policy import claimed_source
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+
+__all__ = ["REFERENCE_PREDICATE", "Reference", "find_references", "is_reference", "with_references"]
+
+#: The predicate of a reference candidate (never stored: it only closes facts).
+REFERENCE_PREDICATE: Final = "reference"
+_RATIONALE_PREFIX: Final = "reference:"
+#: A stop names the old thing; what follows a cut word is the new one ("... to GitLab").
+_STOP_CUT_RE: Final = re.compile(
+    r"\s+(?:and|to|for|in favou?r of|because|since|und|zu|für|et|pour|y|por|e|para)\s+|因为|改用"
+)
+_TEAM_RE: Final = re.compile(
+    r"(?<!\w)(?:we|our|us|wir|unser\w*|nous|notre|nos|on|nosotros|nuestr\w*|nós|noss\w*)(?!\w)|我们"
+)
+_VERSION: Final = "1.0.0"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One clause that points at stored facts: what to do, and about what."""
+
+    op: str  # retract, delete or stop
+    topic: str
+    subject: str  # user or team
+    clause: str  # the lower-cased sentence span of the clause
+
+
+def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
+    """The references of a text, in order, one per clause.
+
+    >>> [(r.op, r.topic, r.subject) for r in find_references(
+    ...     "We moved off Bitbucket, everything lives in GitLab now.")]
+    [('stop', 'Bitbucket', 'team')]
+    >>> [(r.op, r.topic) for r in find_references("请删除关于我地址的所有信息。")]
+    [('delete', '我地址')]
+    """
+    out: list[Reference] = []
+    for sentence in split_sentences(text):
+        low = sentence.lower()
+        orig = sentence if len(sentence) == len(low) else low
+        taken: list[tuple[int, int]] = []
+        for rp in lex.references:
+            for m in rp.pattern.finditer(low):
+                if any(m.start() < e and s < m.end() for s, e in taken):
+                    continue
+                a, b = m.span("topic")
+                topic = orig[a:b]
+                if rp.op == "stop":
+                    topic = _STOP_CUT_RE.split(topic, maxsplit=1)[0]
+                topic = topic.strip(" \t'\"“”«»:-")
+                if not lex.topic_terms(topic):
+                    continue
+                taken.append(m.span())
+                subject = "team" if _TEAM_RE.search(low[: m.end()]) else "user"
+                out.append(Reference(rp.op, topic, subject, low[m.start() : m.end()]))
+    return out
+
+
+def is_reference(c: CandidateFact) -> bool:
+    """A reference candidate (it closes the facts its topic points at)."""
+    return c.retracts and c.predicate == REFERENCE_PREDICATE
+
+
+def reference_op(c: CandidateFact) -> str:
+    """``retract``, ``delete`` or ``stop``."""
+    return c.rationale.removeprefix(_RATIONALE_PREFIX)
+
+
+def _inside(obj: str, clauses: list[str]) -> bool:
+    """The candidate's value lies in a reference clause, or holds one whole."""
+    return bool(obj) and any(cl and (obj in cl or cl in obj) for cl in clauses)
+
+
+def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[CandidateFact]:
+    """The extractor's candidates plus one reference candidate per reference clause.
+
+    A candidate read from inside a reference clause is dropped (it is the request
+    itself); retractions the extractor found stay (they close by key).
+    """
+    if turn.role is not Role.USER or not turn.content.strip():
+        return facts
+    refs = find_references(turn.content)
+    if not refs:
+        return facts
+    clauses = [normalise(r.clause) for r in refs]
+    kept = [f for f in facts if f.retracts or not _inside(normalise(f.object), clauses)]
+    source = claimed_source(turn.metadata)
+    for i, r in enumerate(refs):
+        kept.append(
+            CandidateFact(
+                candidate_id=stable_id(turn.tenant_id, turn.turn_id, "reference", str(i)),
+                tenant_id=turn.tenant_id,
+                user_id=turn.user_id,
+                session_id=turn.session_id,
+                type=FactType.CORRECTION,
+                subject=r.subject,
+                predicate=REFERENCE_PREDICATE,
+                object=r.topic[:2_000],
+                confidence=0.9,
+                valid_from=turn.ts,
+                rationale=_RATIONALE_PREFIX + r.op,
+                source_turn_ids=[turn.turn_id],
+                extractor="references",
+                extractor_version=_VERSION,
+                turn_ts=turn.ts,
+                outcome=turn.outcome,
+                confirmed=turn.confirmed,
+                retracts=True,
+                source=source,
+            )
+        )
+    return kept

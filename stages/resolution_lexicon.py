@@ -1,0 +1,190 @@
+"""The word lists of semantic resolution (data: ``memgate/data/resolution.json``).
+
+Change cues, reference patterns (retractions, deletion requests and stops said
+about a topic), predicate families, topic words and the implication table live
+in data; this module only loads and applies them.
+
+>>> LEXICON.has_change_cue("My new boss is Tom"), LEXICON.has_change_cue("My boss is Tom")
+(True, False)
+>>> LEXICON.has_change_cue("我们现在用GitLab")
+True
+>>> LEXICON.family("statement", "My new boss is Tom").name
+'manager'
+>>> LEXICON.family("has_pet", "a dog named Rex").additive
+True
+>>> LEXICON.implied("lives_in")
+('timezone', 'commute', 'contact:doctor', 'contact:gym', 'uses_tool:gym')
+>>> LEXICON.topic_terms("the bit about my diet")
+('diet',)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Final
+
+from memgate.core.events import normalise
+
+__all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+
+
+def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
+    """One pattern for a list of phrases: word-bounded, except CJK (a substring)."""
+    parts: list[str] = []
+    for p in sorted({p.lower() for p in phrases if p.strip()}, key=len, reverse=True):
+        esc = re.escape(p).replace(r"\ ", r"\s+")
+        parts.append(esc if _CJK_RE.search(p) else rf"(?<!\w){esc}(?!\w)")
+    return re.compile("|".join(parts)) if parts else None
+
+
+@dataclass(frozen=True)
+class Family:
+    """Predicates that speak of one thing (a manager, a home city, pets)."""
+
+    name: str
+    predicates: frozenset[str]
+    words: re.Pattern[str] | None
+    single: bool = False
+    additive: bool = False
+    speaker: bool = False  # the user's and the team's facts are one pool (tools)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """Words of a reference topic and the predicates and placeholders they are about."""
+
+    words: re.Pattern[str]
+    predicates: frozenset[str]
+    placeholders: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReferencePattern:
+    op: str  # "retract", "delete" or "stop"
+    lang: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    version: str
+    cues: re.Pattern[str] | None
+    references: tuple[ReferencePattern, ...]
+    stopwords: frozenset[str]
+    families: tuple[Family, ...]
+    topics: tuple[Topic, ...]
+    implies: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Lexicon:
+        cues = [w for words in data["change_cues"].values() for w in words]
+        return cls(
+            version=str(data["version"]),
+            cues=_phrase_re(cues),
+            references=tuple(
+                ReferencePattern(r["op"], r["lang"], re.compile(r["pattern"]))
+                for r in data["references"]
+            ),
+            stopwords=frozenset(w.lower() for w in data["topic_stopwords"]),
+            families=tuple(
+                Family(
+                    name=f["name"],
+                    predicates=frozenset(f["predicates"]),
+                    words=_phrase_re(f["words"]),
+                    single=bool(f.get("single", False)),
+                    additive=bool(f.get("additive", False)),
+                    speaker=bool(f.get("speaker", False)),
+                )
+                for f in data["families"]
+            ),
+            topics=tuple(
+                Topic(
+                    words=_phrase_re(t["words"]) or re.compile(r"(?!)"),
+                    predicates=frozenset(t["predicates"]),
+                    placeholders=tuple(t["placeholders"]),
+                )
+                for t in data["topics"]
+            ),
+            implies={k: tuple(v) for k, v in data["implies"].items()},
+        )
+
+    def has_change_cue(self, text: str) -> bool:
+        """The text says that something changed ("now", "new", "switched", "不再")."""
+        return self.cues is not None and self.cues.search(text.lower()) is not None
+
+    def family(self, predicate: str, value: str) -> Family | None:
+        """The family of a fact: by its predicate, else (free statements) by its words."""
+        return self.family_of(predicate, value)[0]
+
+    def family_of(self, predicate: str, value: str) -> tuple[Family | None, bool]:
+        """The family of a fact and whether its predicate (not its words) says so."""
+        for f in self.families:
+            if predicate in f.predicates:
+                return f, True
+        low = value.lower()
+        for f in self.families:
+            if f.words is not None and f.words.search(low):
+                return f, False
+        return None, False
+
+    def owner(self, subject: str, family: Family | None) -> str:
+        """Whose fact it is: ``user`` or ``team``, also for "user's boss" in the boss family.
+
+        >>> m = LEXICON.family("statement", "Mi jefe es Carlos")
+        >>> LEXICON.owner("user's jefe", m), LEXICON.owner("user's sister", m)
+        ('user', 'users sister')
+        """
+        n = normalise(subject)
+        for root in ("user", "team"):
+            if n == root:
+                return root
+            if (
+                n.startswith(root + "s ")
+                and family is not None
+                and family.words is not None
+                and family.words.search(subject.lower())
+            ):
+                return root
+        return n
+
+    def implied(self, predicate: str) -> tuple[str, ...]:
+        """The predicates whose stored facts a change of ``predicate`` makes stale."""
+        return self.implies.get(predicate, ())
+
+    def topic_terms(self, topic: str) -> tuple[str, ...]:
+        """The content words of a reference topic (stop words dropped, normalised)."""
+        words = _WORD_RE.findall(normalise(topic))
+        out: list[str] = []
+        for w in words:
+            if w in self.stopwords or w in out:
+                continue
+            if _CJK_RE.search(w):
+                # no spaces between Chinese words: keep the run minus possessive stop words
+                for s in sorted(self.stopwords, key=len, reverse=True):
+                    if _CJK_RE.search(s):
+                        w = w.replace(s, "")
+                if not w:
+                    continue
+            out.append(w)
+        return tuple(out)
+
+    def topic_of(self, topic: str) -> list[Topic]:
+        """The topic entries whose words occur in ``topic``."""
+        low = topic.lower()
+        return [t for t in self.topics if t.words.search(low)]
+
+
+@lru_cache(maxsize=1)
+def _load() -> Lexicon:
+    raw = (resources.files("memgate") / "data" / "resolution.json").read_text("utf-8")
+    return Lexicon.from_data(json.loads(raw))
+
+
+LEXICON: Final[Lexicon] = _load()

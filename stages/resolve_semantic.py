@@ -1,0 +1,221 @@
+"""Semantic resolution: what a candidate updates, retracts or makes stale, beyond its key.
+
+The dedupe stage (:mod:`memgate.stages.dedupe`) resolves by key first. This
+module adds three readings, each over the facts of the same tenant, user and
+subject (read through :meth:`memgate.core.stores.FactView.by_subject`):
+
+- **an update in new words**: "my new boss is Tom" after "my manager is Ana"
+  (``contact:manager``) is a new value of the same single-valued family
+  (``manager``), so it supersedes the old fact although the keys differ. A free
+  statement with no family supersedes a fact of the same subject only when it
+  carries a change cue ("now", "switched", "no longer", "新") and is near in
+  meaning (cosine at or above the policy's consolidation band). Families that
+  hold several values at once (pets, colleagues, tastes) never supersede by
+  similarity: a second dog is not a new dog.
+- **an operation by reference** (:mod:`memgate.stages.references`): a
+  retraction, deletion request or stop closes the facts its topic points at:
+  the topic's content words in the fact, a predicate or placeholder the topic
+  names ("my address": ``lives_in``, ``[ADDRESS]``), or a fact near the topic in
+  meaning. Only facts last seen before the reference are closed (a later
+  statement stands, as for retractions by key).
+- **an implied update**: a new value of a predicate that implies others (a move
+  makes the stored time zone stale: ``implies`` in the data) marks the active
+  facts of those predicates, last seen before the change, as pending: they
+  need confirmation and are no longer served.
+
+Word lists, families, topics and the implication table: ``memgate/data/resolution.json``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+import numpy as np
+
+from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
+from memgate.core.stores import FactView
+from memgate.stages.references import reference_op
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+
+__all__ = [
+    "REFERENCE_MIN_SIMILARITY",
+    "SemanticMatch",
+    "implied_stale",
+    "referenced_facts",
+    "semantic_target",
+]
+
+#: A fact near a reference topic at least this much (cosine) is referred to even
+#: without a shared word ("my workouts" for "the gym").
+REFERENCE_MIN_SIMILARITY: Final = 0.6
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+_ACTIVE: Final = (FactStatus.ACTIVE,)
+_CURRENT: Final = (FactStatus.ACTIVE, FactStatus.PENDING)
+
+
+@dataclass(frozen=True)
+class SemanticMatch:
+    fact: StoredFact
+    similarity: float
+    why: str  # family:<name> or cue
+
+
+def cosine(a: Sequence[float] | None, b: np.ndarray) -> float:
+    if a is None:
+        return 0.0
+    return float(np.dot(np.asarray(a, dtype=np.float32), b))
+
+
+def _subject_facts(
+    view: FactView, c: CandidateFact, statuses: Sequence[FactStatus], *, qualified: bool
+) -> list[StoredFact]:
+    return view.by_subject(
+        c.tenant_id, c.user_id, c.subject, statuses=statuses, qualified=qualified
+    )
+
+
+def semantic_target(
+    c: CandidateFact,
+    key: str,
+    view: FactView,
+    vec: np.ndarray,
+    band: float,
+    lex: Lexicon = LEXICON,
+) -> SemanticMatch | None:
+    """The active fact of the same owner that ``c`` updates in other words, if any.
+
+    ``band``: the similarity at which a free statement with a change cue updates.
+    A family read from the candidate's words (not its predicate) needs a change cue.
+    """
+    fam, by_predicate = lex.family_of(c.predicate, c.object)
+    if fam is not None and fam.additive:
+        return None
+    cue = lex.has_change_cue(c.object) or lex.has_change_cue(c.context)
+    single = fam is not None and fam.single
+    if not cue and not (single and by_predicate):
+        return None
+    owner = lex.owner(c.subject, fam)
+    owners = {owner}
+    if single and fam is not None and fam.speaker and owner in ("user", "team"):
+        owners = {"user", "team"}
+    pool: list[StoredFact] = []
+    for o in sorted(owners):
+        subject = o if o in ("user", "team") else c.subject
+        pool += view.by_subject(
+            c.tenant_id, c.user_id, subject, statuses=_ACTIVE, qualified=o in ("user", "team")
+        )
+    value_n = normalise(c.object)
+    best: SemanticMatch | None = None
+    for f in pool:
+        if f.key == key or normalise(f.value) == value_n:
+            continue
+        ffam = lex.family(f.predicate, f.value)
+        if lex.owner(f.subject, ffam) not in owners:
+            continue
+        sim = cosine(f.embedding, vec)
+        if single and fam is not None:
+            if ffam is None or ffam.name != fam.name:
+                continue
+            why = f"family:{fam.name}"
+        else:
+            if ffam is not None or f.type != c.type or sim < band:
+                continue
+            why = "change_cue"
+        if best is None or (sim, f.fact_id) > (best.similarity, best.fact.fact_id):
+            best = SemanticMatch(f, sim, why)
+    return best
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD_RE.findall(normalise(text)))
+
+
+def _mentions(f: StoredFact, terms: Sequence[str]) -> bool:
+    text = normalise(f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}")
+    words = _words(text)
+    for t in terms:
+        if _CJK_RE.search(t):
+            if t in text.replace(" ", ""):
+                return True
+        elif t in words or (len(t) >= 5 and any(w.startswith(t) for w in words)):
+            return True
+    return False
+
+
+def referenced_facts(
+    c: CandidateFact,
+    view: FactView,
+    topic_vec: np.ndarray,
+    lex: Lexicon = LEXICON,
+) -> list[tuple[StoredFact, str]]:
+    """The current facts a reference candidate points at, with why, oldest recorded first."""
+    terms = lex.topic_terms(c.object)
+    topics = lex.topic_of(c.object)
+    predicates = {p for t in topics for p in t.predicates}
+    placeholders = [p for t in topics for p in t.placeholders]
+    op = reference_op(c)
+    pool: dict[str, StoredFact] = {}
+    for subject in ("user", "team") if c.subject in ("user", "team") else (c.subject,):
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, subject, statuses=_CURRENT, qualified=subject == "user"
+        ):
+            pool[f.fact_id] = f
+    out: list[tuple[StoredFact, str]] = []
+    for f in sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id)):
+        if f.last_seen >= c.turn_ts:
+            continue  # said at or after the reference: it stands
+        if _mentions(f, terms):
+            why = "topic_words"
+        elif f.predicate in predicates or any(p in f.value for p in placeholders):
+            why = "topic_predicate"
+        elif op != "stop" and cosine(f.embedding, topic_vec) >= REFERENCE_MIN_SIMILARITY:
+            why = "similarity"
+        else:
+            continue
+        out.append((f, why))
+    return out
+
+
+def implied_stale(
+    c: CandidateFact,
+    changed_predicate: str,
+    view: FactView,
+    since: datetime,
+    lex: Lexicon = LEXICON,
+) -> list[StoredFact]:
+    """Active facts of the subject that a change of ``changed_predicate`` makes stale.
+
+    Only facts last seen before ``since`` (the change): one stated after the change
+    already takes it into account.
+    """
+    implied = set(lex.implied(changed_predicate))
+    if not implied:
+        return []
+    return [
+        f
+        for f in _subject_facts(view, c, _ACTIVE, qualified=False)
+        if f.predicate in implied and f.last_seen < since
+    ]
+
+
+def stale_on_arrival(
+    c: CandidateFact, view: FactView, lex: Lexicon = LEXICON
+) -> StoredFact | None:
+    """The change, stated after ``c`` but applied before it, that makes ``c`` stale.
+
+    The same outcome in either arrival order: a time zone said before a move is
+    pending whether the move arrives after it (:func:`implied_stale`) or before it
+    (here). A change is a fact that superseded an earlier value.
+    """
+    implying = {p for p, implied in lex.implies.items() if c.predicate in implied}
+    if not implying:
+        return None
+    for f in _subject_facts(view, c, _ACTIVE, qualified=False):
+        if f.predicate in implying and f.supersedes is not None and f.first_seen > c.turn_ts:
+            return f
+    return None

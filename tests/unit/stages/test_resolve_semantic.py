@@ -1,0 +1,399 @@
+"""Semantic resolution: updates in new words, operations by reference, implied updates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.events import (
+    CandidateFact,
+    DecisionRecord,
+    FactStatus,
+    FactType,
+    RedactedCandidate,
+    RedactionAction,
+    RedactionResult,
+    Resolution,
+    StoredFact,
+    TurnEvent,
+)
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.dedupe import DELETED_VALUE, Resolver
+from memgate.stages.persist import plan
+from memgate.stages.policy import preset
+from memgate.stages.references import REFERENCE_PREDICATE, find_references, with_references
+
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+EMB = HashingEmbedder()
+CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
+
+
+def cand(
+    obj: str,
+    predicate: str,
+    *,
+    days: int,
+    subject: str = "user",
+    type_: FactType = FactType.FACT,
+    multi: bool = False,
+    retracts: bool = False,
+    rationale: str = "",
+    user: str = "u1",
+    tenant: str = "acme",
+) -> RedactedCandidate:
+    ts = T0 + timedelta(days=days)
+    c = CandidateFact(
+        candidate_id=f"c-{obj}-{days}",
+        tenant_id=tenant,
+        user_id=user,
+        session_id=f"s{days}",
+        type=type_,
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        confidence=0.9,
+        valid_from=ts,
+        source_turn_ids=[f"t{days}"],
+        extractor="test",
+        extractor_version="1",
+        turn_ts=ts,
+        multi_valued=multi,
+        retracts=retracts,
+        rationale=rationale,
+    )
+    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
+
+
+def ref(topic: str, op: str, *, days: int, subject: str = "user") -> RedactedCandidate:
+    return cand(
+        topic,
+        REFERENCE_PREDICATE,
+        days=days,
+        subject=subject,
+        type_=FactType.CORRECTION,
+        retracts=True,
+        rationale=f"reference:{op}",
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
+    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
+    yield s
+    s.close()
+
+
+def apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
+    out = Resolver(preset("balanced"), EMB, clock=CLOCK)(item, store)
+    res = next(e for e in out if isinstance(e, Resolution))
+    dec = next(e for e in out if isinstance(e, DecisionRecord))
+    p = plan(res)
+    if p.facts:
+        store.upsert(p.facts, wait=True)
+    return res, dec
+
+
+def facts(store: EmbeddedIndex, user: str = "u1") -> dict[str, StoredFact]:
+    return {f.value: f for f in store.list_facts("acme", user, include_inactive=True)}
+
+
+# ------------------------------------------------------------ updates in new words
+
+
+def test_new_boss_in_other_words_supersedes_the_manager(store: EmbeddedIndex) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=0))
+    res, dec = apply(store, cand("My new boss is Tom", "statement", days=30, multi=True))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "semantic_update")
+    assert dec.details["match"] == "family:manager"
+    got = facts(store)
+    assert got["Ana Lima"].status is FactStatus.SUPERSEDED
+    assert got["Ana Lima"].superseded_by == got["My new boss is Tom"].fact_id
+    assert got["My new boss is Tom"].status is FactStatus.ACTIVE
+
+
+def test_the_owner_of_a_qualified_subject_in_the_family_is_the_user(store: EmbeddedIndex) -> None:
+    # the statement extractor reads "Mi jefe es Carlos" with the subject "user's jefe"
+    apply(store, cand("Mi jefe es Carlos", "statement", days=0, subject="user's jefe", multi=True))
+    res, dec = apply(store, cand("Ahora mi jefa es Marta", "statement", days=30, multi=True))
+    assert (res.reason, dec.details["match"]) == ("semantic_update", "family:manager")
+    assert facts(store)["Mi jefe es Carlos"].status is FactStatus.SUPERSEDED
+
+
+def test_a_family_read_from_words_needs_a_change_cue(store: EmbeddedIndex) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=0))
+    boss = cand("My boss Tom runs the Lisbon office", "statement", days=30, multi=True)
+    res, _ = apply(store, boss)
+    assert res.action.value == "ADD"
+    assert facts(store)["Ana Lima"].status is FactStatus.ACTIVE
+
+
+def test_tools_of_the_user_and_the_team_are_one_pool(store: EmbeddedIndex) -> None:
+    apply(store, cand("Jira", "uses_tool:issue_tracker", days=0, subject="team"))
+    res, dec = apply(
+        store, cand("I now track everything in Linear", "statement", days=9, multi=True)
+    )
+    assert (res.reason, dec.details["match"]) == ("semantic_update", "family:tracker")
+    assert facts(store)["Jira"].status is FactStatus.SUPERSEDED
+
+
+def test_a_second_tool_without_a_change_cue_is_kept_beside(store: EmbeddedIndex) -> None:
+    apply(store, cand("Jira", "uses_tool:issue_tracker", days=0, subject="team"))
+    res, _ = apply(
+        store, cand("We also use Linear for roadmaps", "statement", days=9, subject="team")
+    )
+    assert res.action.value == "ADD"
+    assert facts(store)["Jira"].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "predicate"),
+    [
+        ("a dog named Rex", "a new kitten named Mia", "has_pet"),
+        ("My colleague Ana works on billing", "My new colleague Tom works on search", "statement"),
+    ],
+)
+def test_similar_additive_facts_never_supersede(
+    store: EmbeddedIndex, first: str, second: str, predicate: str
+) -> None:
+    apply(store, cand(first, predicate, days=0, multi=True))
+    res, _ = apply(store, cand(second, predicate, days=30, multi=True))
+    assert res.action.value == "ADD"
+    assert {f.status for f in facts(store).values()} == {FactStatus.ACTIVE}
+
+
+def test_a_family_word_of_another_subject_supersedes_nothing(store: EmbeddedIndex) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=0))
+    sister = cand("Her new boss is Tom", "statement", days=30, subject="user's sister", multi=True)
+    res, _ = apply(store, sister)
+    assert res.action.value == "ADD"
+    assert facts(store)["Ana Lima"].status is FactStatus.ACTIVE
+
+
+def test_update_in_new_words_is_scoped_by_user(store: EmbeddedIndex) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=0, user="u2"))
+    res, _ = apply(store, cand("My new boss is Tom", "statement", days=30, multi=True))
+    assert res.action.value == "ADD"
+    assert facts(store, "u2")["Ana Lima"].status is FactStatus.ACTIVE
+
+
+def test_update_in_new_words_redelivered_changes_nothing(store: EmbeddedIndex) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=0))
+    new = cand("My new boss is Tom", "statement", days=30, multi=True)
+    apply(store, new)
+    before = facts(store)
+    res, _ = apply(store, new)
+    assert (res.action.value, res.reason, res.writes) == ("DUPLICATE", "redelivered", [])
+    assert facts(store) == before
+
+
+def test_older_statement_in_new_words_arriving_late_becomes_history(
+    store: EmbeddedIndex,
+) -> None:
+    apply(store, cand("Ana Lima", "contact:manager", days=30))
+    res, _ = apply(store, cand("My new boss is Tom", "statement", days=0, multi=True))
+    assert res.reason == "older_than_current"
+    got = facts(store)
+    assert got["Ana Lima"].status is FactStatus.ACTIVE
+    assert got["My new boss is Tom"].status is FactStatus.SUPERSEDED
+
+
+# ------------------------------------------------------------ operations by reference
+
+
+def test_retraction_by_reference_closes_the_topic_and_nothing_else(store: EmbeddedIndex) -> None:
+    apply(store, cand("I go to the gym on Mondays", "statement", days=0, multi=True))
+    apply(store, cand("tea over coffee", "prefers:drink", days=0, type_=FactType.PREFERENCE))
+    res, dec = apply(store, ref("the gym", "retract", days=1))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "retracted_by_reference")
+    assert (dec.reason, dec.details["op"], dec.details["closed"]) == (
+        "retracted_by_reference",
+        "retract",
+        1,
+    )
+    got = facts(store)
+    gym = got["I go to the gym on Mondays"]
+    assert gym.status is FactStatus.SUPERSEDED and gym.valid_to == T0 + timedelta(days=1)
+    assert got["tea over coffee"].status is FactStatus.ACTIVE
+
+
+def test_retraction_by_topic_predicate(store: EmbeddedIndex) -> None:
+    apply(store, cand("vegetarian", "diet", days=0))
+    res, dec = apply(store, ref("my diet", "retract", days=1))
+    assert res.reason == "retracted_by_reference"
+    assert dec.details["matched_by"] == "topic_words"  # "diet" is the fact's predicate
+    assert facts(store)["vegetarian"].status is FactStatus.SUPERSEDED
+
+
+def test_reference_redelivered_changes_nothing(store: EmbeddedIndex) -> None:
+    apply(store, cand("I go to the gym on Mondays", "statement", days=0, multi=True))
+    r = ref("the gym", "retract", days=1)
+    apply(store, r)
+    apply(store, cand("I go to the gym on Fridays", "statement", days=5, multi=True))
+    before = facts(store)
+    res, _ = apply(store, r)
+    assert (res.action.value, res.reason, res.writes) == ("DUPLICATE", "redelivered", [])
+    assert facts(store) == before
+    assert before["I go to the gym on Fridays"].status is FactStatus.ACTIVE
+
+
+def test_a_statement_after_the_reference_stands_in_either_order(tmp_path: Path) -> None:
+    later = cand("I go to the gym on Fridays", "statement", days=5, multi=True)
+    r = ref("the gym", "retract", days=1)
+    ends = []
+    for i, order in enumerate(([later, r], [r, later])):
+        with EmbeddedIndex(tmp_path / f"o{i}.sqlite3", dim=EMB.dim) as s:
+            for item in order:
+                apply(s, item)
+            ends.append({v: f.status for v, f in facts(s).items()})
+    assert ends[0] == ends[1] == {"I go to the gym on Fridays": FactStatus.ACTIVE}
+
+
+def test_nothing_referenced_is_a_rejection(store: EmbeddedIndex) -> None:
+    apply(store, cand("tea over coffee", "prefers:drink", days=0, type_=FactType.PREFERENCE))
+    res, dec = apply(store, ref("the gym", "retract", days=1))
+    assert (res.action.value, dec.reason) == ("REJECT", "nothing_referenced")
+    assert facts(store)["tea over coffee"].status is FactStatus.ACTIVE
+
+
+def test_deletion_request_removes_the_content(store: EmbeddedIndex) -> None:
+    apply(store, cand("Porto", "lives_in", days=0))
+    apply(store, cand("Vim", "favorite:editor", days=0, type_=FactType.PREFERENCE))
+    res, dec = apply(store, ref("my address", "delete", days=2))
+    assert (res.action.value, dec.reason) == ("SUPERSEDE", "deletion_requested")
+    stored = store.list_facts("acme", "u1", include_inactive=True)
+    assert not any("Porto" in f.model_dump_json() for f in stored)
+    gone = next(f for f in stored if f.predicate == "lives_in")
+    assert (gone.status, gone.value, gone.embedding) == (FactStatus.SUPERSEDED, DELETED_VALUE, None)
+    assert next(f for f in stored if f.value == "Vim").status is FactStatus.ACTIVE
+
+
+def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
+    apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
+    apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
+    _, dec = apply(store, ref("Bitbucket", "stop", days=3, subject="team"))
+    assert dec.reason == "stopped_by_reference"
+    got = facts(store)
+    assert got["Bitbucket"].status is FactStatus.SUPERSEDED
+    assert got["Our team uses Jira for tickets"].status is FactStatus.ACTIVE
+
+
+# ------------------------------------------------------------ implied updates
+
+
+def test_a_move_makes_the_time_zone_pending(store: EmbeddedIndex) -> None:
+    apply(store, cand("Berlin", "lives_in", days=0))
+    apply(store, cand("CET", "timezone", days=0))
+    res, dec = apply(store, cand("Lisbon", "lives_in", days=60))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "new_value")
+    assert dec.details["implied_stale"] == 1
+    got = facts(store)
+    assert got["CET"].status is FactStatus.PENDING
+    assert (got["Lisbon"].status, got["Berlin"].status) == (
+        FactStatus.ACTIVE,
+        FactStatus.SUPERSEDED,
+    )
+    history = {h.fact_id: h.action for h in plan(res).history}
+    assert history[got["CET"].fact_id] == "pending"
+
+
+def test_a_time_zone_after_the_move_stays_current(store: EmbeddedIndex) -> None:
+    apply(store, cand("Berlin", "lives_in", days=0))
+    apply(store, cand("Lisbon", "lives_in", days=60))
+    res, _ = apply(store, cand("WET", "timezone", days=61))
+    assert res.action.value == "ADD"
+    assert facts(store)["WET"].status is FactStatus.ACTIVE
+
+
+def test_implied_staleness_does_not_depend_on_arrival_order(tmp_path: Path) -> None:
+    items = [
+        cand("Berlin", "lives_in", days=0),
+        cand("CET", "timezone", days=1),
+        cand("Lisbon", "lives_in", days=60),
+    ]
+    ends = []
+    for i, order in enumerate((items, [items[0], items[2], items[1]])):
+        with EmbeddedIndex(tmp_path / f"o{i}.sqlite3", dim=EMB.dim) as s:
+            for item in order:
+                apply(s, item)
+            ends.append({v: f.status for v, f in facts(s).items()})
+    assert ends[0] == ends[1]
+    assert ends[0]["CET"] is FactStatus.PENDING
+
+
+# ------------------------------------------------------------ finding references
+
+REFERENCES = [
+    ("en", "Scratch that bit about the gym.", "retract", "gym"),
+    ("en", "Please delete what you know about my address.", "delete", "address"),
+    ("de", "Vergiss bitte, was ich dir über mein Fitnessstudio gesagt habe.", "retract", "Fitness"),
+    ("de", "Lösche bitte alles, was du über meine Adresse weißt.", "delete", "Adresse"),
+    ("fr", "Oublie ce que je t'ai dit sur mon régime.", "retract", "régime"),
+    ("fr", "Supprime tout ce que tu sais sur mon adresse.", "delete", "adresse"),
+    ("es", "Olvida lo que te dije sobre el gimnasio.", "retract", "gimnasio"),
+    ("es", "Borra todo lo que sabes sobre mi dirección.", "delete", "dirección"),
+    ("pt", "Esquece o que eu te disse sobre a academia.", "retract", "academia"),
+    ("pt", "Apague tudo o que você sabe sobre o meu endereço.", "delete", "endereço"),
+    ("zh", "忘掉我说过的关于健身的事。", "retract", "健身"),
+    ("zh", "请删除关于我地址的所有信息。", "delete", "地址"),
+    # other wordings of the same operations
+    ("en", "Forget everything you know about my sister.", "delete", "sister"),
+    ("en", "Please remove my address from your memory.", "delete", "address"),
+    ("en", "Never mind what I said about the marathon.", "retract", "marathon"),
+    ("de", "Vergiss das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
+    ("de", "Lösche meine Adresse.", "delete", "Adresse"),
+    ("fr", "Oublie tout ce que tu sais sur ma sœur.", "delete", "sœur"),
+    ("fr", "Efface mon adresse.", "delete", "adresse"),
+    ("es", "Olvida lo del gimnasio.", "retract", "gimnasio"),
+    ("es", "Borra mi dirección.", "delete", "dirección"),
+    ("pt", "Esquece aquela parte da academia.", "retract", "academia"),
+    ("pt", "Apague meu endereço.", "delete", "endereço"),
+    ("zh", "别记住我的电话号码。", "delete", "电话"),
+    ("zh", "刚才说健身那个不算。", "retract", "健身"),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "op", "topic"), REFERENCES)
+def test_references_in_six_languages(lang: str, text: str, op: str, topic: str) -> None:
+    (r,) = find_references(text)
+    assert r.op == op and topic in r.topic
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I went to the gym and forgot my towel.",
+        "Can you delete the trailing whitespace in this file?",
+        "Ich habe meine Adresse vergessen.",
+        "我今天去了健身房。",
+        # first-person reports of deleting or forgetting something are not requests
+        "I deleted my old account yesterday.",
+        "Ich lösche meine alten Dateien.",
+        "Je supprime mes fichiers.",
+        "Borra la línea tres del archivo.",
+        "我忘记我的钥匙了。",
+        "我删除了我的账号。",
+    ],
+)
+def test_no_reference_in_ordinary_sentences(text: str) -> None:
+    assert find_references(text) == []
+
+
+def test_the_request_itself_is_not_kept_as_a_fact() -> None:
+    turn = TurnEvent(
+        tenant_id="acme",
+        user_id="u1",
+        session_id="s1",
+        turn_id="t9",
+        role="user",
+        content="Please delete what you know about my address.",
+        ts=T0,
+    )
+    request = cand("Please delete what you know about my address", "statement", days=0).candidate
+    out = with_references(turn, [request])
+    assert [(c.predicate, c.object, c.retracts) for c in out] == [
+        (REFERENCE_PREDICATE, "my address", True)
+    ]
