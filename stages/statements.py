@@ -59,7 +59,7 @@ MAX_OBJECT_CHARS: Final = 300
 MAX_MERGED_CHARS: Final = 600
 #: Keep probability a sentence needs to make a memory of a turn of several sentences
 #: that the rules found nothing in (chat narrates; most of its sentences are not memories).
-LONG_TURN_THRESHOLD: Final = 0.99
+LONG_TURN_THRESHOLD: Final = 0.97
 SHORT_TURN_THRESHOLD: Final = 0.6
 _VETO: Final = (
     "question", "moment", "one_off", "hypothetical", "opinion", "chatter", "uncertain",
@@ -220,11 +220,13 @@ class HybridExtractor(StatementExtractor):
         out = typed + unplaced
         if parts:
             first = loose[0] if loose else None
-            out += self._merged_fact(turn, parts, first, start=len(out))
+            inferred = [f for f in typed if not any(_source_of(f, s) for s in sentences)]
+            out += self._merged_fact(turn, parts, first, start=len(out), inferred=inferred)
         return out
 
     def _merged_fact(
-        self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int
+        self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int,
+        inferred: list[CandidateFact],
     ) -> list[CandidateFact]:
         facts = self._facts(turn, [_merge(parts)], start=start, max_chars=MAX_MERGED_CHARS)
         if not facts:
@@ -236,6 +238,10 @@ class HybridExtractor(StatementExtractor):
             update.update(predicate="statement", multi_valued=True)
         if rule_fact is not None and f.type is FactType.FACT:
             update["type"] = rule_fact.type
+        if inferred:
+            # the rules read something the turn does not say (a wife: married): the
+            # statement is that evidence and is as sure as the inference (pending, if low)
+            update["confidence"] = min(min(x.confidence for x in inferred), f.confidence)
         return [f.model_copy(update=update)]
 
 
