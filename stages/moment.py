@@ -25,12 +25,17 @@ from memgate.stages.statement_text import cues, split_statements
 
 __all__ = ["moment_reason", "split_statements"]
 
-_ORDER = ("moment", "one_off", "session_only", "chatter", "hypothetical", "question")
+_ORDER = (
+    "moment", "one_off", "session_only", "chatter", "social", "second_person", "hypothetical",
+    "question",
+)
 _REASON = {
     "moment": "moment",
     "one_off": "one_off_request",
     "session_only": "one_off_request",
     "chatter": "chatter",
+    "social": "chatter",
+    "second_person": "chatter",
     "hypothetical": "question_only",
     "question": "question_only",
 }

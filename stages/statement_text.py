@@ -116,7 +116,7 @@ _Q_END_RE: Final = re.compile(r"[?？][\s\"'”)»]*$")
 CUE_NAMES: Final = (
     "first_person", "first_person_plural", "question", "moment", "one_off", "standing",
     "hypothetical", "opinion", "chatter", "uncertain", "session_only", "digit", "named_thing",
-    "cjk", "long",
+    "cjk", "long", "social", "second_person", "anaphoric",
 )
 
 
@@ -146,11 +146,12 @@ def cues(sentence: str) -> dict[str, bool]:
         and len(norm.split()) <= 14
     )
     words = sentence.split()
+    first = _has("first_person_singular", norm)
     named = any(w[:1].isupper() for w in words[1:]) or bool(
         re.search(r"[A-Za-z]", sentence) and _CJK_RE.search(sentence)
     )
     return {
-        "first_person": _has("first_person_singular", norm),
+        "first_person": first,
         "first_person_plural": plural,
         "question": question,
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
@@ -165,7 +166,42 @@ def cues(sentence: str) -> dict[str, bool]:
         "named_thing": named,
         "cjk": bool(_CJK_RE.search(norm)),
         "long": len(norm) > 60,
+        # agreement, thanks, support, praise of the other, wishes: a short sentence only
+        "social": _has("social", norm) and _word_count(norm) <= SOCIAL_MAX_WORDS,
+        # a comment on something said before ("it was so much fun", "sounds great"): its
+        # subject is a pronoun that only the conversation resolves
+        "anaphoric": _starts("anaphoric_lead", _strip_interjections(body)),
+        # about the other person only ("you're always so creative"): a second-person word
+        # among the first words, no first person
+        "second_person": _has("second_person", _lead_words(norm)) and not first and not plural
+        and not standing,
     }
+
+
+#: A sentence longer than this (words; Chinese characters count two to a word) is not
+#: taken for a social formula even when it holds one.
+SOCIAL_MAX_WORDS: Final = 16
+
+
+_INTERJECTION_RE: Final = re.compile(
+    r"^(?:(?:wow|oh|ooh|yeah|yes|yep|haha\w*|lol|aw+|omg|hey|well|and|but|so|ok|okay|oui|ja|"
+    r"sí|sim|ah|hmm|还有|哇|嗯|哈哈)[\s,!.，！]+)+"
+)
+
+
+def _strip_interjections(body: str) -> str:
+    return _INTERJECTION_RE.sub("", body)
+
+
+def _lead_words(norm: str, n: int = 4) -> str:
+    """The first ``n`` words (Chinese: the first ``2 n`` characters) of a normalised sentence."""
+    if _CJK_RE.search(norm[:2]):
+        return norm[: 2 * n]
+    return " ".join(norm.split()[:n])
+
+
+def _word_count(norm: str) -> int:
+    return len(norm.split()) + len(_CJK_RE.findall(norm)) // 2
 
 
 def clean_statement(sentence: str) -> str:

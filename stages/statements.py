@@ -44,19 +44,30 @@ from memgate.stages.statement_text import (
     cues,
     family,
     is_single_valued,
+    lexicon,
     split_statements,
     starts_with_correction,
     subject_of,
 )
+from memgate.stages.triage import is_filler_sentence
 
 __all__ = ["MAX_FACTS_PER_TURN", "HybridExtractor", "StatementExtractor", "kept_statements"]
 
 MAX_FACTS_PER_TURN: Final = 3
 MAX_OBJECT_CHARS: Final = 300
+#: The merged statement of :class:`HybridExtractor` (several sentences of one turn).
+MAX_MERGED_CHARS: Final = 600
+#: Keep probability a sentence needs to make a memory of a turn of several sentences
+#: that the rules found nothing in (chat narrates; most of its sentences are not memories).
+LONG_TURN_THRESHOLD: Final = 0.97
+SHORT_TURN_THRESHOLD: Final = 0.6
 _VETO: Final = (
     "question", "moment", "one_off", "hypothetical", "opinion", "chatter", "uncertain",
-    "session_only",
+    "session_only", "second_person",
 )
+#: Vetoes that a standing cue ("always", "every") does not lift: "they're always there for
+#: us" is still a comment on something said before.
+_HARD_VETO: Final = ("social", "anaphoric")
 _TASTE: Final = frozenset({"likes", "dislikes", "prefers:other"})
 
 
@@ -65,7 +76,9 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
     out: list[tuple[float, str]] = []
     for sentence in split_statements(text):
         c = cues(sentence)
-        if any(c[v] for v in _VETO) and not c["standing"]:
+        if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
+            continue
+        if is_filler_sentence(sentence):
             continue
         p = model.probability(sentence)
         if p >= model.threshold:
@@ -99,13 +112,14 @@ class StatementExtractor:
         return self._facts(turn, [s for _, s in kept_statements(turn.content, self.model)])
 
     def _facts(
-        self, turn: TurnEvent, sentences: list[str], start: int = 0
+        self, turn: TurnEvent, sentences: list[str], start: int = 0,
+        max_chars: int = MAX_OBJECT_CHARS,
     ) -> list[CandidateFact]:
         out: list[CandidateFact] = []
         seen: set[str] = set()
         source = claimed_source(turn.metadata)
         for sentence in sentences:
-            statement = clean_statement(sentence)[:MAX_OBJECT_CHARS].strip()
+            statement = clean_statement(sentence)[:max_chars].strip()
             if not statement or normalise(statement) in seen:
                 continue
             seen.add(normalise(statement))
@@ -139,11 +153,34 @@ class StatementExtractor:
 
 
 class HybridExtractor(StatementExtractor):
-    """Design B: the rules first (high precision); a statement for each kept sentence no
-    rule fact was read from."""
+    """Design B: the rules and the keep classifier decide whether a turn holds a memory;
+    the turn's own sentences say it whole.
+
+    Per user turn:
+
+    * the rules' typed facts (every predicate but the generic ones listed in
+      ``generic_rule_predicates`` of ``memgate/data/statements.json``: name, city, tools,
+      answer style, ...) as the rules wrote them; their typed keys supersede and fold;
+    * at most one merged statement, when a generic rule fact (``event``, ``likes``, ...)
+      was read from a sentence that is not a question, a social formula, a remark about
+      the other person, a hypothetical, a state of the moment or chatter, or when the
+      classifier keeps a sentence the typed facts do not say: with
+      :data:`SHORT_TURN_THRESHOLD` when one sentence is left to judge, with
+      :data:`LONG_TURN_THRESHOLD` in a narrated turn of several (chat such as LoCoMo
+      narrates; most of its sentences are no memory). The statement is every sentence of
+      the turn that is not filler, a question, a social formula, a request or said by a
+      typed fact, cleaned and joined in turn order: a narrated turn ("we went to the
+      lake; the kids loved it; I finally finished my novel") is one memory, not one per
+      sentence, and it keeps the context a reader needs. One sentence keeps the key of
+      design A (a single-valued family supersedes); several are a multi-valued statement.
+    """
 
     name = "hybrid"
-    version = "1.0.0"
+    version = "1.1.0"
+    #: A turn of several sentences with no rule fact needs a sentence this probable.
+    long_turn_threshold: float = LONG_TURN_THRESHOLD
+    #: ... and a turn with one sentence left to judge, a sentence this probable.
+    short_threshold: float = SHORT_TURN_THRESHOLD
 
     def __init__(self, model: KeepModel | None = None) -> None:
         super().__init__(model)
@@ -153,11 +190,101 @@ class HybridExtractor(StatementExtractor):
         if turn.role is not Role.USER or not turn.content.strip():
             return []
         facts = self.rules.extract(turn)
-        if len(facts) >= MAX_FACTS_PER_TURN:
-            return facts
-        covered = [normalise(f.object) for f in facts if f.object]
-        rest = [
-            s for _, s in kept_statements(turn.content, self.model)
-            if not any(obj and obj in normalise(s) for obj in covered)
+        generic = set(lexicon()["generic_rule_predicates"])
+        typed = [f for f in facts if f.predicate not in generic]
+        sentences = split_statements(turn.content)
+        loose = [
+            f for f in facts
+            if f.predicate in generic and not _only_from_vetoed(f, sentences)
         ]
-        return facts + self._facts(turn, rest, start=len(facts))
+        # a sentence a typed rule fact was read from is said by that fact
+        taken = {i for i, s in enumerate(sentences) for f in typed if _source_of(f, s)}
+        chosen = {i for i, s in enumerate(sentences) for f in loose if _source_of(f, s)} - taken
+        unplaced = [f for f in loose if not any(_source_of(f, s) for s in sentences)]
+        kept = [(p, s) for p, s in kept_statements(turn.content, self.model)
+                if sentences.index(s) not in taken]
+        content = [s for s in sentences if not is_filler_sentence(s)]
+        rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
+        # one sentence left to judge: a sentence the classifier keeps with some margin; a
+        # narrated turn of several: only a sentence the classifier is nearly sure of
+        bar = self.short_threshold if len(rest) <= 1 else self.long_turn_threshold
+        if chosen or any(p >= bar for p, _ in kept):
+            # the turn holds a memory: say it with every sentence that is not filler, a
+            # question, a social formula, a request or already said by a typed rule fact
+            # (the context a reader needs: "we went to the lake; the kids loved it")
+            chosen |= {
+                i for i, s in enumerate(sentences)
+                if i not in taken and s in content and not _aside(s)
+            }
+        parts = [p for p in (clean_statement(sentences[i]) for i in sorted(chosen)) if p]
+        out = typed + unplaced
+        if parts:
+            first = loose[0] if loose else None
+            inferred = [f for f in typed if not any(_source_of(f, s) for s in sentences)]
+            out += self._merged_fact(turn, parts, first, start=len(out), inferred=inferred)
+        return out
+
+    def _merged_fact(
+        self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int,
+        inferred: list[CandidateFact],
+    ) -> list[CandidateFact]:
+        facts = self._facts(turn, [_merge(parts)], start=start, max_chars=MAX_MERGED_CHARS)
+        if not facts:
+            return []
+        f = facts[0]
+        update: dict[str, object] = {}
+        if len(parts) > 1 and is_single_valued(f.predicate):
+            # several sentences: not one value of a single-valued family
+            update.update(predicate="statement", multi_valued=True)
+        if rule_fact is not None and f.type is FactType.FACT:
+            update["type"] = rule_fact.type
+        if inferred:
+            # the rules read something the turn does not say (a wife: married): the
+            # statement is that evidence and is as sure as the inference (pending, if low)
+            update["confidence"] = min(min(x.confidence for x in inferred), f.confidence)
+        return [f.model_copy(update=update)]
+
+
+#: A generic rule fact read only from sentences with one of these cues is not a memory
+#: (the rules' "event" from "have you ever been to Lisbon?" or "good luck at the race!").
+_RULE_VETO: Final = (
+    "question", "social", "second_person", "hypothetical", "moment", "chatter",
+)
+
+
+def _aside(sentence: str) -> bool:
+    c = cues(sentence)
+    return c["question"] or c["social"] or c["one_off"]
+
+
+def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
+    sources = [s for s in sentences if _source_of(fact, s)]
+    return bool(sources) and all(
+        any(cues(s)[v] for v in _RULE_VETO) for s in sources
+    )
+
+
+def _source_of(fact: CandidateFact, sentence: str) -> bool:
+    """Whether a rule fact was read from this sentence: its value is in it, or most of
+    its words are."""
+    obj = normalise(fact.object or "")
+    if not obj:
+        return False
+    sent = normalise(sentence)
+    if obj in sent:
+        return True
+    words = [w for w in obj.split() if len(w) > 2]
+    return bool(words) and sum(w in sent for w in words) >= 0.6 * len(words)
+
+
+def _merge(parts: list[str]) -> str:
+    """The statements of one turn as one text, each whole, at most
+    :data:`MAX_MERGED_CHARS` characters (whole statements only, the first always)."""
+    out: list[str] = []
+    size = 0
+    for part in parts:
+        if out and size + len(part) + 2 > MAX_MERGED_CHARS:
+            break
+        out.append(part)
+        size += len(part) + 2
+    return "; ".join(out)[:MAX_MERGED_CHARS]

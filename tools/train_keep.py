@@ -66,7 +66,7 @@ def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def cross_validate(k: int) -> None:
+def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
     from memgate.core.events import TurnEvent
     from memgate.stages.extract import RuleExtractor
     from memgate.stages.statement_text import split_statements
@@ -82,7 +82,8 @@ def cross_validate(k: int) -> None:
     feats = {i: [featurise(s) for s in split_statements(r["text"])] for i, r in enumerate(rows)}
     triaged = {i: triage(turn(r["text"]))[0].value == "keep" for i, r in enumerate(rows)}
     ruled = {i: bool(rules.extract(turn(r["text"]))) for i, r in enumerate(rows)}
-    print(f"corpus: {len(rows)} turns, {k}-fold cross-validation by turn (fold = index mod {k})")
+    print(f"corpus: {len(rows)} turns, {k}-fold cross-validation by turn (fold = index mod {k}), "
+          f"threshold {threshold}")
     for features in ("ngrams+cues", "ngrams", "cues"):
         sent = [0, 0, 0]
         by_design: dict[str, dict[str, list[int]]] = {
@@ -99,11 +100,11 @@ def cross_validate(k: int) -> None:
                 xs = _mask(np.vstack(feats[i]), features)
                 probs = 1 / (1 + np.exp(-(xs @ w + b)))
                 for (_, lab), p in zip(labels, probs, strict=True):
-                    pred = int(p >= THRESHOLD)
+                    pred = int(p >= threshold)
                     sent[0] += pred and lab
                     sent[1] += pred and not lab
                     sent[2] += (not pred) and lab
-                clf = bool((probs >= THRESHOLD).any())
+                clf = bool((probs >= threshold).any())
                 preds = {"rules": triaged[i] and ruled[i], "A": triaged[i] and clf,
                          "B": triaged[i] and (ruled[i] or clf)}
                 for d, pred_turn in preds.items():
@@ -129,9 +130,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed model file")
     ap.add_argument("--cv", type=int, default=0, help="k-fold cross-validation report")
+    ap.add_argument("--threshold", type=float, default=THRESHOLD,
+                    help="keep threshold of the cross-validation report")
     args = ap.parse_args()
     if args.cv:
-        cross_validate(args.cv)
+        cross_validate(args.cv, args.threshold)
         return 0
     text = build()
     if args.check:

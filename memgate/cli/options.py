@@ -68,7 +68,7 @@ ExtractorOpt = Annotated[
     ExtractorName | None,
     typer.Option(
         "--extractor",
-        help="rules (offline default), statements, hybrid or anthropic.",
+        help="hybrid (offline default), rules, statements or anthropic.",
         rich_help_panel=PANEL,
     ),
 ]

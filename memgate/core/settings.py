@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     )
 
     # extraction
-    extractor: Literal["rules", "statements", "hybrid", "anthropic"] = "rules"
+    extractor: Literal["rules", "statements", "hybrid", "anthropic"] = "hybrid"
     anthropic_api_key: SecretStr | None = None
     anthropic_model: str = "claude-haiku-4-5"
     anthropic_base_url: str | None = None

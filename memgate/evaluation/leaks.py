@@ -53,7 +53,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memgate.core.embedding import Embedder
-from memgate.core.events import Ident, TurnEvent
+from memgate.core.events import Ident, StoredFact, TurnEvent
 from memgate.core.settings import Settings
 from memgate.evaluation import erasure as erasure_check
 from memgate.evaluation.bytescan import ScannedFile, read_file
@@ -332,14 +332,27 @@ def _sqlite_rows(path: Path) -> Iterator[tuple[Any, ...]]:
         conn.close()
 
 
+#: A fact's vectors: numbers computed from its text, not text it keeps. Their decimal
+#: digits are not searched (a six-digit PIN is found in 384 floats' digits by chance);
+#: the bytes the store writes them as are, with every file under the data dir.
+VECTOR_FIELDS: frozenset[str] = frozenset({"embedding", "search_embedding"})
+
+
+def fact_texts(f: StoredFact) -> list[str]:
+    """Every field of a stored fact as text, its vectors left out (:data:`VECTOR_FIELDS`)."""
+    return [
+        f.model_dump_json(exclude=set(VECTOR_FIELDS)), f.subject, f.predicate, f.value,
+        f.text, f.rationale, f.key,
+    ]
+
+
 def scan_workspace(ws: Workspace, dead_letters: Sequence[str] = ()) -> Haystacks:
     """Read back everything the stores of ``ws`` hold (see the module docstring)."""
     hay = Haystacks()
     facts = ws.facts()
     hay.texts["retrieval.facts"] = []
     for f in facts:
-        hay.add("retrieval.facts", [f.model_dump_json(exclude={"embedding"}), f.subject])
-        hay.add("retrieval.facts", [f.predicate, f.value, f.text, f.rationale, f.key])
+        hay.add("retrieval.facts", fact_texts(f))
     hay.add("retrieval.sqlite", _sqlite_rows(ws.settings.retrieval_path))
     for table in TABLES:
         _, rows = ws.audit_store.query(f"SELECT * FROM `{table.name}`")

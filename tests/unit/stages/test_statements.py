@@ -177,3 +177,54 @@ def test_test_sentences_are_not_training_sentences() -> None:
     trained = {json.loads(line)["text"] for line in CORPUS.read_text("utf-8").splitlines()}
     mine = [t for _, t, _ in KEEPS] + [t for ts in NEGATIVES.values() for t in ts]
     assert not trained & set(mine)
+
+
+# --- hybrid 1.1.0 (issue 9: writes per LoCoMo turn) ---------------------------------------
+
+
+def test_hybrid_says_a_narrated_turn_in_one_statement() -> None:
+    text = ("We finally drove up to the lake district last weekend. The kids went canoeing "
+            "for the first time. I also finished the first draft of my novel.")
+    facts = HybridExtractor().extract(turn(text))
+    statements = [f for f in facts if f.extractor == "hybrid"]
+    assert len(statements) == 1, [f.object for f in facts]
+    assert "lake district" in statements[0].object and "novel" in statements[0].object
+
+
+def test_hybrid_statement_leaves_out_questions_and_social_formulas() -> None:
+    text = ("Thanks so much for asking, Ana! I spent the spring restoring an old sailboat in Kiel. "
+            "Have you ever had a cat?")
+    facts = [f for f in HybridExtractor().extract(turn(text)) if f.extractor == "hybrid"]
+    assert len(facts) == 1
+    assert "sailboat in Kiel" in facts[0].object
+    assert "Have you" not in facts[0].object and "Thanks" not in facts[0].object
+
+
+# social formulas, remarks about the other person and comments on "it"/"that": no memory
+HYBRID_NEGATIVES = [
+    "I'm so proud of you for finishing it, Sara!",
+    "That sounds like such a lovely afternoon.",
+    "Ich bin wirklich stolz auf dich!",
+    "C'était vraiment une belle soirée.",
+    "¡Qué buena idea, me alegra mucho!",
+    "Isso parece incrível, parabéns!",
+    "听起来真不错，恭喜你！",
+]
+
+
+@pytest.mark.parametrize("text", HYBRID_NEGATIVES)
+def test_hybrid_stores_no_chatter(text: str) -> None:
+    assert HybridExtractor().extract(turn(text)) == []
+
+
+def test_hybrid_statement_is_as_sure_as_the_rules_inference() -> None:
+    # the rules infer "married" from a wife; the sentence is that evidence, not more
+    facts = HybridExtractor().extract(turn("My wife says I cook too much pasta."))
+    inferred = [f for f in facts if f.extractor == "rules"]
+    assert inferred and inferred[0].confidence < 0.9
+    assert all(f.confidence <= inferred[0].confidence for f in facts)
+
+
+def test_hybrid_keeps_a_short_fact_the_rules_miss() -> None:
+    facts = HybridExtractor().extract(turn("Unser Lager ist in Bremen."))
+    assert [f.object for f in facts] == ["Unser Lager ist in Bremen"]

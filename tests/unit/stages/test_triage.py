@@ -151,6 +151,23 @@ CASES: list[tuple[str, str, Role, TriageVerdict, TriageReason]] = [
     ("zh_statement", "我在一家医院当护士。", Role.USER, KEEP, R.SUBSTANTIVE),
     ("moment_with_fact", "I'm swamped this week. We moved our office to Porto.", Role.USER,
      KEEP, R.FIRST_PERSON_STATEMENT),
+    # issue 9, LoCoMo: social formulas and remarks about the other person, nothing about the
+    # speaker, are chatter in the six languages (they were kept as statements)
+    ("social_en", "Totally with you on that one, Priya. Best of luck on Friday!", Role.USER,
+     DROP, R.CHATTER),
+    ("social_de", "Ich bin so stolz auf dich, Jonas. Viel Glück beim Umzug!", Role.USER, DROP,
+     R.CHATTER),
+    ("social_fr", "Bon courage pour la suite, Léa ! Tu as tellement travaillé.", Role.USER,
+     DROP, R.CHATTER),
+    ("social_es", "¡Tienes razón, Diego! Sigue así con el huerto.", Role.USER, DROP,
+     R.CHATTER),
+    ("social_pt", "Parabéns pela promoção, Bruno! Você merece demais.", Role.USER, DROP,
+     R.CHATTER),
+    ("social_zh", "恭喜你拿到驾照！你真的很努力。", Role.USER, DROP, R.CHATTER),
+    ("second_person_en_drop", "Your garden looks so peaceful, Omar!", Role.USER, DROP,
+     R.CHATTER),
+    ("social_with_fact", "Thanks, Mia! I started a pottery class in Leeds last month.",
+     Role.USER, KEEP, R.FIRST_PERSON_STATEMENT),
 ]
 
 
