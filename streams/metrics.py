@@ -50,6 +50,8 @@ METRIC_NAMES = (
     "memgate_extractor_fallbacks_total",
     "memgate_extract_cache_total",
     "memgate_shadow_disagreements_total",
+    # written by `memgate scan --metrics-file` (memgate.scan), not by a worker
+    "memgate_scan_findings_total",
 )
 
 

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from memgate.cli import audit, bench, config, demo, forget, ingest, search, worker
+from memgate.cli import audit, bench, config, demo, forget, ingest, scan, search, worker
 from memgate.cli import eval as evaluation
 from memgate.cli.options import record_global_options
 
@@ -63,6 +63,7 @@ app.add_typer(ingest.app)
 app.add_typer(search.app)  # search, facts
 app.add_typer(forget.app)
 app.add_typer(audit.app)
+app.add_typer(scan.app)
 app.add_typer(config.app)
 app.add_typer(demo.app)
 app.add_typer(worker.app)  # worker, produce

@@ -83,7 +83,7 @@ def audit(
     Reports count by event time (when a turn was said); ingest time is a column of its own.
     """
     from memgate.sinks.audit import REPORTS, ClickHouseAudit, ReportScope
-    from memgate.sinks.audit_reports import TIME_SERIES_REPORTS
+    from memgate.sinks.audit_reports import TIME_SERIES_REPORTS, USER_NEEDS_TENANT
 
     s = session(ctx)
     if list_reports or (report is None and sql is None):
@@ -108,6 +108,8 @@ def audit(
             f"--plot draws a time-series report: {', '.join(TIME_SERIES_REPORTS)}",
             param_hint="--plot",
         )
+    if user is not None and tenant is None:
+        raise typer.BadParameter(USER_NEEDS_TENANT, param_hint="--user")
     scope = ReportScope(tenant, user, _instant(since), _instant(until))
     title = report or "sql"
     with errors():

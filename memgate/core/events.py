@@ -593,7 +593,12 @@ class DeadLetter(_Event):
     partition: int = -1
     offset: int = -1
     key: str | None = None
-    payload: str = Field(description="The raw payload, redacted of secrets.")
+    payload: str = Field(
+        description="The payload, masked by the detectors; its first characters only when "
+        "``payload_truncated``."
+    )
+    payload_bytes: int = Field(default=-1, description="Size of the message as received.")
+    payload_truncated: bool = False
     failed_at: AwareDatetime
 
 

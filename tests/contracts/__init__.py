@@ -6,4 +6,4 @@ imported, so a failing contract assertion shows its operands.
 
 import pytest
 
-pytest.register_assert_rewrite("tests.contracts.retrieval")
+pytest.register_assert_rewrite("tests.contracts.retrieval", "tests.contracts.isolation")
