@@ -34,9 +34,9 @@ def svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     keys = KeyStore(d / "api_keys.json")
     acme, _ = keys.create("acme", "tests")
     globex, _ = keys.create("globex")
-    with Memory(data_dir=d / "data", embedder="hashing", http_max_body_bytes=4096) as memory:
-        with BackgroundServer(create_app(memory, keys)) as server:
-            yield Service(memory, keys, server.url, acme, globex)
+    memory = Memory(data_dir=d / "data", embedder="hashing", http_max_body_bytes=4096)
+    with memory, BackgroundServer(create_app(memory, keys)) as server:
+        yield Service(memory, keys, server.url, acme, globex)
 
 
 def assert_problem(r: httpx.Response, status: int) -> dict[str, object]:
@@ -71,8 +71,8 @@ def test_add_then_search_get_history_delete_round_trip(svc: Service) -> None:
         assert [f["fact_id"] for f in c.get("/v1/tenants/acme/users/alice/memories").json()] == [
             fact_id
         ]
-        actions = [e["action"] for e in
-                   c.get(f"/v1/tenants/acme/users/alice/memories/{fact_id}/history").json()]  # fmt: skip
+        history = c.get(f"/v1/tenants/acme/users/alice/memories/{fact_id}/history").json()
+        actions = [e["action"] for e in history]
         assert actions[0] == "add"
         assert c.get("/v1/tenants/acme/users").json() == {"tenant_id": "acme", "users": ["alice"]}
         assert c.delete(f"/v1/tenants/acme/users/alice/memories/{fact_id}").status_code == 200
@@ -122,17 +122,19 @@ def test_refusals_come_before_any_store_is_opened(tmp_path: Path) -> None:
     globex, _ = keys.create("globex")
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
-    with Memory(data_dir=blocker, embedder="hashing") as memory:
-        with BackgroundServer(create_app(memory, keys)) as server:
-            c = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {globex}"})
-            assert_problem(c.post("/v1/tenants/acme/users/u/search", json={"query": "q"}), 403)
-            assert_problem(httpx.get(server.url + "/v1/tenants/acme/users/u/memories"), 401)
-            # the key's own tenant does reach the store, which fails as one line
-            doc = assert_problem(c.post("/v1/tenants/globex/users/u/search",
-                                        json={"query": "q"}), 503)  # fmt: skip
-            assert "not-a-dir" in str(doc["detail"])
-            ready = assert_problem(c.get("/ready"), 503)
-            assert "retrieval" in str(ready["detail"]) and ready["checks"]["retrieval"] != "ok"  # type: ignore[index]
+    memory = Memory(data_dir=blocker, embedder="hashing")
+    with memory, BackgroundServer(create_app(memory, keys)) as server:
+        c = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {globex}"})
+        assert_problem(c.post("/v1/tenants/acme/users/u/search", json={"query": "q"}), 403)
+        assert_problem(httpx.get(server.url + "/v1/tenants/acme/users/u/memories"), 401)
+        # the key's own tenant does reach the store, which fails as one line
+        doc = assert_problem(c.post("/v1/tenants/globex/users/u/search",
+                                    json={"query": "q"}), 503)  # fmt: skip
+        assert "not-a-dir" in str(doc["detail"])
+        ready = assert_problem(c.get("/ready"), 503)
+        assert "retrieval" in str(ready["detail"]) and ready["checks"]["retrieval"] != "ok"  # type: ignore[index]
+
+
 
 
 @pytest.mark.parametrize(
