@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
@@ -55,12 +52,13 @@ from memgate.api import (
     SearchResult,
 )
 from memgate.apikeys import ApiKey, KeyStore
+from memgate.asgi import BackgroundServer, run
 from memgate.core.errors import ConfigError
 from memgate.core.events import FactType
 from memgate.recall import MAX_K, MAX_QUERY_CHARS
 from memgate.streams.health import Readiness
 
-__all__ = ["BackgroundServer", "create_app", "openapi_document"]
+__all__ = ["BackgroundServer", "create_app", "openapi_document", "run"]
 
 log = logging.getLogger("memgate.http")
 
@@ -441,48 +439,3 @@ def create_app(memory: Memory, keys: KeyStore, *, max_body: int | None = None) -
 def openapi_document(memory: Memory) -> dict[str, Any]:
     """The OpenAPI description (the same as ``GET /openapi.json``), built without a store."""
     return create_app(memory, KeyStore(memory.settings.api_keys_path)).openapi()
-
-
-# -- running ----------------------------------------------------------------------------
-
-
-class BackgroundServer:
-    """uvicorn serving an ASGI app from a daemon thread on ``host:port`` (0: a free port)."""
-
-    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> None:
-        import uvicorn
-
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, port))
-        self.host, self.port = host, int(self.sock.getsockname()[1])
-        config = uvicorn.Config(app, log_level="warning", lifespan="auto")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True,
-            name="memgate-http",
-        )  # fmt: skip
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def start(self, timeout: float = 30.0) -> BackgroundServer:
-        self.thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise MemgateError(f"the HTTP server did not start on {self.url}")
-            time.sleep(0.02)
-        return self
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        self.sock.close()
-
-    def __enter__(self) -> BackgroundServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -70,7 +70,7 @@ def mcp_command(
             server = build_server(memory, tenant=tenant, default_user=user)
         else:
             require_extra("uvicorn", "mcp", "the MCP server over HTTP (memgate mcp)")
-            import uvicorn
+            from memgate.asgi import run
 
             h, p = host or s.http_host, s.http_port if port is None else port
             asgi = http_app(memory, keys, host=h, default_user=user)
@@ -80,6 +80,6 @@ def mcp_command(
             server.run("stdio")
         else:
             print_note(err, f"memgate mcp: http://{h}:{p}/mcp (Bearer tenant keys)", style="")
-            uvicorn.run(asgi, host=h, port=p, log_level="warning")
+            run(asgi, h, p)
     finally:
         memory.close()

@@ -40,7 +40,7 @@ def serve(
     rt = session(ctx).runtime
     s = rt.settings
     with errors():
-        from memgate.service import create_app
+        from memgate.service import create_app, run
 
         memory = Memory(runtime=rt)
         keys = key_store(s)
@@ -49,8 +49,6 @@ def serve(
             print_json(fapp.openapi())
             return
         require_extra("uvicorn", "http", "the HTTP service (memgate serve)")
-        import uvicorn
-
         active = [k for k in keys.list() if k.active]
     if not active:
         print_note(
@@ -67,7 +65,7 @@ def serve(
         style="",
     )
     try:
-        uvicorn.run(fapp, host=h, port=p, log_level="warning")
+        run(fapp, h, p)
     finally:
         memory.close()
 

@@ -20,8 +20,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memgate import Memory
 from memgate.apikeys import KeyStore
+from memgate.asgi import BackgroundServer
 from memgate.mcpserver import http_app
-from memgate.service import BackgroundServer
 
 MEMGATE = str(Path(sys.executable).with_name("memgate"))
 NEOVIM = "I use Neovim as my editor."
