@@ -7,6 +7,7 @@ extra installs the build backend.
 
 from __future__ import annotations
 
+import re
 import shutil
 import stat
 import subprocess
@@ -135,7 +136,7 @@ def test_extras_say_what_they_are_for(wheel: Path) -> None:
 
     def extra(name: str) -> set[str]:
         return {
-            r.split(";")[0].split(">")[0].strip()
+            re.split(r"[<>=!~ ]", r.split(";")[0], maxsplit=1)[0].strip()
             for r in requires
             if r.replace(" ", "").endswith(f'extra=="{name}"')
         }
