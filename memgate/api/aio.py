@@ -84,3 +84,6 @@ class AsyncMemory:
 
     async def forget(self, tenant: str, user: str) -> ForgetResult:
         return await asyncio.to_thread(self.sync.forget, tenant, user)
+
+    async def users(self, tenant: str) -> list[str]:
+        return await asyncio.to_thread(self.sync.users, tenant)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -119,6 +119,25 @@ class Memory:
         """Write the buffered usage counts now."""
         if self._usage is not None:
             self._usage.flush()
+
+    def checks(self) -> dict[str, Callable[[], object]]:
+        """Readiness checks, one per store this instance uses: each returns when its store
+        answers and raises when it does not (a service's ``/ready``)."""
+        rt = self._open()
+        return {
+            "retrieval": lambda: rt.retrieval.stats(),
+            "audit": lambda: rt.audit.query("SELECT 1"),
+        }
+
+    def users(self, tenant: str) -> list[str]:
+        """The users of ``tenant`` that have (or had, until forgotten) facts, sorted."""
+        tenant = check_id("tenant", tenant)
+        _, rows = self._open().audit.query(
+            "SELECT DISTINCT user_id FROM fact_history WHERE tenant_id = {t:String} "
+            "ORDER BY user_id",
+            {"t": tenant},
+        )
+        return [str(r[0]) for r in rows]
 
     def _open(self) -> Runtime:
         if self._closed:

@@ -15,7 +15,19 @@ from typing import Annotated
 
 import typer
 
-from memgate.cli import audit, bench, config, demo, forget, ingest, scan, search, worker
+from memgate.cli import (
+    audit,
+    bench,
+    config,
+    demo,
+    forget,
+    ingest,
+    mcpserve,
+    scan,
+    search,
+    serve,
+    worker,
+)
 from memgate.cli import eval as evaluation
 from memgate.cli.options import record_global_options
 
@@ -69,6 +81,9 @@ app.add_typer(demo.app)
 app.add_typer(worker.app)  # worker, produce
 app.add_typer(bench.app, name="bench")
 app.add_typer(evaluation.app)
+app.add_typer(serve.app)  # serve
+app.add_typer(serve.keys_app, name="keys")
+app.add_typer(mcpserve.app)  # mcp
 
 
 def run() -> None:

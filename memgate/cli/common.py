@@ -12,15 +12,19 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memgate import render
 from memgate.cli.args import check_id
 from memgate.core.errors import MemgateError
+from memgate.core.settings import Settings, prepare_data_dir
 from memgate.inputs import ReadErrors
 from memgate.render import print_error, print_note
+
+if TYPE_CHECKING:
+    from memgate.apikeys import KeyStore
 
 console = render.make_console()
 err = render.make_console(stderr=True)
@@ -85,3 +89,14 @@ def report_read_errors(errors: ReadErrors) -> None:
             "Fix the lines above and ingest the file again (turn ids make it idempotent).",
         )
         raise typer.Exit(1)
+
+
+def key_store(s: Settings) -> KeyStore:
+    """The API key file of these settings (the data dir created private when it holds it)."""
+    from memgate.apikeys import KeyStore
+
+    if s.api_key_file is None:
+        warning = prepare_data_dir(s.data_dir)
+        if warning:
+            print_note(err, f"warning: {warning}")
+    return KeyStore(s.api_keys_path)

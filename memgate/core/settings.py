@@ -151,6 +151,18 @@ class Settings(BaseSettings):
     usage_flush_facts: int = Field(default=256, ge=1)
     usage_flush_seconds: float = Field(default=30.0, gt=0)
 
+    # the HTTP service and the MCP server (memgate serve, memgate mcp)
+    api_key_file: Path | None = Field(
+        default=None,
+        description="Hashed tenant API keys (memgate keys create); "
+        "default <data_dir>/api_keys.json.",
+    )
+    http_host: str = Field(default="127.0.0.1", min_length=1)
+    http_port: int = Field(default=18080, ge=0, le=65535)
+    http_max_body_bytes: int = Field(
+        default=1_048_576, ge=1024, description="Largest request body the HTTP service reads."
+    )
+
     # write policy: sources whose turns are stored at confidence 1.0 (memgate.stages.policy)
     trusted_sources: tuple[str, ...] = Field(
         default=(),
@@ -210,6 +222,10 @@ class Settings(BaseSettings):
     @property
     def extract_cache_path(self) -> Path:
         return self.data_dir / "extract_cache.sqlite3"
+
+    @property
+    def api_keys_path(self) -> Path:
+        return self.api_key_file or self.data_dir / "api_keys.json"
 
     def describe(self) -> dict[str, Any]:
         """Settings for display, secrets masked in every field.

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.stores import FactUsage, RetrievalStore, SearchQuery, UsageStore
+
 from .retrieval import DIM, T0, RetrievalStoreContract
 
 __all__ = ["DIM", "OWNERS", "REFUSED_IDS", "IsolationContract", "check_refused_ids"]

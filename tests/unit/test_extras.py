@@ -22,10 +22,15 @@ EXTRA_LIBRARIES = {
     "clickhouse": ("clickhouse_connect",),
     "anthropic": ("anthropic",),
     "bench": ("matplotlib",),
+    "http": ("fastapi", "starlette", "uvicorn"),
+    "mcp": ("mcp",),
+    "langgraph": ("langgraph",),
 }
 #: every optional library but clickhouse-connect, which the embedded chDB store also uses
 ALL_EXTRAS = tuple(
-    m for e in ("kafka", "opensearch", "anthropic", "bench") for m in EXTRA_LIBRARIES[e]
+    m
+    for e in ("kafka", "opensearch", "anthropic", "bench", "http", "mcp", "langgraph")
+    for m in EXTRA_LIBRARIES[e]
 )
 
 _RUN = """
@@ -87,6 +92,8 @@ def _one_error_line(run: subprocess.CompletedProcess[str], extra: str) -> None:
         ("opensearch", ("search", "how do we deploy", "-t", "acme", "-u", "alice"),
          {"MEMGATE_RETRIEVAL_BACKEND": "opensearch"}),
         ("clickhouse", ("audit", "drop-reasons"), {"MEMGATE_AUDIT_BACKEND": "clickhouse"}),
+        ("http", ("serve",), {}),
+        ("mcp", ("mcp",), {"MEMGATE_API_KEY": "mgk_0123456789ab_x"}),
         ("anthropic", ("ingest", "turns.jsonl"),
          {"MEMGATE_EXTRACTOR": "anthropic", "MEMGATE_ANTHROPIC_API_KEY": "sk-test"}),
     ],
@@ -104,6 +111,13 @@ def test_the_bench_report_names_its_extra(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 1
     assert "MissingExtra" in run.stderr and "pip install 'memgate[bench]'" in run.stderr
+
+
+def test_the_langgraph_store_names_its_extra() -> None:
+    code = "import sys; sys.modules['langgraph'] = None; import memgate.lgstore"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "MissingExtra" in run.stderr and "pip install 'memgate[langgraph]'" in run.stderr
 
 
 def test_the_core_runs_the_embedded_path_without_any_extra(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ extra installs the build backend.
 
 from __future__ import annotations
 
+import re
 import shutil
 import stat
 import subprocess
@@ -123,18 +124,19 @@ def test_metadata_license_and_classifiers(wheel: Path) -> None:
 def test_extras_say_what_they_are_for(wheel: Path) -> None:
     msg = _metadata(wheel)
     extras = set(msg.get_all("Provides-Extra") or [])
-    assert {"kafka", "opensearch", "clickhouse", "anthropic", "bench", "all", "dev"} <= extras
+    assert {"kafka", "opensearch", "clickhouse", "anthropic", "bench", "http", "mcp", "langgraph",
+            "all", "dev"} <= extras
     requires = msg.get_all("Requires-Dist") or []
     core = {r.split(";")[0].split(">")[0].split("=")[0].strip() for r in requires if ";" not in r}
     # the embedded path alone: no Kafka, OpenSearch, Anthropic or plotting library, and
     # tenacity gone (one retry helper in memgate.core.retry)
     assert not core & {"faust-streaming", "aiokafka", "opensearch-py", "anthropic", "matplotlib",
-                       "tenacity"}
+                       "tenacity", "fastapi", "uvicorn", "mcp", "langgraph"}
     assert {"chdb", "clickhouse-connect", "numpy", "tokenizers"} <= core
 
     def extra(name: str) -> set[str]:
         return {
-            r.split(";")[0].split(">")[0].strip()
+            re.split(r"[<>=!~ ]", r.split(";")[0], maxsplit=1)[0].strip()
             for r in requires
             if r.replace(" ", "").endswith(f'extra=="{name}"')
         }
@@ -144,4 +146,7 @@ def test_extras_say_what_they_are_for(wheel: Path) -> None:
     assert extra("anthropic") == {"anthropic"}
     assert extra("bench") == {"matplotlib"}
     assert extra("clickhouse") == {"clickhouse-connect"}
-    assert "memgate[anthropic,bench,clickhouse,kafka,opensearch]" in extra("all")
+    assert extra("http") == {"fastapi", "uvicorn"}
+    assert extra("mcp") == {"mcp", "uvicorn"}
+    assert extra("langgraph") == {"langgraph"}
+    assert "memgate[anthropic,bench,clickhouse,http,kafka,langgraph,mcp,opensearch]" in extra("all")
