@@ -95,6 +95,12 @@ class Settings(BaseSettings):
 
     # embeddings
     embedder: Literal["minilm", "hashing"] = "minilm"
+    embedder_runtime: Literal["numpy", "onnx-int8"] = Field(
+        default="numpy",
+        description="How MiniLM runs: numpy float32, or ONNX Runtime with int8 weight "
+        "products (the onnx extra; graph built from the shipped weights at start, "
+        "cosine within 0.01 of float32).",
+    )
     blas_threads: int = Field(
         default=1,
         ge=0,
