@@ -129,7 +129,7 @@ def test_extras_say_what_they_are_for(wheel: Path) -> None:
     # the embedded path alone: no Kafka, OpenSearch, Anthropic or plotting library, and
     # tenacity gone (one retry helper in memgate.core.retry)
     assert not core & {"faust-streaming", "aiokafka", "opensearch-py", "anthropic", "matplotlib",
-                       "tenacity"}
+                       "tenacity", "onnxruntime"}
     assert {"chdb", "clickhouse-connect", "numpy", "tokenizers"} <= core
 
     def extra(name: str) -> set[str]:
@@ -144,4 +144,5 @@ def test_extras_say_what_they_are_for(wheel: Path) -> None:
     assert extra("anthropic") == {"anthropic"}
     assert extra("bench") == {"matplotlib"}
     assert extra("clickhouse") == {"clickhouse-connect"}
-    assert "memgate[anthropic,bench,clickhouse,kafka,opensearch]" in extra("all")
+    assert extra("onnx") == {"onnx", "onnxruntime"}
+    assert "memgate[anthropic,bench,clickhouse,kafka,onnx,opensearch]" in extra("all")
