@@ -10,7 +10,7 @@ SERVICES := deploy/local/services.sh
 SERVICES_DIR ?= $(or $(MEMGATE_SERVICES_DIR),$(HOME)/.cache/memgate/services)
 
 # the fault suite at full length (tests/integration/test_poison_volume_int.py; the bounded form runs in make test)
-.PHONY: faults setup demo dashboards test test-services lint typecheck unit integration services-up services-down services-status clean
+.PHONY: bench faults setup demo dashboards test test-services lint typecheck unit integration services-up services-down services-status clean
 
 setup: $(VENV)/.installed
 
@@ -29,6 +29,14 @@ dashboards: setup
 
 demo: setup
 	$(BIN)/memgate demo
+
+# every benchmark (benchmarks/bench_*.py), then benchmarks/RESULTS.md; those that need
+# Kafka or OpenSearch write "not run: service unreachable" when the service is not there
+bench: setup
+	rm -f benchmarks/results/*.json
+	cd benchmarks && for b in bench_*.py; do ../$(BIN)/python $$b || exit 1; done
+	cd benchmarks && ../$(BIN)/python bench_inprocess.py --runtime onnx-int8
+	$(BIN)/python benchmarks/report.py
 
 lint: setup
 	$(BIN)/ruff check .

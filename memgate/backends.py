@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def make_embedder(settings: Settings) -> Embedder:
-    return load_embedder(settings.embedder)
+    return load_embedder(settings.embedder, settings.embedder_runtime)
 
 
 def open_retrieval(settings: Settings, dim: int) -> RetrievalStore:

@@ -774,6 +774,10 @@ class OpenSearchStore(OpenSearchUsage):
             f"complete after {self.max_retries + 1} passes"
         )
 
+    def refresh(self) -> None:
+        """Make every acknowledged write searchable now (:mod:`memgate.streams.recent`)."""
+        self._call("refresh", lambda: self._client.indices.refresh(index=self.index))
+
     def stats(self) -> dict[str, int]:
         """Counts by status across the store (every status present, zeros included)."""
         body = {

@@ -39,6 +39,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from socket import gethostname
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -58,11 +59,13 @@ except ImportError as exc:
 from memgate.core.events import AuditEvent, DeadLetter, Stage, TurnEvent, utcnow
 from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
-from memgate.core.stores import AuditStore, RetrievalStore
+from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
 from memgate.streams.health import Readiness
+from memgate.streams.lag import CommittedLag
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
+from memgate.streams.recent import RecentFacts
 from memgate.streams.topology import (
     AUDIT_TOPIC,
     DLQ_TOPIC,
@@ -146,9 +149,17 @@ class Worker:
     metrics: Metrics
     #: the turn ledger: the audit journal
     ledger: TurnLedger = field(init=False)
+    #: what the dedupe stage reads: the store, and this worker's recent writes on a store
+    #: that needs a refresh before a search sees a write (:mod:`memgate.streams.recent`)
+    recent: RecentFacts | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.ledger = JournalLedger(self.audit)
+        self.recent = recent_facts(self.settings, self.retrieval)
+
+    @property
+    def view(self) -> FactView:
+        return self.recent if self.recent is not None else self.retrieval
 
     async def retry(
         self,
@@ -179,7 +190,7 @@ class Worker:
         """The stage's step on one input; what it reads is retried while it fails transiently."""
         if route.stage is Stage.TRIAGE:
             return await triage_turn(self, self.ledger, item)
-        fn = self.pipeline.step(route.stage, self.retrieval)
+        fn = self.pipeline.step(route.stage, self.view)
         if route.reads is None:
             return fn(item)
         return await self.retry(route.reads, lambda: fn(item))
@@ -215,11 +226,16 @@ class Worker:
             await send(AUDIT_TOPIC, rec.partition_key, encode_audit(rec))
         if done.facts:
             facts = list(done.facts)
+            # with the recent writes in memory, a write need not wait until it is searchable:
+            # it returns once durable (OpenSearch: in the translog), and is remembered then
+            wait = self.recent is None
             try:
-                await self.retry("retrieval", lambda: self.retrieval.upsert(facts, wait=True))
+                await self.retry("retrieval", lambda: self.retrieval.upsert(facts, wait=wait))
             except Exception as exc:
                 await self.dead_letter(send, stage, origin, raw, _failure(stage, exc), exc)
                 return
+            if self.recent is not None:
+                self.recent.remember(facts)
         m.record_effects(route.stage, done)
 
     async def write_audit(
@@ -318,6 +334,19 @@ class Worker:
         await send(DLQ_TOPIC, dl.key or "unknown", dl.model_dump_json().encode())
 
 
+def recent_facts(settings: Settings, retrieval: RetrievalStore) -> RecentFacts | None:
+    """The dedupe stage's read-your-writes cache, for a store that needs a refresh before
+    a search sees a write (None: the embedded index, or ``dedupe_wait_for_refresh``)."""
+    if settings.dedupe_wait_for_refresh or not isinstance(retrieval, Refreshable):
+        return None
+    return RecentFacts(
+        retrieval,
+        retrieval.refresh,
+        per_user=settings.dedupe_cache_facts_per_user,
+        ttl_s=settings.dedupe_cache_seconds,
+    )
+
+
 def failure_reason(exc: BaseException) -> str:
     """The dead-letter reason of a step's permanent failure."""
     if isinstance(exc, TurnIdConflict):
@@ -369,6 +398,21 @@ def _acker(events: Sequence[faust.EventT[bytes]]) -> Callable[[int], None]:
     return ack
 
 
+def membership(s: Settings) -> dict[str, Any]:
+    """Group membership settings: a short session timeout, so that a dead worker's
+    partitions move on within seconds, and static membership (``group.instance.id``
+    ``<worker_id>.<worker_instance or host name>``), so that a restarted worker gets its
+    partitions back without a rebalance."""
+    session = float(s.kafka_session_timeout_s)
+    out: dict[str, Any] = {
+        "broker_session_timeout": session,
+        "broker_heartbeat_interval": min(3.0, session / 3.0),
+    }
+    if s.kafka_static_membership:
+        out["consumer_group_instance_id"] = f"{s.worker_id}.{s.worker_instance or gethostname()}"
+    return out
+
+
 def create_app(worker: Worker) -> faust.App:
     s = worker.settings
     m = worker.metrics
@@ -386,6 +430,7 @@ def create_app(worker: Worker) -> faust.App:
         consumer_auto_offset_reset="earliest",
         broker_commit_every=50,
         broker_commit_interval=1.0,
+        **membership(s),
     )
     topics = {
         n: app.topic(
@@ -425,23 +470,47 @@ def create_app(worker: Worker) -> faust.App:
             batch = [(e.value, _origin(e)) for e in events]
             await worker.write_audit(batch, send, _acker(events))
 
+    lag_reader = CommittedLag(s.kafka_bootstrap, s.worker_id)
+    reported: set[tuple[str, str, str]] = set()
+
     async def report_lag() -> None:
-        consumer = app.consumer
+        """``memgate_consumer_lag`` of this worker's partitions: log end minus the group's
+        committed offset (:mod:`memgate.streams.lag`), as Kafka's consumer-group tool says."""
         try:
-            assignment = consumer.assignment()
+            assignment = app.consumer.assignment()
         except Exception:  # the consumer is not started yet
             return
-        for tp in assignment:
-            hw = consumer.highwater(tp)
-            read = getattr(consumer, "_read_offset", {}).get(tp)
-            if hw is None:
-                continue
-            lag = max(0, hw - ((read + 1) if read is not None else 0))
+        try:
+            lags = await lag_reader.read((tp.topic, tp.partition) for tp in assignment)
+        except Exception as exc:  # the metric waits; the next tick tries again
+            log.warning("event=lag_unreadable error=%r", exc)
+            await lag_reader.close()
+            return
+        now: set[tuple[str, str, str]] = set()
+        for tp, lag in lags.items():
             # labelled by the stage that reads the topic (turns -> triage), as every other
             # metric is, so that one dashboard variable filters them all
             source = tp.topic.rsplit(".", 1)[-1]
-            stage = _READER.get(source, source)
-            m.consumer_lag.labels(stage=stage, topic=tp.topic, partition=str(tp.partition)).set(lag)
+            labels = (_READER.get(source, source), tp.topic, str(tp.partition))
+            m.consumer_lag.labels(*labels).set(lag)
+            now.add(labels)
+        for gone in reported - now:  # partitions moved to another worker: not ours to report
+            m.consumer_lag.remove(*gone)
+        reported.clear()
+        reported.update(now)
+
+    if worker.recent is not None:
+        recent = worker.recent
+
+        @app.on_partitions_assigned.connect
+        def forget_recent_writes(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
+            # another worker may have written to these users meanwhile: start empty, and
+            # refresh the store before the next read (memgate.streams.recent)
+            recent.reset()
+
+    @app.on_before_shutdown.connect
+    def close_lag_reader(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> Awaitable[None]:
+        return lag_reader.close()
 
     app.timer(interval=2.0)(report_lag)
     return app

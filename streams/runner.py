@@ -56,11 +56,12 @@ from memgate.core.events import (
     TurnEvent,
     utcnow,
 )
-from memgate.core.stores import AuditStore, RetrievalStore
+from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.redact import mask_all
 from memgate.stages.seal import seal
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
+from memgate.streams.recent import RecentFacts
 from memgate.streams.topology import ROUTES, Effects, Route, admit, effects, next_route
 from memgate.streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
 from memgate.streams.turns import classify_turn as _classify
@@ -188,7 +189,15 @@ class InProcessRunner:
         self.summary = RunSummary()
         self.dead_letters: list[DeadLetter] = []
         self._batch: BatchStore | None = retrieval if isinstance(retrieval, BatchStore) else None
-        self._steps = {r.stage: pipeline.step(r.stage, retrieval) for r in ROUTES}
+        # a store whose searches see a write only after a refresh (OpenSearch): dedupe reads
+        # this run's recent writes from memory too (memgate.streams.recent)
+        self._recent = (
+            RecentFacts(retrieval, retrieval.refresh)
+            if self._batch is None and isinstance(retrieval, Refreshable)
+            else None
+        )
+        view: FactView = self._recent if self._recent is not None else retrieval
+        self._steps = {r.stage: pipeline.step(r.stage, view) for r in ROUTES}
         self._ledger: TurnLedger = self._batch or JournalLedger(audit)
         self._buf: list[AuditEvent] = []  # audit rows of applied turns, not yet written
         self._pending: dict[tuple[str, str], tuple[str, str]] = {}  # their ledger entries
@@ -394,6 +403,8 @@ class InProcessRunner:
             self._buf = []
             events.clear()
         self.retrieval.upsert(list(facts))
+        if self._recent is not None:
+            self._recent.remember(facts)
         s.facts_written += len(facts)
 
     @contextmanager

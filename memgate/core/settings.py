@@ -95,6 +95,12 @@ class Settings(BaseSettings):
 
     # embeddings
     embedder: Literal["minilm", "hashing"] = "minilm"
+    embedder_runtime: Literal["numpy", "onnx-int8"] = Field(
+        default="numpy",
+        description="How MiniLM runs: numpy float32, or ONNX Runtime with int8 weight "
+        "products (the onnx extra; graph built from the shipped weights at start, "
+        "cosine within 0.01 of float32).",
+    )
     blas_threads: int = Field(
         default=1,
         ge=0,
@@ -129,6 +135,44 @@ class Settings(BaseSettings):
         "keeps them on this host; 0.0.0.0 (the container image's default) lets a Prometheus "
         "on another host or container scrape them.",
         min_length=1,
+    )
+    kafka_session_timeout_s: float = Field(
+        default=10.0,
+        ge=6.0,
+        le=300.0,
+        description="Kafka consumer session timeout: how long the group waits for a silent "
+        "worker before giving its partitions to another (the broker's "
+        "group.min.session.timeout.ms, 6 s by default, is the floor).",
+    )
+    worker_instance: str | None = Field(
+        default=None,
+        description="This worker process's name within worker_id's group (static "
+        "membership); unset: the host name. Two workers on one host need distinct values.",
+    )
+    kafka_static_membership: bool = Field(
+        default=True,
+        description="Join the consumer group with a group.instance.id made of worker_id and "
+        "the host name (static membership): a worker restarted within the session timeout "
+        "gets its partitions back at once, without a rebalance.",
+    )
+    dedupe_wait_for_refresh: bool = Field(
+        default=False,
+        description="Every fact write of the dedupe stage waits until it is searchable "
+        "(OpenSearch refresh=wait_for; about one refresh interval per candidate). Off: the "
+        "worker reads its own recent writes from memory (memgate.streams.recent) and a write "
+        "returns once durable.",
+    )
+    dedupe_cache_facts_per_user: int = Field(
+        default=256,
+        ge=1,
+        description="The most recently written facts per user that the dedupe stage keeps "
+        "in memory (read-your-writes ahead of the store's refresh).",
+    )
+    dedupe_cache_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a written fact stays in that cache; must exceed the index's "
+        "refresh interval (1 s by default).",
     )
     retry_max_attempts: int = Field(default=8, ge=1)
     retry_base_delay_s: float = Field(default=0.2, gt=0)

@@ -159,6 +159,16 @@ class RetrievalStore(FactView, Protocol):
 
 
 @runtime_checkable
+class Refreshable(Protocol):
+    """A store whose searches see a write only after a refresh (OpenSearch); the
+    embedded index reads its own writes at once and is not one."""
+
+    def refresh(self) -> None:
+        """Make every acknowledged write searchable now."""
+        ...
+
+
+@runtime_checkable
 class UsageStore(Protocol):
     """What the read path needs beyond search: usage counts and deleting one fact."""
 

@@ -131,7 +131,7 @@ def test_extras_say_what_they_are_for(wheel: Path) -> None:
     # the embedded path alone: no Kafka, OpenSearch, Anthropic or plotting library, and
     # tenacity gone (one retry helper in memgate.core.retry)
     assert not core & {"faust-streaming", "aiokafka", "opensearch-py", "anthropic", "matplotlib",
-                       "tenacity", "fastapi", "uvicorn", "mcp", "langgraph"}
+                       "tenacity", "fastapi", "uvicorn", "mcp", "langgraph", "onnxruntime"}
     assert {"chdb", "clickhouse-connect", "numpy", "tokenizers"} <= core
 
     def extra(name: str) -> set[str]:
@@ -149,4 +149,6 @@ def test_extras_say_what_they_are_for(wheel: Path) -> None:
     assert extra("http") == {"fastapi", "uvicorn"}
     assert extra("mcp") == {"mcp", "uvicorn"}
     assert extra("langgraph") == {"langgraph"}
-    assert "memgate[anthropic,bench,clickhouse,http,kafka,langgraph,mcp,opensearch]" in extra("all")
+    assert extra("onnx") == {"onnx", "onnxruntime"}
+    everything = "memgate[anthropic,bench,clickhouse,http,kafka,langgraph,mcp,onnx,opensearch]"
+    assert everything in extra("all")

@@ -1,0 +1,226 @@
+"""Read-your-writes for the dedupe stage: the facts this worker wrote lately, in front of a
+store whose searches see a write only after a refresh (OpenSearch).
+
+One worker owns a user's partition, so the facts it wrote for that user are the only
+ones that can be missing from the store's searches. :class:`RecentFacts` is the
+:class:`memgate.core.stores.FactView` the dedupe step reads: every read goes to the store
+and the answer is merged with the user's recently written facts (a fact held here
+replaces the store's copy of the same id; the store's copy may be an older version). So
+the worker's writes no longer need ``refresh=wait_for``: a write is acknowledged once
+the store has it durably (OpenSearch: in the translog), and the next candidate of the
+partition sees it at once, here.
+
+The guarantees:
+
+* **Only durable writes are remembered**: :meth:`RecentFacts.remember` is called after
+  the store confirmed the write; a write that failed leaves nothing here.
+* **A replay after a crash finds its own writes**: the cache is in memory only, so a
+  restarted worker (or one that was just assigned a partition another worker wrote to)
+  starts empty; the first read after that, and after every rebalance
+  (:meth:`RecentFacts.reset`), refreshes the store first, so that everything written
+  before (durable, not yet searchable) is searchable.
+* **Bounded**: at most ``per_user`` facts per user and ``users`` users (least recently
+  written first out). An entry younger than ``ttl_s`` is never dropped silently: the
+  store is refreshed first. An entry older than ``ttl_s`` (longer than the store's
+  refresh interval) is searchable in the store and is dropped on the next read.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+from memgate.core.events import FactStatus, StoredFact
+from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, subject_key_prefixes
+
+__all__ = ["RecentFacts"]
+
+_User = tuple[str, str]
+
+
+class RecentFacts:
+    """A :class:`FactView` over ``store`` that also sees this worker's recent writes.
+
+    * ``refresh``: makes every durable write searchable (``OpenSearchStore.refresh``);
+      called on the first read after start or :meth:`reset`, and before an entry younger
+      than ``ttl_s`` is dropped to keep the cache bounded.
+    * ``ttl_s``: how long an entry is kept: longer than the store's refresh interval
+      (OpenSearch: 1 s by default).
+    """
+
+    def __init__(
+        self,
+        store: FactView,
+        refresh: Callable[[], None],
+        *,
+        per_user: int = 256,
+        users: int = 10_000,
+        ttl_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if per_user < 1 or users < 1 or ttl_s <= 0:
+            raise ValueError("per_user and users must be positive, ttl_s above 0")
+        self.store = store
+        self._refresh = refresh
+        self.per_user = per_user
+        self.users = users
+        self.ttl_s = ttl_s
+        self._clock = clock
+        self._lock = threading.RLock()
+        # (tenant, user) -> fact id -> (written at, fact); least recently written first
+        self._facts: OrderedDict[_User, OrderedDict[str, tuple[float, StoredFact]]] = (
+            OrderedDict()
+        )
+        self._cold = True
+        self.refreshes = 0
+        self.hits = 0
+
+    # -- writes --------------------------------------------------------------------
+
+    def remember(self, facts: Iterable[StoredFact]) -> None:
+        """Keep facts the store has confirmed (durably written); the latest copy wins."""
+        now = self._clock()
+        with self._lock:
+            for f in facts:
+                user = (f.tenant_id, f.user_id)
+                mine = self._facts.pop(user, None) or OrderedDict()
+                mine.pop(f.fact_id, None)
+                mine[f.fact_id] = (now, f)
+                self._facts[user] = mine
+                while len(mine) > self.per_user:
+                    self._drop(mine, now)
+            while len(self._facts) > self.users:
+                _, oldest = next(iter(self._facts.items()))
+                while oldest:
+                    self._drop(oldest, now)
+                self._facts.popitem(last=False)
+
+    def reset(self) -> None:
+        """Forget everything (a rebalance: another worker may have written since);
+        the next read refreshes the store first."""
+        with self._lock:
+            self._facts.clear()
+            self._cold = True
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(m) for m in self._facts.values())
+
+    def _drop(self, mine: OrderedDict[str, tuple[float, StoredFact]], now: float) -> None:
+        """Drop the oldest entry of a user; refresh the store first if it may not be
+        searchable yet."""
+        _, (at, _) = next(iter(mine.items()))
+        if now - at < self.ttl_s:
+            self._do_refresh()
+        mine.popitem(last=False)
+
+    def _do_refresh(self) -> None:
+        self._refresh()
+        self.refreshes += 1
+
+    def _mine(self, tenant_id: str, user_id: str) -> dict[str, StoredFact]:
+        """The user's live entries (expired ones dropped); refreshes the store when cold."""
+        with self._lock:
+            if self._cold:
+                self._do_refresh()
+                self._cold = False
+            mine = self._facts.get((tenant_id, user_id))
+            if not mine:
+                return {}
+            now = self._clock()
+            while mine and now - next(iter(mine.values()))[0] >= self.ttl_s:
+                mine.popitem(last=False)
+            if not mine:
+                del self._facts[(tenant_id, user_id)]
+            return {fid: f for fid, (_, f) in mine.items()}
+
+    # -- reads (FactView) ----------------------------------------------------------
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        mine = self._mine(tenant_id, user_id)
+        found = self.store.by_key(tenant_id, user_id, key)
+        return self._merge(found, mine, lambda f: f.key == key)
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+    ) -> list[StoredFact]:
+        mine = self._mine(tenant_id, user_id)
+        found = self.store.by_subject(
+            tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit
+        )
+        if not mine or limit <= 0:
+            return found
+        wanted = {FactStatus(s) for s in statuses}
+        prefixes = subject_key_prefixes(tenant_id, user_id, subject, qualified=qualified)
+        merged = self._merge(
+            found, mine, lambda f: f.status in wanted and f.key.startswith(prefixes)
+        )
+        return merged[-limit:]
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        mine = self._mine(tenant_id, user_id)
+        if not mine:
+            return self.store.nearest(
+                tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+            )
+        # the store's copies of cached ids may be stale and are replaced: ask for that
+        # many more, so that k remain
+        found = self.store.nearest(
+            tenant_id, user_id, vector, k=k + len(mine), statuses=statuses, predicate=predicate
+        )
+        wanted = {FactStatus(s) for s in statuses}
+        q = np.asarray(vector, dtype=np.float64).ravel()
+        qn = float(np.linalg.norm(q))
+        out = [(f, s) for f, s in found if f.fact_id not in mine]
+        for f in mine.values():
+            if f.status not in wanted or f.embedding is None:
+                continue
+            if predicate is not None and f.predicate != predicate:
+                continue
+            self.hits += 1
+            out.append((f, _cosine(q, qn, f.embedding)))
+        out.sort(key=lambda fs: (-fs[1], fs[0].fact_id))
+        return out[: max(k, 0)]
+
+    def _merge(
+        self,
+        found: list[StoredFact],
+        mine: dict[str, StoredFact],
+        keep: Callable[[StoredFact], bool],
+    ) -> list[StoredFact]:
+        if not mine:
+            return found
+        out = [f for f in found if f.fact_id not in mine]
+        extra = [f for f in mine.values() if keep(f)]
+        self.hits += len(extra)
+        out += extra
+        out.sort(key=lambda f: (f.recorded_at, f.fact_id))
+        return out
+
+
+def _cosine(q: np.ndarray, qn: float, v: Sequence[float]) -> float:
+    b = np.asarray(v, dtype=np.float64)
+    denom = qn * float(np.linalg.norm(b))
+    if denom == 0.0:
+        return 0.0
+    return max(-1.0, min(1.0, float(np.dot(q, b)) / denom))

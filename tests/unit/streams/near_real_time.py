@@ -1,0 +1,88 @@
+"""A store with OpenSearch's near-real-time reads, made of the embedded index: a write is
+durable when ``upsert`` returns, but searches (``by_key``, ``nearest``, ``by_subject``,
+``list_facts``) see it only after :meth:`refresh` (or at once with ``wait=True``, as
+``refresh=wait_for`` does)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memgate.core.events import FactStatus, StoredFact
+from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
+from memgate.sinks.embedded import EmbeddedIndex
+
+
+class NearRealTimeIndex:
+    """Writes are held (durably, in :attr:`unrefreshed`) until the next refresh."""
+
+    def __init__(self, index: EmbeddedIndex) -> None:
+        self.index = index
+        self.unrefreshed: dict[str, StoredFact] = {}
+        self.waits: list[bool] = []
+        self.refreshes = 0
+
+    def upsert(self, facts: Sequence[StoredFact], *, wait: bool = False) -> None:
+        self.waits.append(wait)
+        for f in facts:
+            self.unrefreshed[f.fact_id] = f
+        if wait:
+            self.refresh()
+
+    def refresh(self) -> None:
+        self.refreshes += 1
+        if self.unrefreshed:
+            self.index.upsert(list(self.unrefreshed.values()))
+            self.unrefreshed.clear()
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        return self.index.by_key(tenant_id, user_id, key)
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        return self.index.nearest(
+            tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+        )
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+    ) -> list[StoredFact]:
+        return self.index.by_subject(
+            tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit
+        )
+
+    def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
+        return self.index.get(tenant_id, user_id, fact_id)
+
+    def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
+        return self.index.search(query, vector)
+
+    def list_facts(
+        self, tenant_id: str, user_id: str, *, include_inactive: bool = False
+    ) -> list[StoredFact]:
+        return self.index.list_facts(tenant_id, user_id, include_inactive=include_inactive)
+
+    def forget(self, tenant_id: str, user_id: str) -> int:
+        return self.index.forget(tenant_id, user_id)
+
+    def stats(self) -> dict[str, int]:
+        return self.index.stats()
+
+    def close(self) -> None:
+        self.index.close()
