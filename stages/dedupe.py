@@ -82,6 +82,25 @@ def fact_id_for(key: str, value: str, first_turn_id: str) -> str:
     return stable_id("fact", key, normalise(value), first_turn_id)
 
 
+def retraction_targets_in_sentences(
+    c: CandidateFact, value_n: str, view: FactView
+) -> list[StoredFact]:
+    """Current facts of the retraction's subject and predicate whose value is a sentence
+    naming every word of the retracted value ("forget that I like jazz" withdraws
+    ``likes: I like jazz, especially Coltrane``), checked on whole words."""
+    words = set(value_n.split())
+    predicate = normalise(c.predicate)
+    return [
+        f
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, c.subject, qualified=normalise(c.subject) == "user"
+        )
+        if normalise(f.predicate) == predicate
+        and normalise(f.value) != value_n
+        and words <= set(normalise(f.value).split())
+    ]
+
+
 def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
@@ -202,6 +221,10 @@ class Resolver:
         pending = [f for f in current if f.status is FactStatus.PENDING]
 
         if c.retracts:
+            if not current and value_n:
+                # nothing under the key: a fact stored as a sentence (the statement
+                # extractors) under the same subject and predicate may name the thing
+                current = retraction_targets_in_sentences(c, value_n, view)
             return self._retract(c, existing, current, value_n, vec, now, out)
 
         # 3. same key, same value (or same meaning): count the occurrence
@@ -351,6 +374,7 @@ class Resolver:
                 normalise(f.value) == value_n
                 or _cos(f.embedding, vec) >= self.policy.near_duplicate
                 or not value_n
+                or set(value_n.split()) <= set(normalise(f.value).split())  # named in a sentence
             )
         ]
         if not targets:

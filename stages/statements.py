@@ -191,11 +191,13 @@ class HybridExtractor(StatementExtractor):
             return []
         facts = self.rules.extract(turn)
         generic = set(lexicon()["generic_rule_predicates"])
-        typed = [f for f in facts if f.predicate not in generic]
+        # a retraction is an operation on stored facts, never a statement to store: the
+        # rules' retractions pass as they are, and their sentences are said by them
+        typed = [f for f in facts if f.predicate not in generic or f.retracts]
         sentences = split_statements(turn.content)
         loose = [
             f for f in facts
-            if f.predicate in generic and not _only_from_vetoed(f, sentences)
+            if f.predicate in generic and not f.retracts and not _only_from_vetoed(f, sentences)
         ]
         # a sentence a typed rule fact was read from is said by that fact
         taken = {i for i, s in enumerate(sentences) for f in typed if _source_of(f, s)}
