@@ -237,15 +237,16 @@ def subject_of(statement: str) -> str:
 
     >>> subject_of("My sister lives in Lisbon"), subject_of("We settled on Kafka")
     ("user's sister", 'team')
-    >>> subject_of("The checkout service is written in Go")
-    'checkout service'
+    >>> subject_of("The checkout service is written in Go"), subject_of("Our team uses Jira")
+    ('checkout service', 'team')
     """
     norm = normalise_text(statement)
     lead = _matcher("possessive_lead").match(norm)
     if lead is not None:
         owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
         noun = _noun_phrase(norm[lead.end():])
-        return f"{owner}'s {noun}" if noun else owner
+        # "our team uses Jira" is about the team itself, not about "team's team"
+        return f"{owner}'s {noun}" if noun and noun != owner else owner
     if _has("first_person_plural", norm) and not _has("first_person_singular", norm):
         return "team"
     if _has("first_person_singular", norm):
