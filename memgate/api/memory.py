@@ -32,11 +32,12 @@ from memgate.core.errors import ConfigError, InvalidRequest, MemgateError
 from memgate.core.events import FactHistoryRecord, FactType, TurnEvent, stable_id, utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import SearchQuery, UsageStore
-from memgate.recall import Recall, UsageBuffer
+from memgate.recall import Recall, UsageBuffer, tenant_decay
 from memgate.runtime import Runtime
 from memgate.streams.metrics import Metrics
 
 if TYPE_CHECKING:
+    from memgate.lifecycle import ConsolidateResult
     from memgate.streams.pipeline import Pipeline
 
 
@@ -144,6 +145,7 @@ class Memory:
                     metrics=self.metrics,
                     backend=self.settings.retrieval_backend,
                     usage=self._usage,
+                    tenant_decay=tenant_decay(self.settings),
                 )
             return self._recall
 
@@ -373,6 +375,34 @@ class Memory:
             )
         ])  # fmt: skip
         return MemoryFact.of(fact)
+
+    def consolidate(
+        self,
+        tenant: str | None = None,
+        user: str | None = None,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+    ) -> ConsolidateResult:
+        """The lifecycle jobs (``memgate consolidate``): settle pending facts, merge
+        near-duplicates, fold episodes, apply retention, for every user (of ``tenant``,
+        or ``tenant``/``user``); ``now`` is the instant the retention TTL is measured at.
+        Off the request path; idempotent. With ``dry_run``, reports without writing."""
+        from memgate.lifecycle import consolidate
+
+        if tenant is not None:
+            tenant = check_id("tenant", tenant)
+        if user is not None:
+            if tenant is None:
+                raise InvalidRequest("consolidate: a user needs its tenant")
+            user = check_id("user", user)
+        now = check_time("now", now)
+        rt = self._open()
+        self.flush()
+        return consolidate(
+            self.recall.store, rt.audit, rt.embedder, self.settings,
+            tenant=tenant, user=user, now=now, dry_run=dry_run,
+        )  # fmt: skip
 
     def forget(self, tenant: str, user: str) -> ForgetResult:
         """Erase a user from every store: the audit rows first, then the facts (see

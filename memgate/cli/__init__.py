@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from memgate.cli import audit, bench, config, demo, forget, ingest, search, worker
+from memgate.cli import audit, bench, config, demo, forget, ingest, lifecycle, search, worker
 from memgate.cli import eval as evaluation
 from memgate.cli.options import record_global_options
 
@@ -62,6 +62,7 @@ def main(
 app.add_typer(ingest.app)
 app.add_typer(search.app)  # search, facts
 app.add_typer(forget.app)
+app.add_typer(lifecycle.app)  # consolidate
 app.add_typer(audit.app)
 app.add_typer(config.app)
 app.add_typer(demo.app)

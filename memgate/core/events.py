@@ -480,6 +480,8 @@ class Stage(StrEnum):
     DEDUPE = "dedupe"
     PERSIST = "persist"
     INGEST = "ingest"
+    CONSOLIDATE = "consolidate"
+    RETENTION = "retention"
 
 
 class DecisionRecord(_Event):

@@ -29,6 +29,8 @@ from pydantic_settings import (
 from pydantic_settings.exceptions import SettingsError
 
 from memgate.core.errors import ConfigError
+from memgate.core.events import Ident
+from memgate.core.tenant_policy import RetentionPolicy, TenantPolicy
 
 PolicyName = Literal["conservative", "balanced", "permissive"]
 
@@ -150,6 +152,23 @@ class Settings(BaseSettings):
     )
     usage_flush_facts: int = Field(default=256, ge=1)
     usage_flush_seconds: float = Field(default=30.0, gt=0)
+
+    # lifecycle (memgate consolidate): the deployment's retention of episodic facts, and
+    # what each tenant changes of the preset, regulated data, decay and retention
+    retention: RetentionPolicy = Field(default_factory=RetentionPolicy)
+    tenant_policies: dict[Ident, TenantPolicy] = Field(
+        default_factory=dict,
+        description="Per tenant: preset, regulated, decay (half-lives by type and predicate) "
+        "and retention (episodic_ttl_days, episodic_max); unset fields take the deployment's.",
+    )
+
+    def tenant_policy(self, tenant_id: str) -> TenantPolicy:
+        """The tenant's policy (an empty one when the settings name none)."""
+        return self.tenant_policies.get(tenant_id) or TenantPolicy()
+
+    def retention_for(self, tenant_id: str) -> RetentionPolicy:
+        own = self.tenant_policy(tenant_id).retention
+        return own if own is not None else self.retention
 
     # write policy: sources whose turns are stored at confidence 1.0 (memgate.stages.policy)
     trusted_sources: tuple[str, ...] = Field(
