@@ -23,6 +23,7 @@ from memgate.core.errors import ConfigError
 from memgate.core.events import StoredFact, utcnow
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore, UsageStore
+from memgate.receipts import ERASED_PREFIX
 from memgate.stages.consolidate import (
     LIFECYCLE,
     LIFECYCLE_VERSION,
@@ -31,9 +32,6 @@ from memgate.stages.consolidate import (
     plan_lifecycle,
 )
 from memgate.stages.policy import WritePolicy, preset
-
-#: Prefix of the pseudonymous user ids an erased user's audit skeleton carries.
-ERASED_PREFIX = "erased:"
 
 
 class ConsolidateResult(BaseModel):

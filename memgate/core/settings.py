@@ -123,6 +123,12 @@ class Settings(BaseSettings):
     kafka_bootstrap: str = "127.0.0.1:19092"
     topic_prefix: str = "memgate"
     topic_partitions: int = Field(default=1, ge=1)
+    kafka_retention_hours: float = Field(
+        default=24.0,
+        gt=0,
+        description="retention.ms of the topics memgate creates (none is compacted): the "
+        "bound on how long a turn, raw on the input topic, outlives its erasure on Kafka.",
+    )
     worker_id: str = "memgate"
     metrics_port: int = Field(default=19100, ge=0, le=65535)
     metrics_host: str = Field(
