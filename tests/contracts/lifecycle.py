@@ -19,10 +19,11 @@ import numpy as np
 
 from memgate.core.events import FactStatus, FactType, StoredFact
 from memgate.core.settings import Settings
-from memgate.core.stores import SearchQuery, UsageStore
+from memgate.core.stores import ErasableRetrieval, SearchQuery, UsageStore
 from memgate.core.tenant_policy import DecayOverride, RetentionPolicy, TenantPolicy
 from memgate.lifecycle import consolidate_user
 from memgate.recall import DecayPolicy, Recall, UsageBuffer
+from memgate.receipts import erase_user_facts
 from memgate.stages.consolidate import LIFECYCLE, LifecyclePlan
 from tests.contracts.retrieval import DIM, T0, UsageStoreContract, embed
 
@@ -232,3 +233,30 @@ class LifecycleContract(UsageStoreContract):
         assert self.run(store, T0 + 10 * DAY, tenant_policies=strict).empty  # acme: no TTL
         mine = {"acme": TenantPolicy(retention=RetentionPolicy(episodic_ttl_days=1))}
         assert self.run(store, T0 + 10 * DAY, tenant_policies=mine).counts() == {"retire": 1}
+
+    # -- erasure -------------------------------------------------------------------------
+
+    def test_erasing_a_user_counts_what_went(self, store: UsageStore) -> None:
+        a, b = self.make_fact("vim"), self.make_fact("helm", predicate="deploy_tool")
+        other = self.make_fact("vim", user_id="u2")
+        self.put(store, a, b, other)  # type: ignore[arg-type]
+        counts = erase_user_facts(store, "acme", "u1")  # type: ignore[arg-type]
+        self.refresh(store)  # type: ignore[arg-type]
+        assert next(iter(counts.values())) == 2  # facts (embedded) or documents
+        assert store.list_facts("acme", "u1", include_inactive=True) == []  # type: ignore[attr-defined]
+        assert len(store.list_facts("acme", "u2")) == 1  # type: ignore[attr-defined]
+
+    def test_erasing_one_fact_is_scoped_and_complete(self, store: UsageStore) -> None:
+        a, b = self.make_fact("vim"), self.make_fact("helm", predicate="deploy_tool")
+        self.put(store, a, b)  # type: ignore[arg-type]
+        if not isinstance(store, ErasableRetrieval):  # OpenSearch: through delete_fact
+            assert store.delete_fact("acme", "u1", a.fact_id) is not None
+        else:
+            assert store.erase_fact("acme", "u2", a.fact_id) is None
+            done = store.erase_fact("acme", "u1", a.fact_id)
+            assert done is not None and done[0].fact_id == a.fact_id
+            assert done[1]["facts"] == 1 and done[1]["fts_rows"] == 1
+        self.refresh(store)  # type: ignore[arg-type]
+        hits = self.search(store, "editor vim")  # type: ignore[arg-type]
+        assert a.fact_id not in [h.fact.fact_id for h in hits]
+        assert [f.fact_id for f in store.list_facts("acme", "u1")] == [b.fact_id]  # type: ignore[attr-defined]
