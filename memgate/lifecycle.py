@@ -14,6 +14,7 @@ deleted. A dry run plans and reports without writing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,16 +52,20 @@ class ConsolidateResult(BaseModel):
 
 
 def tenant_write_policy(settings: Settings, tenant_id: str) -> WritePolicy:
-    """The write preset of a tenant (its own, else the deployment's)."""
-    name = settings.tenant_policy(tenant_id).preset or settings.policy
-    return preset(name).with_trusted_sources(settings.trusted_sources)
+    """The write policy of a tenant: its preset (else the deployment's) with the trusted
+    sources; a tenant named in ``tenant_policies`` gets ``+tenant.<digest>`` in its version,
+    which every decision under it records."""
+    own = settings.tenant_policies.get(tenant_id)
+    name = (own.preset if own is not None else None) or settings.policy
+    policy = preset(name).with_trusted_sources(settings.trusted_sources)
+    if own is None:
+        return policy
+    return replace(policy, version=f"{policy.version}+{own.version()}")
 
 
 def lifecycle_version(settings: Settings, tenant_id: str) -> str:
-    """``lifecycle-1+<preset version>+tenant.<digest>``: recorded on every lifecycle row."""
-    policy = tenant_write_policy(settings, tenant_id)
-    tenant = settings.tenant_policy(tenant_id).version()
-    return f"{LIFECYCLE}-{LIFECYCLE_VERSION}+{policy.version}+{tenant}"
+    """``lifecycle-1+<write policy version>``: recorded on every lifecycle row."""
+    return f"{LIFECYCLE}-{LIFECYCLE_VERSION}+{tenant_write_policy(settings, tenant_id).version}"
 
 
 def owners(
