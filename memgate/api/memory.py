@@ -39,6 +39,7 @@ from memgate.streams.metrics import Metrics
 if TYPE_CHECKING:
     from memgate.lifecycle import ConsolidateResult
     from memgate.receipts import ErasureReceipt
+    from memgate.replay import ReplayReport
     from memgate.streams.pipeline import Pipeline
 
 
@@ -407,6 +408,25 @@ class Memory:
         return consolidate(
             self.recall.store, rt.audit, rt.embedder, self.settings,
             tenant=tenant, user=user, now=now, dry_run=dry_run,
+        )  # fmt: skip
+
+    def replay(
+        self, tenant: str | None = None, user: str | None = None, *, apply: bool = False
+    ) -> ReplayReport:
+        """``memgate replay``: the journal's redacted turns through the gate these settings
+        build; the facts added, dropped and superseded (written only with ``apply``)."""
+        from memgate.replay import replay
+
+        if tenant is not None:
+            tenant = check_id("tenant", tenant)
+        if user is not None:
+            if tenant is None:
+                raise InvalidRequest("replay: a user needs its tenant")
+            user = check_id("user", user)
+        rt = self._open()
+        return replay(
+            self.recall.store, rt.audit, rt.embedder, self.settings,
+            tenant=tenant, user=user, apply=apply,
         )  # fmt: skip
 
     def forget(self, tenant: str, user: str) -> ForgetResult:

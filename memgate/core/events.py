@@ -482,6 +482,7 @@ class Stage(StrEnum):
     INGEST = "ingest"
     CONSOLIDATE = "consolidate"
     RETENTION = "retention"
+    REPLAY = "replay"
 
 
 class DecisionRecord(_Event):

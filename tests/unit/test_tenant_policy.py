@@ -44,7 +44,7 @@ def test_regulated_data_and_the_preset_follow_the_tenant(tmp_path: Path) -> None
 
 
 def test_a_tenant_policy_is_checked_when_the_settings_load() -> None:
-    with pytest.raises(ConfigError, match="tenant_policies.acme.preset"):
+    with pytest.raises(ConfigError, match=r"tenant_policies\.acme\.preset"):
         load_settings(data_dir="/tmp/mg-x", tenant_policies={"acme": {"preset": "lax"}})
     assert TenantPolicy().version() == "tenant.default"
     a = TenantPolicy(preset="conservative").version()
