@@ -170,6 +170,9 @@ class LifecycleContract(UsageStoreContract):
         self.put(store, *episodes)  # type: ignore[arg-type]
         plan = self.run(store, T0 + 5 * DAY)
         assert plan.counts() == {"fold": 3}
+        # every change has its history row (the audit store's), under the lifecycle version
+        assert sorted(h.action for h in plan.history) == ["fold"] + ["superseded"] * 3
+        assert {d.policy_version for d in plan.decisions} == {"lifecycle-1+balanced-1"}
         (semantic,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
         got = store.get("acme", "u1", semantic.fact_id)  # type: ignore[attr-defined]
         assert got.type is FactType.FACT and got.status is FactStatus.ACTIVE
