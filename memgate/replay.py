@@ -28,7 +28,10 @@ replacement, dropped facts are closed (status superseded, kept for ``as_of``
 searches and provenance); each change is a ``replay`` decision recording the old
 and the new version (``details.old_version``, ``details.new_version``) and a
 history row. Facts the replay leaves alone are not touched, so a second apply
-changes nothing.
+changes nothing. The facts ``memgate consolidate`` made (semantic facts folded
+from episodes, retention digests) are left out of the comparison, and so are
+the replay's episodes whose every source turn such a fact already stands for: a
+replay does not bring back what retention retired or consolidation folded.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from memgate.core.events import (
     DecisionRecord,
     FactHistoryRecord,
     FactStatus,
+    FactType,
     Outcome,
     Role,
     Stage,
@@ -64,6 +68,7 @@ from memgate.core.events import (
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore
 from memgate.receipts import ERASED_PREFIX
+from memgate.stages.consolidate import LIFECYCLE
 from memgate.stages.detectors import Detector
 from memgate.stages.redact import mask_all
 
@@ -255,8 +260,17 @@ def replay(
             turn_reason = _turn_reasons(scratch.records)
             fact_reason = _fact_reasons(scratch.records)
             for t, u in owners:
-                old = _current(retrieval.list_facts(t, u))
-                new = _current(index.list_facts(t, u))
+                stored = retrieval.list_facts(t, u)
+                # facts the lifecycle jobs made (folded episodes, retention digests) stand
+                # for turns the replay reads as episodes again: both sides leave them out
+                made = [f for f in stored if f.extractor == LIFECYCLE]
+                covered = {turn for f in made for turn in f.source_turn_ids}
+                old = _current([f for f in stored if f.extractor != LIFECYCLE])
+                new = {
+                    k: f
+                    for k, f in _current(index.list_facts(t, u)).items()
+                    if f.type is not FactType.EVENT or not set(f.source_turn_ids) <= covered
+                }
                 _diff(t, u, old, new, turn_reason, fact_reason, at, changes, writes)
         finally:
             index.close()

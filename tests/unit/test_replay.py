@@ -98,6 +98,34 @@ def test_every_surrogate_is_masked_again_as_its_kind() -> None:
         text = contexts.get(kind, "it is {}").format(value)
         assert mask_all(det, text).counts == {kind: 1}, kind
     assert with_surrogates("mail [EMAIL] today") == f"mail {_surrogates()['email']} today"
+    # a health term is regulated: read as one, it is rejected again under "reject" (the
+    # journal of LoCoMo's conv-43 held "do my [HEALTH]", which a replay stored as
+    # "trying to stay active and do my" before the health surrogate)
+    assert mask_all(det, with_surrogates("I try to do my [HEALTH].")).counts == {"health": 1}
     # a placeholder whose surrogate the detectors would not find in its sentence stays
     assert with_surrogates("hello [PASSWORD]") == "hello [PASSWORD]"
     assert with_surrogates("no placeholder") == "no placeholder"
+
+
+def test_a_replay_does_not_bring_back_what_retention_retired(tmp_path: Path) -> None:
+    # before the lifecycle facts were left out, the digest was reported dropped and the
+    # retired episodes added back (LoCoMo dev: 577 "added" under the same policy)
+    turns = [
+        {
+            "tenant_id": "acme", "user_id": "erin", "session_id": f"s{i}", "turn_id": f"e{i}",
+            "role": "user", "content": text, "ts": f"2024-03-0{i}T09:00:00Z",
+        }
+        for i, text in enumerate(
+            ["Yesterday I went to the dentist.", "I went to a concert on Friday.",
+             "I ran a marathon last Sunday.", "I went to my sister's wedding."], start=1,
+        )
+    ]  # fmt: skip
+    path = tmp_path / "turns.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
+    cfg = tmp_path / "memgate.toml"
+    cfg.write_text("[retention]\nepisodic_max = 1\n", encoding="utf-8")
+    data = tmp_path / "data"
+    _cli(data, "--config", str(cfg), "ingest", str(path))
+    _cli(data, "--config", str(cfg), "consolidate", "--now", "2024-03-10T00:00:00Z")
+    report = json.loads(_cli(data, "--config", str(cfg), "replay", "--shadow", "--json").stdout)
+    assert report["counts"] == {}
