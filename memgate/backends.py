@@ -116,6 +116,7 @@ def build_pipeline(
     settings: Settings, embedder: Embedder, extractor: Extractor | None = None
 ) -> Pipeline:
     from memgate.keys import hmac_key
+    from memgate.lifecycle import tenant_write_policy
     from memgate.stages.dedupe import Resolver
     from memgate.stages.detectors import Detector
     from memgate.stages.policy import preset
@@ -131,9 +132,16 @@ def build_pipeline(
             shadow=make_shadow(settings),
             detector=detector,
         ),
-        redact=Redactor(detector=detector, regulated=settings.regulated),
+        redact=Redactor(
+            detector=detector,
+            regulated=settings.regulated,
+            tenant_regulated={
+                t: p.regulated for t, p in settings.tenant_policies.items() if p.regulated
+            },
+        ),
         resolve=Resolver(
             policy=preset(settings.policy).with_trusted_sources(settings.trusted_sources),
             embedder=embedder,
+            tenant_policies={t: tenant_write_policy(settings, t) for t in settings.tenant_policies},
         ),
     )

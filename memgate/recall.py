@@ -23,19 +23,24 @@ stored fact 0.40 to 0.64 (``tests/unit/test_memory_read.py``).
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib import resources
+from typing import Any
 
 import numpy as np
 
 from memgate.core.embedding import Embedder
 from memgate.core.errors import InvalidRequest
 from memgate.core.events import FactType, StoredFact, utcnow
+from memgate.core.settings import Settings
 from memgate.core.stores import FactUsage, RetrievalStore, SearchHit, SearchQuery, UsageStore
+from memgate.core.tenant_policy import DecayOverride
 from memgate.core.tokens import TokenCounter, token_counter
 from memgate.sinks.base import RRF_K
 from memgate.streams.metrics import Metrics
@@ -71,35 +76,67 @@ def query_problem(text: str) -> str | None:
         return f"is {len(text):,} characters long; at most {MAX_QUERY_CHARS:,}"
     return None
 
-#: Half-lives in days by fact type; ``None`` means no decay.
-DEFAULT_TYPE_HALF_LIFE: dict[FactType, float | None] = {
-    FactType.PREFERENCE: 365.0,
-    FactType.INSTRUCTION: None,
-    FactType.FACT: 730.0,
-    FactType.CORRECTION: 730.0,
-    FactType.EVENT: 180.0,
-}
+def _decay_data() -> dict[str, Any]:
+    raw = (resources.files("memgate") / "data" / "decay.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(raw)
+    return data
 
 
 @dataclass(frozen=True)
 class DecayPolicy:
-    """Salience decay: score * 0.5 ** (age / half_life), age since the fact was last seen."""
+    """Salience decay: score * 0.5 ** (age / half_life), age since the fact was last seen
+    or served, whichever is later.
 
-    by_type: Mapping[FactType, float | None] = field(
-        default_factory=lambda: dict(DEFAULT_TYPE_HALF_LIFE)
-    )
-    by_predicate: Mapping[str, float | None] = field(
-        default_factory=lambda: {"on_call": 7.0, "current_task": 14.0, "customer_tier": None}
-    )
+    The half-life is the predicate's (a qualified ``uses_tool:editor`` falls back to
+    ``uses_tool``), else the type's; ``None`` never decays. :meth:`default` reads them
+    from ``memgate/data/decay.json``; :meth:`overridden` applies a tenant's changes.
+    """
+
+    by_type: Mapping[FactType, float | None] = field(default_factory=dict)
+    by_predicate: Mapping[str, float | None] = field(default_factory=dict)
     floor: float = 0.1
     """Decay never takes a fact below this share of its score."""
 
+    @classmethod
+    def default(cls) -> DecayPolicy:
+        """The half-lives of the data file ``memgate/data/decay.json``."""
+        data = _decay_data()
+        return cls(
+            by_type={FactType(k): v for k, v in data["by_type"].items()},
+            by_predicate=dict(data["by_predicate"]),
+            floor=float(data["floor"]),
+        )
+
+    def overridden(self, o: DecayOverride) -> DecayPolicy:
+        """This policy with a tenant's half-lives (and floor) in place of its own."""
+        return DecayPolicy(
+            by_type={**self.by_type, **o.by_type},
+            by_predicate={**self.by_predicate, **o.by_predicate},
+            floor=self.floor if o.floor is None else o.floor,
+        )
+
+    def half_life(self, predicate: str, type_: FactType) -> float | None:
+        for name in (predicate, predicate.split(":", 1)[0]):
+            if name in self.by_predicate:
+                return self.by_predicate[name]
+        return self.by_type.get(type_)
+
     def factor(self, predicate: str, type_: FactType, age_days: float) -> float:
-        """The share of the score kept at ``age_days``; 1.0 when the type never decays."""
-        hl = self.by_predicate.get(predicate, self.by_type.get(type_))
+        """The share of the score kept at ``age_days``; 1.0 when the fact never decays."""
+        hl = self.half_life(predicate, type_)
         if hl is None or age_days <= 0:
             return 1.0
         return max(self.floor, math.pow(0.5, age_days / hl))
+
+
+def tenant_decay(settings: Settings, base: DecayPolicy | None = None) -> dict[str, DecayPolicy]:
+    """The decay of each tenant that overrides the defaults in ``tenant_policies``."""
+    base = base or DecayPolicy.default()
+    return {
+        t: base.overridden(p.decay)
+        for t, p in settings.tenant_policies.items()
+        if p.decay != DecayOverride()
+    }
 
 
 def reference_seen(fact: StoredFact, usage: FactUsage | None, ref: datetime) -> datetime:
@@ -220,11 +257,19 @@ class Recall:
     store: RetrievalStore
     embedder: Embedder
     metrics: Metrics | None = None
-    decay: DecayPolicy | None = field(default_factory=DecayPolicy)
+    decay: DecayPolicy | None = field(default_factory=DecayPolicy.default)
+    tenant_decay: Mapping[str, DecayPolicy] = field(default_factory=dict)
+    """A tenant's own decay (``tenant_policies``), in place of ``decay``."""
     clock: Callable[[], datetime] = utcnow
     backend: str = "embedded"
     usage: UsageBuffer | None = None
     counter: TokenCounter = field(default_factory=token_counter)
+
+    def decay_for(self, tenant_id: str) -> DecayPolicy | None:
+        """The tenant's decay (``None``: no decay at all)."""
+        if self.decay is None:
+            return None
+        return self.tenant_decay.get(tenant_id, self.decay)
 
     def rank(self, query: SearchQuery, *, now: datetime | None = None) -> list[Ranked]:
         """The store's hybrid hits, with relevance and decay, best final score first."""
@@ -234,8 +279,9 @@ class Recall:
         vec = np.asarray(self.embedder.embed([query.text])[0], dtype=np.float32)
         hits = self.store.search(query, vec)
         ref = query.as_of or now or self.clock()
+        decay = self.decay_for(query.tenant_id)
         usage: dict[str, FactUsage] = {}
-        if hits and self.decay is not None and isinstance(self.store, UsageStore):
+        if hits and decay is not None and isinstance(self.store, UsageStore):
             usage = self.store.usage(
                 query.tenant_id, query.user_id, [h.fact.fact_id for h in hits]
             )
@@ -246,9 +292,9 @@ class Recall:
                 rel = _cosine(vec, h.fact.retrieval_vector)
             u = usage.get(h.fact.fact_id)
             f = 1.0
-            if self.decay is not None:
+            if decay is not None:
                 age = (ref - reference_seen(h.fact, u, ref)).total_seconds() / DAY
-                f = self.decay.factor(h.fact.predicate, h.fact.type, age)
+                f = decay.factor(h.fact.predicate, h.fact.type, age)
             out.append(Ranked(hit=h, relevance=rel, decay=f, final=h.score * f, usage=u))
         out.sort(key=lambda r: -r.final)
         return out

@@ -61,6 +61,7 @@ from memgate.sinks.audit_reports import (
     SCOPE_PARAMETERS,
     ReportScope,
 )
+from memgate.sinks.audit_skeleton import clear_fact, keep_skeleton
 from memgate.sinks.audit_sql import check_statement
 
 if TYPE_CHECKING:
@@ -673,3 +674,35 @@ class ClickHouseAudit:
         except Exception as exc:
             raise _translate(exc, f"erasing {tenant_id}/{user_id}") from exc
         return total
+
+    def erase_user(
+        self, tenant_id: str, user_id: str, pseudonym: Callable[[str], str]
+    ) -> dict[str, int]:
+        """Erase a user but keep the skeleton of each row under pseudonymous ids (see
+        :mod:`memgate.sinks.audit_skeleton`), so that counts still add up; rows per table."""
+        specs = [(t.name, t.column_names, t.column_types) for t in TABLES]
+        try:
+            counts = keep_skeleton(
+                self.client, self.database, specs, tenant_id, user_id, pseudonym
+            )
+        except MemgateError:
+            raise
+        except Exception as exc:
+            raise _translate(exc, f"keeping the skeleton of {tenant_id}/{user_id}") from exc
+        self.forget(tenant_id, user_id)
+        return counts
+
+    def erase_fact(
+        self, tenant_id: str, user_id: str, fact_id: str, turn_ids: Sequence[str]
+    ) -> dict[str, int]:
+        """Clear the content of the rows about one fact (its history and decisions, the
+        redacted text of ``turn_ids``) on disk too; rows cleared per table."""
+        try:
+            return clear_fact(
+                self.client, self.database, tenant_id, user_id, fact_id, turn_ids,
+                in_process=self._in_process,
+            )  # fmt: skip
+        except MemgateError:
+            raise
+        except Exception as exc:
+            raise _translate(exc, f"erasing fact {fact_id}") from exc

@@ -43,6 +43,7 @@ __all__ = [
     "ERASURE_WAIT",
     "erase",
     "leftovers",
+    "wait_for_cleanup",
 ]
 
 #: MergeTree settings of every audit table: a part replaced by a mutation may be
@@ -130,10 +131,10 @@ def erase(
             parameters=request,
             settings={"mutations_sync": 2},
         )
-    _wait(client, database, tables, f"{tenant_id}/{user_id}", in_process=in_process)
+    wait_for_cleanup(client, database, tables, f"{tenant_id}/{user_id}", in_process=in_process)
 
 
-def _wait(
+def wait_for_cleanup(
     client: Client, database: str, tables: Sequence[str], who: str, *, in_process: bool
 ) -> None:
     for table in tables:

@@ -73,6 +73,7 @@ from memgate.core.stores import (
     SearchQuery,
     subject_key_prefixes,
 )
+from memgate.sinks import embedded_erasure as erasure
 from memgate.sinks import embedded_usage as usage_sql
 from memgate.sinks.base import RRF_K, rrf_fuse
 
@@ -714,39 +715,39 @@ class EmbeddedIndex:
         copies remain in the WAL, and :class:`memgate.core.errors.TransientError`
         says so.
         """
+        return self.erase_user(tenant_id, user_id)["facts"]
+
+    def erase_user(self, tenant_id: str, user_id: str) -> dict[str, int]:
+        """:meth:`forget`, with the rows deleted per table (the deletion receipt)."""
         with self._locked() as conn:
             with self._tx(conn):
-                conn.execute(
-                    "DELETE FROM facts_fts WHERE rowid IN "
-                    "(SELECT rid FROM facts WHERE tenant_id = ? AND user_id = ?)",
-                    (tenant_id, user_id),
-                )
-                deleted = conn.execute(
-                    "DELETE FROM facts WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
-                ).rowcount
-                # the turn ledger (replays, turn-id conflicts) and the usage name the user too
-                for table in ("turns", "usage"):
-                    conn.execute(
-                        f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ?",
-                        (tenant_id, user_id),
-                    )
+                counts = erasure.erase_user_rows(conn, tenant_id, user_id)
+            self._scrub(conn, f"the {counts['facts']} facts of {tenant_id}/{user_id} are", "forget")
+        return counts
+
+    def erase_fact(
+        self, tenant_id: str, user_id: str, fact_id: str
+    ) -> tuple[StoredFact, dict[str, int]] | None:
+        """Delete one fact of that user from every table and from the disk (as
+        :meth:`forget` does); the fact and the rows deleted, or ``None`` if it has none."""
+        fact = self.get(tenant_id, user_id, fact_id)
+        if fact is None:
+            return None
+        with self._locked() as conn:
             with self._tx(conn):
-                conn.execute("INSERT INTO facts_fts (facts_fts) VALUES ('optimize')")
-            # secure_delete zeroes the cells a DELETE frees, but not the stale copies that
-            # earlier page splits left in the unused gap of live pages: rebuild the file
-            # (in memory, so no temporary file holds a copy) and then truncate the WAL.
-            conn.execute("PRAGMA temp_store = MEMORY")
-            vacuumed = _try_vacuum(conn)
-            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            busy = busy or not vacuumed
-        if busy:
+                counts = erasure.erase_fact_rows(conn, tenant_id, user_id, fact_id)
+            self._scrub(conn, f"fact {fact_id} of {tenant_id}/{user_id} is", "the deletion")
+        return fact, counts or {}
+
+    def _scrub(self, conn: sqlite3.Connection, what: str, again: str) -> None:
+        vacuumed, checkpointed = erasure.scrub(conn)
+        if not (vacuumed and checkpointed):
             raise TransientError(
-                f"embedded index {self.path}: the {deleted} facts of {tenant_id}/{user_id} are "
-                "deleted, but another connection is still reading an older snapshot, so old "
-                "copies of them stay on disk (write-ahead log, unused pages); stop the other "
-                "memgate processes using this data dir and run forget again"
+                f"embedded index {self.path}: {what} deleted, but another connection is "
+                "still reading an older snapshot, so old copies stay on disk (write-ahead log, "
+                f"unused pages); stop the other memgate processes using this data dir and run "
+                f"{again} again"
             )
-        return int(deleted)
 
     # -- UsageStore (memgate.sinks.embedded_usage) -------------------------------------
 
@@ -776,15 +777,4 @@ class EmbeddedIndex:
             for status, n in conn.execute("SELECT status, count(*) FROM facts GROUP BY status"):
                 counts[status] = int(n)
         return counts
-
-
-def _try_vacuum(conn: sqlite3.Connection) -> bool:
-    """``VACUUM`` the file; False when another connection's read keeps it from running."""
-    try:
-        conn.execute("VACUUM")
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc) or "SQL statements in progress" in str(exc):
-            return False
-        raise
-    return True
 

@@ -22,8 +22,8 @@ carrying the writes, and the :class:`DecisionRecord` for the audit store).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
@@ -114,11 +114,20 @@ class Resolver:
     policy: WritePolicy
     embedder: Embedder
     clock: Callable[[], datetime] = field(default=utcnow)
+    tenant_policies: Mapping[str, WritePolicy] = field(default_factory=dict)
+    """A tenant's own write policy (settings ``tenant_policies``), in place of ``policy``."""
+
+    def for_tenant(self, tenant_id: str) -> Resolver:
+        """This resolver under the tenant's own policy (itself when the tenant has none)."""
+        own = self.tenant_policies.get(tenant_id)
+        return self if own is None else replace(self, policy=own, tenant_policies={})
 
     def __call__(
         self, event: RedactedCandidate, view: FactView
     ) -> list[Resolution | DecisionRecord]:
         c = event.candidate
+        if c.tenant_id in self.tenant_policies:
+            return self.for_tenant(c.tenant_id)(event, view)
         text = c.text()
         search = render_search_text(text, c.context)
         if search == text:
@@ -139,6 +148,8 @@ class Resolver:
         duplicates), ``search_vec`` of the statement with its context (stored for
         retrieval; None when there is no context)."""
         c = event.candidate
+        if c.tenant_id in self.tenant_policies:
+            return self.for_tenant(c.tenant_id).resolve(event, view, vec, search_vec)
         p = self.policy
         now = self.clock()
         # A claimed source raises confidence only when the policy's allow-list trusts it.

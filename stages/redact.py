@@ -16,7 +16,7 @@ a sensitive neighbour sentence is reduced to placeholders and counted under
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -47,8 +47,11 @@ class Redactor:
     regulated: Literal["reject", "redact"] = "reject"
     policy_version: str = "redact-1"
     clock: Callable[[], datetime] = field(default=utcnow)
+    tenant_regulated: Mapping[str, Literal["reject", "redact"]] = field(default_factory=dict)
+    """A tenant's own handling of regulated data (settings ``tenant_policies``)."""
 
     def __call__(self, c: CandidateFact) -> list[RedactedCandidate | DecisionRecord]:
+        regulated = self.tenant_regulated.get(c.tenant_id, self.regulated)
         # subject and object in their statement (the words around a value say what
         # it is), the rationale (a sentence) on its own
         subject, obj, counts = mask_statement(self.detector, c.subject, c.predicate, c.object)
@@ -74,7 +77,7 @@ class Redactor:
             action, reason = RedactionAction.CLEAN, "clean"
         elif Category.CREDENTIAL in categories:
             action, reason = RedactionAction.REJECTED, "credential"
-        elif Category.REGULATED in categories and self.regulated == "reject":
+        elif Category.REGULATED in categories and regulated == "reject":
             action, reason = RedactionAction.REJECTED, "regulated_category"
         elif _PLACEHOLDER_ONLY.match(fields["object"]) or not fields["object"].strip():
             action, reason = RedactionAction.REJECTED, "nothing_left_after_redaction"
@@ -91,7 +94,7 @@ class Redactor:
             turn_id=c.source_turn_ids[0],
             verdict=action.value,
             reason=reason,
-            policy_version=f"{self.policy_version}/{self.regulated}",
+            policy_version=f"{self.policy_version}/{regulated}",
             decided_at=self.clock(),
             details={
                 **{f"kind.{k}": v for k, v in sorted(counts.items())},

@@ -98,6 +98,18 @@ def topic_name(settings: Settings, name: str) -> str:
     return f"{settings.topic_prefix}.{name}"
 
 
+def topic_configs(settings: Settings) -> dict[str, str]:
+    """The config of every topic memgate creates: deleted after ``kafka_retention_hours``,
+    never compacted (no record outlives the retention, so erasure needs no tombstone).
+
+    >>> from memgate.core.settings import load_settings
+    >>> topic_configs(load_settings(data_dir="/tmp/mg-doc"))
+    {'cleanup.policy': 'delete', 'retention.ms': '86400000'}
+    """
+    ms = int(settings.kafka_retention_hours * 3600 * 1000)
+    return {"cleanup.policy": "delete", "retention.ms": str(ms)}
+
+
 async def ensure_topics(settings: Settings, replication: int = 1) -> list[str]:
     """Create the stage topics that do not exist yet (one partition count for all).
 
@@ -115,8 +127,14 @@ async def ensure_topics(settings: Settings, replication: int = 1) -> list[str]:
         missing = [t for t in missing if t not in existing]
         if missing:
             await admin.create_topics(
-                [NewTopic(t, settings.topic_partitions, replication) for t in missing]
-            )
+                [
+                    NewTopic(
+                        t, settings.topic_partitions, replication,
+                        topic_configs=topic_configs(settings),
+                    )
+                    for t in missing
+                ]
+            )  # fmt: skip
         return missing
     finally:
         await admin.close()

@@ -28,15 +28,18 @@ from memgate.api.models import (
     SearchResult,
 )
 from memgate.api.requests import check_id, check_k, check_query, check_time, to_turns
-from memgate.core.errors import ConfigError, InvalidRequest, MemgateError
-from memgate.core.events import FactHistoryRecord, FactType, TurnEvent, stable_id, utcnow
+from memgate.core.errors import InvalidRequest, MemgateError
+from memgate.core.events import FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import SearchQuery, UsageStore
-from memgate.recall import Recall, UsageBuffer
+from memgate.recall import Recall, UsageBuffer, tenant_decay
 from memgate.runtime import Runtime
 from memgate.streams.metrics import Metrics
 
 if TYPE_CHECKING:
+    from memgate.lifecycle import ConsolidateResult
+    from memgate.receipts import ErasureReceipt
+    from memgate.replay import ReplayReport
     from memgate.streams.pipeline import Pipeline
 
 
@@ -163,6 +166,7 @@ class Memory:
                     metrics=self.metrics,
                     backend=self.settings.retrieval_backend,
                     usage=self._usage,
+                    tenant_decay=tenant_decay(self.settings),
                 )
             return self._recall
 
@@ -369,45 +373,100 @@ class Memory:
         return entries
 
     def delete(self, fact_id: str, tenant: str, user: str) -> MemoryFact:
-        """Delete one fact of that user from the retrieval store (its usage too), and
-        record the deletion in the fact's history. :class:`FactNotFound` if that user
-        has no such fact: a fact of another tenant or user is never touched."""
+        """Erase one fact of that user: from the retrieval store (document, vectors, FTS
+        rows, usage; from the disk too), and its content from the audit store (its history
+        and decisions, the redacted text of its source turns), recording the deletion in
+        the fact's history without content. :class:`FactNotFound` if that user has no
+        such fact: a fact of another tenant or user is never touched. :meth:`erase`
+        returns the deletion receipt instead."""
+        return self._erase_fact(fact_id, tenant, user)[0]
+
+    def erase(self, fact_id: str, tenant: str, user: str) -> ErasureReceipt:
+        """:meth:`delete`, returning the deletion receipt (what was removed where, per
+        store and table; no content)."""
+        return self._erase_fact(fact_id, tenant, user)[1]
+
+    def _erase_fact(
+        self, fact_id: str, tenant: str, user: str
+    ) -> tuple[MemoryFact, ErasureReceipt]:
+        from memgate.receipts import erase_fact
+
         tenant, user = check_id("tenant", tenant), check_id("user", user)
         store = self.recall.store
-        if not isinstance(store, UsageStore):
-            raise ConfigError(f"the {self.settings.retrieval_backend} store cannot delete a fact")
-        fact = store.delete_fact(tenant, user, str(fact_id))
-        if fact is None:
+        done = erase_fact(self.settings, store, self._open().audit, tenant, user, str(fact_id))
+        if done is None:
             raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
+        fact, receipt = done
         if self._usage is not None:
             self._usage.drop(tenant, user, fact.fact_id)
-        at = utcnow()
-        self._open().audit.write([
-            FactHistoryRecord(
-                event_id=stable_id("delete", tenant, fact.fact_id, at.isoformat()),
-                tenant_id=tenant, user_id=user, fact_id=fact.fact_id, key=fact.key,
-                action="delete", value=fact.value, confidence=fact.confidence,
-                occurrences=fact.occurrences, source_turn_id=fact.source_turn_ids[-1],
-                policy_version=fact.policy_version, at=at,
-            )
-        ])  # fmt: skip
-        return MemoryFact.of(fact)
+        return MemoryFact.of(fact), receipt
+
+    def consolidate(
+        self,
+        tenant: str | None = None,
+        user: str | None = None,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+    ) -> ConsolidateResult:
+        """The lifecycle jobs (``memgate consolidate``): settle pending facts, merge
+        near-duplicates, fold episodes, apply retention, for every user (of ``tenant``,
+        or ``tenant``/``user``); ``now`` is the instant the retention TTL is measured at.
+        Off the request path; idempotent. With ``dry_run``, reports without writing."""
+        from memgate.lifecycle import consolidate
+
+        if tenant is not None:
+            tenant = check_id("tenant", tenant)
+        if user is not None:
+            if tenant is None:
+                raise InvalidRequest("consolidate: a user needs its tenant")
+            user = check_id("user", user)
+        now = check_time("now", now)
+        rt = self._open()
+        self.flush()
+        return consolidate(
+            self.recall.store, rt.audit, rt.embedder, self.settings,
+            tenant=tenant, user=user, now=now, dry_run=dry_run,
+        )  # fmt: skip
+
+    def replay(
+        self, tenant: str | None = None, user: str | None = None, *, apply: bool = False
+    ) -> ReplayReport:
+        """``memgate replay``: the journal's redacted turns through the gate these settings
+        build; the facts added, dropped and superseded (written only with ``apply``)."""
+        from memgate.replay import replay
+
+        if tenant is not None:
+            tenant = check_id("tenant", tenant)
+        if user is not None:
+            if tenant is None:
+                raise InvalidRequest("replay: a user needs its tenant")
+            user = check_id("user", user)
+        rt = self._open()
+        return replay(
+            self.recall.store, rt.audit, rt.embedder, self.settings,
+            tenant=tenant, user=user, apply=apply,
+        )  # fmt: skip
 
     def forget(self, tenant: str, user: str) -> ForgetResult:
-        """Erase a user from every store: the audit rows first, then the facts (see
-        ``memgate forget`` in the README for what is erased from the disk)."""
+        """Erase a user from every store: the cached answers, the audit rows (kept as
+        pseudonymous skeletons without content, so that counts add up), then the facts
+        (see ``memgate forget`` in the README for what is erased from the disk); the
+        result carries the deletion receipt."""
         tenant, user = check_id("tenant", tenant), check_id("user", user)
         rt = self._open()
         if self._usage is not None:
             self._usage.drop(tenant, user)
-        cache = rt.answer_cache  # derived from the user's turns: erased with them
-        n_cached = 0 if cache is None else cache.forget(tenant, user)
-        n_audit = rt.audit.forget(tenant, user)
-        n_facts = rt.retrieval.forget(tenant, user)
+        from memgate.receipts import erase_user
+
+        # the cached answers are derived from the user's turns: erased with them
+        receipt = erase_user(self.settings, rt.retrieval, rt.audit, rt.answer_cache, tenant, user)
+        removed = receipt.removed
         return ForgetResult(
             tenant_id=tenant,
             user_id=user,
-            facts=n_facts,
-            audit_rows=n_audit,
-            cached_answers=n_cached,
+            facts=next(iter(removed["retrieval"].values())),
+            audit_rows=sum(removed["audit"].values()),
+            cached_answers=removed.get("answer_cache", {}).get("answers", 0),
+            receipt=receipt,
         )

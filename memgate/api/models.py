@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memgate.core.events import FactStatus, FactType, StoredFact
 from memgate.core.stores import FactUsage
+from memgate.receipts import ErasureReceipt
 
 
 class _Result(BaseModel):
@@ -159,3 +160,5 @@ class ForgetResult(_Result):
     audit_rows: int
     #: the Claude extractor's cached answers for this user (derived from their turns)
     cached_answers: int = 0
+    #: what was removed where (no content): memgate.receipts.ErasureReceipt
+    receipt: ErasureReceipt | None = None

@@ -22,6 +22,7 @@ from memgate.cli import (
     demo,
     forget,
     ingest,
+    lifecycle,
     mcpserve,
     scan,
     search,
@@ -74,6 +75,7 @@ def main(
 app.add_typer(ingest.app)
 app.add_typer(search.app)  # search, facts
 app.add_typer(forget.app)
+app.add_typer(lifecycle.app)  # consolidate
 app.add_typer(audit.app)
 app.add_typer(scan.app)
 app.add_typer(config.app)

@@ -2,34 +2,48 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memgate import render
-from memgate.cli.common import TenantOpt, UserOpt, console, err
+from memgate.cli.common import TenantOpt, UserOpt, console, err, print_json
 from memgate.cli.options import global_options, session
-from memgate.core.errors import MemgateError
+from memgate.core.errors import InvalidRequest, MemgateError
+from memgate.receipts import erase_fact, erase_user_audit, erase_user_facts, user_receipt
 from memgate.render import print_error
+
+if TYPE_CHECKING:
+    from memgate.runtime import Runtime
 
 app = typer.Typer()
 
 
 @app.command()
-@global_options()
+@global_options(output=True)
 def forget(
     ctx: typer.Context,
     tenant: TenantOpt,
     user: UserOpt,
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
+    fact: Annotated[
+        str | None,
+        typer.Option("--fact", help="Erase only this fact of the user (its id)."),
+    ] = None,
 ) -> None:
-    """Delete everything stored about a user, from every store.
+    """Delete everything stored about a user (or one fact of it), from every store.
 
     Both stores are opened and counted before anything is deleted. Exit code 1
     when nothing is stored for the user, or when a store fails (the message
-    says what was already deleted; running the command again finishes).
+    says what was already deleted; running the command again finishes). The
+    audit rows are kept as skeletons (pseudonymous ids, no content) so that
+    counts still add up. ``--json`` prints the deletion receipt.
     """
-    rt = session(ctx).runtime
+    s = session(ctx)
+    rt = s.runtime
+    if fact is not None:
+        _forget_fact(s.json, rt, tenant, user, fact, yes)
+        return
     who = f"{tenant}/{user}"
     again = f"memgate forget -t {tenant} -u {user} --yes"
     try:
@@ -44,8 +58,8 @@ def forget(
         # Still run both erasures: they delete nothing here, but finish what an earlier,
         # interrupted forget left on disk (the turn ledger, the WAL, replaced parts).
         try:
-            rt.audit.forget(tenant, user)
-            rt.retrieval.forget(tenant, user)
+            erase_user_audit(rt.settings, rt.audit, tenant, user)
+            erase_user_facts(rt.retrieval, tenant, user)
         except MemgateError as exc:
             print_error(err, f"nothing stored for {who}, but cleaning up failed: {exc}")
             raise typer.Exit(1) from None
@@ -72,8 +86,12 @@ def forget(
     cached = f", {n_cached} cached extractor answers" if n_cached else ""
     # The audit store first: if it fails, the user's facts are all still there and served;
     # if the retrieval store then fails, the message says the audit rows are gone.
+    removed: dict[str, dict[str, int]] = {}
+    if cache is not None:
+        removed["answer_cache"] = {"answers": n_cached}
     try:
-        n_audit = rt.audit.forget(tenant, user)
+        removed["audit"], kept = erase_user_audit(rt.settings, rt.audit, tenant, user)
+        n_audit = sum(removed["audit"].values())
     except MemgateError as exc:
         print_error(
             err,
@@ -83,7 +101,8 @@ def forget(
         )
         raise typer.Exit(1) from None
     try:
-        n_facts = rt.retrieval.forget(tenant, user)
+        removed["retrieval"] = erase_user_facts(rt.retrieval, tenant, user)
+        n_facts = next(iter(removed["retrieval"].values()))
     except MemgateError as exc:
         print_error(
             err,
@@ -91,4 +110,33 @@ def forget(
             f"failed or is unfinished: {exc}. Run `{again}` again to finish",
         )
         raise typer.Exit(1) from None
-    console.print(render.text(f"forgot {who}: {n_facts} facts, {n_audit} audit rows{cached}"))
+    if s.json:
+        receipt = user_receipt(rt.settings, tenant, user, removed, {"audit": kept} if kept else {})
+        print_json(receipt.model_dump(mode="json"))
+        return
+    skeleton = " (kept as skeletons without content)" if kept else ""
+    console.print(
+        render.text(f"forgot {who}: {n_facts} facts, {n_audit} audit rows{skeleton}{cached}")
+    )
+
+
+def _forget_fact(as_json: bool, rt: Runtime, tenant: str, user: str, fact: str, yes: bool) -> None:
+    who = f"{tenant}/{user}"
+    if not yes and not typer.confirm(f"Erase fact {fact} of {who}?"):
+        raise typer.Exit(1)
+    try:
+        done = erase_fact(rt.settings, rt.retrieval, rt.audit, tenant, user, fact)
+    except MemgateError as exc:
+        print_error(err, f"erasing fact {fact} of {who} failed: {exc}. Run the command again")
+        raise typer.Exit(1) from None
+    if done is None:
+        print_error(err, InvalidRequest(f"no fact {fact!r} for {who} (`memgate facts` lists them)"))
+        raise typer.Exit(1)
+    receipt = done[1]
+    if as_json:
+        print_json(receipt.model_dump(mode="json"))
+        return
+    counts = ", ".join(
+        f"{store} {sum(rows.values())} rows" for store, rows in receipt.removed.items()
+    )
+    console.print(render.text(f"erased fact {fact} of {who}: {counts}"))

@@ -480,6 +480,9 @@ class Stage(StrEnum):
     DEDUPE = "dedupe"
     PERSIST = "persist"
     INGEST = "ingest"
+    CONSOLIDATE = "consolidate"
+    RETENTION = "retention"
+    REPLAY = "replay"
 
 
 class DecisionRecord(_Event):

@@ -29,6 +29,8 @@ from pydantic_settings import (
 from pydantic_settings.exceptions import SettingsError
 
 from memgate.core.errors import ConfigError
+from memgate.core.events import Ident
+from memgate.core.tenant_policy import RetentionPolicy, TenantPolicy
 
 PolicyName = Literal["conservative", "balanced", "permissive"]
 
@@ -127,6 +129,12 @@ class Settings(BaseSettings):
     kafka_bootstrap: str = "127.0.0.1:19092"
     topic_prefix: str = "memgate"
     topic_partitions: int = Field(default=1, ge=1)
+    kafka_retention_hours: float = Field(
+        default=24.0,
+        gt=0,
+        description="retention.ms of the topics memgate creates (none is compacted): the "
+        "bound on how long a turn, raw on the input topic, outlives its erasure on Kafka.",
+    )
     worker_id: str = "memgate"
     metrics_port: int = Field(default=19100, ge=0, le=65535)
     metrics_host: str = Field(
@@ -206,6 +214,23 @@ class Settings(BaseSettings):
     http_max_body_bytes: int = Field(
         default=1_048_576, ge=1024, description="Largest request body the HTTP service reads."
     )
+
+    # lifecycle (memgate consolidate): the deployment's retention of episodic facts, and
+    # what each tenant changes of the preset, regulated data, decay and retention
+    retention: RetentionPolicy = Field(default_factory=RetentionPolicy)
+    tenant_policies: dict[Ident, TenantPolicy] = Field(
+        default_factory=dict,
+        description="Per tenant: preset, regulated, decay (half-lives by type and predicate) "
+        "and retention (episodic_ttl_days, episodic_max); unset fields take the deployment's.",
+    )
+
+    def tenant_policy(self, tenant_id: str) -> TenantPolicy:
+        """The tenant's policy (an empty one when the settings name none)."""
+        return self.tenant_policies.get(tenant_id) or TenantPolicy()
+
+    def retention_for(self, tenant_id: str) -> RetentionPolicy:
+        own = self.tenant_policy(tenant_id).retention
+        return own if own is not None else self.retention
 
     # write policy: sources whose turns are stored at confidence 1.0 (memgate.stages.policy)
     trusted_sources: tuple[str, ...] = Field(

@@ -10,7 +10,7 @@ user *inside* the store: every read takes them and filters in the query.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -236,3 +236,28 @@ class AnswerCache(Protocol):
     def count(self, tenant_id: str | None = None, user_id: str | None = None) -> int:
         """Answers held (of one user, when both ids are given)."""
         ...
+
+
+@runtime_checkable
+class ErasableRetrieval(Protocol):
+    """A retrieval store that erases from the disk and counts what it removed, per table
+    (the deletion receipt). A store without it erases through ``forget``/``delete_fact``."""
+
+    def erase_user(self, tenant_id: str, user_id: str) -> dict[str, int]: ...
+
+    def erase_fact(
+        self, tenant_id: str, user_id: str, fact_id: str
+    ) -> tuple[StoredFact, dict[str, int]] | None: ...
+
+
+@runtime_checkable
+class ErasableAudit(Protocol):
+    """An audit store that erases content but keeps a pseudonymous skeleton of each row."""
+
+    def erase_user(
+        self, tenant_id: str, user_id: str, pseudonym: Callable[[str], str]
+    ) -> dict[str, int]: ...
+
+    def erase_fact(
+        self, tenant_id: str, user_id: str, fact_id: str, turn_ids: Sequence[str]
+    ) -> dict[str, int]: ...

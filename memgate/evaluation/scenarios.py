@@ -31,6 +31,13 @@ which holds its subject, predicate and value):
     at all), with ``occurrences`` (exact) or ``min_occurrences`` when given.
 ``no_secret``
     ``secret`` occurs in no store of the scenario (same scan as the leak check).
+
+``search_top`` takes ``now``: the instant decay is measured at (default: a day
+after the last turn). Three *actions* run where they are listed and pass when
+they run: ``consolidate`` (the lifecycle jobs at ``now``; with ``expect``, its
+decisions by verdict must be those), ``forget_fact`` (erase the one current
+fact matching the filters) and ``forget_user``. A scenario's
+``tenant_policies`` (decay, retention, preset per tenant) apply to its gate.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from memgate.core.embedding import Embedder
 from memgate.core.events import AwareDatetime, FactStatus, Ident, StoredFact, TurnEvent
 from memgate.core.settings import Settings
 from memgate.core.stores import SearchHit, SearchQuery
+from memgate.core.tenant_policy import TenantPolicy
 from memgate.evaluation.common import (
     CorpusError,
     PipelineFactory,
@@ -54,7 +62,9 @@ from memgate.evaluation.common import (
     read_jsonl,
 )
 from memgate.evaluation.leaks import scan_workspace
-from memgate.recall import Recall
+from memgate.lifecycle import consolidate
+from memgate.recall import Recall, tenant_decay
+from memgate.receipts import erase_fact, erase_user
 
 __all__ = [
     "Check",
@@ -84,6 +94,10 @@ class SearchTop(_Scoped):
     type: Literal["search_top"]
     query: str = Field(min_length=1)
     as_of: AwareDatetime | None = None
+    now: AwareDatetime | None = Field(
+        default=None,
+        description="The instant decay is measured at (default: a day after the last turn).",
+    )
     k: int = Field(default=5, ge=1, le=100)
     expect_contains: str | None = None
     expect_not_contains: str | None = None
@@ -154,8 +168,37 @@ class NoSecret(_Check):
     secret: str = Field(min_length=6)
 
 
+class Consolidate(_Check):
+    """An action: run ``memgate consolidate`` at ``now``; ``expect``: its decisions by
+    verdict (e.g. ``{"fold": 3}``; ``{}``: nothing changed)."""
+
+    type: Literal["consolidate"]
+    now: AwareDatetime
+    expect: dict[str, int] | None = None
+
+
+class ForgetFact(_Filtered):
+    """An action: erase the user's one fact matching the filters (it must match one)."""
+
+    type: Literal["forget_fact"]
+
+
+class ForgetUser(_Scoped):
+    """An action: erase the user from every store."""
+
+    type: Literal["forget_user"]
+
+
 Check = Annotated[
-    SearchTop | NoResults | ActiveCount | FactCount | FactStatusCheck | NoSecret,
+    SearchTop
+    | NoResults
+    | ActiveCount
+    | FactCount
+    | FactStatusCheck
+    | NoSecret
+    | Consolidate
+    | ForgetFact
+    | ForgetUser,
     Field(discriminator="type"),
 ]
 
@@ -170,6 +213,9 @@ class Scenario(BaseModel):
     covers: list[str] = Field(default_factory=list)
     turns: list[TurnEvent] = Field(min_length=1)
     checks: list[Check] = Field(min_length=1)
+    tenant_policies: dict[Ident, TenantPolicy] = Field(
+        default_factory=dict, description="Per-tenant policy of the scenario's gate."
+    )
 
     @model_validator(mode="after")
     def _after_refers_to_a_turn(self) -> Scenario:
@@ -288,14 +334,21 @@ def _brief(hits: list[SearchHit]) -> str:
 class _Runner:
     def __init__(self, ws: Workspace, embedder: Embedder, now: datetime) -> None:
         self.ws = ws
-        self.recall = Recall(ws.store, embedder)
+        self.embedder = embedder
+        self.recall = Recall(ws.store, embedder, tenant_decay=tenant_decay(ws.settings))
         self.now = now
 
     def search(
-        self, tenant: str, user: str, text: str, k: int, as_of: datetime | None
+        self,
+        tenant: str,
+        user: str,
+        text: str,
+        k: int,
+        as_of: datetime | None,
+        now: datetime | None = None,
     ) -> list[SearchHit]:
         q = SearchQuery(tenant_id=tenant, user_id=user, text=text, k=k, as_of=as_of)
-        return self.recall.search(q, now=self.now)
+        return self.recall.search(q, now=now or self.now)
 
     def facts(self, tenant: str, user: str) -> list[StoredFact]:
         return self.ws.store.list_facts(tenant, user, include_inactive=True)
@@ -320,10 +373,33 @@ class _Runner:
             return ok, msg
         if isinstance(c, FactStatusCheck):
             return self._fact_status(c)
+        if isinstance(c, Consolidate | ForgetFact | ForgetUser):
+            return self._lifecycle(c)
         return self._no_secret(c)
 
+    def _lifecycle(self, c: Consolidate | ForgetFact | ForgetUser) -> tuple[bool, str]:
+        ws = self.ws
+        if isinstance(c, Consolidate):
+            done = consolidate(ws.store, ws.audit_store, self.embedder, ws.settings, now=c.now)
+            ok = c.expect is None or done.decisions == c.expect
+            want = "" if ok else f", expected {c.expect}"
+            return ok, f"consolidate at {c.now.isoformat()}: {done.decisions or 'no change'}{want}"
+        if isinstance(c, ForgetUser):
+            r = erase_user(ws.settings, ws.store, ws.audit_store, None, c.tenant, c.user)
+            return True, f"forgot {c.tenant}/{c.user}: {r.removed}"
+        matching = [
+            f for f in self.facts(c.tenant, c.user)
+            if f.status is not FactStatus.SUPERSEDED and c.matches(f)
+        ]  # fmt: skip
+        if len(matching) != 1:
+            return False, f"{len(matching)} facts match {c.describe()}, expected one to forget"
+        done_fact = erase_fact(
+            ws.settings, ws.store, ws.audit_store, c.tenant, c.user, matching[0].fact_id
+        )
+        return done_fact is not None, f"erased {matching[0].fact_id} ({c.describe()})"
+
     def _search_top(self, c: SearchTop) -> tuple[bool, str]:
-        hits = self.search(c.tenant, c.user, c.query, c.k, c.as_of)
+        hits = self.search(c.tenant, c.user, c.query, c.k, c.as_of, c.now)
         where = f"search {c.query!r} ({c.tenant}/{c.user}" + (
             f", as of {c.as_of.isoformat()})" if c.as_of else ")"
         )
@@ -383,6 +459,8 @@ def _run_one(
     report: ScenarioReport,
 ) -> ScenarioResult:
     result = ScenarioResult(id=sc.id, description=sc.description, covers=list(sc.covers))
+    if sc.tenant_policies:
+        settings = settings.model_copy(update={"tenant_policies": dict(sc.tenant_policies)})
     now = max(t.ts for t in sc.turns) + timedelta(days=1)
     pending = list(enumerate(sc.checks))
     try:

@@ -38,7 +38,8 @@ from memgate.sinks.opensearch import (
     BulkItemError,
     OpenSearchStore,
 )
-from tests.contracts.retrieval import DIM, RetrievalStoreContract, UsageStoreContract
+from tests.contracts.lifecycle import LifecycleContract
+from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 pytestmark = pytest.mark.integration
 
@@ -93,7 +94,7 @@ def store(os_client: OpenSearch, index_name: str) -> Iterator[OpenSearchStore]:
     s.close()
 
 
-class TestOpenSearchStore(UsageStoreContract):
+class TestOpenSearchStore(LifecycleContract):
     """The retrieval contract, and usage (its own index ``usage.<index>``) and delete_fact."""
 
     def refresh(self, store: OpenSearchStore) -> None:  # type: ignore[override]

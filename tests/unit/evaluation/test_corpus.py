@@ -186,6 +186,10 @@ def test_scenario_counts_and_coverage(stories: list[scenarios.Scenario]) -> None
         "multilingual",
         "redaction",
         "idempotency",
+        "decay",
+        "consolidation",
+        "retention",
+        "erasure",
     ):
         assert covered[tag] >= 1, tag
     assert covered["multilingual"] >= 3
@@ -201,6 +205,9 @@ def test_every_check_type_is_used(stories: list[scenarios.Scenario]) -> None:
         "fact_count",
         "fact_status",
         "no_secret",
+        "consolidate",
+        "forget_fact",
+        "forget_user",
     }
     assert any(c.after is not None for s in stories for c in s.checks)
     assert any(

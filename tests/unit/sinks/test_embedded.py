@@ -17,10 +17,11 @@ from memgate.core.errors import ConfigError, PermanentError, StoreError
 from memgate.core.events import FactStatus
 from memgate.core.stores import SearchQuery
 from memgate.sinks.embedded import SCHEMA_VERSION, EmbeddedIndex, fts_query
-from tests.contracts.retrieval import DIM, RetrievalStoreContract, UsageStoreContract
+from tests.contracts.lifecycle import LifecycleContract
+from tests.contracts.retrieval import DIM, RetrievalStoreContract
 
 
-class TestEmbeddedIndex(UsageStoreContract):
+class TestEmbeddedIndex(LifecycleContract):
     @pytest.fixture
     def store(self, tmp_path: Path) -> Iterator[EmbeddedIndex]:
         with EmbeddedIndex(tmp_path / "facts.db", dim=self.DIM) as s:
