@@ -25,7 +25,8 @@ from memgate.lifecycle import consolidate_user
 from memgate.recall import DecayPolicy, Recall, UsageBuffer
 from memgate.receipts import erase_user_facts
 from memgate.stages.consolidate import LIFECYCLE, LifecyclePlan
-from tests.contracts.retrieval import DIM, T0, UsageStoreContract, embed
+
+from .retrieval import DIM, T0, UsageStoreContract, embed
 
 DAY = timedelta(days=1)
 
