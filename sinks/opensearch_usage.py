@@ -13,6 +13,7 @@ index and delete the user's documents in it by query.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, cast
@@ -51,6 +52,17 @@ _SCRIPT = (
     "ctx._source.served_count += params.n; "
     "ctx._source.last_served_us = Math.max(ctx._source.last_served_us, params.at);"
 )
+
+
+def usage_doc_id(tenant_id: str, user_id: str, fact_id: str) -> str:
+    """The usage document of one owner's fact: the owner is part of the id, so a claim
+    under another tenant or user can never add to this owner's counts.
+
+    >>> usage_doc_id("acme", "u1", "f1") != usage_doc_id("acme", "U1", "f1")
+    True
+    """
+    raw = "\x1f".join((tenant_id, user_id, fact_id)).encode()
+    return hashlib.sha256(raw).hexdigest()
 
 
 def usage_index_name(index: str) -> str:
@@ -93,13 +105,15 @@ class OpenSearchUsage:
 
     def record_usage(self, entries: Sequence[FactUsage]) -> None:
         """One ``_bulk`` of scripted upserts for the whole batch."""
+        entries = self._owned(entries)
         if not entries:
             return
         self._ensure_usage_index()
         lines: list[Json] = []
         for e in entries:
             at = (e.last_served - _EPOCH) // _MICRO
-            lines.append({"update": {"_index": self.usage_index, "_id": e.fact_id,
+            doc_id = usage_doc_id(e.tenant_id, e.user_id, e.fact_id)
+            lines.append({"update": {"_index": self.usage_index, "_id": doc_id,
                                      "retry_on_conflict": 5}})
             lines.append({
                 "script": {"lang": "painless", "source": _SCRIPT,
@@ -115,10 +129,32 @@ class OpenSearchUsage:
                 raise TransientError(f"OpenSearch record usage on {self.usage_index}: {reason}")
             raise StoreError(f"OpenSearch record usage on {self.usage_index}: {reason}")
 
-    def usage(self, tenant_id: str, user_id: str, fact_ids: Sequence[str]) -> dict[str, FactUsage]:
-        ids = list(dict.fromkeys(fact_ids))
+    def _owned(self, entries: Sequence[FactUsage]) -> list[FactUsage]:
+        """Only the entries whose fact belongs to the tenant and user that claim it: a
+        claim on another owner's fact (a bug or a hostile caller) records nothing."""
+        ids = list(dict.fromkeys(e.fact_id for e in entries))
         if not ids:
+            return []
+        body: Json = {
+            "size": len(ids),
+            "_source": ["tenant_id", "user_id"],
+            "query": {"ids": {"values": ids}},
+        }
+        resp = cast(
+            Json,
+            self._call("usage owners", lambda: self._client.search(index=self.index, body=body)),
+        )
+        owner = {
+            h["_id"]: (h["_source"]["tenant_id"], h["_source"]["user_id"])
+            for h in resp["hits"]["hits"]
+        }
+        return [e for e in entries if owner.get(e.fact_id) == (e.tenant_id, e.user_id)]
+
+    def usage(self, tenant_id: str, user_id: str, fact_ids: Sequence[str]) -> dict[str, FactUsage]:
+        wanted = list(dict.fromkeys(fact_ids))
+        if not wanted:
             return {}
+        ids = [usage_doc_id(tenant_id, user_id, f) for f in wanted]
         self._ensure_usage_index()
         resp = cast(
             Json,
@@ -132,10 +168,10 @@ class OpenSearchUsage:
             src = doc.get("_source") if doc.get("found") else None
             if src is None or (src["tenant_id"], src["user_id"]) != (tenant_id, user_id):
                 continue
-            out[doc["_id"]] = FactUsage(
+            out[src["fact_id"]] = FactUsage(
                 tenant_id=tenant_id,
                 user_id=user_id,
-                fact_id=doc["_id"],
+                fact_id=src["fact_id"],
                 served_count=int(src["served_count"]),
                 last_served=_EPOCH + int(src["last_served_us"]) * _MICRO,
             )
@@ -169,5 +205,5 @@ class OpenSearchUsage:
             "delete fact",
             lambda: self._client.delete_by_query(index=self.index, body=body, params=params),
         )
-        self._delete_usage([{"ids": {"values": [fact_id]}}, *owner_filters(tenant_id, user_id)])
+        self._delete_usage([{"term": {"fact_id": fact_id}}, *owner_filters(tenant_id, user_id)])
         return fact

@@ -90,7 +90,8 @@ def test_dedupe_reads_its_own_unrefreshed_writes_and_after_a_restart(
     first = _worker(store, tmp_path, "a")
     _say(first, "t1", HIKES, 0)
     _say(first, "t2", HIKES, 1)  # before any refresh (refresh_interval 30 s)
-    again = _worker(store, tmp_path, "b")  # a restart: an empty cache
+    first.audit.close()  # the worker stops ...
+    again = _worker(store, tmp_path, "a")  # ... and restarts on its data dir: an empty cache
     _say(again, "t3", HIKES, 2)
     assert store.waits and not any(store.waits)
     store.refresh()
