@@ -51,6 +51,9 @@ def seed(settings: Any, n_facts: int, n_users: int, rng: random.Random) -> None:
     rt = Runtime(settings)
     try:
         store, embedder = rt.retrieval, rt.embedder
+        ensure_index = getattr(store, "ensure_index", None)  # OpenSearch: the index first
+        if ensure_index is not None:
+            ensure_index()
         t0 = datetime(2024, 1, 1, tzinfo=UTC)
         batch: list[StoredFact] = []
         for i in range(n_facts):
@@ -141,13 +144,13 @@ def main(argv: list[str] | None = None) -> int:
                 if i >= args.warmup:
                     http.append((time.perf_counter() - t) * 1000)
         out["http"] = summary(http)
-        if args.backend == "opensearch":
-            from opensearchpy import OpenSearch
+    if args.backend == "opensearch":  # after the Memory closed: its usage flush reads the index
+        from opensearchpy import OpenSearch
 
-            client = OpenSearch(hosts=[args.opensearch_url])
-            client.indices.delete(index=f"{settings.opensearch_index}*",
-                                  params={"ignore_unavailable": "true"})  # fmt: skip
-            client.close()
+        client = OpenSearch(hosts=[args.opensearch_url])
+        for name in (f"{settings.opensearch_index}*", f"usage.{settings.opensearch_index}"):
+            client.indices.delete(index=name, params={"ignore_unavailable": "true"})
+        client.close()
     json.dump(out, sys.stdout, indent=2)
     sys.stdout.write("\n")
     tmp.cleanup()
