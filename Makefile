@@ -71,7 +71,7 @@ test-services:
 	  rc=$$?; bash $(SERVICES) down all; exit $$rc
 
 faults: setup services-up
-	MEMGATE_FAULTS_FULL=1 $(BIN)/pytest -q -m integration tests/integration/test_poison_volume_int.py
+	MEMGATE_FAULTS_FULL=1 $(BIN)/pytest -q -m integration tests/faults tests/integration/test_poison_volume_int.py
 
 services-up:
 	bash $(SERVICES) up all

@@ -157,6 +157,8 @@ class OpenSearchStore(OpenSearchUsage):
         self.replicas = replicas
         self._close_client = close_client
         self._closed = False
+        #: called with the operation's name on every retried attempt (the worker counts them)
+        self.on_retry: Callable[[str], None] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, dim: int, **kwargs: Any) -> OpenSearchStore:
@@ -296,6 +298,8 @@ class OpenSearchStore(OpenSearchUsage):
         def warn(failures: int, exc: BaseException, _wait: float = 0.0) -> None:
             msg = "opensearch %s on %s failed (attempt %d of %d): %s"
             log.warning(msg, what, self.index, failures, attempts, exc)
+            if self.on_retry is not None:
+                self.on_retry(what)
 
         try:
             return retry_call(once, attempts=attempts, backoff=self._backoff, on_retry=warn,

@@ -36,6 +36,7 @@ goes through the stages again and changes no fact.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -174,6 +175,9 @@ class Worker:
     def __post_init__(self) -> None:
         self.ledger = JournalLedger(self.audit)
         self.recent = recent_facts(self.settings, self.retrieval)
+        if hasattr(self.retrieval, "on_retry"):  # a store that retries inside (OpenSearch)
+            retries = self.metrics.store_retries.labels(store="retrieval")
+            self.retrieval.on_retry = lambda _what: retries.inc()
 
     @property
     def view(self) -> FactView:
@@ -416,18 +420,30 @@ def _acker(events: Sequence[faust.EventT[bytes]]) -> Callable[[int], None]:
     return ack
 
 
+def instance_name(s: Settings) -> str:
+    """This worker's name in its group: ``worker_instance``, or the host name and a digest
+    of the data directory's path. A restarted worker (same host, same data dir) comes back
+    under the same name; two workers on one host have two data dirs (each holds its own
+    audit store), hence two names. Two members under one ``group.instance.id`` fence each
+    other: each one's commits fail while both still process, and events are skipped."""
+    if s.worker_instance:
+        return s.worker_instance
+    where = hashlib.sha256(str(s.data_dir.resolve()).encode()).hexdigest()[:8]
+    return f"{gethostname()}-{where}"
+
+
 def membership(s: Settings) -> dict[str, Any]:
     """Group membership settings: a short session timeout, so that a dead worker's
     partitions move on within seconds, and static membership (``group.instance.id``
-    ``<worker_id>.<worker_instance or host name>``), so that a restarted worker gets its
-    partitions back without a rebalance."""
+    ``<worker_id>.<instance_name>``), so that a restarted worker gets its partitions back
+    without a rebalance."""
     session = float(s.kafka_session_timeout_s)
     out: dict[str, Any] = {
         "broker_session_timeout": session,
         "broker_heartbeat_interval": min(3.0, session / 3.0),
     }
     if s.kafka_static_membership:
-        out["consumer_group_instance_id"] = f"{s.worker_id}.{s.worker_instance or gethostname()}"
+        out["consumer_group_instance_id"] = f"{s.worker_id}.{instance_name(s)}"
     return out
 
 

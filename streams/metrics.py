@@ -119,7 +119,7 @@ class Metrics:
         )
         self.store_retries = Counter(
             "memgate_store_retries",
-            "Retried writes to a store after a transient failure",
+            "Retried attempts of a store call after a transient failure (each attempt counted)",
             ["store"],
             registry=r,
         )

@@ -155,7 +155,9 @@ class Settings(BaseSettings):
     worker_instance: str | None = Field(
         default=None,
         description="This worker process's name within worker_id's group (static "
-        "membership); unset: the host name. Two workers on one host need distinct values.",
+        "membership); unset: the host name and a digest of data_dir's path, so that two "
+        "workers on one host (two data dirs) never share a name. Set it explicitly only "
+        "when the data dir path is the same for every worker and the host name is not unique.",
     )
     kafka_static_membership: bool = Field(
         default=True,

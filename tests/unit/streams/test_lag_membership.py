@@ -3,6 +3,8 @@ group with a short session timeout and a static instance id."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memgate.core.settings import load_settings
 from memgate.streams.app import membership
 from memgate.streams.lag import Partition, lag_of
@@ -31,5 +33,18 @@ def test_membership_is_static_and_the_session_short(tmp_path: object) -> None:
     assert conf["consumer_group_instance_id"] == "memgate.w1"
     assert conf["broker_session_timeout"] == 10.0
     assert conf["broker_heartbeat_interval"] <= 10.0 / 3
+    off = membership(load_settings(kafka_static_membership=False))
+    assert "consumer_group_instance_id" not in off
+
+
+def test_two_workers_on_one_host_never_share_a_static_instance_id(tmp_path: Path) -> None:
+    """Two members under one group.instance.id fence each other and skip events (found by
+    tests/faults: a second worker on the same host lost five facts of the first)."""
+    a = membership(load_settings(worker_id="memgate", data_dir=tmp_path / "a"))
+    b = membership(load_settings(worker_id="memgate", data_dir=tmp_path / "b"))
+    again = membership(load_settings(worker_id="memgate", data_dir=tmp_path / "a"))
+    assert a["consumer_group_instance_id"] != b["consumer_group_instance_id"]
+    assert a["consumer_group_instance_id"] == again["consumer_group_instance_id"]
+    assert a["consumer_group_instance_id"].startswith("memgate.")
     off = membership(load_settings(kafka_static_membership=False))
     assert "consumer_group_instance_id" not in off
