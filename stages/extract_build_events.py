@@ -18,7 +18,8 @@ from memgate.stages.extract_lexicon import (
     C_STATED,
     _ws,
 )
-from memgate.stages.extract_rule_kit import Builder, _Ctx, _Hit, _language, _pref_topic, _subject
+from memgate.stages.extract_lookup import _language, _pref_topic
+from memgate.stages.extract_rule_kit import Builder, _Ctx, _Hit, _subject
 from memgate.stages.extract_text import (
     _ABOUT_US_RE,
     _BAD_OBJ_START,

@@ -21,14 +21,8 @@ from memgate.stages.extract_lexicon import (
     C_STATED,
     _ws,
 )
-from memgate.stages.extract_rule_kit import (
-    _Ctx,
-    _Hit,
-    _language,
-    _pref_topic,
-    _subject,
-    _tool_predicate,
-)
+from memgate.stages.extract_lookup import _language, _pref_topic, _tool_predicate
+from memgate.stages.extract_rule_kit import _Ctx, _Hit, _subject
 from memgate.stages.extract_text import _BAD_OBJ_START, _STOP, _clean, _meaningful
 
 # ---------------------------------------------------------------- builders (team, support, multi)

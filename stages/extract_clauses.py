@@ -6,7 +6,8 @@ import re
 
 from memgate.core.events import FactType, normalise
 from memgate.stages.extract_lexicon import _CATEGORY_ALIASES, C_STATED, MAX_OBJECT_CHARS, _ws
-from memgate.stages.extract_rule_kit import _Hit, _tool_predicate
+from memgate.stages.extract_lookup import _tool_predicate
+from memgate.stages.extract_rule_kit import _Hit
 from memgate.stages.extract_text import _clean, _meaningful
 
 _KEEP_TIME_PREDICATES = frozenset({"plans_to", "goal", "instruction", "habit", "note"})

@@ -1,5 +1,5 @@
 """The parts every rule of the rule extractor is made of: hits, the match context,
-the rule record, shared builders, predicate helpers and pattern fragments."""
+the rule record, the shared builder and pattern fragments."""
 
 from __future__ import annotations
 
@@ -10,14 +10,7 @@ from datetime import datetime
 
 from memgate.core.events import FactType
 from memgate.stages.extract_dates import parse_event_date
-from memgate.stages.extract_lexicon import (
-    _CATEGORY_ALIASES,
-    _LANGUAGES,
-    _PREF_TOPICS,
-    _TOOL_RE,
-    _TOOLS,
-    C_STATED,
-)
+from memgate.stages.extract_lexicon import C_STATED
 from memgate.stages.extract_text import _BAD_OBJ_START, _clean, _meaningful
 
 # ============================================================== rules
@@ -121,35 +114,6 @@ def _simple(
         return [_Hit(type_, _subject(m), pred, obj, conf, "", when)]
 
     return build
-
-
-def _pref_topic(obj: str) -> str:
-    words = set(re.findall(r"[\w+#-]+", obj.lower()))
-    for topic, keys in _PREF_TOPICS:
-        if words & keys:
-            return f"prefers:{topic}"
-    m = _TOOL_RE.search(obj.lower())
-    if m is not None:
-        cat = _TOOLS[m.group(1)]
-        if cat in ("editor", "os", "programming_language"):
-            return f"prefers:{cat}"
-    return "prefers:other"
-
-
-def _tool_predicate(obj: str, hint: str = "") -> str:
-    """uses_tool:<category> or deploys_with, from an explicit hint or the tool lexicon."""
-    cat = _CATEGORY_ALIASES.get(hint.strip().lower(), "") if hint else ""
-    if not cat:
-        m = _TOOL_RE.search(obj.lower())
-        if m is not None:
-            cat = _TOOLS[m.group(1)]
-    if cat == "deploy":
-        return "deploys_with"
-    return f"uses_tool:{cat}" if cat else ""
-
-
-def _language(word: str) -> str:
-    return _LANGUAGES.get(word.strip().lower(), "")
 
 # ---------------------------------------------------------------- the rule table
 
