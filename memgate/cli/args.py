@@ -98,65 +98,23 @@ def check_pollution(value: str) -> str:
     return value
 
 
-class Policy(StrEnum):
-    """Write policy presets (``--policy``; :data:`memgate.stages.policy.PRESETS`)."""
+# The choices of the options: click refuses any other value with a usage error listing them.
+# A member's value is its name in lower case (StrEnum); the enums of settings name the values
+# of the ``Literal`` types of :class:`memgate.core.settings.Settings` (a unit test compares them).
 
-    CONSERVATIVE = "conservative"
-    BALANCED = "balanced"
-    PERMISSIVE = "permissive"
-
-
-class EmbedderName(StrEnum):
-    """``--embedder``: all-MiniLM-L6-v2 in numpy, or the hashing embedder of the unit tests."""
-
-    MINILM = "minilm"
-    HASHING = "hashing"
-
-
-class ExtractorName(StrEnum):
-    """``--extractor``: the offline rules, the statement classifier, both, or Claude."""
-
-    RULES = "rules"
-    STATEMENTS = "statements"
-    HYBRID = "hybrid"
-    ANTHROPIC = "anthropic"
-
-
-class RetrievalBackend(StrEnum):
-    """``--retrieval-backend``: the SQLite index under the data dir, or OpenSearch."""
-
-    EMBEDDED = "embedded"
-    OPENSEARCH = "opensearch"
-
-
-class AuditBackend(StrEnum):
-    """``--audit-backend``: chDB in process under the data dir, or a ClickHouse server."""
-
-    CHDB = "chdb"
-    CLICKHOUSE = "clickhouse"
-
-
-class AuditFormat(StrEnum):
-    """``memgate audit --format``: the output formats plus files for other tools."""
-
-    TABLE = "table"
-    JSON = "json"
-    CSV = "csv"
-    PARQUET = "parquet"
-
-
-class OutputFormat(StrEnum):
-    """``--format`` of the commands that print results (``--json`` is ``--format json``)."""
-
-    TABLE = "table"
-    JSON = "json"
-
-
-class LogLevel(StrEnum):
-    """The worker's log levels (``--loglevel``)."""
-
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-    CRITICAL = "critical"
+#: Write policy presets (``--policy``; :data:`memgate.stages.policy.PRESETS`).
+Policy = StrEnum("Policy", "CONSERVATIVE BALANCED PERMISSIVE")
+#: ``--embedder``: all-MiniLM-L6-v2 in numpy, or the hashing embedder of the unit tests.
+EmbedderName = StrEnum("EmbedderName", "MINILM HASHING")
+#: ``--extractor``: the offline rules, the statement classifier, both, or Claude.
+ExtractorName = StrEnum("ExtractorName", "RULES STATEMENTS HYBRID ANTHROPIC")
+#: ``--retrieval-backend``: the SQLite index under the data dir, or OpenSearch.
+RetrievalBackend = StrEnum("RetrievalBackend", "EMBEDDED OPENSEARCH")
+#: ``--audit-backend``: chDB in process under the data dir, or a ClickHouse server.
+AuditBackend = StrEnum("AuditBackend", "CHDB CLICKHOUSE")
+#: ``memgate audit --format``: the output formats plus files for other tools.
+AuditFormat = StrEnum("AuditFormat", "TABLE JSON CSV PARQUET")
+#: ``--format`` of the commands that print results (``--json`` is ``--format json``).
+OutputFormat = StrEnum("OutputFormat", "TABLE JSON")
+#: The worker's log levels (``--loglevel``).
+LogLevel = StrEnum("LogLevel", "DEBUG INFO WARNING ERROR CRITICAL")

@@ -3,9 +3,11 @@ request path) and ``memgate replay`` (the journal through another policy or extr
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 import typer
+from pydantic import BaseModel
 
 from memgate import render
 from memgate.cli.args import check_id, check_time, parse_instant
@@ -15,19 +17,49 @@ from memgate.lifecycle import consolidate as run_consolidate
 
 app = typer.Typer()
 
+#: The scope of a job: ``--tenant`` alone, ``--tenant`` and ``--user``, or everything.
+Tenant = Annotated[
+    str | None,
+    typer.Option("--tenant", "-t", help="Only this tenant (default: all).", callback=check_id),
+]
+User = Annotated[
+    str | None,
+    typer.Option("--user", "-u", help="Only this user (needs --tenant).", callback=check_id),
+]
+_Result = TypeVar("_Result", bound=BaseModel)
+
+
+def _run_scoped(
+    ctx: typer.Context,
+    job: Callable[..., _Result],
+    tenant: str | None,
+    user: str | None,
+    **options: object,
+) -> _Result | None:
+    """Run ``job`` over the session's stores for the scope; ``None`` once printed as JSON.
+
+    ``--user`` without ``--tenant`` is a usage error (exit code 2).
+    """
+    if user is not None and tenant is None:
+        raise typer.BadParameter("--user needs --tenant", param_hint="--user")
+    s = session(ctx)
+    rt = s.runtime
+    with errors():
+        result = job(
+            rt.retrieval, rt.audit, rt.embedder, rt.settings, tenant=tenant, user=user, **options
+        )
+    if s.json:
+        print_json(result.model_dump(mode="json"))
+        return None
+    return result
+
 
 @app.command()
 @global_options(output=True)
 def consolidate(
     ctx: typer.Context,
-    tenant: Annotated[
-        str | None,
-        typer.Option("--tenant", "-t", help="Only this tenant (default: all).", callback=check_id),
-    ] = None,
-    user: Annotated[
-        str | None,
-        typer.Option("--user", "-u", help="Only this user (needs --tenant).", callback=check_id),
-    ] = None,
+    tenant: Tenant = None,
+    user: User = None,
     now: Annotated[
         str | None,
         typer.Option(
@@ -45,17 +77,11 @@ def consolidate(
     Idempotent: a second run right after the first changes nothing. Every change
     is a decision record (stages consolidate and retention) and a fact history row.
     """
-    if user is not None and tenant is None:
-        raise typer.BadParameter("--user needs --tenant", param_hint="--user")
-    s = session(ctx)
-    rt = s.runtime
-    with errors():
-        result = run_consolidate(
-            rt.retrieval, rt.audit, rt.embedder, rt.settings, tenant=tenant, user=user,
-            now=parse_instant(now) if now else None, dry_run=dry_run,
-        )  # fmt: skip
-    if s.json:
-        print_json(result.model_dump(mode="json"))
+    result = _run_scoped(
+        ctx, run_consolidate, tenant, user,
+        now=parse_instant(now) if now else None, dry_run=dry_run,
+    )  # fmt: skip
+    if result is None:
         return
     verb = "would change" if dry_run else "changed"
     counts = ", ".join(f"{n} {v}" for v, n in sorted(result.decisions.items())) or "nothing"
@@ -76,14 +102,8 @@ def replay(
         bool, typer.Option("--shadow", help="Report what would change; write nothing.")
     ] = False,
     apply: Annotated[bool, typer.Option("--apply", help="Write the changes.")] = False,
-    tenant: Annotated[
-        str | None,
-        typer.Option("--tenant", "-t", help="Only this tenant (default: all).", callback=check_id),
-    ] = None,
-    user: Annotated[
-        str | None,
-        typer.Option("--user", "-u", help="Only this user (needs --tenant).", callback=check_id),
-    ] = None,
+    tenant: Tenant = None,
+    user: User = None,
 ) -> None:
     """Run the journal's turns (redacted text: the raw turns are never stored) through the
     gate the current settings build (--policy, --extractor, tenant_policies) and report
@@ -93,17 +113,8 @@ def replay(
 
     if shadow == apply:
         raise typer.BadParameter("pass exactly one of --shadow and --apply", param_hint="--shadow")
-    if user is not None and tenant is None:
-        raise typer.BadParameter("--user needs --tenant", param_hint="--user")
-    s = session(ctx)
-    rt = s.runtime
-    with errors():
-        report = run_replay(
-            rt.retrieval, rt.audit, rt.embedder, rt.settings, tenant=tenant, user=user,
-            apply=apply,
-        )  # fmt: skip
-    if s.json:
-        print_json(report.model_dump(mode="json"))
+    report = _run_scoped(ctx, run_replay, tenant, user, apply=apply)
+    if report is None:
         return
     verb = "changed" if apply else "would change"
     counts = ", ".join(f"{n} {k}" for k, n in sorted(report.counts.items())) or "nothing"
