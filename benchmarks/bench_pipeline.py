@@ -1,0 +1,306 @@
+"""The whole gate on real Kafka and OpenSearch: ``memgate worker`` processes (one, then two,
+in one consumer group; two partitions per topic), fed LoCoMo dev turns.
+
+* sustained turns/s: every turn produced at once, timed until the group has committed
+  every message of every stage topic (the backlog drained);
+* produce-to-searchable latency, p50 and p99, at 25 %, 50 % and 90 % of the one-worker
+  sustained rate: turns produced at that pace; a turn is searchable when a fact whose
+  ``source_turn_ids`` holds it is returned by an OpenSearch query (polled every 0.1 s,
+  so the figures include the index's 1 s refresh); turns that store no fact are not
+  counted;
+* worker peak RSS under load (``VmHWM`` of each worker process).
+
+    MEMGATE_KAFKA_BOOTSTRAP=127.0.0.1:19092 MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 \\
+        .venv/bin/python benchmarks/bench_pipeline.py [--turns 400] [--paced 120]
+
+Runs only when both services are reachable; otherwise the rows say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+
+from common import LOCOMO, NOT_RUN, reachable, write
+
+from memgate.core.events import TurnEvent
+from memgate.core.settings import Settings, load_settings
+from memgate.inputs import load_locomo
+
+PARTITIONS = 2
+BASE_PORT = 19171  # metrics ports of the benchmark's workers (19171, 19172)
+
+
+def free(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+class Worker:
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.log = log
+        memgate = Path(sys.executable).parent / "memgate"
+        self.proc = subprocess.Popen(
+            [str(memgate), "worker", "--loglevel", "warning"],
+            env=env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        port = int(env["MEMGATE_METRICS_PORT"])
+        deadline = time.monotonic() + 120
+        while free(port):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"worker did not start; see {log}")
+            time.sleep(0.2)
+
+    def peak_rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def settings(run: str, data: Path, kafka: str, url: str) -> Settings:
+    return load_settings(
+        data_dir=data,
+        retrieval_backend="opensearch",
+        opensearch_url=url,
+        opensearch_index=f"memgate-bench-{run}",
+        kafka_bootstrap=kafka,
+        topic_prefix=run,
+        worker_id=run,
+        topic_partitions=PARTITIONS,
+    )
+
+
+def worker_env(s: Settings, data: Path, port: int) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "MEMGATE_DATA_DIR": str(data),
+            "MEMGATE_RETRIEVAL_BACKEND": "opensearch",
+            "MEMGATE_OPENSEARCH_URL": s.opensearch_url,
+            "MEMGATE_OPENSEARCH_INDEX": s.opensearch_index,
+            "MEMGATE_KAFKA_BOOTSTRAP": s.kafka_bootstrap,
+            "MEMGATE_TOPIC_PREFIX": s.topic_prefix,
+            "MEMGATE_WORKER_ID": s.worker_id,
+            "MEMGATE_METRICS_PORT": str(port),
+            "MEMGATE_TOPIC_PARTITIONS": str(PARTITIONS),
+        }
+    )
+    return env
+
+
+async def _committed_lag(s: Settings) -> int:
+    from memgate.streams.app import topic_name
+    from memgate.streams.lag import CommittedLag
+    from memgate.streams.topology import AUDIT_TOPIC, ROUTES
+
+    reader = CommittedLag(s.kafka_bootstrap, s.worker_id)
+    consumed = [*(r.source for r in ROUTES), AUDIT_TOPIC]  # the dead-letter topic has no reader
+    try:
+        lag = await reader.read(
+            [(topic_name(s, n), p) for n in consumed for p in range(PARTITIONS)]
+        )
+    finally:
+        await reader.close()
+    return sum(lag.values())
+
+
+def wait_drained(s: Settings, timeout: float = 3600) -> None:
+    from aiokafka.errors import KafkaError
+
+    deadline = time.monotonic() + timeout
+    zero_since: float | None = None
+    while time.monotonic() < deadline:
+        try:
+            lag = asyncio.run(_committed_lag(s))
+        except KafkaError:
+            lag = -1
+        if lag == 0:
+            zero_since = zero_since or time.monotonic()
+            if time.monotonic() - zero_since >= 2.0:
+                return
+        else:
+            zero_since = None
+        time.sleep(0.25)
+    raise SystemExit(f"not drained after {timeout:.0f} s")
+
+
+class Searchable(threading.Thread):
+    """Polls the index for facts and notes when each source turn first became searchable."""
+
+    def __init__(self, s: Settings) -> None:
+        super().__init__(daemon=True)
+        from opensearchpy import OpenSearch
+
+        self.client = OpenSearch(hosts=[s.opensearch_url], timeout=30)
+        self.index = s.opensearch_index
+        self.first_seen: dict[tuple[str, str], float] = {}
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                body = {
+                    "size": 10_000,
+                    "_source": ["tenant_id", "source_turn_ids"],
+                    "query": {"match_all": {}},
+                }
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            except Exception:
+                hits = []
+            now = time.monotonic()
+            for h in hits:
+                for t in h["_source"].get("source_turn_ids", []):
+                    self.first_seen.setdefault((h["_source"]["tenant_id"], t), now)
+            self.stopped.wait(0.1)
+
+
+def produce(
+    s: Settings, turns: list[TurnEvent], rate: float | None
+) -> dict[tuple[str, str], float]:
+    """Produce ``turns`` (all at once, or ``rate`` per second); the send time of each."""
+    from aiokafka import AIOKafkaProducer
+
+    from memgate.streams.app import ensure_topics, topic_name
+
+    sent: dict[tuple[str, str], float] = {}
+
+    async def go() -> None:
+        await ensure_topics(s)
+        p = AIOKafkaProducer(bootstrap_servers=s.kafka_bootstrap, acks="all", linger_ms=5)
+        await p.start()
+        try:
+            t0 = time.monotonic()
+            for i, t in enumerate(turns):
+                if rate:
+                    await asyncio.sleep(max(0.0, t0 + i / rate - time.monotonic()))
+                await p.send_and_wait(
+                    topic_name(s, "turns"),
+                    key=t.partition_key.encode(),
+                    value=t.model_dump_json().encode(),
+                )
+                sent[(t.tenant_id, t.turn_id)] = time.monotonic()
+        finally:
+            await p.stop()
+
+    asyncio.run(go())
+    return sent
+
+
+def drop(s: Settings) -> None:
+    from opensearchpy import OpenSearch
+
+    c = OpenSearch(hosts=[s.opensearch_url], timeout=30)
+    c.indices.delete(index=f"{s.opensearch_index}*", ignore_unavailable=True)
+
+
+def sustained(n_workers: int, turns: list[TurnEvent], kafka: str, url: str) -> tuple[float, float]:
+    run = f"bench-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
+        s = settings(run, Path(tmp) / "w0", kafka, url)
+        workers = []
+        for i in range(n_workers):
+            data = Path(tmp) / f"w{i}"
+            w = Worker(worker_env(s, data, BASE_PORT + i), Path(tmp) / f"w{i}.log")
+            stack.callback(w.stop)
+            workers.append(w)
+        t0 = time.monotonic()
+        produce(s, turns, None)
+        wait_drained(s)
+        elapsed = time.monotonic() - t0 - 2.0  # wait_drained's settle time
+        rss = max(w.peak_rss_mib() for w in workers)
+        stack.callback(drop, s)
+    return len(turns) / elapsed, rss
+
+
+def latency(rate: float, turns: list[TurnEvent], kafka: str, url: str) -> tuple[float, float, int]:
+    run = f"bench-{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
+        s = settings(run, Path(tmp) / "w0", kafka, url)
+        w = Worker(worker_env(s, Path(tmp) / "w0", BASE_PORT), Path(tmp) / "w0.log")
+        stack.callback(w.stop)
+        poll = Searchable(s)
+        poll.start()
+        sent = produce(s, turns, rate)
+        wait_drained(s)
+        time.sleep(2.0)  # one more refresh and poll
+        poll.stopped.set()
+        poll.join()
+        stack.callback(drop, s)
+    lat = sorted(poll.first_seen[k] - sent[k] for k in sent if k in poll.first_seen)
+    if not lat:
+        return float("nan"), float("nan"), 0
+    p99 = lat[min(len(lat) - 1, round(0.99 * (len(lat) - 1)))]
+    return statistics.median(lat), p99, len(lat)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--turns", type=int, default=400, help="turns for the sustained runs")
+    ap.add_argument("--paced", type=int, default=120, help="turns for each latency run")
+    args = ap.parse_args()
+    kafka = os.environ.get("MEMGATE_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
+    url = os.environ.get("MEMGATE_OPENSEARCH_URL", "http://127.0.0.1:19200")
+    if not (reachable(kafka) and reachable(url)):
+        write(
+            "pipeline", [{"what": "pipeline on Kafka + OpenSearch", "figure": NOT_RUN, "unit": ""}]
+        )
+        return
+    convs = load_locomo(LOCOMO)
+    # turns of several conversations interleaved, so that two partitions both have work
+    pool = [t for group in zip(*(c.turns for c in convs), strict=False) for t in group]
+    rows = []
+    rate1 = 0.0
+    for n in (1, 2):
+        rate, rss = sustained(n, pool[: args.turns], kafka, url)
+        rate1 = rate1 or rate
+        rows.append(
+            {
+                "what": f"pipeline sustained, {n} worker(s)",
+                "figure": f"{rate:.1f}",
+                "unit": "turns/s",
+                "note": f"{args.turns} LoCoMo dev turns, {PARTITIONS} "
+                f"partitions, OpenSearch; peak worker RSS {rss:.0f} MiB",
+            }
+        )
+    offset = args.turns
+    for share in (0.25, 0.5, 0.9):
+        batch = pool[offset : offset + args.paced]
+        offset += args.paced
+        p50, p99, n = latency(rate1 * share, batch, kafka, url)
+        rows.append(
+            {
+                "what": f"produce-to-searchable at {share:.0%} of the 1-worker rate",
+                "figure": f"{p50:.2f} / {p99:.2f}",
+                "unit": "s (p50 / p99)",
+                "note": f"{rate1 * share:.1f} turns/s for {len(batch)} turns; {n} turns "
+                "stored a fact; 1 worker; includes the 1 s refresh",
+            }
+        )
+    write("pipeline", rows)
+
+
+if __name__ == "__main__":
+    main()
