@@ -5,8 +5,6 @@ Kafka hung is a listener that accepts and never answers."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,41 +16,10 @@ from memgate import Memory
 from memgate.apikeys import KeyStore
 from memgate.service import PROBLEM_JSON, UNMATCHED, BackgroundServer, create_app
 from memgate.streams.kafka_probe import KafkaNotAnswering, probe_kafka
+from tests.unit.netfaults import Silent, closed_port
 
 NEOVIM = [{"role": "user", "content": "I use Neovim as my editor."}]
 FACT = "/v1/tenants/{tenant}/users/{user}/memories/{fact_id}"
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Silent:
-    """A TCP listener that accepts connections and never answers (a hung broker)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = int(self.sock.getsockname()[1])
-        self.held: list[socket.socket] = []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.held.append(conn)
-
-    def close(self) -> None:
-        self.sock.close()
-        for c in self.held:
-            c.close()
 
 
 # ----------------------------------------------------------------------------- /ready
