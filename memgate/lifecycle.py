@@ -3,7 +3,8 @@
 For every user (of one tenant, or one user) that the audit store's fact
 history names, the user's facts (every status) are read from the retrieval
 store, planned by :func:`memgate.stages.consolidate.plan_lifecycle` (settle
-pending facts, merge near-duplicates, fold episodes, apply retention) under
+pending facts, merge near-duplicates, fold episodes, apply retention, whose
+clock runs from when an episode was last seen or last served, the later) under
 the tenant's policy (``tenant_policies``), and the plan is applied: the
 decision records and history rows first (so that a run stopped half-way
 leaves the reasons of what it changed, and the rerun writes the same rows
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memgate.core.embedding import Embedder
 from memgate.core.errors import ConfigError
-from memgate.core.events import StoredFact, utcnow
+from memgate.core.events import FactStatus, FactType, StoredFact, utcnow
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore, UsageStore
 from memgate.receipts import ERASED_PREFIX
@@ -114,6 +115,19 @@ def _apply(
             retrieval.delete_fact(f.tenant_id, f.user_id, f.fact_id)
 
 
+def last_served(
+    retrieval: RetrievalStore, tenant: str, user: str, facts: Sequence[StoredFact]
+) -> dict[str, datetime]:
+    """When each active episode of the user was last served (the read path's usage
+    records; none on a store that keeps no usage): retention counts from it."""
+    if not isinstance(retrieval, UsageStore):
+        return {}
+    ids = [f.fact_id for f in facts if f.type is FactType.EVENT and f.status is FactStatus.ACTIVE]
+    if not ids:
+        return {}
+    return {fid: u.last_served for fid, u in retrieval.usage(tenant, user, ids).items()}
+
+
 def consolidate_user(
     retrieval: RetrievalStore,
     embedder: Embedder,
@@ -129,13 +143,15 @@ def consolidate_user(
     """Plan one user's lifecycle jobs and (unless ``dry_run``) apply them; ``audit``
     ``None`` applies the store writes alone (the store contract tests)."""
     facts = retrieval.list_facts(tenant, user, include_inactive=True)
+    retention = settings.retention_for(tenant)
     plan = plan_lifecycle(
         facts,
         tenant_write_policy(settings, tenant),
-        settings.retention_for(tenant),
+        retention,
         now=now,
         policy_version=lifecycle_version(settings, tenant),
         config=config or LifecycleConfig.load(),
+        last_served=last_served(retrieval, tenant, user, facts) if retention.bounded else None,
     )
     if not plan.empty and not dry_run:
         _apply(plan, retrieval, audit, embedder, settings)

@@ -11,8 +11,10 @@ carries), the fact by its id (a digest).
   merged), the usage counts and the turn ledger; SQLite's freed pages zeroed
   (``secure_delete``), the file vacuumed and the WAL truncated
   (:mod:`memgate.sinks.embedded_erasure`). On OpenSearch the documents are
-  deleted (and their usage); the segments holding them are merged away by
-  OpenSearch's own merges.
+  deleted (and their usage), then the segments holding them are rewritten at
+  once (``_forcemerge?only_expunge_deletes=true`` on the facts and usage indices,
+  bounded, each index's outcome in the receipt's ``compaction``:
+  :mod:`memgate.sinks.opensearch_erasure`).
 * **audit store**: a user's rows are replaced by skeletons (pseudonymous ids,
   content columns cleared) so that every count still adds up; one fact's rows
   have their content cleared in place, as has the redacted text of the turns
@@ -40,6 +42,7 @@ from memgate.core.stores import (
     AuditStore,
     ErasableAudit,
     ErasableRetrieval,
+    ExpungingRetrieval,
     RetrievalStore,
     UsageStore,
 )
@@ -48,7 +51,8 @@ from memgate.keys import hmac_key
 ERASED_PREFIX = "erased:"
 _DISK = {
     "embedded": "secure_delete on, FTS5 index merged, file vacuumed, WAL truncated",
-    "opensearch": "documents deleted; their segments are merged away by OpenSearch",
+    "opensearch": "documents deleted, then the segments holding them rewritten "
+    "(forcemerge only_expunge_deletes: see compaction)",
     "chdb": "mutations finished and replaced parts removed from disk",
     "clickhouse": "mutations finished and replaced parts removed from disk",
 }
@@ -69,6 +73,11 @@ class ErasureReceipt(BaseModel):
         description="Rows kept as skeletons (ids pseudonymised, content cleared)."
     )
     disk: dict[str, str] = Field(description="How each store made the removal final on disk.")
+    compaction: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="Merges run after the deletion so that deleted documents leave the "
+        "segments (OpenSearch: forcemerge only_expunge_deletes per index, with its outcome).",
+    )
     kafka: dict[str, object]
 
 
@@ -115,16 +124,26 @@ def erase_user_facts(retrieval: RetrievalStore, tenant_id: str, user_id: str) ->
     return {"documents": retrieval.forget(tenant_id, user_id)}
 
 
+def expunge(retrieval: RetrievalStore) -> list[dict[str, str]]:
+    """After an erasure: on a store whose deletes stay in its segments until merged
+    (OpenSearch), merge them away now; the records for the receipt (none elsewhere)."""
+    if isinstance(retrieval, ExpungingRetrieval):
+        return retrieval.expunge_deleted()
+    return []
+
+
 def user_receipt(
     settings: Settings,
     tenant_id: str,
     user_id: str,
     removed: dict[str, dict[str, int]],
     kept: dict[str, dict[str, int]],
+    compaction: list[dict[str, str]] | None = None,
 ) -> ErasureReceipt:
     return ErasureReceipt(
         kind="user", tenant_id=tenant_id, user=pseudonym(settings, tenant_id)(user_id),
-        at=utcnow(), removed=removed, kept=kept, disk=_disk(settings), kafka=_kafka(settings),
+        at=utcnow(), removed=removed, kept=kept, disk=_disk(settings),
+        compaction=compaction or [], kafka=_kafka(settings),
     )  # fmt: skip
 
 
@@ -145,7 +164,7 @@ def erase_user(
     if kept_rows:
         kept["audit"] = kept_rows
     removed["retrieval"] = erase_user_facts(retrieval, tenant_id, user_id)
-    return user_receipt(settings, tenant_id, user_id, removed, kept)
+    return user_receipt(settings, tenant_id, user_id, removed, kept, expunge(retrieval))
 
 
 def erase_fact(
@@ -171,6 +190,7 @@ def erase_fact(
         fact, removed["retrieval"] = gone, {"documents": 1}
     else:
         raise ConfigError(f"the {settings.retrieval_backend} store cannot delete a fact")
+    compaction = expunge(retrieval)
     at = utcnow()
     # the deletion itself is history, without content (no key, no value)
     audit.write([
@@ -189,7 +209,7 @@ def erase_fact(
     receipt = ErasureReceipt(
         kind="fact", tenant_id=tenant_id, user=pseudonym(settings, tenant_id)(user_id),
         fact_id=fact.fact_id, at=at, removed=removed, kept={}, disk=_disk(settings),
-        kafka=_kafka(settings),
+        compaction=compaction, kafka=_kafka(settings),
     )  # fmt: skip
     return fact, receipt
 

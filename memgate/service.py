@@ -6,7 +6,8 @@ Every operation of the library under ``/v1/tenants/{tenant}/users/{user}``:
 .../memories/{fact_id}/history``, ``DELETE .../memories/{fact_id}`` and ``DELETE
 .../users/{user}`` (forget); ``GET /v1/tenants/{tenant}/users`` lists the users.
 Beside them ``/live``, ``/ready`` (503 naming the store that does not answer),
-``/metrics`` (this process's Prometheus registry) and ``/openapi.json``.
+``/metrics`` (this process's Prometheus registry, with every request counted and timed
+by route template: :class:`HttpMetrics`) and ``/openapi.json``.
 
 Each ``/v1`` request carries a tenant API key (``Authorization: Bearer mgk_...``,
 :mod:`memgate.apikeys`). The tenant comes from the key: a path or a turn naming
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any
 
@@ -37,6 +39,7 @@ try:
     from fastapi.responses import JSONResponse, Response
     from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
     from starlette.exceptions import HTTPException
+    from starlette.routing import Match, Router
 except ImportError as exc:  # pragma: no cover - without the extra
     raise MissingExtra("http", "the HTTP service (memgate serve)", exc.name) from exc
 
@@ -57,6 +60,7 @@ from memgate.core.errors import ConfigError
 from memgate.core.events import FactType
 from memgate.recall import MAX_K, MAX_QUERY_CHARS
 from memgate.streams.health import Readiness
+from memgate.streams.metrics import Metrics
 
 __all__ = ["BackgroundServer", "create_app", "openapi_document", "run"]
 
@@ -239,6 +243,76 @@ class Guard:
                 await response(scope, receive, send)
 
 
+# -- middleware: per-route metrics -------------------------------------------------------
+
+#: The route label of a request no route matches (a scan of random paths is one series).
+UNMATCHED = "unmatched"
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def status_class(status: int) -> str:
+    """``2xx``, ``4xx``, ``5xx`` (``other`` outside 100-599)."""
+    return f"{status // 100}xx" if 100 <= status <= 599 else "other"
+
+
+class HttpMetrics:
+    """Counts every request (``memgate_http_requests_total``: route template, method, status
+    class) and times it (``memgate_http_request_duration_seconds`` by route template).
+
+    The route is the template the request matches (``/v1/tenants/{tenant}/users/{user}``),
+    found among ``router``'s routes before the app runs, so a request refused before
+    routing (a 413 by its length) still has its route; no route: :data:`UNMATCHED`.
+    Labels never carry a raw path, an id or a client-chosen method: their values are
+    bounded by the app's routes, seven methods (else ``other``) and five status classes.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, router: Router) -> None:
+        self.app, self.metrics, self.router = app, metrics, router
+
+    def route(self, scope: Scope) -> str:
+        partial: str | None = None
+        for r in self.router.routes:
+            match, _ = r.matches(scope)
+            if match is Match.FULL:
+                return str(getattr(r, "path", UNMATCHED))
+            if match is Match.PARTIAL and partial is None:  # the path, not the method
+                partial = str(getattr(r, "path", UNMATCHED))
+        return partial or UNMATCHED
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        route = self.route(scope)
+        method = str(scope.get("method", "")).upper()
+        method = method if method in _METHODS else "other"
+        status = 500  # unless a response starts: what the client gets when the app dies
+        done = False
+        t0 = time.perf_counter()
+
+        def record() -> None:
+            nonlocal done
+            if not done:
+                done = True
+                m = self.metrics
+                m.http_latency.labels(route=route).observe(time.perf_counter() - t0)
+                labels = {"route": route, "method": method, "status": status_class(status)}
+                m.http_requests.labels(**labels).inc()
+
+        async def recording(msg: Message) -> None:
+            nonlocal status
+            if msg["type"] == "http.response.start":
+                status = int(msg["status"])
+            elif msg["type"] == "http.response.body" and not msg.get("more_body", False):
+                record()  # before the last byte leaves: a client that got it sees the count
+            await send(msg)
+
+        try:
+            await self.app(scope, receive, recording)
+        finally:
+            record()
+
+
 # -- request bodies ---------------------------------------------------------------------
 
 
@@ -348,7 +422,9 @@ def create_app(memory: Memory, keys: KeyStore, *, max_body: int | None = None) -
         docs_url="/docs",
         redoc_url=None,
     )
-    app.add_middleware(Guard, max_body=limit)  # outermost but for Starlette's error layer
+    app.add_middleware(Guard, max_body=limit)
+    # outermost but for Starlette's error layer: it sees the answers Guard gives too
+    app.add_middleware(HttpMetrics, metrics=memory.metrics, router=app.router)
     app.add_exception_handler(HTTPException, _http_problem)
     app.add_exception_handler(RequestValidationError, _validation_problem)
     app.add_exception_handler(MemgateError, _memgate_problem)

@@ -53,6 +53,7 @@ from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
 from memgate.sinks.base import RRF_K, rrf_fuse
+from memgate.sinks.opensearch_erasure import OpenSearchErasure
 from memgate.sinks.opensearch_mapping import (
     _INDEX_RE,
     BULK_MAX_BYTES,
@@ -84,7 +85,6 @@ from memgate.sinks.opensearch_queries import (
     scope_filters,
     subject_filters,
 )
-from memgate.sinks.opensearch_usage import OpenSearchUsage
 
 try:
     from opensearchpy import OpenSearch
@@ -104,7 +104,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-class OpenSearchStore(OpenSearchUsage):
+class OpenSearchStore(OpenSearchErasure):
     """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;

@@ -38,7 +38,8 @@ Differences from the embedded index, by design or by OpenSearch:
   :class:`memgate.core.errors.PermanentError`; a zero query vector finds nothing
   on the vector side.
 * ``forget`` deletes the documents; their bytes stay in Lucene segments
-  until merged (``POST <index>/_forcemerge?only_expunge_deletes=true``).
+  until merged: an erasure then asks for that merge
+  (``expunge_deleted``, :mod:`memgate.sinks.opensearch_erasure`).
 """
 
 from __future__ import annotations

@@ -21,10 +21,13 @@ Four jobs, in this order:
    once there are ``fold_min_episodes``; the episodes are superseded by it and
    are its provenance (its source turns and sessions); a later alike episode
    is folded into the existing semantic fact;
-4. **retain**: episodes last seen more than ``episodic_ttl_days`` before
-   ``now``, or beyond the ``episodic_max`` most recently seen, are deleted from
+4. **retain**: episodes last used more than ``episodic_ttl_days`` before
+   ``now``, or beyond the ``episodic_max`` most recently used, are deleted from
    the retrieval store and folded into the user's digest fact, which keeps
    their values and every source turn id (their history rows keep the rest).
+   An episode's last use is the later of when it was last seen (written) and
+   when it was last served (``last_served``, the read path's usage records): an
+   episode served recently is not evicted, however old its last mention.
 
 Nothing is deleted except by retention; what is merged, settled or folded is
 superseded (kept for ``as_of`` searches and provenance). Running the plan's
@@ -35,7 +38,7 @@ only pick facts that are active (or pending) and not yet absorbed.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
@@ -127,8 +130,10 @@ class _Run:
         cfg: LifecycleConfig,
         now: datetime,
         policy_version: str,
+        last_served: Mapping[str, datetime] | None = None,
     ) -> None:
         self.facts = {f.fact_id: f for f in facts}
+        self.last_served = dict(last_served or {})
         self.order = sorted(self.facts, key=lambda i: (self.facts[i].first_seen, i))
         self.policy, self.retention, self.cfg = policy, retention, cfg
         self.now, self.version = now, policy_version
@@ -346,18 +351,23 @@ class _Run:
 
     # -- 4. retain ----------------------------------------------------------------------
 
+    def last_used(self, fact: StoredFact) -> datetime:
+        """The later of when ``fact`` was last seen and when it was last served."""
+        served = self.last_served.get(fact.fact_id)
+        return fact.last_seen if served is None or served <= fact.last_seen else served
+
     def retain(self) -> None:
         r = self.retention
         if not r.bounded:
             return
         episodes = sorted(
             self.current(FactStatus.ACTIVE, type_=FactType.EVENT),
-            key=lambda f: (f.last_seen, f.fact_id),
+            key=lambda f: (self.last_used(f), f.fact_id),
             reverse=True,
         )
         out: list[tuple[StoredFact, str]] = []
         for rank, e in enumerate(episodes):
-            if r.episodic_ttl_days is not None and e.last_seen < self.now - timedelta(
+            if r.episodic_ttl_days is not None and self.last_used(e) < self.now - timedelta(
                 days=r.episodic_ttl_days
             ):
                 out.append((e, "ttl_expired"))
@@ -370,9 +380,11 @@ class _Run:
         for e, reason in out:
             self.deleted.append(e)
             self.facts.pop(e.fact_id)
+            served = self.last_served.get(e.fact_id)
             self.decide(
                 Stage.RETENTION, "retire", reason, e, into=digest.fact_id,
                 last_seen=e.last_seen.isoformat(),
+                **({} if served is None else {"last_served": served.isoformat()}),
             )  # fmt: skip
 
     def _digest(self, gone: list[StoredFact]) -> StoredFact:
@@ -467,9 +479,13 @@ def plan_lifecycle(
     now: datetime,
     policy_version: str,
     config: LifecycleConfig | None = None,
+    last_served: Mapping[str, datetime] | None = None,
 ) -> LifecyclePlan:
-    """The consolidation and retention of one user's facts (every status) at ``now``."""
-    run = _Run(facts, policy, retention, config or LifecycleConfig.load(), now, policy_version)
+    """The consolidation and retention of one user's facts (every status) at ``now``;
+    ``last_served``: when each fact (by id) was last served, from the usage records
+    (retention counts an episode's age from the later of that and its last sighting)."""
+    cfg = config or LifecycleConfig.load()
+    run = _Run(facts, policy, retention, cfg, now, policy_version, last_served)
     run.settle()
     run.merge()
     run.fold()

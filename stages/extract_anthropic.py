@@ -44,6 +44,9 @@ cannot be used (``invalid:no_tool_use``, ``invalid:max_tokens``,
 turn is not lost, its facts carry ``extractor="rules"``, ``stats.fallbacks`` counts
 it, a warning names it, and :meth:`AnthropicExtractor.extract_reported` reports the
 reason (the extract step writes it into the audit decision, the metrics count it).
+The report also counts the turn's requests that failed transiently and were tried
+again, by kind (``retries.timeout``, ``retries.rate_limited``, ...), for
+``memgate_extractor_retries_total``.
 Without a fallback a transient failure raises
 :class:`~memgate.core.errors.TransientError` (a worker redelivers the turn), a
 rejected request :class:`~memgate.core.errors.ExtractionError` (that turn is
@@ -322,6 +325,7 @@ class AnthropicExtractor:
         self._sleep = sleep
         self._last_transient = ""
         self._last_rejected = ""
+        self._failures: list[str] = []  # the current turn's transient failures, by kind
         self.version: str = f"1.2.0+{model}"
         self._masker = masker
         self.stats = ExtractorStats()
@@ -412,13 +416,16 @@ class AnthropicExtractor:
                 return Extraction(facts, {**report, "cache": "hit"})
 
         messages: list[MessageParam] = [{"role": "user", "content": rendered}]
+        self._failures = []
         try:
             response = self._call(messages)
         except ExtractionError as exc:  # a rejected request (400, 413, ...)
+            report.update(_retries(self._failures, exhausted=False))
             if self.fallback is None:
                 raise
             reason = f"rejected:{self._last_rejected}"
             return self._fall_back(turn, report, reason, f"rejected the request ({exc})")
+        report.update(_retries(self._failures, exhausted=isinstance(response, TransientError)))
         if isinstance(response, TransientError):
             if self.fallback is None:
                 raise response
@@ -472,6 +479,7 @@ class AnthropicExtractor:
     def _transient(self, kind: str) -> None:
         self.stats.transient[kind] += 1
         self._last_transient = kind
+        self._failures.append(kind)
 
     def _call(self, messages: list[MessageParam]) -> Message | TransientError:
         """The answer, or the last transient error once ``max_attempts`` requests failed;
@@ -685,6 +693,13 @@ class AnthropicExtractor:
             413: "the turn is too large for one request",
         }.get(status, "check the Anthropic settings (key, model, base URL)")
         return ExtractionError(f"Anthropic API error HTTP {status}{rid}: {detail} — {hint}")
+
+
+def _retries(failures: list[str], *, exhausted: bool) -> dict[str, str]:
+    """``retries.<kind>``: a turn's requests that failed transiently and were tried again
+    (the last failure of a turn whose attempts ran out was not), for its report."""
+    retried = failures[:-1] if exhausted else failures
+    return {f"retries.{kind}": str(n) for kind, n in sorted(Counter(retried).items())}
 
 
 def _cached_items(answer: str | None) -> list[object] | None:

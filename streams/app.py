@@ -62,6 +62,7 @@ from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
+from memgate.streams.consolidator import Consolidator
 from memgate.streams.health import Readiness
 from memgate.streams.lag import CommittedLag
 from memgate.streams.metrics import Metrics
@@ -166,6 +167,8 @@ class Worker:
     retrieval: RetrievalStore
     audit: AuditStore
     metrics: Metrics
+    #: the consolidation timer's users and tick (:mod:`memgate.streams.consolidator`)
+    consolidator: Consolidator | None = None
     #: the turn ledger: the audit journal
     ledger: TurnLedger = field(init=False)
     #: what the dedupe stage reads: the store, and this worker's recent writes on a store
@@ -178,6 +181,12 @@ class Worker:
         if hasattr(self.retrieval, "on_retry"):  # a store that retries inside (OpenSearch)
             retries = self.metrics.store_retries.labels(store="retrieval")
             self.retrieval.on_retry = lambda _what: retries.inc()
+        if self.consolidator is not None:
+            self.consolidator.recent = self.recent
+        #: the dedupe stage reads and writes a user's facts under it, as consolidation does
+        self.facts_lock = (
+            self.consolidator.lock if self.consolidator is not None else asyncio.Lock()
+        )
 
     @property
     def view(self) -> FactView:
@@ -233,6 +242,19 @@ class Worker:
         except (InvalidEvent, ValidationError, ValueError) as exc:
             await self.dead_letter(send, stage, origin, raw, f"invalid event: {exc}", exc)
             return
+        if route.stage is Stage.TRIAGE and self.consolidator is not None:
+            self.consolidator.saw(item.tenant_id, item.user_id, origin.partition)
+        if route.stage is Stage.DEDUPE:  # a read-modify-write of the user's facts
+            async with self.facts_lock:
+                await self._handle(route, item, raw, origin, send)
+        else:
+            await self._handle(route, item, raw, origin, send)
+
+    async def _handle(
+        self, route: Route, item: Any, raw: bytes, origin: Origin, send: Send
+    ) -> None:
+        m = self.metrics
+        stage = route.stage.value
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         try:
@@ -547,6 +569,23 @@ def create_app(worker: Worker) -> faust.App:
         return lag_reader.close()
 
     app.timer(interval=2.0)(report_lag)
+    consolidator = worker.consolidator
+    if consolidator is not None and consolidator.enabled:
+        turns = topic_name(s, ROUTES[0].source)
+
+        @app.on_partitions_assigned.connect
+        def keep_owned_users(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> None:
+            # another worker now writes the facts of the users of partitions we lost
+            assigned = args[0] if args else kwargs.get("assigned", ())
+            consolidator.keep_partitions(tp.partition for tp in assigned if tp.topic == turns)
+
+        async def consolidate() -> None:
+            try:
+                await consolidator.tick()
+            except Exception as exc:  # never stops the worker: the next tick tries again
+                log.error("event=consolidation_tick_failed error=%s", type(exc).__name__)
+
+        app.timer(interval=consolidator.interval_s)(consolidate)
     return app
 
 

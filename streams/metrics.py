@@ -28,8 +28,15 @@ if TYPE_CHECKING:
     from memgate.streams.health import HealthServer, Readiness
     from memgate.streams.topology import Effects
 
+#: HTTP request latency of memgate serve (a search runs in milliseconds; an add with the
+#: Claude extractor, seconds)
+HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 AGE_BUCKETS = (3600, 86400, 7 * 86400, 30 * 86400, 90 * 86400, 365 * 86400, 3 * 365 * 86400)
+
+#: An extract decision's ``details`` key ``retries.<kind>``: requests of that turn that failed
+#: transiently with that kind and were tried again (memgate.stages.extract_anthropic).
+RETRIES_PREFIX = "retries."
 
 METRIC_NAMES = (
     "memgate_events_in_total",
@@ -50,6 +57,14 @@ METRIC_NAMES = (
     "memgate_extractor_fallbacks_total",
     "memgate_extract_cache_total",
     "memgate_shadow_disagreements_total",
+    "memgate_extractor_retries_total",
+    # memgate serve: per route template (never a raw path), method and status class
+    "memgate_http_requests_total",
+    "memgate_http_request_duration_seconds",
+    # memgate worker's consolidation timer
+    "memgate_consolidation_runs_total",
+    "memgate_consolidation_changes_total",
+    "memgate_consolidation_failures_total",
     # written by `memgate scan --metrics-file` (memgate.scan), not by a worker
     "memgate_scan_findings_total",
 )
@@ -150,6 +165,46 @@ class Metrics:
             ["shadow", "kind"],
             registry=r,
         )
+        self.extractor_retries = Counter(
+            "memgate_extractor_retries",
+            "Extractor API requests that failed transiently and were tried again, by kind "
+            "(timeout, rate_limited, http_5xx, malformed_payload, connection)",
+            ["extractor", "kind"],
+            registry=r,
+        )
+        self.http_requests = Counter(
+            "memgate_http_requests",
+            "HTTP requests of memgate serve by route template (unmatched: no route), method "
+            "and status class (2xx, 4xx, 5xx)",
+            ["route", "method", "status"],
+            registry=r,
+        )
+        self.http_latency = Histogram(
+            "memgate_http_request_duration_seconds",
+            "Time memgate serve took to answer one request, by route template",
+            ["route"],
+            buckets=HTTP_BUCKETS,
+            registry=r,
+        )
+        self.consolidation_runs = Counter(
+            "memgate_consolidation_runs",
+            "Ticks of the worker's consolidation timer, by outcome (ok: every user done; "
+            "failed: some user failed and is tried again next tick)",
+            ["outcome"],
+            registry=r,
+        )
+        self.consolidation_changes = Counter(
+            "memgate_consolidation_changes",
+            "Changes the worker's consolidation made, by verdict (settle, merge, fold, retire)",
+            ["verdict"],
+            registry=r,
+        )
+        self.consolidation_failures = Counter(
+            "memgate_consolidation_failures",
+            "Users whose consolidation failed on a tick (tried again next tick), by error type",
+            ["error"],
+            registry=r,
+        )
         self._turns = 0
         self._stored = 0
 
@@ -198,6 +253,15 @@ class Metrics:
         if fallback:
             by = self.extractor_fallbacks.labels(extractor=rec.policy_version, reason=str(fallback))
             by.inc()
+        for name, n in rec.details.items():
+            if not name.startswith(RETRIES_PREFIX):
+                continue
+            try:
+                count = float(n)
+            except ValueError:
+                continue
+            kind = name.removeprefix(RETRIES_PREFIX)
+            self.extractor_retries.labels(extractor=rec.policy_version, kind=kind).inc(count)
         cache = rec.details.get("cache")
         if cache in ("hit", "miss"):
             self.extract_cache.labels(result=str(cache)).inc()

@@ -106,6 +106,12 @@ class RecentFacts:
             self._facts.clear()
             self._cold = True
 
+    def forget(self, tenant_id: str, user_id: str) -> None:
+        """Drop one user's entries (their facts were rewritten elsewhere and the store,
+        refreshed since, has the current versions)."""
+        with self._lock:
+            self._facts.pop((tenant_id, user_id), None)
+
     def __len__(self) -> int:
         with self._lock:
             return sum(len(m) for m in self._facts.values())

@@ -291,7 +291,54 @@ def pipeline() -> db.Dashboard:
     ]
     for p in panels:
         d = d.with_panel(p)
-    return d
+    return _http_row(d)
+
+
+def _http_row(d: db.Dashboard) -> db.Dashboard:
+    """``memgate serve``: requests, errors and latency by route template (a flat 0 line
+    where no HTTP service is scraped: the workers serve no routes)."""
+    d = d.with_row(db.Row("HTTP service (memgate serve)"))
+    http = "memgate_http_requests_total"
+    d = d.with_panel(
+        _series(
+            "HTTP requests and server errors",
+            "Requests of memgate serve per second by route template and status class "
+            "(unmatched: no route), and the 5xx answers by route; a flat 0 line when no "
+            "HTTP service is scraped.",
+            "ops",
+            _q(
+                f"sum by (route, status) (rate({http}{{{SEL}}}[{RATE}])) or on() vector(0)",
+                "{{route}} {{status}}",
+            ),
+            _q(
+                f'sum by (route) (rate({http}{{{SEL}, status="5xx"}}[{RATE}])) '
+                "or on() vector(0)",
+                "5xx {{route}}",
+                "B",
+            ),
+        )
+    )
+    return d.with_panel(
+        _series(
+            "HTTP latency p50 and p99",
+            "Time memgate serve took to answer a request, by route template: median and "
+            "99th percentile; a flat 0 line when no HTTP service is scraped.",
+            "s",
+            _q(
+                "histogram_quantile(0.5, sum by (le, route) (rate("
+                f"memgate_http_request_duration_seconds_bucket{{{SEL}}}[{RATE}]))) "
+                "or on() vector(0)",
+                "p50 {{route}}",
+            ),
+            _q(
+                "histogram_quantile(0.99, sum by (le, route) (rate("
+                f"memgate_http_request_duration_seconds_bucket{{{SEL}}}[{RATE}]))) "
+                "or on() vector(0)",
+                "p99 {{route}}",
+                "B",
+            ),
+        )
+    )
 
 
 def quality() -> db.Dashboard:

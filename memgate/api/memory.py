@@ -125,12 +125,19 @@ class Memory:
 
     def checks(self) -> dict[str, Callable[[], object]]:
         """Readiness checks, one per store this instance uses: each returns when its store
-        answers and raises when it does not (a service's ``/ready``)."""
+        answers and raises when it does not (a service's ``/ready``); with ``write_mode =
+        "kafka"`` also the cluster (one metadata request, ``kafka_ready_timeout_s``)."""
         rt = self._open()
-        return {
+        checks: dict[str, Callable[[], object]] = {
             "retrieval": lambda: rt.retrieval.stats(),
             "audit": lambda: rt.audit.query("SELECT 1"),
         }
+        if self.settings.write_mode == "kafka":  # the writes go to the input topic
+            from memgate.streams.kafka_probe import kafka_check
+
+            s = self.settings
+            checks["kafka"] = kafka_check(s.kafka_bootstrap, s.kafka_ready_timeout_s)
+        return checks
 
     def users(self, tenant: str) -> list[str]:
         """The users of ``tenant`` that have (or had, until forgotten) facts, sorted."""

@@ -10,7 +10,13 @@ from memgate import render
 from memgate.cli.common import TenantOpt, UserOpt, console, err, print_json
 from memgate.cli.options import global_options, session
 from memgate.core.errors import InvalidRequest, MemgateError
-from memgate.receipts import erase_fact, erase_user_audit, erase_user_facts, user_receipt
+from memgate.receipts import (
+    erase_fact,
+    erase_user_audit,
+    erase_user_facts,
+    expunge,
+    user_receipt,
+)
 from memgate.render import print_error
 
 if TYPE_CHECKING:
@@ -103,6 +109,7 @@ def forget(
     try:
         removed["retrieval"] = erase_user_facts(rt.retrieval, tenant, user)
         n_facts = next(iter(removed["retrieval"].values()))
+        compaction = expunge(rt.retrieval)  # bounded; reports, never raises
     except MemgateError as exc:
         print_error(
             err,
@@ -111,7 +118,9 @@ def forget(
         )
         raise typer.Exit(1) from None
     if s.json:
-        receipt = user_receipt(rt.settings, tenant, user, removed, {"audit": kept} if kept else {})
+        receipt = user_receipt(
+            rt.settings, tenant, user, removed, {"audit": kept} if kept else {}, compaction
+        )
         print_json(receipt.model_dump(mode="json"))
         return
     skeleton = " (kept as skeletons without content)" if kept else ""

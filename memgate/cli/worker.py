@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +15,11 @@ from memgate.cli.options import global_options, session
 from memgate.core.errors import MemgateError
 from memgate.core.settings import mask_secrets
 from memgate.render import print_note
+
+if TYPE_CHECKING:
+    from memgate.runtime import Runtime
+    from memgate.streams.consolidator import Consolidator
+    from memgate.streams.metrics import Metrics
 
 app = typer.Typer()
 
@@ -56,6 +62,7 @@ def worker(
             retrieval=rt.retrieval,
             audit=rt.audit,
             metrics=metrics,
+            consolidator=worker_consolidator(rt, metrics),
         )
         fapp = create_app(w)
         created = asyncio.run(ensure_topics(s))
@@ -64,13 +71,33 @@ def worker(
         if port:  # last: an open metrics port means the stores and topics are ready
             metrics.serve(port, s.metrics_host, worker_readiness(fapp, rt.retrieval, rt.audit))
     where = f"{s.metrics_host}:{port} (/metrics /live /ready)" if port else "off"
+    every = s.consolidate_every_minutes
     print_note(
         err,
         f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
-        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics={where}",
+        f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics={where} "
+        f"consolidate={f'every {every:g} min' if every > 0 else 'off'}",
         style="",
     )
     run_worker(fapp, loglevel.value)
+
+
+def worker_consolidator(rt: Runtime, metrics: Metrics) -> Consolidator | None:
+    """The consolidation timer of a worker (``consolidate_every_minutes``; 0: none)."""
+    from memgate.lifecycle import consolidate_user
+    from memgate.streams.consolidator import Consolidator
+
+    s = rt.settings
+    if s.consolidate_every_minutes <= 0:
+        return None
+
+    def run_user(tenant: str, user: str, now: datetime) -> dict[str, int]:
+        plan = consolidate_user(
+            rt.retrieval, rt.embedder, s, tenant, user, now=now, audit=rt.audit
+        )
+        return plan.counts()
+
+    return Consolidator(run_user, metrics, s.consolidate_every_minutes)
 
 
 @app.command()

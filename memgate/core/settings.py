@@ -184,6 +184,20 @@ class Settings(BaseSettings):
         description="How long a written fact stays in that cache; must exceed the index's "
         "refresh interval (1 s by default).",
     )
+    kafka_ready_timeout_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=30.0,
+        description="How long /ready of memgate serve waits for a Kafka broker to answer a "
+        "metadata request (with write_mode kafka) before it reports Kafka as not answering.",
+    )
+    consolidate_every_minutes: float = Field(
+        default=60.0,
+        ge=0,
+        description="memgate worker: every this many minutes, run consolidation and retention "
+        "(memgate consolidate) for the users whose turns this worker has read; 0: never "
+        "(schedule memgate consolidate instead).",
+    )
     retry_max_attempts: int = Field(default=8, ge=1)
     retry_base_delay_s: float = Field(default=0.2, gt=0)
 

@@ -251,6 +251,17 @@ class ErasableRetrieval(Protocol):
 
 
 @runtime_checkable
+class ExpungingRetrieval(Protocol):
+    """A retrieval store whose deletes stay on disk until its segments are merged
+    (OpenSearch): after an erasure, :meth:`expunge_deleted` has them rewritten now."""
+
+    def expunge_deleted(self) -> list[dict[str, str]]:
+        """One record per index for the deletion receipt (index, action, outcome,
+        seconds); bounded, and never raises (the documents are deleted already)."""
+        ...
+
+
+@runtime_checkable
 class ErasableAudit(Protocol):
     """An audit store that erases content but keeps a pseudonymous skeleton of each row."""
 

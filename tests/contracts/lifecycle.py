@@ -19,7 +19,7 @@ import numpy as np
 
 from memgate.core.events import FactStatus, FactType, StoredFact
 from memgate.core.settings import Settings
-from memgate.core.stores import ErasableRetrieval, SearchQuery, UsageStore
+from memgate.core.stores import ErasableRetrieval, FactUsage, SearchQuery, UsageStore
 from memgate.core.tenant_policy import DecayOverride, RetentionPolicy, TenantPolicy
 from memgate.lifecycle import consolidate_user
 from memgate.recall import DecayPolicy, Recall, UsageBuffer
@@ -229,6 +229,45 @@ class LifecycleContract(UsageStoreContract):
         assert plan.counts() == {"retire": 2}
         digest = store.get("acme", "u1", digest.fact_id)  # type: ignore[attr-defined]
         assert digest.value.startswith("6 earlier episodes") and len(digest.source_turn_ids) == 6
+
+    def test_retention_counts_from_the_last_time_an_episode_was_served(
+        self, store: UsageStore
+    ) -> None:
+        """A fact served recently is not evicted: the TTL and the most-recent-N cap count
+        from the later of when it was written (last seen) and when it was last served."""
+        episodes = [
+            self.fact(
+                w, turn=f"t{i}", session=f"s{i}", type=FactType.EVENT, predicate="event",
+                text=f"user event {w}", valid_from=T0 + i * DAY,
+            )
+            for i, w in enumerate(["dentist", "concert", "marathon"])
+        ]  # fmt: skip
+        old = self.fact(
+            "graduation", turn="t-old", type=FactType.EVENT, predicate="event",
+            text="user event graduation", valid_from=T0 - 90 * DAY,
+        )  # fmt: skip
+        self.put(store, *episodes, old)  # type: ignore[arg-type]
+        now = T0 + 5 * DAY
+        # the old episode was served yesterday; "concert" was served before its last mention
+        store.record_usage([
+            FactUsage(tenant_id="acme", user_id="u1", fact_id=old.fact_id, served_count=2,
+                      last_served=now - DAY),
+            FactUsage(tenant_id="acme", user_id="u1", fact_id=episodes[1].fact_id,
+                      served_count=1, last_served=T0 - 10 * DAY),
+        ])  # fmt: skip
+        self.refresh(store)  # type: ignore[arg-type]
+        keep = RetentionPolicy(episodic_ttl_days=30, episodic_max=2)
+        plan = self.run(store, now, retention=keep)
+        retired = sorted((d.reason, "last_served" in d.details) for d in plan.decisions)
+        # kept: graduation (served yesterday) and marathon (the latest written); without the
+        # usage, graduation would have expired (90 days) and concert stayed within the cap
+        assert retired == [("over_cap", False), ("over_cap", True)]
+        left = sorted(f.value for f in store.list_facts("acme", "u1") if f.type is FactType.EVENT)
+        assert left == ["graduation", "marathon"]
+        assert self.run(store, now, retention=keep).empty  # idempotent
+        # 31 days after it was last served, the old episode expires after all
+        plan = self.run(store, now + 30 * DAY, retention=keep)
+        assert ("ttl_expired", old.fact_id) in [(d.reason, d.fact_id) for d in plan.decisions]
 
     def test_retention_is_per_tenant(self, store: UsageStore) -> None:
         e = self.fact("dentist", turn="t1", type=FactType.EVENT, predicate="event")

@@ -13,7 +13,9 @@ reply helpers below; an empty queue answers a valid ``record_facts`` call with
 no facts (the common outcome). Besides answers in the API's shape it can fail the
 way networks and proxies do: :func:`connection_reset` closes the connection
 without an answer, :func:`malformed_payload` sends a body that is not a message
-(or not JSON), and ``delay`` holds an answer back (a client timeout).
+(or not JSON), and ``delay`` holds an answer back (a client timeout). Given
+``forbidden`` raw values or a ``scan`` function, it also records as a violation any
+request whose messages carry something unmasked.
 
     with AnthropicStandIn() as api:
         api.enqueue(tool_use_reply([{"type": "fact", ...}]))
@@ -32,7 +34,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -334,10 +336,22 @@ def _valid_system(system: Any) -> bool:
 class AnthropicStandIn:
     """The stand-in server; a context manager (starts on enter, stops on exit)."""
 
-    def __init__(self, *, api_key: str | None = None, default: Reply | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        default: Reply | None = None,
+        forbidden: Sequence[str] = (),
+        scan: Callable[[str], Sequence[str]] | None = None,
+    ) -> None:
         # api_key: when given, any other key gets a 401 like the real API.
+        # forbidden: raw values (secrets, PII of the test's turns) no request may carry;
+        # scan: finds what is left unmasked in a message's text (kinds). Either one found
+        # in a request is a violation: the requests must carry masked text only.
         self.api_key = api_key
         self.default = default
+        self.forbidden = tuple(forbidden)
+        self.scan = scan
         self.requests: list[RecordedRequest] = []
         self.violations: list[str] = []
         self._queue: deque[Reply] = deque()
@@ -399,11 +413,25 @@ class AnthropicStandIn:
         with self._lock:
             return [r.raw for r in self.requests]
 
+    def _unmasked(self, body: Any, raw: bytes) -> list[str]:
+        """What a request carries that should have been masked (see ``forbidden``, ``scan``)."""
+        texts = list(_message_texts(body))
+        found = [
+            f"request carries forbidden raw value #{i}"
+            for i, value in enumerate(self.forbidden)
+            if value.encode() in raw or any(value in t for t in texts)
+        ]
+        if self.scan is not None:
+            for n, text in enumerate(texts):
+                found.extend(f"messages.{n}: unmasked {kind}" for kind in self.scan(text))
+        return found
+
     # -- the request path (called on the server's threads)
     def _handle(
         self, method: str, path: str, headers: dict[str, str], raw: bytes
     ) -> tuple[int, dict[str, str], bytes, Reply]:
         body, problems = check_request(method, path, headers, raw)
+        problems = [*problems, *self._unmasked(body, raw)]
         with self._lock:
             self.requests.append(RecordedRequest(method, path, headers, body, raw))
             if problems:
@@ -427,6 +455,19 @@ class AnthropicStandIn:
                 "true" if reply.status in (408, 409, 429) or reply.status >= 500 else "false"
             )
         return reply.status, headers_out, json.dumps(out).encode("utf-8"), reply
+
+
+def _message_texts(body: Any) -> Iterator[str]:
+    """The text of every message of a request body (strings and text blocks)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for m in messages if isinstance(messages, list) else ():
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, str):
+            yield content
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and isinstance(block.get("text"), str):
+                    yield block["text"]
 
 
 class _Server(ThreadingHTTPServer):
