@@ -1,0 +1,88 @@
+"""National ids of many countries, e-mail addresses in the shapes people type them,
+and the look-alikes their validators protect (issue 9, item 5; the classes of
+``leaks_dev3.jsonl``, here with other values).
+
+A number with a passing checksum in an identity format is evidence on its own
+(Brazilian CPF and CNPJ, the Chinese resident id, the French NIR); a weaker
+format needs a label word of any supported language nearby; a number after an
+identifier word (order, Bestellnummer, encomenda, 订单号...) is no phone and
+no id.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.stages.detectors import Detector
+
+DET = Detector()
+
+
+def assert_gone(text: str, secret: str, kind: str) -> None:
+    res = DET.mask(text)
+    assert secret not in res.text, res.text
+    assert res.counts.get(kind, 0) >= 1, (res.text, res.counts)
+
+
+def assert_intact(text: str, value: str) -> None:
+    res = DET.mask(text)
+    assert value in res.text, (res.text, res.counts)
+
+
+# ---------------------------------------------------------------- national ids
+
+IDS_BY_FORMAT = {
+    # a CPF or CNPJ written with its punctuation is an id wherever it stands
+    "cpf_punctuated_no_label": ("Pode usar 613.042.857-07 no cadastro da loja.", "613.042.857-07"),
+    "cpf_punctuated_en": ("For the Brazilian account my CPF is 258.193.746-73.", "258.193.746-73"),
+    "cnpj_punctuated": ("A empresa é a 09.341.762/0001-26, põe na nota.", "09.341.762/0001-26"),
+    "cnpj_bare_label": ("CNPJ 09341762000126 da minha loja.", "09341762000126"),
+    "cpf_bare_label": ("Meu CPF: 61304285707, pro cadastro.", "61304285707"),
+    # an 18-digit resident id with a valid birth date and check character
+    "ric_x_glued": ("记一下44030119850612001X这个是我的。", "44030119850612001X"),
+    "ric_digits_glued": ("帮我记住650102199901017337，别弄丢。", "650102199901017337"),
+    # a NIR (sex, year, month, place, order, key mod 97) needs no label
+    "nir_compact": ("Pour la mutuelle, c'est 292057512345668, je te l'envoie.", "292057512345668"),
+    # a Spanish DNI written with thousands dots
+    "dni_dots": ("Documento 47.382.916-H a nombre de mi padre.", "47.382.916-H"),
+    # a UK NI number in lower case after its label
+    "nino_lower": (
+        "my national insurance number is ab 12 34 56 c, payroll wants it",
+        "ab 12 34 56 c",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IDS_BY_FORMAT))
+def test_national_id_formats_are_masked(case: str) -> None:
+    text, secret = IDS_BY_FORMAT[case]
+    assert_gone(text, secret, "national_id")
+
+
+IDS_BY_LABEL = {
+    "de_finanzamt": ("Fürs Finanzamt: 33862075346 ist meine Nummer.", "33862075346"),
+    "de_perso": ("Perso-Nr. L7T3G9K2R, falls die Vermietung fragt.", "L7T3G9K2R"),
+    "pt_cnpj_label": ("O CNPJ é 09341762000126, guarda.", "09341762000126"),
+    "en_cpf_label": ("my CPF number is 61304285707 for the bank", "61304285707"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IDS_BY_LABEL))
+def test_label_words_of_every_language_make_an_id(case: str) -> None:
+    text, secret = IDS_BY_LABEL[case]
+    assert_gone(text, secret, "national_id")
+
+
+ID_LOOKALIKES = {
+    # checksums fail: kept
+    "cpf_bad_check": ("A nota 613.042.857-00 veio errada.", "613.042.857-00"),
+    "ric_bad_date": ("订单号202408151234567890还没发货。", "202408151234567890"),
+    "nir_bad_key": ("La commande 292057512345699 est partie.", "292057512345699"),
+    "version_dotted": ("We upgraded to 613.042.857 of the engine.", "613.042.857"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ID_LOOKALIKES))
+def test_id_lookalikes_stay(case: str) -> None:
+    text, value = ID_LOOKALIKES[case]
+    assert_intact(text, value)
