@@ -264,7 +264,8 @@ class Detector:
                 found = route.read(views)
                 out.extend((c, tier) for c in found if c.kind in self._kinds and c.end > c.start)
         if views.has_digit and PHONE in self._kinds:
-            out.extend((c, 2) for c in _phone.find_phones(views.text, self._phone_regions))
+            phones = _phone.find_phones(views.text, self._phone_regions, views.kept_lower)
+            out.extend((c, 2) for c in phones)
         return out
 
     def scan(self, text: str) -> list[Finding]:

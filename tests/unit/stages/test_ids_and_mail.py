@@ -86,3 +86,30 @@ ID_LOOKALIKES = {
 def test_id_lookalikes_stay(case: str) -> None:
     text, value = ID_LOOKALIKES[case]
     assert_intact(text, value)
+
+
+# ---------------------------------------------------------------- phones vs identifiers
+
+IDENTIFIERS_NOT_PHONES = {
+    "de_bestellnummer_dashed": (
+        "Die Bestellnummer 302-5561842-7710394 fehlt noch.",
+        "302-5561842-7710394",
+    ),
+    "fr_commande_no": ("Ma commande n° 1458 7793 210 est bloquée.", "1458 7793 210"),
+    "fr_numero_client": ("Mon numéro client chez le fournisseur est 6012 345 678.", "6012 345 678"),
+    "pt_encomenda": ("A minha encomenda 2024-558813 ainda não chegou.", "2024-558813"),
+    "es_pedido": ("El pedido 612 345 678 llegó roto.", "612 345 678"),
+    "zh_order": ("订单号 138 1234 5678 还没发货。", "138 1234 5678"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IDENTIFIERS_NOT_PHONES))
+def test_identifier_words_of_every_language_keep_a_number(case: str) -> None:
+    text, value = IDENTIFIERS_NOT_PHONES[case]
+    assert_intact(text, value)
+
+
+def test_a_phone_label_after_the_identifier_word_still_masks() -> None:
+    assert_gone(
+        "Mon numéro client est 1234, mon téléphone est 06 12 34 56 78.", "06 12 34 56 78", "phone"
+    )
