@@ -185,6 +185,7 @@ _ROUTES: Final[tuple[_Route, ...]] = (
     ),
     _Route(frozenset({EMAIL}), _has("@"), _obf.find_unicode_emails, "kept", fail_closed=True),
     _Route(frozenset({EMAIL}), _long, _obf.find_chinese_spelled_emails, "kept", fail_closed=True),
+    _Route(frozenset({EMAIL}), _has("#", "*"), _obf.find_labelled_emails, "kept", fail_closed=True),
     _Route(frozenset({NATIONAL_ID}), _digits, _ids.find_national_ids),
     _Route(frozenset({CARD}), _digits, _pii.find_cards),
     _Route(

@@ -113,3 +113,38 @@ def test_a_phone_label_after_the_identifier_word_still_masks() -> None:
     assert_gone(
         "Mon numéro client est 1234, mon téléphone est 06 12 34 56 78.", "06 12 34 56 78", "phone"
     )
+
+
+# ---------------------------------------------------------------- e-mail
+
+EMAILS = {
+    "de_aet": (
+        "Schreib an jonas punkt kraus ät posteo punkt de, bitte.",
+        "jonas punkt kraus ät posteo punkt de",
+    ),
+    "zh_at_dian": ("我的邮箱是wangfang at 163点com，有事发这里。", "wangfang at 163点com"),
+    "zh_hash_for_at": ("我的邮箱是li_na#163.com（#换成@）。", "li_na#163.com"),
+    "en_star_for_at": (
+        "My email is nora.quinn*posteo.net, swap the star.",
+        "nora.quinn*posteo.net",
+    ),
+    "pt_hash_for_at": ("O meu email: rita.lobo#sapo.pt, troca o #.", "rita.lobo#sapo.pt"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMAILS))
+def test_written_out_emails_are_masked(case: str) -> None:
+    text, secret = EMAILS[case]
+    assert_gone(text, secret, "email")
+
+
+EMAIL_LOOKALIKES = {
+    "issue_ref": ("The fix is in issue#42.md of the repo.", "issue#42.md"),
+    "hash_no_label": ("Build tag release#2024.io is deployed.", "release#2024.io"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMAIL_LOOKALIKES))
+def test_email_lookalikes_stay(case: str) -> None:
+    text, value = EMAIL_LOOKALIKES[case]
+    assert_intact(text, value)
