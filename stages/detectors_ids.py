@@ -92,7 +92,7 @@ _FR_NIR_RE: Final = re.compile(
 )
 _BR_CPF_RE: Final = re.compile(r"\d(?<![\w\-./]\d)\d{2}\.\d{3}\.\d{3}-\d{2}(?![\w\-]|[./]\d)")
 _BR_CNPJ_RE: Final = re.compile(r"\d(?<![\w\-./]\d)\d\.\d{3}\.\d{3}/\d{4}-\d{2}(?![\w\-]|[./]\d)")
-_CN_RIC_RE: Final = re.compile(r"\d(?<![\w\-]\d)\d{5} ?\d{8} ?\d{3}[\dXx](?![\w\-]|\.\d)")
+_CN_RIC_RE: Final = re.compile(r"(?<!\d )\d(?<![\w\-]\d)(?: ?\d){16} ?[\dXx](?![\w\-]|\.\d| \d)")
 # Bare digit IDs with weaker checks, only next to an ID keyword: Germany IdNr
 # (ISO 7064), Netherlands BSN (11-proof), Brazil CPF and CNPJ without punctuation.
 _DE_IDNR_RE: Final = re.compile(r"\d(?<![\w\-]\d)\d ?\d{3} ?\d{3} ?\d{3}(?![\w\-]|\.\d)")
@@ -156,7 +156,7 @@ def find_national_ids(text: str, lower: str) -> Iterator[Cand]:
         (_FR_NIR_RE, _fr_nir.is_valid),
         (_BR_CPF_RE, _br_cpf.is_valid),
         (_BR_CNPJ_RE, _br_cnpj.is_valid),
-        (_CN_RIC_RE, _cn_ric.is_valid),
+        (_CN_RIC_RE, lambda v: _cn_ric.is_valid(v.replace(" ", ""))),
     ):
         for m in _matches(text, rx, validator):
             yield Cand(m.start(), m.end(), NATIONAL_ID)

@@ -86,7 +86,7 @@ def _words() -> _Words:
 
 
 _W: Final = _words()
-_CLAUSE_END_RE: Final = re.compile(r"[.!?;\n。！？；](?:\s|$)")
+_CLAUSE_END: Final = frozenset(".!?;。！？；")
 _STRIP: Final = ":#.,()\"'«»“”"
 
 
@@ -100,9 +100,7 @@ def after_identifier(lower: str, start: int) -> bool:
     before = lower[max(0, start - 80) : start]
     if before[-40:].rstrip(" :#：是为").endswith(_W.glued):
         return True
-    cut = [m.end() for m in _CLAUSE_END_RE.finditer(before)]
-    clause = before[cut[-1] :] if cut else before
-    words = [w.strip(_STRIP) for w in clause.split()]
+    words = [w.strip(_STRIP) for w in _clause(before.split())]
     words = [w for w in words if w]
     content = [w for w in words if w not in _W.skipped]
     if content and content[-1] in _W.identifiers:
@@ -114,6 +112,18 @@ def after_identifier(lower: str, start: int) -> bool:
         if word in _W.identifiers and _next_to_filler(words, i):
             return True
     return False
+
+
+def _clause(tokens: list[str]) -> list[str]:
+    """The tokens after the last sentence end: ``!?;``, or a full stop that ends no
+    abbreviation (``Nr.``, ``no.``, ``St.``: fewer than four letters, or a filler)."""
+    for i in range(len(tokens) - 1, -1, -1):
+        tok = tokens[i]
+        word = tok.rstrip(".")
+        abbreviation = tok[-1] == "." and word.isalpha() and (len(word) < 4 or word in _W.fillers)
+        if tok[-1] in _CLAUSE_END and not abbreviation:
+            return tokens[i + 1 :]
+    return tokens
 
 
 def _next_to_filler(words: list[str], i: int) -> bool:

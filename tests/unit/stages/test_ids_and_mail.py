@@ -41,6 +41,7 @@ IDS_BY_FORMAT = {
     # an 18-digit resident id with a valid birth date and check character
     "ric_x_glued": ("记一下44030119850612001X这个是我的。", "44030119850612001X"),
     "ric_digits_glued": ("帮我记住650102199901017337，别弄丢。", "650102199901017337"),
+    "ric_groups_of_four": ("证件号码 3301 0619 9008 1500 3X 已登记", "3301 0619 9008 1500 3X"),
     # a NIR (sex, year, month, place, order, key mod 97) needs no label
     "nir_compact": ("Pour la mutuelle, c'est 292057512345668, je te l'envoie.", "292057512345668"),
     # a Spanish DNI written with thousands dots
@@ -97,6 +98,7 @@ IDENTIFIERS_NOT_PHONES = {
     ),
     "fr_commande_no": ("Ma commande n° 1458 7793 210 est bloquée.", "1458 7793 210"),
     "fr_numero_client": ("Mon numéro client chez le fournisseur est 6012 345 678.", "6012 345 678"),
+    "de_abbreviated_filler": ("Bestellung Nr. 0151 2345 6789 ist raus.", "0151 2345 6789"),
     "pt_encomenda": ("A minha encomenda 2024-558813 ainda não chegou.", "2024-558813"),
     "es_pedido": ("El pedido 612 345 678 llegó roto.", "612 345 678"),
     "zh_order": ("订单号 138 1234 5678 还没发货。", "138 1234 5678"),
