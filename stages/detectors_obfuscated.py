@@ -104,7 +104,7 @@ _ZH_EMAIL_RE: Final = re.compile(
 )
 _ZH_DOT_SPLIT_RE: Final = re.compile(rf"[ \t]*(?:{_ZH_DOT}|\.)[ \t]*")
 _ZH_HINTS: Final = tuple(w for w in (*_E["at_words_zh"], *_E["dot_words_zh"]) if not w.isascii())
-_AT_HINTS: Final = ("at", "@", *_E["at_words_strong"])
+_AT_HINTS: Final = ("@", *_E["at_words_strong"], *_E["at_words_weak"])
 
 
 def _domain(lower: str, pos: int) -> tuple[int, str, bool] | None:

@@ -63,6 +63,8 @@ def test_national_id_formats_are_masked(case: str) -> None:
 IDS_BY_LABEL = {
     "de_finanzamt": ("Fürs Finanzamt: 33862075346 ist meine Nummer.", "33862075346"),
     "de_perso": ("Perso-Nr. L7T3G9K2R, falls die Vermietung fragt.", "L7T3G9K2R"),
+    # thousands grouping with a check digit is an id after its label, not a version
+    "pt_rg_grouped": ("Meu RG é 23.456.789-1, pro cadastro.", "23.456.789-1"),
     "pt_cnpj_label": ("O CNPJ é 09341762000126, guarda.", "09341762000126"),
     "en_cpf_label": ("my CPF number is 61304285707 for the bank", "61304285707"),
 }
@@ -79,6 +81,7 @@ ID_LOOKALIKES = {
     "cpf_bad_check": ("A nota 613.042.857-00 veio errada.", "613.042.857-00"),
     "ric_bad_date": ("订单号202408151234567890还没发货。", "202408151234567890"),
     "nir_bad_key": ("La commande 292057512345699 est partie.", "292057512345699"),
+    "version_after_word": ("The app is at 2.14.3-beta for the passport office.", "2.14.3-beta"),
     "version_dotted": ("We upgraded to 613.042.857 of the engine.", "613.042.857"),
 }
 
@@ -123,6 +126,10 @@ EMAILS = {
     "de_aet": (
         "Schreib an jonas punkt kraus ät posteo punkt de, bitte.",
         "jonas punkt kraus ät posteo punkt de",
+    ),
+    "fr_chez_in_brackets": (
+        "Contact : paul.girard [chez] orange.fr",
+        "paul.girard [chez] orange.fr",
     ),
     "zh_at_dian": ("我的邮箱是wangfang at 163点com，有事发这里。", "wangfang at 163点com"),
     "zh_hash_for_at": ("我的邮箱是li_na#163.com（#换成@）。", "li_na#163.com"),
