@@ -11,6 +11,9 @@ no id.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from memgate.stages.detectors import Detector
@@ -157,3 +160,20 @@ EMAIL_LOOKALIKES = {
 def test_email_lookalikes_stay(case: str) -> None:
     text, value = EMAIL_LOOKALIKES[case]
     assert_intact(text, value)
+
+
+# ---------------------------------------------------------------- the development file
+
+DEV3 = Path(__file__).resolve().parents[3] / "memgate" / "data" / "eval" / "leaks_dev3.jsonl"
+
+
+def test_every_dev3_case_is_masked_or_kept_by_the_detectors() -> None:
+    with DEV3.open(encoding="utf-8") as f:
+        cases = [json.loads(line) for line in f if line.strip()]
+    assert len(cases) >= 130
+    for case in cases:
+        out = DET.mask(case["turn"]["content"]).text
+        if case["kind"] == "benign":
+            assert case["lookalike"] in out, (case["id"], out)
+        else:
+            assert case["secret"] not in out, (case["id"], out)
