@@ -32,6 +32,7 @@ __all__ = [
     "entropy",
     "iban_valid",
     "looks_like_placeholder",
+    "looks_random",
     "luhn_valid",
     "placeholder",
     "slug_like",
@@ -241,3 +242,14 @@ def card_grouping_ok(lengths: list[int]) -> bool:
     if lengths[0] == 4 and len(lengths) == 3 and lengths[1] == 6 and lengths[2] in (4, 5):
         return True
     return len(lengths) >= 3 and all(n == 4 for n in lengths[:-1]) and 1 <= lengths[-1] <= 4
+
+
+def looks_random(value: str, *, min_len: int = 12) -> bool:
+    """Heuristic for a high-entropy secret value (not a word, path or URL)."""
+    if len(value) < min_len or looks_like_placeholder(value):
+        return False
+    if "://" in value or value[0] in "/.~" or "(" in value:
+        return False
+    if char_classes(value) < 2:
+        return False
+    return entropy(value) >= 3.0

@@ -19,8 +19,17 @@ Both are pure and keep the length: index ``i`` of a view is index ``i`` of the t
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
+from typing import Final
 
-__all__ = ["aligned_lower", "ascii_view", "is_cjk", "spaced_view"]
+__all__ = [
+    "aligned_lower",
+    "ascii_view",
+    "is_cjk",
+    "occurrences",
+    "segment_starts",
+    "spaced_view",
+]
 
 _FULLWIDTH_FIRST, _FULLWIDTH_LAST = 0xFF01, 0xFF5E
 _FULLWIDTH_SHIFT = 0xFEE0
@@ -85,3 +94,28 @@ def aligned_lower(text: str) -> str:
     if len(lower) == len(text):
         return lower
     return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+def occurrences(haystack: str, needles: Iterable[str]) -> list[int]:
+    """Sorted start indexes of all needles (fast C substring search)."""
+    found: set[int] = set()
+    for needle in needles:
+        i = haystack.find(needle)
+        while i != -1:
+            found.add(i)
+            i = haystack.find(needle, i + 1)
+    return sorted(found)
+
+
+_TOKEN_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def segment_starts(text: str, i: int) -> list[int]:
+    """Start of the identifier-like token containing ``text[i]`` and every
+    position just after a ``_``/``.``/``-`` inside it, up to ``i``."""
+    j = i
+    while j > 0 and text[j - 1] in _TOKEN_CHARS and i - j < 64:
+        j -= 1
+    starts = [j]
+    starts.extend(k + 1 for k in range(j, i) if text[k] in "_.-")
+    return starts

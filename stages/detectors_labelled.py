@@ -136,6 +136,9 @@ _DATE_RE: Final = re.compile(
     r"\d{4}[./\-]\d{1,2}[./\-]\d{1,2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?"
 )
 _VERSION_RE: Final = re.compile(r"[vV]?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?")
+# Digits grouped in thousands with a check digit after a dash are how identity
+# numbers are written (``12.345.678-9``, ``613.042.857-07``), not a version.
+_THOUSANDS_ID_RE: Final = re.compile(r"\d{1,3}(?:\.\d{3}){2,}(?:-[\dXx]{1,2})?")
 _CODE_RE: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _IP_RE: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _S10_RE: Final = re.compile(r"[A-Z]{2}(\d{9})[A-Z]{2}")
@@ -254,7 +257,9 @@ def _never_value(view: str, start: int, end: int) -> bool:
         return True
     if any(c in tok for c in "=[]():") or _CODE_RE.fullmatch(tok):
         return True  # another assignment, a mask, a call or a dotted name in code
-    if _DATE_RE.fullmatch(tok) or _VERSION_RE.fullmatch(tok):
+    if _DATE_RE.fullmatch(tok) or (
+        _VERSION_RE.fullmatch(tok) and not _THOUSANDS_ID_RE.fullmatch(tok)
+    ):
         return True
     return end < len(view) and view[end] in _CJK_UNIT  # "2031年", "1204室", "90天"
 

@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Iterator
 from importlib import resources
-from typing import Final
+from typing import Final, NamedTuple
 
 import phonenumbers
 from phonenumbers import PhoneNumberType
@@ -29,7 +29,7 @@ from stdnum import ean
 
 from memgate.stages.detector_kinds import Cand
 
-__all__ = ["find_bare_phones"]
+__all__ = ["after_identifier", "find_bare_phones"]
 
 PHONE: Final = "phone"
 _REGIONS: Final = (
@@ -54,26 +54,88 @@ _RUN_RE: Final = re.compile(
 )
 
 
-def _identifier_words() -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
+class _Words(NamedTuple):
+    identifiers: frozenset[str]
+    glued: tuple[str, ...]  # Chinese identifier words, glued to the number
+    skipped: frozenset[str]  # fillers and one-word connectors ("number", "nº", "is", "est")
+    phone_words: frozenset[str]  # the words of the phone labels ("telefone", "mobile")
+    particles: frozenset[str]  # "de", "do", "my" between an identifier word and a filler
+    fillers: frozenset[str]  # "number", "numéro", "nº"
+
+
+def _words() -> _Words:
     raw = (resources.files("memgate") / "data" / "labels.json").read_text("utf-8")
     data = json.loads(raw)
     words = {w.lower() for ws in data["identifier_words"].values() for w in ws}
+    words.update(w.lower() for w in data.get("identifier_words_numbers_only", ()))
     glued = tuple(sorted((w for w in words if not w.isascii()), key=len, reverse=True))
-    skipped = {w.lower() for w in data["fillers"]}
+    fillers = frozenset(w.lower() for w in data["fillers"])
+    skipped = set(fillers)
     skipped.update(w.lower() for ws in data["connectors"].values() for w in ws if " " not in w)
-    return frozenset(words), glued, frozenset(skipped)
+    particles = {w.lower() for w in data["particles"]}
+    phone = {
+        part
+        for ws in data["families"]["phone"]["labels"].values()
+        for w in ws
+        for part in w.lower().rstrip(".").split()
+        if part not in skipped and part not in particles and len(part) > 2
+    }
+    return _Words(
+        frozenset(words), glued, frozenset(skipped), frozenset(phone), frozenset(particles), fillers
+    )
 
 
-_IDENTIFIER_WORDS, _GLUED_IDENTIFIERS, _FILLERS = _identifier_words()
+_W: Final = _words()
+_CLAUSE_END: Final = frozenset(".!?;。！？；")
+_STRIP: Final = ":#.,()\"'«»“”"
 
 
-def _after_identifier(lower: str, start: int) -> bool:
-    before = lower[max(0, start - 40) : start]
-    if before.rstrip(" :#：是为").endswith(_GLUED_IDENTIFIERS):
+def after_identifier(lower: str, start: int) -> bool:
+    """A word before the number at ``start`` says it is an identifier, not a phone or an
+    id: right before it (``order 4155550123``, ``Bestellnummer 302-5561842``, ``pedido
+    número 612349870``, ``订单号13812349876``), or earlier in the clause next to a
+    filler with no phone word after it (``mon numéro client chez EDF est 6012 345
+    678``, ``the customer number for the gym is ...``). Word lists:
+    ``memgate/data/labels.json``."""
+    before = lower[max(0, start - 80) : start]
+    if before[-40:].rstrip(" :#：是为").endswith(_W.glued):
         return True
-    words = [w.strip(":#.,()") for w in before.split()]
-    words = [w for w in words if w and w not in _FILLERS]
-    return bool(words) and words[-1] in _IDENTIFIER_WORDS
+    words = [w.strip(_STRIP) for w in _clause(before.split())]
+    words = [w for w in words if w]
+    content = [w for w in words if w not in _W.skipped]
+    if content and content[-1] in _W.identifiers:
+        return True
+    for i in range(len(words) - 1, -1, -1):
+        word = words[i]
+        if word in _W.phone_words:
+            return False  # "mon numéro client est 1234, mon téléphone est ..."
+        if word in _W.identifiers and _next_to_filler(words, i):
+            return True
+    return False
+
+
+def _clause(tokens: list[str]) -> list[str]:
+    """The tokens after the last sentence end: ``!?;``, or a full stop that ends no
+    abbreviation (``Nr.``, ``no.``, ``St.``: fewer than four letters, or a filler)."""
+    for i in range(len(tokens) - 1, -1, -1):
+        tok = tokens[i]
+        word = tok.rstrip(".")
+        abbreviation = tok[-1] == "." and word.isalpha() and (len(word) < 4 or word in _W.fillers)
+        if tok[-1] in _CLAUSE_END and not abbreviation:
+            return tokens[i + 1 :]
+    return tokens
+
+
+def _next_to_filler(words: list[str], i: int) -> bool:
+    """``numéro client``, ``customer number``, ``número de cliente``."""
+    j = i - 1
+    while j >= 0 and words[j] in _W.particles:
+        j -= 1
+    k = i + 1
+    while k < len(words) and words[k] in _W.particles:
+        k += 1
+    fillers = _W.fillers
+    return (j >= 0 and words[j] in fillers) or (k < len(words) and words[k] in fillers)
 
 
 def _valid_somewhere(digits: str) -> bool:
@@ -110,7 +172,7 @@ def _is_phone(run: str) -> bool:
 def find_bare_phones(spaced: str, lower: str) -> Iterator[Cand]:
     """``spaced``: the text with Chinese as spaces; ``lower``: with Chinese kept."""
     for m in _RUN_RE.finditer(spaced):
-        if _after_identifier(lower, m.start()):
+        if after_identifier(lower, m.start()):
             continue
         if _is_phone(m.group()):
             yield Cand(m.start(), m.end(), PHONE)

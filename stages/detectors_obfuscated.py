@@ -43,6 +43,7 @@ from memgate.stages.detector_kinds import (
 __all__ = [
     "find_chinese_spelled_emails",
     "find_dotted_cards",
+    "find_labelled_emails",
     "find_labelled_phones",
     "find_spelled_emails",
     "find_unicode_emails",
@@ -102,8 +103,8 @@ _ZH_EMAIL_RE: Final = re.compile(
     r"(?![A-Za-z0-9\-])"
 )
 _ZH_DOT_SPLIT_RE: Final = re.compile(rf"[ \t]*(?:{_ZH_DOT}|\.)[ \t]*")
-_ZH_HINTS: Final = tuple(w for w in _E["at_words_zh"] if not w.isascii())
-_AT_HINTS: Final = ("at", "@", *_E["at_words_strong"])
+_ZH_HINTS: Final = tuple(w for w in (*_E["at_words_zh"], *_E["dot_words_zh"]) if not w.isascii())
+_AT_HINTS: Final = ("@", *_E["at_words_strong"], *_E["at_words_weak"])
 
 
 def _domain(lower: str, pos: int) -> tuple[int, str, bool] | None:
@@ -185,7 +186,8 @@ def find_unicode_emails(text: str, lower: str) -> Iterator[Cand]:
 
 def find_chinese_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
     """Addresses spelled in Chinese words, with no spaces around them
-    (``wangfang艾特163点com``); ``text`` keeps the Chinese characters."""
+    (``wangfang艾特163点com``, ``liuyang at 126点com``); ``text`` keeps the Chinese
+    characters."""
     del text
     if not any(h in lower for h in _ZH_HINTS):
         return
@@ -193,6 +195,36 @@ def find_chinese_spelled_emails(text: str, lower: str) -> Iterator[Cand]:
         labels = _ZH_DOT_SPLIT_RE.split(m.group("domain"))
         spelled = m.group() != m.group().replace("点", "").replace("點", "")
         if labels[-1] in _TLDS and (spelled or not m.group().isascii()):
+            yield Cand(m.start("local"), m.end(), EMAIL)
+
+
+_EMAIL_LABELS: Final = sorted(
+    {w.lower() for ws in _E["labels"].values() for w in ws}, key=len, reverse=True
+)
+_EMAIL_LABEL_RE: Final = re.compile(
+    rf"(?<![A-Za-z0-9\u00c0-\u024f])(?:{_alt(_EMAIL_LABELS)})(?![A-Za-z\u00c0-\u024f])"
+)
+_STAND_IN_RE: Final = re.compile(
+    rf"(?<![A-Za-z0-9._%+\-])(?P<local>[a-z0-9][a-z0-9._%+\-]{{0,63}})"
+    rf"[ \t]?(?:{_alt(_E['at_stand_ins'])})[ \t]?"
+    r"(?P<domain>(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.){1,4}(?P<tld>[a-z]{2,24}))"
+    r"(?![A-Za-z0-9\-])"
+)
+_LABEL_REACH: Final = 80
+
+
+def find_labelled_emails(text: str, lower: str) -> Iterator[Cand]:
+    """An address whose ``@`` is written as another character (``#``, ``*``), next to
+    an e-mail label (``我的邮箱是zhoumin#qq.com（#换成@）``, ``my email is
+    nora.quinn*posteo.net``): the label is the evidence a stand-in needs."""
+    del text
+    labels = [m.end() for m in _EMAIL_LABEL_RE.finditer(lower)]
+    if not labels:
+        return
+    for m in _STAND_IN_RE.finditer(lower):
+        if m.group("tld") not in _TLDS or not any(c.isalpha() for c in m.group("local")):
+            continue
+        if any(0 <= m.start() - end <= _LABEL_REACH for end in labels):
             yield Cand(m.start("local"), m.end(), EMAIL)
 
 

@@ -19,6 +19,7 @@ import phonenumbers
 
 from memgate.stages.detector_kinds import PHONE, Cand
 from memgate.stages.detector_kinds import context_before as _context_before
+from memgate.stages.detectors_numbers import after_identifier
 
 __all__ = ["count_digits", "find_phones", "greedy_windows", "inside_iban_shape"]
 
@@ -44,15 +45,6 @@ _DATE_LIKE_RE: Final = re.compile(
     r"\d{4}[./\- ]\d{1,2}[./\- ]\d{1,2}|\d{1,2}[./\- ]\d{1,2}[./\- ]\d{2,4}"
 )
 _IP_LIKE_RE: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-# A number right after one of these words is an identifier, not a phone.
-_PHONE_NEG_WORDS: Final = frozenset(
-    {
-        "order", "invoice", "ticket", "tracking", "ref", "reference", "sku", "serial",
-        "isbn", "part", "model", "version", "build", "release", "id", "po", "case",
-        "account", "acct", "customer", "transaction", "confirmation", "booking",
-    }
-)  # fmt: skip
-_NUMBER_WORDS: Final = frozenset({"no", "nr", "number", "#", "num"})
 # "2024.15.3801": dotted numeric groups led by a year-like group are a version,
 # build or release number, not a phone, unless a phone word comes right before.
 _YEAR_DOTTED_RE: Final = re.compile(r"(?:19|20)\d\d(?:\.\d+)+")
@@ -62,19 +54,6 @@ _PHONE_CONTEXT_RE: Final = re.compile(
     r"teléfono|telefone|handy|portable|móvil|celular|appelle|anruf|ruf)\b[^.!?\n]{0,24}$",
     re.IGNORECASE,
 )
-
-
-def _after_identifier_word(text: str, start: int) -> bool:
-    """``order #415 555 2671``, ``invoice no. 020 7946 0958``."""
-    words = text[max(0, start - 32) : start].lower().split()
-    if not words:
-        return False
-    last = words[-1].strip("#:.")
-    if last in _NUMBER_WORDS or not last:
-        if len(words) < 2:
-            return False
-        last = words[-2].strip("#:.")
-    return last in _PHONE_NEG_WORDS
 
 
 _NANP: Final = frozenset({"US", "CA"})
@@ -215,13 +194,16 @@ def _phone_spans(run: str, regions: tuple[str, ...]) -> Iterator[tuple[int, int]
         yield tokens[i][0], tokens[j][1]
 
 
-def find_phones(text: str, regions: tuple[str, ...]) -> Iterator[Cand]:
+def find_phones(text: str, regions: tuple[str, ...], lower: str | None = None) -> Iterator[Cand]:
+    """Phone numbers with separators or a ``+``/``00`` prefix in ``text`` (Chinese as
+    spaces); ``lower`` (Chinese kept) is read for the identifier words before them."""
+    lower = text.lower() if lower is None else lower
     for m in _PHONE_RE.finditer(text):
         run = m.group()
         if _DATE_LIKE_RE.fullmatch(run) or _IP_LIKE_RE.fullmatch(run):
             continue
-        if _after_identifier_word(text, m.start()):
-            continue
+        if after_identifier(lower, m.start()):
+            continue  # "order #415 555 2671", "Bestellnummer 302-5561842", "订单号 138 ..."
         if _YEAR_DOTTED_RE.fullmatch(run) and not _PHONE_CONTEXT_RE.search(
             _context_before(text, m.start(), 40)
         ):
