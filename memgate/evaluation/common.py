@@ -56,6 +56,8 @@ BUNDLED_FILES: dict[str, str] = {
 #: Further development files read with a suite's bundled file, as one corpus.
 DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     "leaks": ("leaks_dev2.jsonl",),  # issue 9 item 5: the fail-closed classes, six languages
+    # issue 9 item 3: semantic resolution, eight classes, three domains, six languages
+    "scenarios": ("scenarios_dev2.jsonl",),
 }
 
 PipelineFactory = Callable[[Settings, Embedder], Pipeline]
