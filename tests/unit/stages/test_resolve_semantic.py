@@ -397,3 +397,90 @@ def test_the_request_itself_is_not_kept_as_a_fact() -> None:
     assert [(c.predicate, c.object, c.retracts) for c in out] == [
         (REFERENCE_PREDICATE, "my address", True)
     ]
+
+
+# ------------------------------------------------- slots, anchors and paraphrases
+
+
+def test_a_change_naming_the_slot_supersedes_a_sentence_fact(store: EmbeddedIndex) -> None:
+    # the statement extractor keys a whole sentence: "user's plan statement Mi plan es ..."
+    apply(
+        store, cand("Mi plan es el Básico", "statement", days=0, subject="user's plan", multi=True)
+    )
+    res, dec = apply(store, cand("Ya me pasé al plan Premium", "statement", days=30, multi=True))
+    assert (res.reason, dec.details["match"]) == ("slot_update", "slot")
+    assert facts(store)["Mi plan es el Básico"].status is FactStatus.SUPERSEDED
+
+
+def test_a_change_naming_the_old_value_supersedes_it(store: EmbeddedIndex) -> None:
+    old = "Mon opérateur mobile est Orange"
+    apply(store, cand(old, "statement", days=0, subject="user's opérateur mobile", multi=True))
+    res, dec = apply(
+        store,
+        cand("Je suis passée chez Free, je n'ai plus Orange", "statement", days=9, multi=True),
+    )
+    assert (res.reason, dec.details["match"]) == ("slot_update", "anchor")
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_naming_the_slot_without_a_change_cue_supersedes_nothing(store: EmbeddedIndex) -> None:
+    apply(
+        store, cand("Mi plan es el Básico", "statement", days=0, subject="user's plan", multi=True)
+    )
+    res, _ = apply(
+        store, cand("El plan incluye soporte por chat", "statement", days=30, multi=True)
+    )
+    assert res.action.value == "ADD"
+    assert facts(store)["Mi plan es el Básico"].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            ("tabs over spaces", "prefers:indentation"),
+            "For indentation I always want tabs rather than spaces",
+        ),
+        (
+            ("Ich trinke meinen Kaffee schwarz", "statement"),
+            "Meinen Kaffee trinke ich immer schwarz",
+        ),
+        (("Airbus", "works_at"), "Mon employeur, c'est Airbus"),
+        (("我喜欢喝绿茶", "statement"), "我最喜欢喝的是绿茶"),
+    ],
+)
+def test_a_paraphrase_is_one_fact(
+    store: EmbeddedIndex, first: tuple[str, str], second: str
+) -> None:
+    apply(store, cand(first[0], first[1], days=0, multi=first[1] == "statement"))
+    res, _ = apply(store, cand(second, "statement", days=30, multi=True))
+    assert (res.action.value, res.reason) == ("DUPLICATE", "same_clause")
+    got = facts(store)
+    assert second not in got and got[first[0]].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I use tabs for indentation", "I don't use tabs for indentation"),
+        ("Ich trinke meinen Kaffee schwarz", "Ich trinke meinen Kaffee jetzt mit Milch"),
+        ("We deploy with Heroku", "We deploy with Fly.io"),
+    ],
+)
+def test_a_negation_a_change_or_another_name_is_not_a_paraphrase(
+    store: EmbeddedIndex, first: str, second: str
+) -> None:
+    apply(store, cand(first, "statement", days=0, multi=True))
+    res, _ = apply(store, cand(second, "statement", days=30, multi=True))
+    assert res.reason != "same_clause"
+
+
+def test_the_same_value_of_two_people_is_two_facts(store: EmbeddedIndex) -> None:
+    apply(store, cand("Rome", "lives_in", days=0, subject="user's sister"))
+    res, _ = apply(store, cand("Rome", "lives_in", days=30, subject="user's brother"))
+    assert (res.action.value, res.reason) == ("ADD", "new_key")
+
+
+def test_a_pronoun_subject_is_read_as_the_team(store: EmbeddedIndex) -> None:
+    res, _ = apply(store, cand("Sentry", "uses_tool:errors", days=0, subject="on"))
+    assert res.writes[0].subject == "team" and res.key == "acme/u1/team/uses_tool:errors"
