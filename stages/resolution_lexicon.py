@@ -87,6 +87,7 @@ class Lexicon:
     subject_aliases: dict[str, str]
     clause_stopwords: frozenset[str]
     negations: re.Pattern[str] | None
+    delete_verbs: re.Pattern[str] | None
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
@@ -128,6 +129,9 @@ class Lexicon:
             },
             clause_stopwords=frozenset(normalise(w) for w in data.get("clause_stopwords", [])),
             negations=_phrase_re([w for ws in data.get("negations", {}).values() for w in ws]),
+            delete_verbs=_phrase_re(
+                [w for ws in data.get("delete_verbs", {}).values() for w in ws]
+            ),
         )
 
     def has_change_cue(self, text: str) -> bool:
@@ -136,6 +140,12 @@ class Lexicon:
         if self.cues is not None and self.cues.search(low) is not None:
             return True
         return self.cue_patterns is not None and self.cue_patterns.search(low) is not None
+
+    def is_deletion(self, clause: str) -> bool:
+        """The clause asks for content to go ("forget", "vergiss", "删除")."""
+        return (
+            self.delete_verbs is not None and self.delete_verbs.search(clause.lower()) is not None
+        )
 
     def has_negation(self, text: str) -> bool:
         """The text holds a negation ("not", "nicht", "ne ... pas", "不")."""

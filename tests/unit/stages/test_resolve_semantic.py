@@ -26,6 +26,7 @@ from memgate.stages.dedupe import DELETED_VALUE, Resolver
 from memgate.stages.persist import plan
 from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE, find_references, with_references
+from memgate.stages.resolve_semantic import referenced_facts
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 EMB = HashingEmbedder()
@@ -329,30 +330,46 @@ def test_implied_staleness_does_not_depend_on_arrival_order(tmp_path: Path) -> N
 REFERENCES = [
     ("en", "Scratch that bit about the gym.", "retract", "gym"),
     ("en", "Please delete what you know about my address.", "delete", "address"),
-    ("de", "Vergiss bitte, was ich dir über mein Fitnessstudio gesagt habe.", "retract", "Fitness"),
+    ("de", "Vergiss bitte, was ich dir über mein Fitnessstudio gesagt habe.", "delete", "Fitness"),
+    ("de", "Ignorier, was ich dir über mein Fitnessstudio gesagt habe.", "retract", "Fitness"),
     ("de", "Lösche bitte alles, was du über meine Adresse weißt.", "delete", "Adresse"),
-    ("fr", "Oublie ce que je t'ai dit sur mon régime.", "retract", "régime"),
+    ("fr", "Oublie ce que je t'ai dit sur mon régime.", "delete", "régime"),
+    ("fr", "Ignore ce que je t'ai dit sur mon régime.", "retract", "régime"),
     ("fr", "Supprime tout ce que tu sais sur mon adresse.", "delete", "adresse"),
-    ("es", "Olvida lo que te dije sobre el gimnasio.", "retract", "gimnasio"),
+    ("es", "Olvida lo que te dije sobre el gimnasio.", "delete", "gimnasio"),
+    ("es", "Ignora lo que te dije sobre el gimnasio.", "retract", "gimnasio"),
     ("es", "Borra todo lo que sabes sobre mi dirección.", "delete", "dirección"),
-    ("pt", "Esquece o que eu te disse sobre a academia.", "retract", "academia"),
+    ("pt", "Esquece o que eu te disse sobre a academia.", "delete", "academia"),
+    ("pt", "Ignora o que eu te disse sobre a academia.", "retract", "academia"),
     ("pt", "Apague tudo o que você sabe sobre o meu endereço.", "delete", "endereço"),
-    ("zh", "忘掉我说过的关于健身的事。", "retract", "健身"),
+    ("zh", "忘掉我说过的关于健身的事。", "delete", "健身"),
+    ("zh", "忽略我说过的关于健身的事。", "retract", "健身"),
     ("zh", "请删除关于我地址的所有信息。", "delete", "地址"),
     # other wordings of the same operations
     ("en", "Forget everything you know about my sister.", "delete", "sister"),
     ("en", "Please remove my address from your memory.", "delete", "address"),
     ("en", "Never mind what I said about the marathon.", "retract", "marathon"),
-    ("de", "Vergiss das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
+    ("de", "Vergiss das mit dem Fitnessstudio.", "delete", "Fitnessstudio"),
+    ("de", "Streich das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
     ("de", "Lösche meine Adresse.", "delete", "Adresse"),
     ("fr", "Oublie tout ce que tu sais sur ma sœur.", "delete", "sœur"),
     ("fr", "Efface mon adresse.", "delete", "adresse"),
-    ("es", "Olvida lo del gimnasio.", "retract", "gimnasio"),
+    ("es", "Olvida lo del gimnasio.", "delete", "gimnasio"),
+    ("es", "Ignora lo del gimnasio.", "retract", "gimnasio"),
     ("es", "Borra mi dirección.", "delete", "dirección"),
-    ("pt", "Esquece aquela parte da academia.", "retract", "academia"),
+    ("pt", "Esquece aquela parte da academia.", "delete", "academia"),
+    ("pt", "Ignora aquela parte da academia.", "retract", "academia"),
     ("pt", "Apague meu endereço.", "delete", "endereço"),
     ("zh", "别记住我的电话号码。", "delete", "电话"),
     ("zh", "刚才说健身那个不算。", "retract", "健身"),
+    # a verb of deleting in a retraction's frame, and the frames that took none
+    ("en", "Delete the bit about my sister.", "delete", "sister"),
+    ("en", "Scrap what I said about the marathon.", "retract", "marathon"),
+    ("de", "Lösch, was ich über meine Frau gesagt habe.", "delete", "Frau"),
+    ("fr", "Efface ce que je t'ai dit sur mon fils.", "delete", "fils"),
+    ("es", "Borra lo que te dije sobre mi empresa.", "delete", "empresa"),
+    ("pt", "Apaga o que eu disse sobre o meu editor.", "delete", "editor"),
+    ("de", "Notion benutze ich nicht mehr.", "stop", "Notion"),
 ]
 
 
@@ -484,3 +501,31 @@ def test_the_same_value_of_two_people_is_two_facts(store: EmbeddedIndex) -> None
 def test_a_pronoun_subject_is_read_as_the_team(store: EmbeddedIndex) -> None:
     res, _ = apply(store, cand("Sentry", "uses_tool:errors", days=0, subject="on"))
     assert res.writes[0].subject == "team" and res.key == "acme/u1/team/uses_tool:errors"
+
+
+def test_a_topic_synonym_refers_to_a_fact_named_in_another_language(store: EmbeddedIndex) -> None:
+    # the extractor wrote the kinship in English; the request names it in German
+    apply(store, cand("Julia", "name_is", days=0, subject="user's wife"))
+    apply(store, cand("Ich fahre gern Fahrrad", "statement", days=0, multi=True))
+    res, _ = apply(store, ref("meine Frau", "delete", days=5))
+    assert res.reason == "deletion_requested"
+    got = facts(store)
+    assert "Julia" not in got and got["Ich fahre gern Fahrrad"].status is FactStatus.ACTIVE
+
+
+def test_similarity_alone_refers_to_the_nearest_fact_only(store: EmbeddedIndex) -> None:
+    for i, text in enumerate(["I lift weights on Mondays", "I swim on Fridays"]):
+        apply(store, cand(text, "statement", days=i, multi=True))
+    topic_vec = EMB.embed(["my workouts"])[0]
+    near = [float(x) for x in topic_vec]
+    off = [float(x) for x in (topic_vec * 0.8 + EMB.embed(["zzz"])[0] * 0.6)]
+    both = list(facts(store).values())
+    store.upsert(
+        [
+            both[0].model_copy(update={"embedding": near}),
+            both[1].model_copy(update={"embedding": off}),
+        ],
+        wait=True,
+    )
+    found = referenced_facts(ref("my workouts", "retract", days=9).candidate, store, topic_vec)
+    assert [(f.fact_id, why) for f, why in found] == [(both[0].fact_id, "similarity")]
