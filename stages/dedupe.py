@@ -49,6 +49,7 @@ from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import (
+    changed_predicate,
     implied_stale,
     referenced_facts,
     semantic_target,
@@ -264,9 +265,11 @@ class Resolver:
                     promoted = updated.model_copy(
                         update={"status": FactStatus.ACTIVE, "recorded_at": now}
                     )
+                    siblings = self._other_readings(f, view, now) if c.confirmed else []
                     if active is not None:
-                        return self._supersede(active, promoted, now, out, promote)
-                    return out(ResolutionAction.ADD, promote, [promoted])
+                        done = self._supersede(active, promoted, now, out, promote)
+                        return self._with_writes(done, siblings)
+                    return out(ResolutionAction.ADD, promote, [promoted, *siblings])
                 return out(
                     ResolutionAction.DUPLICATE,
                     reason,
@@ -339,6 +342,40 @@ class Resolver:
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
+
+    def _other_readings(self, f: StoredFact, view: FactView, now: datetime) -> list[StoredFact]:
+        """The other pending readings of the turn a confirmed inference came from.
+
+        One remark ("my husband says I work too late") may leave several pending
+        readings; the user's confirmation of one settles the turn, so the others are
+        closed (kept as history, never served) instead of waiting forever.
+        """
+        first = f.source_turn_ids[0]
+        out: list[StoredFact] = []
+        for subject in ("user", "team"):
+            for g in view.by_subject(
+                f.tenant_id, f.user_id, subject, statuses=(FactStatus.PENDING,), qualified=True
+            ):
+                if g.fact_id != f.fact_id and g.source_turn_ids == [first]:
+                    out.append(
+                        g.model_copy(
+                            update={
+                                "status": FactStatus.SUPERSEDED,
+                                "valid_to": max(g.valid_from, f.valid_from),
+                                "superseded_by": f.fact_id,
+                                "superseded_at": now,
+                            }
+                        )
+                    )
+        return out
+
+    @staticmethod
+    def _with_writes(
+        done: list[Resolution | DecisionRecord], extra: list[StoredFact]
+    ) -> list[Resolution | DecisionRecord]:
+        if not extra or not isinstance(done[0], Resolution):
+            return done
+        return [done[0].model_copy(update={"writes": [*done[0].writes, *extra]}), *done[1:]]
 
     def _paraphrase_of(self, c: CandidateFact, key: str, view: FactView) -> StoredFact | None:
         """An active fact of the same speaker saying what ``c`` says in other words."""
@@ -551,7 +588,7 @@ class Resolver:
         changed = res.writes[0]
         stale = [
             f.model_copy(update={"status": FactStatus.PENDING})
-            for f in implied_stale(c, changed.predicate, view, c.turn_ts)
+            for f in implied_stale(c, changed_predicate(changed), view, c.turn_ts)
             if f.fact_id not in {w.fact_id for w in res.writes}
         ]
         if not stale:

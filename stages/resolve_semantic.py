@@ -44,6 +44,7 @@ from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 __all__ = [
     "REFERENCE_MIN_SIMILARITY",
     "SemanticMatch",
+    "changed_predicate",
     "implied_stale",
     "referenced_facts",
     "semantic_target",
@@ -200,11 +201,32 @@ def implied_stale(
     implied = set(lex.implied(changed_predicate))
     if not implied:
         return []
-    return [
-        f
-        for f in _subject_facts(view, c, _ACTIVE, qualified=False)
-        if f.predicate in implied and f.last_seen < since
-    ]
+    out: list[StoredFact] = []
+    owner = normalise(c.subject)
+    for f in _subject_facts(view, c, _ACTIVE, qualified=owner in ("user", "team")):
+        if f.last_seen >= since:
+            continue
+        if f.predicate in implied:
+            out.append(f)
+            continue
+        # a statement of the subject's thing ("user's zeitzone statement ...") by its family
+        fam = lex.family(f.predicate, f"{f.subject} {f.value}")
+        if fam is not None and fam.single and fam.predicates & implied:
+            out.append(f)
+    return out
+
+
+def changed_predicate(f: StoredFact, lex: Lexicon = LEXICON) -> str:
+    """The predicate a change is of: its own, or for a statement its family's
+    (an implication table is keyed by predicate)."""
+    if lex.implied(f.predicate):
+        return f.predicate
+    fam = lex.family(f.predicate, f"{f.subject} {f.value}")
+    if fam is not None and fam.single:
+        for p in sorted(fam.predicates):
+            if lex.implied(p):
+                return p
+    return f.predicate
 
 
 def stale_on_arrival(c: CandidateFact, view: FactView, lex: Lexicon = LEXICON) -> StoredFact | None:

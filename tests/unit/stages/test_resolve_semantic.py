@@ -529,3 +529,52 @@ def test_similarity_alone_refers_to_the_nearest_fact_only(store: EmbeddedIndex) 
     )
     found = referenced_facts(ref("my workouts", "retract", days=9).candidate, store, topic_vec)
     assert [(f.fact_id, why) for f, why in found] == [(both[0].fact_id, "similarity")]
+
+
+def _inferred(item: RedactedCandidate, *, confirmed: bool | None = None) -> RedactedCandidate:
+    c = item.candidate.model_copy(update={"confidence": 0.5, "confirmed": confirmed})
+    return item.model_copy(update={"candidate": c})
+
+
+def test_confirming_one_reading_of_a_remark_closes_its_other_readings(store: EmbeddedIndex) -> None:
+    remark = cand("My husband says I work too late", "statement", days=0, multi=True)
+    married = cand("married", "relationship_status", days=0)
+    married = married.model_copy(
+        update={"candidate": married.candidate.model_copy(update={"source_turn_ids": ["t0"]})}
+    )
+    other = cand("I like jazz", "statement", days=1, multi=True)
+    for item in (remark, married, other):
+        apply(store, _inferred(item))
+    assert {f.status for f in facts(store).values()} == {FactStatus.PENDING}
+    confirm = cand("married", "relationship_status", days=0)
+    confirm = confirm.model_copy(
+        update={
+            "candidate": confirm.candidate.model_copy(
+                update={"confirmed": True, "source_turn_ids": ["t0b"], "candidate_id": "c-conf"}
+            )
+        }
+    )
+    res, _ = apply(store, confirm)
+    assert res.reason == "promoted_confirmed"
+    got = facts(store)
+    assert got["married"].status is FactStatus.ACTIVE
+    assert got["My husband says I work too late"].status is FactStatus.SUPERSEDED
+    assert got["I like jazz"].status is FactStatus.PENDING  # another turn's inference waits
+
+
+def test_a_move_makes_a_time_zone_said_as_a_sentence_pending(store: EmbeddedIndex) -> None:
+    apply(store, cand("Hamburg", "lives_in", days=0))
+    tz = "Meine Zeitzone ist MEZ"
+    apply(store, cand(tz, "statement", days=0, subject="user's zeitzone", multi=True))
+    _, dec = apply(store, cand("Tokio", "lives_in", days=60))
+    assert dec.details["implied_stale"] == 1
+    assert facts(store)[tz].status is FactStatus.PENDING
+
+
+def test_a_new_employer_makes_the_old_manager_pending(store: EmbeddedIndex) -> None:
+    apply(store, cand("Stripe", "works_at", days=0))
+    boss = "My manager at Stripe is Priya"
+    apply(store, cand(boss, "statement", days=0, subject="user's manager at stripe", multi=True))
+    res, _ = apply(store, cand("Shopify", "works_at", days=90))
+    assert res.reason == "new_value"
+    assert facts(store)[boss].status is FactStatus.PENDING
