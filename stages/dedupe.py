@@ -47,12 +47,15 @@ from memgate.core.events import (
 from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
+from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import (
+    changed_predicate,
     implied_stale,
     referenced_facts,
     semantic_target,
     stale_on_arrival,
 )
+from memgate.stages.resolve_slots import same_clause, slot_update_target
 
 #: How many of a candidate's nearest facts (active or superseded) the redelivery check
 #: reads for one under another key that already cites the candidate's turn.
@@ -161,6 +164,11 @@ class Resolver:
             trust = {"trusted_source": trusted}
         elif c.source:
             trust = {"source": "untrusted"}
+        subject = LEXICON.canonical_subject(c.subject)
+        if subject != c.subject:
+            # a pronoun subject an extractor left ("on", "wir") is the team or the user
+            c = c.model_copy(update={"subject": subject})
+            event = event.model_copy(update={"candidate": c})
         key = fact_key(
             c.tenant_id, c.user_id, c.subject, c.predicate, c.object if c.multi_valued else None
         )
@@ -257,9 +265,11 @@ class Resolver:
                     promoted = updated.model_copy(
                         update={"status": FactStatus.ACTIVE, "recorded_at": now}
                     )
+                    siblings = self._other_readings(f, view, now) if c.confirmed else []
                     if active is not None:
-                        return self._supersede(active, promoted, now, out, promote)
-                    return out(ResolutionAction.ADD, promote, [promoted])
+                        done = self._supersede(active, promoted, now, out, promote)
+                        return self._with_writes(done, siblings)
+                    return out(ResolutionAction.ADD, promote, [promoted, *siblings])
                 return out(
                     ResolutionAction.DUPLICATE,
                     reason,
@@ -284,6 +294,11 @@ class Resolver:
                 # flagged for the consolidation pass, not resolved on the hot path
                 details = {"consolidate_with": f.fact_id, "similarity": round(sim, 4)}
                 break
+        # 4b. the same clause in other words (paraphrase), read on slots, anchors and terms
+        para = self._paraphrase_of(c, key, view)
+        if para is not None:
+            updated = self._seen_again(para, event, now)
+            return out(ResolutionAction.DUPLICATE, "same_clause", [updated], {"of": para.fact_id})
 
         new = self._new_fact(event, key, vec, search_vec, now)
 
@@ -313,6 +328,11 @@ class Resolver:
             details.update({"similarity": round(match.similarity, 4), "match": match.why})
             done = self._supersede(match.fact, new, now, out, "semantic_update", details)
             return self._stale(c, done, view)
+        slot = slot_update_target(c, key, view, vec)
+        if slot is not None:
+            details.update({"similarity": round(slot.similarity, 4), "match": slot.why})
+            done = self._supersede(slot.fact, new, now, out, "slot_update", details)
+            return self._stale(c, done, view)
         late = stale_on_arrival(c, view)
         if late is not None:
             # an older statement arriving after the change that makes it stale
@@ -322,6 +342,55 @@ class Resolver:
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
+
+    def _other_readings(self, f: StoredFact, view: FactView, now: datetime) -> list[StoredFact]:
+        """The other pending readings of the turn a confirmed inference came from.
+
+        One remark ("my husband says I work too late") may leave several pending
+        readings; the user's confirmation of one settles the turn, so the others are
+        closed (kept as history, never served) instead of waiting forever.
+        """
+        first = f.source_turn_ids[0]
+        out: list[StoredFact] = []
+        for subject in ("user", "team"):
+            for g in view.by_subject(
+                f.tenant_id, f.user_id, subject, statuses=(FactStatus.PENDING,), qualified=True
+            ):
+                if g.fact_id != f.fact_id and g.source_turn_ids == [first]:
+                    out.append(
+                        g.model_copy(
+                            update={
+                                "status": FactStatus.SUPERSEDED,
+                                "valid_to": max(g.valid_from, f.valid_from),
+                                "superseded_by": f.fact_id,
+                                "superseded_at": now,
+                            }
+                        )
+                    )
+        return out
+
+    @staticmethod
+    def _with_writes(
+        done: list[Resolution | DecisionRecord], extra: list[StoredFact]
+    ) -> list[Resolution | DecisionRecord]:
+        if not extra or not isinstance(done[0], Resolution):
+            return done
+        return [done[0].model_copy(update={"writes": [*done[0].writes, *extra]}), *done[1:]]
+
+    def _paraphrase_of(self, c: CandidateFact, key: str, view: FactView) -> StoredFact | None:
+        """An active fact of the same speaker saying what ``c`` says in other words."""
+        if c.retracts:
+            return None
+        root = normalise(c.subject).split(" ", 1)[0]
+        if root not in ("user", "users", "team", "teams"):
+            return None
+        for subject in ("user", "team"):
+            for f in view.by_subject(
+                c.tenant_id, c.user_id, subject, statuses=(FactStatus.ACTIVE,), qualified=True
+            ):
+                if f.key != key and f.last_seen <= c.turn_ts and same_clause(f, c):
+                    return f
+        return None
 
     def _absorbed_by(
         self,
@@ -346,8 +415,7 @@ class Resolver:
         near = self.policy.near_duplicate
         for f in existing:
             if turn_id in f.source_turn_ids and (
-                normalise(f.value) == value_n
-                or (not c.retracts and _cos(f.embedding, vec) >= near)
+                normalise(f.value) == value_n or (not c.retracts and _cos(f.embedding, vec) >= near)
             ):
                 return f
         if c.retracts:
@@ -520,7 +588,7 @@ class Resolver:
         changed = res.writes[0]
         stale = [
             f.model_copy(update={"status": FactStatus.PENDING})
-            for f in implied_stale(c, changed.predicate, view, c.turn_ts)
+            for f in implied_stale(c, changed_predicate(changed), view, c.turn_ts)
             if f.fact_id not in {w.fact_id for w in res.writes}
         ]
         if not stale:

@@ -83,7 +83,10 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
                     continue
                 taken.append(m.span())
                 subject = "team" if _TEAM_RE.search(low[: m.end()]) else "user"
-                out.append(Reference(rp.op, topic, subject, low[m.start() : m.end()]))
+                clause = low[m.start() : m.end()]
+                # a verb of forgetting or deleting asks for the content to go, in any frame
+                op = "delete" if rp.op == "retract" and lex.is_deletion(clause) else rp.op
+                out.append(Reference(op, topic, subject, clause))
     return out
 
 

@@ -8,6 +8,8 @@ in data; this module only loads and applies them.
 (True, False)
 >>> LEXICON.has_change_cue("我们现在用GitLab")
 True
+>>> LEXICON.has_change_cue("Je n'ai plus Orange"), LEXICON.has_change_cue("J'ai Orange")
+(True, False)
 >>> LEXICON.family("statement", "My new boss is Tom").name
 'manager'
 >>> LEXICON.family("has_pet", "a dog named Rex").additive
@@ -76,18 +78,25 @@ class ReferencePattern:
 class Lexicon:
     version: str
     cues: re.Pattern[str] | None
+    cue_patterns: re.Pattern[str] | None
     references: tuple[ReferencePattern, ...]
     stopwords: frozenset[str]
     families: tuple[Family, ...]
     topics: tuple[Topic, ...]
     implies: dict[str, tuple[str, ...]]
+    subject_aliases: dict[str, str]
+    clause_stopwords: frozenset[str]
+    negations: re.Pattern[str] | None
+    delete_verbs: re.Pattern[str] | None
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
         cues = [w for words in data["change_cues"].values() for w in words]
+        patterns = [p for ps in data.get("change_cue_patterns", {}).values() for p in ps]
         return cls(
             version=str(data["version"]),
             cues=_phrase_re(cues),
+            cue_patterns=re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None,
             references=tuple(
                 ReferencePattern(r["op"], r["lang"], re.compile(r["pattern"]))
                 for r in data["references"]
@@ -113,11 +122,42 @@ class Lexicon:
                 for t in data["topics"]
             ),
             implies={k: tuple(v) for k, v in data["implies"].items()},
+            subject_aliases={
+                normalise(alias): root
+                for root, aliases in data.get("subject_aliases", {}).items()
+                for alias in aliases
+            },
+            clause_stopwords=frozenset(normalise(w) for w in data.get("clause_stopwords", [])),
+            negations=_phrase_re([w for ws in data.get("negations", {}).values() for w in ws]),
+            delete_verbs=_phrase_re(
+                [w for ws in data.get("delete_verbs", {}).values() for w in ws]
+            ),
         )
 
     def has_change_cue(self, text: str) -> bool:
         """The text says that something changed ("now", "new", "switched", "不再")."""
-        return self.cues is not None and self.cues.search(text.lower()) is not None
+        low = text.lower()
+        if self.cues is not None and self.cues.search(low) is not None:
+            return True
+        return self.cue_patterns is not None and self.cue_patterns.search(low) is not None
+
+    def is_deletion(self, clause: str) -> bool:
+        """The clause asks for content to go ("forget", "vergiss", "删除")."""
+        return (
+            self.delete_verbs is not None and self.delete_verbs.search(clause.lower()) is not None
+        )
+
+    def has_negation(self, text: str) -> bool:
+        """The text holds a negation ("not", "nicht", "ne ... pas", "不")."""
+        return self.negations is not None and self.negations.search(text.lower()) is not None
+
+    def canonical_subject(self, subject: str) -> str:
+        """A pronoun subject read as ``user`` or ``team`` ("on", "wir"); others unchanged.
+
+        >>> LEXICON.canonical_subject("on"), LEXICON.canonical_subject("user's dog")
+        ('team', "user's dog")
+        """
+        return self.subject_aliases.get(normalise(subject), subject)
 
     def family(self, predicate: str, value: str) -> Family | None:
         """The family of a fact: by its predicate, else (free statements) by its words."""

@@ -44,6 +44,7 @@ from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 __all__ = [
     "REFERENCE_MIN_SIMILARITY",
     "SemanticMatch",
+    "changed_predicate",
     "implied_stale",
     "referenced_facts",
     "semantic_target",
@@ -166,18 +167,22 @@ def referenced_facts(
         ):
             pool[f.fact_id] = f
     out: list[tuple[StoredFact, str]] = []
+    near: list[tuple[float, StoredFact]] = []
     for f in sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id)):
         if f.last_seen >= c.turn_ts:
             continue  # said at or after the reference: it stands
-        if _mentions(f, terms):
-            why = "topic_words"
+        text = f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}".lower()
+        if _mentions(f, terms) or any(t.words.search(text) for t in topics):
+            out.append((f, "topic_words"))  # a topic's word or one of its synonyms
         elif f.predicate in predicates or any(p in f.value for p in placeholders):
-            why = "topic_predicate"
-        elif op != "stop" and cosine(f.embedding, topic_vec) >= REFERENCE_MIN_SIMILARITY:
-            why = "similarity"
-        else:
-            continue
-        out.append((f, why))
+            out.append((f, "topic_predicate"))
+        elif op != "stop":
+            sim = cosine(f.embedding, topic_vec)
+            if sim >= REFERENCE_MIN_SIMILARITY:
+                near.append((sim, f))
+    if not out and near:
+        # no fact names the topic: the one nearest in meaning is meant, not every near one
+        out.append((max(near, key=lambda x: (x[0], x[1].fact_id))[1], "similarity"))
     return out
 
 
@@ -196,16 +201,35 @@ def implied_stale(
     implied = set(lex.implied(changed_predicate))
     if not implied:
         return []
-    return [
-        f
-        for f in _subject_facts(view, c, _ACTIVE, qualified=False)
-        if f.predicate in implied and f.last_seen < since
-    ]
+    out: list[StoredFact] = []
+    owner = normalise(c.subject)
+    for f in _subject_facts(view, c, _ACTIVE, qualified=owner in ("user", "team")):
+        if f.last_seen >= since:
+            continue
+        if f.predicate in implied:
+            out.append(f)
+            continue
+        # a statement of the subject's thing ("user's zeitzone statement ...") by its family
+        fam = lex.family(f.predicate, f"{f.subject} {f.value}")
+        if fam is not None and fam.single and fam.predicates & implied:
+            out.append(f)
+    return out
 
 
-def stale_on_arrival(
-    c: CandidateFact, view: FactView, lex: Lexicon = LEXICON
-) -> StoredFact | None:
+def changed_predicate(f: StoredFact, lex: Lexicon = LEXICON) -> str:
+    """The predicate a change is of: its own, or for a statement its family's
+    (an implication table is keyed by predicate)."""
+    if lex.implied(f.predicate):
+        return f.predicate
+    fam = lex.family(f.predicate, f"{f.subject} {f.value}")
+    if fam is not None and fam.single:
+        for p in sorted(fam.predicates):
+            if lex.implied(p):
+                return p
+    return f.predicate
+
+
+def stale_on_arrival(c: CandidateFact, view: FactView, lex: Lexicon = LEXICON) -> StoredFact | None:
     """The change, stated after ``c`` but applied before it, that makes ``c`` stale.
 
     The same outcome in either arrival order: a time zone said before a move is

@@ -289,7 +289,7 @@ def score_frozen(
     forbidden = case_strings(
         labelled_eval.load(files["labelled"][0]) if "labelled" in files else (),
         leaks_eval.load(files["leaks"]) if "leaks" in files else (),
-        scenarios_eval.load(files["scenarios"][0]) if "scenarios" in files else (),
+        scenarios_eval.load(files["scenarios"]) if "scenarios" in files else (),
     )
     try:
         if "labelled" in files:
@@ -307,7 +307,7 @@ def score_frozen(
         if "scenarios" in files:
             say("frozen split: scenarios")
             srep = scenarios_eval.evaluate(
-                files["scenarios"][0], settings, embedder, pipeline_factory=pf
+                files["scenarios"], settings, embedder, pipeline_factory=pf
             )
             fig.scenarios = summarise_scenarios(srep)
             fig.extractor = srep.extractor or fig.extractor
@@ -423,9 +423,9 @@ def run_eval(
                 )
             run.failures += krep.erasure.failures() if krep.erasure else []
         if "scenarios" in dev:
-            say(f"scenarios: {dev['scenarios'][0].name}")
+            say(f"scenarios: {', '.join(p.name for p in dev['scenarios'])}")
             srep = scenarios_eval.evaluate(
-                dev["scenarios"][0], settings, embedder, pipeline_factory=pf
+                dev["scenarios"], settings, embedder, pipeline_factory=pf
             )
             run.dev_reports["scenarios"] = srep
             run.dev.scenarios = summarise_scenarios(srep)

@@ -42,6 +42,7 @@ fact matching the filters) and ``forget_user``. A scenario's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -230,10 +231,22 @@ class Scenario(BaseModel):
         return self
 
 
-def load(path: Path) -> list[Scenario]:
-    items = read_jsonl(path, Scenario)
+def load(path: Path | Sequence[Path]) -> list[Scenario]:
+    """The scenarios of one corpus file, or of several read as one corpus (ids unique across
+    them)."""
+    items: list[Scenario] = []
+    seen: dict[str, Path] = {}
+    for p in [path] if isinstance(path, Path) else path:
+        got = read_jsonl(p, Scenario)
+        if not got:
+            raise CorpusError(f"{p} holds no scenario")
+        for sc in got:
+            if sc.id in seen:
+                raise CorpusError(f"{p}: id {sc.id} is also in {seen[sc.id]}")
+            seen[sc.id] = p
+            items.append(sc)
     if not items:
-        raise CorpusError(f"{path} holds no scenario")
+        raise CorpusError("no scenario file given")
     return items
 
 
@@ -491,7 +504,7 @@ def _run_one(
 
 
 def evaluate(
-    path: Path,
+    path: Path | Sequence[Path],
     settings: Settings,
     embedder: Embedder,
     *,
@@ -500,7 +513,10 @@ def evaluate(
     """Run every scenario on its own fresh gate; pass or fail per scenario."""
     scenarios = load(path)
     report = ScenarioReport(
-        path=str(path), policy=settings.policy, extractor="", embedder=embedder_name(embedder)
+        path=str(path) if isinstance(path, Path) else ", ".join(map(str, path)),
+        policy=settings.policy,
+        extractor="",
+        embedder=embedder_name(embedder),
     )
     for sc in scenarios:
         report.results.append(_run_one(sc, settings, embedder, pipeline_factory, report))

@@ -217,6 +217,28 @@ def test_every_check_type_is_used(stories: list[scenarios.Scenario]) -> None:
     )
 
 
+def test_the_second_scenario_file_covers_each_class_in_three_domains_and_six_languages() -> None:
+    """scenarios_dev2.jsonl (issue 9 item 3) is read with the bundled file, as one corpus."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev2.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev2.jsonl"])
+    by_class = Counter(s.covers[0] for s in stories)
+    for cls in ("supersede", "as_of", "dedupe", "deletion", "retraction", "noise"):
+        assert by_class[cls] >= 8, cls
+    assert by_class["confirmation"] >= 8 and by_class["implied"] >= 8
+    for cls in by_class:
+        tags = Counter(t for s in stories if s.covers[0] == cls for t in s.covers)
+        assert {"coding", "support", "personal"} & set(tags), cls
+    langs = Counter(
+        t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}
+    )
+    assert set(langs) == {"en", "de", "fr", "es", "pt", "zh"}
+    assert min(langs.values()) >= 8
+    both = scenarios.load([corpus("scenarios"), EVAL_DIR / "scenarios_dev2.jsonl"])
+    assert len(both) == len(stories) + len(scenarios.load(corpus("scenarios")))
+
+
 def test_scenario_validation_rejects_dangling_turn_refs() -> None:
     turn = {
         "tenant_id": "t",

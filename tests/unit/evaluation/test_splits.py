@@ -216,6 +216,30 @@ def test_leak_files_read_as_one_corpus_refuse_a_shared_id(tmp_path: Path) -> Non
         leaks.load([one, two])
 
 
+def test_scenario_files_read_as_one_corpus_refuse_a_shared_id(tmp_path: Path) -> None:
+    story = {
+        "id": "same",
+        "description": "d",
+        "turns": [
+            {
+                "tenant_id": "acme",
+                "user_id": "alice",
+                "session_id": "s1",
+                "turn_id": "t1",
+                "role": "user",
+                "content": "I use Vim.",
+                "ts": "2024-01-01T00:00:00Z",
+            }
+        ],
+        "checks": [{"type": "active_count", "tenant": "acme", "user": "alice", "equals": 1}],
+    }
+    one = write_jsonl(tmp_path / "one.jsonl", [story])
+    two = write_jsonl(tmp_path / "two.jsonl", [{**story, "id": "other"}])
+    assert [s.id for s in scenarios.load([one, two])] == ["same", "other"]
+    with pytest.raises(CorpusError, match="id same is also in"):
+        scenarios.load([one, one])
+
+
 def test_the_bundled_frozen_files_are_found_and_match_their_manifest() -> None:
     with ev.bundled_test_dir() as folder:
         files = ev.frozen_files(folder, ev.SUITES)

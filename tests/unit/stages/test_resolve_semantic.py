@@ -26,6 +26,7 @@ from memgate.stages.dedupe import DELETED_VALUE, Resolver
 from memgate.stages.persist import plan
 from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE, find_references, with_references
+from memgate.stages.resolve_semantic import referenced_facts
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 EMB = HashingEmbedder()
@@ -329,30 +330,46 @@ def test_implied_staleness_does_not_depend_on_arrival_order(tmp_path: Path) -> N
 REFERENCES = [
     ("en", "Scratch that bit about the gym.", "retract", "gym"),
     ("en", "Please delete what you know about my address.", "delete", "address"),
-    ("de", "Vergiss bitte, was ich dir über mein Fitnessstudio gesagt habe.", "retract", "Fitness"),
+    ("de", "Vergiss bitte, was ich dir über mein Fitnessstudio gesagt habe.", "delete", "Fitness"),
+    ("de", "Ignorier, was ich dir über mein Fitnessstudio gesagt habe.", "retract", "Fitness"),
     ("de", "Lösche bitte alles, was du über meine Adresse weißt.", "delete", "Adresse"),
-    ("fr", "Oublie ce que je t'ai dit sur mon régime.", "retract", "régime"),
+    ("fr", "Oublie ce que je t'ai dit sur mon régime.", "delete", "régime"),
+    ("fr", "Ignore ce que je t'ai dit sur mon régime.", "retract", "régime"),
     ("fr", "Supprime tout ce que tu sais sur mon adresse.", "delete", "adresse"),
-    ("es", "Olvida lo que te dije sobre el gimnasio.", "retract", "gimnasio"),
+    ("es", "Olvida lo que te dije sobre el gimnasio.", "delete", "gimnasio"),
+    ("es", "Ignora lo que te dije sobre el gimnasio.", "retract", "gimnasio"),
     ("es", "Borra todo lo que sabes sobre mi dirección.", "delete", "dirección"),
-    ("pt", "Esquece o que eu te disse sobre a academia.", "retract", "academia"),
+    ("pt", "Esquece o que eu te disse sobre a academia.", "delete", "academia"),
+    ("pt", "Ignora o que eu te disse sobre a academia.", "retract", "academia"),
     ("pt", "Apague tudo o que você sabe sobre o meu endereço.", "delete", "endereço"),
-    ("zh", "忘掉我说过的关于健身的事。", "retract", "健身"),
+    ("zh", "忘掉我说过的关于健身的事。", "delete", "健身"),
+    ("zh", "忽略我说过的关于健身的事。", "retract", "健身"),
     ("zh", "请删除关于我地址的所有信息。", "delete", "地址"),
     # other wordings of the same operations
     ("en", "Forget everything you know about my sister.", "delete", "sister"),
     ("en", "Please remove my address from your memory.", "delete", "address"),
     ("en", "Never mind what I said about the marathon.", "retract", "marathon"),
-    ("de", "Vergiss das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
+    ("de", "Vergiss das mit dem Fitnessstudio.", "delete", "Fitnessstudio"),
+    ("de", "Streich das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
     ("de", "Lösche meine Adresse.", "delete", "Adresse"),
     ("fr", "Oublie tout ce que tu sais sur ma sœur.", "delete", "sœur"),
     ("fr", "Efface mon adresse.", "delete", "adresse"),
-    ("es", "Olvida lo del gimnasio.", "retract", "gimnasio"),
+    ("es", "Olvida lo del gimnasio.", "delete", "gimnasio"),
+    ("es", "Ignora lo del gimnasio.", "retract", "gimnasio"),
     ("es", "Borra mi dirección.", "delete", "dirección"),
-    ("pt", "Esquece aquela parte da academia.", "retract", "academia"),
+    ("pt", "Esquece aquela parte da academia.", "delete", "academia"),
+    ("pt", "Ignora aquela parte da academia.", "retract", "academia"),
     ("pt", "Apague meu endereço.", "delete", "endereço"),
     ("zh", "别记住我的电话号码。", "delete", "电话"),
     ("zh", "刚才说健身那个不算。", "retract", "健身"),
+    # a verb of deleting in a retraction's frame, and the frames that took none
+    ("en", "Delete the bit about my sister.", "delete", "sister"),
+    ("en", "Scrap what I said about the marathon.", "retract", "marathon"),
+    ("de", "Lösch, was ich über meine Frau gesagt habe.", "delete", "Frau"),
+    ("fr", "Efface ce que je t'ai dit sur mon fils.", "delete", "fils"),
+    ("es", "Borra lo que te dije sobre mi empresa.", "delete", "empresa"),
+    ("pt", "Apaga o que eu disse sobre o meu editor.", "delete", "editor"),
+    ("de", "Notion benutze ich nicht mehr.", "stop", "Notion"),
 ]
 
 
@@ -397,3 +414,167 @@ def test_the_request_itself_is_not_kept_as_a_fact() -> None:
     assert [(c.predicate, c.object, c.retracts) for c in out] == [
         (REFERENCE_PREDICATE, "my address", True)
     ]
+
+
+# ------------------------------------------------- slots, anchors and paraphrases
+
+
+def test_a_change_naming_the_slot_supersedes_a_sentence_fact(store: EmbeddedIndex) -> None:
+    # the statement extractor keys a whole sentence: "user's plan statement Mi plan es ..."
+    apply(
+        store, cand("Mi plan es el Básico", "statement", days=0, subject="user's plan", multi=True)
+    )
+    res, dec = apply(store, cand("Ya me pasé al plan Premium", "statement", days=30, multi=True))
+    assert (res.reason, dec.details["match"]) == ("slot_update", "slot")
+    assert facts(store)["Mi plan es el Básico"].status is FactStatus.SUPERSEDED
+
+
+def test_a_change_naming_the_old_value_supersedes_it(store: EmbeddedIndex) -> None:
+    old = "Mon opérateur mobile est Orange"
+    apply(store, cand(old, "statement", days=0, subject="user's opérateur mobile", multi=True))
+    res, dec = apply(
+        store,
+        cand("Je suis passée chez Free, je n'ai plus Orange", "statement", days=9, multi=True),
+    )
+    assert (res.reason, dec.details["match"]) == ("slot_update", "anchor")
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_naming_the_slot_without_a_change_cue_supersedes_nothing(store: EmbeddedIndex) -> None:
+    apply(
+        store, cand("Mi plan es el Básico", "statement", days=0, subject="user's plan", multi=True)
+    )
+    res, _ = apply(
+        store, cand("El plan incluye soporte por chat", "statement", days=30, multi=True)
+    )
+    assert res.action.value == "ADD"
+    assert facts(store)["Mi plan es el Básico"].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            ("tabs over spaces", "prefers:indentation"),
+            "For indentation I always want tabs rather than spaces",
+        ),
+        (
+            ("Ich trinke meinen Kaffee schwarz", "statement"),
+            "Meinen Kaffee trinke ich immer schwarz",
+        ),
+        (("Airbus", "works_at"), "Mon employeur, c'est Airbus"),
+        (("我喜欢喝绿茶", "statement"), "我最喜欢喝的是绿茶"),
+    ],
+)
+def test_a_paraphrase_is_one_fact(
+    store: EmbeddedIndex, first: tuple[str, str], second: str
+) -> None:
+    apply(store, cand(first[0], first[1], days=0, multi=first[1] == "statement"))
+    res, _ = apply(store, cand(second, "statement", days=30, multi=True))
+    assert (res.action.value, res.reason) == ("DUPLICATE", "same_clause")
+    got = facts(store)
+    assert second not in got and got[first[0]].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I use tabs for indentation", "I don't use tabs for indentation"),
+        ("Ich trinke meinen Kaffee schwarz", "Ich trinke meinen Kaffee jetzt mit Milch"),
+        ("We deploy with Heroku", "We deploy with Fly.io"),
+    ],
+)
+def test_a_negation_a_change_or_another_name_is_not_a_paraphrase(
+    store: EmbeddedIndex, first: str, second: str
+) -> None:
+    apply(store, cand(first, "statement", days=0, multi=True))
+    res, _ = apply(store, cand(second, "statement", days=30, multi=True))
+    assert res.reason != "same_clause"
+
+
+def test_the_same_value_of_two_people_is_two_facts(store: EmbeddedIndex) -> None:
+    apply(store, cand("Rome", "lives_in", days=0, subject="user's sister"))
+    res, _ = apply(store, cand("Rome", "lives_in", days=30, subject="user's brother"))
+    assert (res.action.value, res.reason) == ("ADD", "new_key")
+
+
+def test_a_pronoun_subject_is_read_as_the_team(store: EmbeddedIndex) -> None:
+    res, _ = apply(store, cand("Sentry", "uses_tool:errors", days=0, subject="on"))
+    assert res.writes[0].subject == "team" and res.key == "acme/u1/team/uses_tool:errors"
+
+
+def test_a_topic_synonym_refers_to_a_fact_named_in_another_language(store: EmbeddedIndex) -> None:
+    # the extractor wrote the kinship in English; the request names it in German
+    apply(store, cand("Julia", "name_is", days=0, subject="user's wife"))
+    apply(store, cand("Ich fahre gern Fahrrad", "statement", days=0, multi=True))
+    res, _ = apply(store, ref("meine Frau", "delete", days=5))
+    assert res.reason == "deletion_requested"
+    got = facts(store)
+    assert "Julia" not in got and got["Ich fahre gern Fahrrad"].status is FactStatus.ACTIVE
+
+
+def test_similarity_alone_refers_to_the_nearest_fact_only(store: EmbeddedIndex) -> None:
+    for i, text in enumerate(["I lift weights on Mondays", "I swim on Fridays"]):
+        apply(store, cand(text, "statement", days=i, multi=True))
+    topic_vec = EMB.embed(["my workouts"])[0]
+    near = [float(x) for x in topic_vec]
+    off = [float(x) for x in (topic_vec * 0.8 + EMB.embed(["zzz"])[0] * 0.6)]
+    both = list(facts(store).values())
+    store.upsert(
+        [
+            both[0].model_copy(update={"embedding": near}),
+            both[1].model_copy(update={"embedding": off}),
+        ],
+        wait=True,
+    )
+    found = referenced_facts(ref("my workouts", "retract", days=9).candidate, store, topic_vec)
+    assert [(f.fact_id, why) for f, why in found] == [(both[0].fact_id, "similarity")]
+
+
+def _inferred(item: RedactedCandidate, *, confirmed: bool | None = None) -> RedactedCandidate:
+    c = item.candidate.model_copy(update={"confidence": 0.5, "confirmed": confirmed})
+    return item.model_copy(update={"candidate": c})
+
+
+def test_confirming_one_reading_of_a_remark_closes_its_other_readings(store: EmbeddedIndex) -> None:
+    remark = cand("My husband says I work too late", "statement", days=0, multi=True)
+    married = cand("married", "relationship_status", days=0)
+    married = married.model_copy(
+        update={"candidate": married.candidate.model_copy(update={"source_turn_ids": ["t0"]})}
+    )
+    other = cand("I like jazz", "statement", days=1, multi=True)
+    for item in (remark, married, other):
+        apply(store, _inferred(item))
+    assert {f.status for f in facts(store).values()} == {FactStatus.PENDING}
+    confirm = cand("married", "relationship_status", days=0)
+    confirm = confirm.model_copy(
+        update={
+            "candidate": confirm.candidate.model_copy(
+                update={"confirmed": True, "source_turn_ids": ["t0b"], "candidate_id": "c-conf"}
+            )
+        }
+    )
+    res, _ = apply(store, confirm)
+    assert res.reason == "promoted_confirmed"
+    got = facts(store)
+    assert got["married"].status is FactStatus.ACTIVE
+    assert got["My husband says I work too late"].status is FactStatus.SUPERSEDED
+    assert got["I like jazz"].status is FactStatus.PENDING  # another turn's inference waits
+
+
+def test_a_move_makes_a_time_zone_said_as_a_sentence_pending(store: EmbeddedIndex) -> None:
+    apply(store, cand("Hamburg", "lives_in", days=0))
+    tz = "Meine Zeitzone ist MEZ"
+    apply(store, cand(tz, "statement", days=0, subject="user's zeitzone", multi=True))
+    _, dec = apply(store, cand("Tokio", "lives_in", days=60))
+    assert dec.details["implied_stale"] == 1
+    assert facts(store)[tz].status is FactStatus.PENDING
+
+
+def test_a_new_employer_makes_the_old_manager_pending(store: EmbeddedIndex) -> None:
+    apply(store, cand("Stripe", "works_at", days=0))
+    boss = "My manager at Stripe is Priya"
+    apply(store, cand(boss, "statement", days=0, subject="user's manager at stripe", multi=True))
+    res, _ = apply(store, cand("Shopify", "works_at", days=90))
+    assert res.reason == "new_value"
+    assert facts(store)[boss].status is FactStatus.PENDING

@@ -1,0 +1,254 @@
+"""Slots and anchors: what a free statement is about, read from the fact's own shape.
+
+Extractors that keep a whole sentence ("user's plan statement Mi plan es el
+Básico") leave a fact whose key holds the sentence, so a later statement about
+the same thing never meets it by key. Two structural readings of a fact let
+resolution compare such statements without a rule per phrasing:
+
+- its **slot**: what the fact is a value of, from its subject's possessed noun
+  ("user's plan": ``plan``, "team's backend": ``backend``) or its predicate's
+  qualifier (``contact:dentist``: ``dentist``, ``uses_tool:database``:
+  ``database``);
+- its **anchors**: the distinctive tokens of its value: a whole short value
+  (``works_at: Stripe``), or in a sentence the tokens that carry a name or a
+  number (capitalised inside the sentence, with a digit or a dot, a Latin token
+  in Chinese text): "Mon opérateur mobile est Orange": ``orange``.
+
+:func:`slot_update_target`: a candidate that carries a change cue ("now",
+"switched", "ne ... plus") and names an active fact's slot or one of its anchors
+updates that fact (the best one: slot before anchor, then nearest in meaning).
+:func:`same_clause`: two statements of one owner are one fact when their
+anchors agree and their content terms overlap (paraphrase: "Ich trinke meinen
+Kaffee schwarz" / "Meinen Kaffee trinke ich immer schwarz"), compared on the
+normalised clause rather than on the raw sentence's embedding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+
+from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
+from memgate.core.stores import FactView
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+
+__all__ = [
+    "SlotMatch",
+    "anchors",
+    "clause_terms",
+    "same_clause",
+    "slot_terms",
+    "slot_update_target",
+]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+_CJK_RUN_RE: Final = re.compile(r"[\u3400-\u9fff]+")
+_TOKEN_RE: Final = re.compile(r"[^\W_](?:[\w.+#-]*[^\W_])?", re.UNICODE)
+_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+_OWNER_RE: Final = re.compile(r"^(user|team)s?\b\s*(.*)$")
+#: Predicate qualifiers that name no slot.
+_NO_SLOT: Final = frozenset({"other", "statement", "misc", "general"})
+#: Content terms shared at this share of the smaller clause make a paraphrase.
+CLAUSE_OVERLAP: Final = 0.75
+
+
+@dataclass(frozen=True)
+class SlotMatch:
+    fact: StoredFact
+    similarity: float
+    why: str  # slot or anchor
+
+
+def _owner_and_rest(subject: str) -> tuple[str, str]:
+    """``("user", "plan")`` for "user's plan"; ``("user", "")`` for "user"; else ``("", s)``."""
+    n = normalise(subject)
+    m = _OWNER_RE.match(n)
+    if m is None or (m.group(2) and not n.startswith(m.group(1) + "s ")):
+        return "", n
+    return m.group(1), m.group(2)
+
+
+def _content(words: Iterable[str], lex: Lexicon) -> list[str]:
+    out: list[str] = []
+    for w in words:
+        if (
+            w in lex.stopwords
+            or w in lex.clause_stopwords
+            or (len(w) < 2 and not _CJK_RE.search(w))
+        ):
+            continue
+        if w not in out:
+            out.append(w)
+    return out
+
+
+def slot_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> list[str]:
+    """The words naming what the fact is a value of (empty when it names none)."""
+    subject = f.subject
+    predicate = f.predicate
+    _, rest = _owner_and_rest(subject)
+    words = _WORD_RE.findall(rest)
+    if ":" in predicate:
+        qualifier = predicate.split(":", 1)[1]
+        if qualifier not in _NO_SLOT:
+            words += qualifier.replace("_", " ").split()
+    elif predicate not in _NO_SLOT and rest:
+        words += predicate.replace("_", " ").split()
+    return _content((normalise(w) for w in words), lex)
+
+
+def anchors(value: str, *, sentence: bool) -> set[str]:
+    """The distinctive tokens of a value, normalised.
+
+    >>> sorted(anchors("Mon opérateur mobile est Orange", sentence=True))
+    ['orange']
+    >>> sorted(anchors("Stripe", sentence=False))
+    ['stripe']
+    >>> sorted(anchors("我们用 Travis CI 做持续集成", sentence=True))
+    ['ci', 'travis']
+    """
+    text = value.strip()
+    if not text:
+        return set()
+    cjk = bool(_CJK_RE.search(text))
+    if not sentence and not cjk:
+        lex = LEXICON
+        return {
+            w
+            for w in normalise(text).split()
+            if len(w) > 1 and w not in lex.stopwords and w not in lex.clause_stopwords
+        }
+    out: set[str] = set()
+    for i, m in enumerate(_TOKEN_RE.finditer(text)):
+        tok = m.group(0)
+        if _CJK_RE.search(tok):
+            continue
+        named = (i > 0 and any(ch.isupper() for ch in tok)) or any(ch.isdigit() for ch in tok)
+        dotted = any(ch in ".+#" for ch in tok[1:-1])
+        if cjk or named or dotted:
+            n = normalise(tok)
+            if n and n not in {"i", "im", "ive", "id"}:
+                out.add(n)
+    return out
+
+
+def _val(f: StoredFact | CandidateFact) -> str:
+    return f.value if isinstance(f, StoredFact) else f.object
+
+
+def _is_sentence(f: StoredFact | CandidateFact) -> bool:
+    return f.predicate == "statement" or f.predicate.endswith(":other")
+
+
+def _mentions(words: set[str], flat: str, term: str) -> bool:
+    if _CJK_RE.search(term):
+        return term in flat
+    if term in words:
+        return True
+    stem = term[: max(5, len(term) - 2)]
+    return len(term) >= 5 and any(w.startswith(stem) for w in words)
+
+
+def _cos(a: Iterable[float] | None, b: np.ndarray) -> float:
+    if a is None:
+        return 0.0
+    return float(np.dot(np.asarray(list(a), dtype=np.float32), b))
+
+
+def slot_update_target(
+    c: CandidateFact,
+    key: str,
+    view: FactView,
+    vec: np.ndarray,
+    lex: Lexicon = LEXICON,
+) -> SlotMatch | None:
+    """The active fact of the speaker (user or team) that ``c``, a statement of change,
+    updates by naming its slot or one of its anchors; None when it names none."""
+    if not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
+        return None
+    owner, _ = _owner_and_rest(lex.canonical_subject(c.subject))
+    if owner == "":
+        return None
+    said = normalise(c.object)
+    words = set(said.split())
+    flat = said.replace(" ", "")
+    value_n = said
+    best: tuple[int, float, str, SlotMatch] | None = None
+    for root in ("user", "team"):
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, root, statuses=(FactStatus.ACTIVE,), qualified=True
+        ):
+            if f.key == key or normalise(f.value) == value_n or f.last_seen >= c.turn_ts:
+                continue
+            fam = lex.family(f.predicate, f.value)
+            if fam is not None and fam.additive:
+                continue
+            slot = slot_terms(f, lex)
+            if any(_mentions(words, flat, t) for t in slot):
+                rank, why = 2, "slot"
+            elif any(_mentions(words, flat, a) for a in anchors(f.value, sentence=_is_sentence(f))):
+                rank, why = 1, "anchor"
+            else:
+                continue
+            sim = _cos(f.embedding, vec)
+            cand = (rank, sim, f.fact_id, SlotMatch(f, sim, why))
+            if best is None or cand[:3] > best[:3]:
+                best = cand
+    return None if best is None else best[3]
+
+
+def clause_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> set[str]:
+    """The content terms of a fact's clause: slot and value words (Chinese: character
+    pairs), without function words, cue words or the speaker's pronouns."""
+    text = normalise(f"{' '.join(slot_terms(f, lex))} {_val(f)}")
+    terms: set[str] = set()
+    for w in _content(text.split(), lex):
+        for run in _CJK_RUN_RE.findall(w) or [w]:
+            if _CJK_RE.search(run):
+                for stop in sorted(lex.clause_stopwords | lex.stopwords, key=len, reverse=True):
+                    if _CJK_RE.search(stop):
+                        run = run.replace(stop, "")
+                if not run:
+                    continue
+                terms |= {run[i : i + 2] for i in range(max(1, len(run) - 1))}
+            else:
+                terms.add(run[:6] if len(run) > 6 else run)  # a crude stem: inflections agree
+    return terms
+
+
+def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
+    """Two facts say the same thing in other words: same anchors, no change or negation
+    cue on one side only, and most content terms of the shorter clause in the longer."""
+    lex = LEXICON
+    (_, rest_a), (_, rest_b) = _owner_and_rest(a.subject), _owner_and_rest(b.subject)
+    if rest_a and rest_b and rest_a != rest_b:
+        return False  # about two things of the speaker ("user's sister", "user's brother")
+    if lex.has_change_cue(_val(a)) != lex.has_change_cue(_val(b)):
+        return False
+    if lex.has_negation(_val(a)) != lex.has_negation(_val(b)):
+        return False
+    differ = anchors(_val(a), sentence=_is_sentence(a)) ^ anchors(_val(b), sentence=_is_sentence(b))
+    if differ and not (_anchors_within(a, b) and _anchors_within(b, a)):
+        return False
+    fa, fb = lex.family(a.predicate, _val(a)), lex.family(b.predicate, _val(b))
+    if fa is not None and fa is fb and not fa.additive:
+        # one family (an employer said as ``works_at`` and as a sentence): the same value
+        return _anchors_within(a, b) and _anchors_within(b, a)
+    ta, tb = clause_terms(a, lex), clause_terms(b, lex)
+    small = min(len(ta), len(tb))
+    if small < 2:
+        return False
+    return len(ta & tb) / small >= CLAUSE_OVERLAP
+
+
+def _anchors_within(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
+    """Every anchor of ``a`` occurs in ``b``'s clause (capitalisation may differ)."""
+    text = normalise(f"{b.subject} {b.predicate} {_val(b)}")
+    words = set(text.split())
+    return all(
+        t in words or t in text.replace(" ", "") for t in anchors(_val(a), sentence=_is_sentence(a))
+    )
