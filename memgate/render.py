@@ -426,6 +426,11 @@ def eval_scenario_split_table(run: Any) -> Table:
     classes = [x.by_class for x in sums]
     for k in _keys(*classes):
         _side(t, f"  class={k}", [_count(c.get(k)) for c in classes])
+        firsts = [x.first_failing.get(k, {}) for x in sums]
+        if any(firsts):
+            _side(t, "    first failing check", [
+                ", ".join(f"{n}× {kind}" for kind, n in f.items()) or "–" for f in firsts
+            ])
     if any(x.errors for x in sums):
         _side(t, "  crashed the gate", [str(x.errors) for x in sums], "red")
     return t

@@ -190,6 +190,9 @@ class ScenarioSummary:
     """Every ``covers`` entry -> passed of run (a scenario counts under each of its tags)."""
     errors: int = 0
     """Scenarios that crashed the gate."""
+    first_failing: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Scenario class -> the check type (a label of the harness: ``fact_count``,
+    ``search``, ...) that failed first -> how many scenarios; never a case's text."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -198,6 +201,7 @@ class ScenarioSummary:
             "by_class": _dicts(self.by_class),
             "by_tag": _dicts(self.by_tag),
             "errors": self.errors,
+            "first_failing": self.first_failing,
         }
 
 
@@ -205,9 +209,14 @@ def summarise_scenarios(rep: ScenarioReport) -> ScenarioSummary:
     total = Count()
     by_class: dict[str, Count] = {}
     by_tag: dict[str, Count] = {}
+    first_failing: dict[str, dict[str, int]] = {}
     for r in rep.results:
         total = total.plus(r.passed)
         cls = r.covers[0] if r.covers else "-"
+        if not r.passed:
+            failed = next((c.type for c in r.checks if not c.passed), "error")
+            by_type = first_failing.setdefault(cls, {})
+            by_type[failed] = by_type.get(failed, 0) + 1
         by_class[cls] = by_class.get(cls, Count()).plus(r.passed)
         for tag in dict.fromkeys(r.covers):
             by_tag[tag] = by_tag.get(tag, Count()).plus(r.passed)
@@ -216,6 +225,7 @@ def summarise_scenarios(rep: ScenarioReport) -> ScenarioSummary:
         by_class=dict(sorted(by_class.items())),
         by_tag=dict(sorted(by_tag.items())),
         errors=sum(r.error is not None for r in rep.results),
+        first_failing={k: dict(sorted(v.items())) for k, v in sorted(first_failing.items())},
     )
 
 

@@ -173,6 +173,8 @@ def test_the_frozen_summary_holds_counts_and_no_case(tmp_path: Path) -> None:
     assert fig.leaks.by_lang == {"en": Count(1, 1), "fr": Count(1, 1)}
     assert fig.leaks.by_store["retrieval.facts"] == 2
     assert fig.scenarios.by_class == {"supersede": Count(0, 1)}
+    # what failed first, by the harness's check type: a label, never the case's text
+    assert sum(fig.scenarios.first_failing["supersede"].values()) == 1
     dumped = json.dumps(fig.as_dict(), ensure_ascii=False)
     forbidden = forbidden_of(folder)
     assert {SECRET, "zq-keep-1", "zq-story", "ok thanks zorblat"} <= forbidden
