@@ -214,7 +214,7 @@ def summarise_scenarios(rep: ScenarioReport) -> ScenarioSummary:
         total = total.plus(r.passed)
         cls = r.covers[0] if r.covers else "-"
         if not r.passed:
-            failed = next((c.type for c in r.checks if not c.passed), "error")
+            failed = next((c.label or c.type for c in r.checks if not c.passed), "error")
             by_type = first_failing.setdefault(cls, {})
             by_type[failed] = by_type.get(failed, 0) + 1
         by_class[cls] = by_class.get(cls, Count()).plus(r.passed)

@@ -256,6 +256,9 @@ class CheckResult:
     type: str
     passed: bool
     message: str
+    label: str = ""
+    """The check's type and what it expects, as harness words only (``fact_status:absent``,
+    ``search_top:as_of``): what the frozen split's summary may count."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -464,6 +467,14 @@ class _Runner:
         return True, "not found in any store"
 
 
+def _label(c: Any) -> str:
+    if isinstance(c, FactStatusCheck):
+        return f"{c.type}:{c.status}"
+    if isinstance(c, SearchTop):
+        return f"{c.type}:as_of" if c.as_of is not None else c.type
+    return str(c.type)
+
+
 def _run_one(
     sc: Scenario,
     settings: Settings,
@@ -488,7 +499,9 @@ def _run_one(
                 pending = [(i, c) for i, c in pending if c.after != after]
                 for i, c in due:
                     ok, msg = runner.run(c)
-                    result.checks.append(CheckResult(index=i, type=c.type, passed=ok, message=msg))
+                    result.checks.append(
+                        CheckResult(index=i, type=c.type, passed=ok, message=msg, label=_label(c))
+                    )
 
             done: set[str] = set()
             for turn in sc.turns:
