@@ -66,7 +66,8 @@ def worker(
     where = f"{s.metrics_host}:{port} (/metrics /live /ready)" if port else "off"
     print_note(
         err,
-        f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
+        f"memgate worker: kafka={mask_secrets(s.kafka_bootstrap)} "
+        f"({s.kafka_security_protocol}) prefix={s.topic_prefix} "
         f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics={where}",
         style="",
     )
