@@ -19,6 +19,8 @@
 #   KAFKA_STATE_DIR          config and data (default /var/lib/kafka/data)
 #   KAFKA_CLUSTER_ID         base64 UUID of the cluster; fixed once the storage is formatted
 #   KAFKA_NUM_PARTITIONS (6) KAFKA_HEAP_OPTS (-Xms1g -Xmx1g)
+#   KAFKA_CLEANER_BUFFER_BYTES (134217728) the log cleaner's buffer, taken from the heap at
+#                            start: below 256 MB of heap, make it smaller (16777216)
 #   KAFKA_CLASSPATH, JAVA    run the broker from these jars with this java (local use);
 #                            unset: the image's /opt/kafka/bin scripts
 # The SCRAM passwords are set when the storage is first formatted; later changes need
@@ -100,6 +102,7 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.retention.hours=168
+log.cleaner.dedupe.buffer.size=${KAFKA_CLEANER_BUFFER_BYTES:-134217728}
 EOF
 
 # the operators' client settings (kafka-*.sh --command-config), e.g. for the healthcheck
