@@ -23,6 +23,7 @@
 #                            start: below 256 MB of heap, make it smaller (16777216)
 #   KAFKA_CLASSPATH, JAVA    run the broker from these jars with this java (local use);
 #                            unset: the image's /opt/kafka/bin scripts
+#   KAFKA_CONFIGURE_ONLY=1   write the configuration and stop (tests/unit/test_compose_secure.py)
 # The SCRAM passwords are set when the storage is first formatted; later changes need
 #   kafka-configs.sh --alter --entity-type users --entity-name memgate \
 #     --add-config 'SCRAM-SHA-512=[password=...]' (run with the admin login).
@@ -113,6 +114,8 @@ sasl.jaas.config=$JAAS
 ssl.truststore.type=PEM
 ssl.truststore.location=$CERTS/ca.crt
 EOF
+
+[[ ${KAFKA_CONFIGURE_ONLY:-0} == 1 ]] && exit 0
 
 SCRAM=(--add-scram "SCRAM-SHA-512=[name=admin,password=\"$ADMIN_PW\"]"
   --add-scram "SCRAM-SHA-512=[name=memgate,password=\"$MEMGATE_PW\"]")
