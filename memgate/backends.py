@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from memgate.core.embedding import Embedder, load_embedder
 from memgate.core.errors import ConfigError
 from memgate.core.settings import Settings
+from memgate.core.transports import pem_file
 
 if TYPE_CHECKING:
     from memgate.core.stores import AnswerCache, AuditStore, RetrievalStore
@@ -46,11 +47,15 @@ def open_audit(settings: Settings) -> AuditStore:
         return ClickHouseAudit.embedded(settings.audit_path)
     if settings.audit_backend == "clickhouse":
         pw = settings.clickhouse_password.get_secret_value() if settings.clickhouse_password else ""
+        ca = None
+        if settings.clickhouse_ca_cert is not None:
+            ca = pem_file("clickhouse_ca_cert", settings.clickhouse_ca_cert)
         return ClickHouseAudit.server(
             settings.clickhouse_url,
             settings.clickhouse_username,
             pw,
             settings.clickhouse_database,
+            ca_cert=ca,
         )
     raise ConfigError(f"unknown audit backend {settings.audit_backend!r}")
 

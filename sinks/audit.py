@@ -52,6 +52,7 @@ from memgate.core.events import (
     FactHistoryRecord,
     JournalRecord,
 )
+from memgate.core.settings import mask_secrets
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 from memgate.sinks.audit_explain import EXPLAIN_COLUMNS, explain_fact, explain_turn
 from memgate.sinks.audit_lock import check_not_locked
@@ -438,18 +439,33 @@ class ClickHouseAudit:
         username: str = "default",
         password: str = "",
         database: str = DEFAULT_DATABASE,
+        *,
+        ca_cert: str | None = None,
     ) -> ClickHouseAudit:
-        """A ClickHouse server over HTTP(S), e.g. ``http://localhost:8123``."""
+        """A ClickHouse server over HTTP(S), e.g. ``http://localhost:8123`` or
+        ``https://clickhouse:8443``; an https server's certificate is verified against
+        ``ca_cert`` (a PEM file), else against the CAs of the certifi package."""
         try:
             import clickhouse_connect
         except ImportError as exc:
             raise MissingExtra("clickhouse", "the ClickHouse server audit store", exc.name) from exc
+        tls: dict[str, Any] = {}
+        if url.lower().startswith("https://"):
+            tls = {"secure": True, "verify": True}
+            if ca_cert is not None:
+                tls["ca_cert"] = ca_cert
         try:
             client = clickhouse_connect.get_client(
-                dsn=url, username=username, password=password, tz_mode="aware"
+                dsn=url, username=username, password=password, tz_mode="aware", **tls
             )
         except Exception as exc:
-            raise _translate(exc, f"connecting to {url}") from exc
+            if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+                raise ConfigError(
+                    f"audit store: the certificate of ClickHouse at {mask_secrets(url)} is not "
+                    "trusted: set MEMGATE_CLICKHOUSE_CA_CERT to the CA that signed it and "
+                    "connect by a host name the certificate names"
+                ) from None
+            raise _translate(exc, f"connecting to {mask_secrets(url)}") from exc
         try:
             return cls(client, database=database)
         except BaseException:

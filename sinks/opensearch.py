@@ -168,24 +168,9 @@ class OpenSearchStore(OpenSearchErasure):
         ``retry_base_delay_s``; ``kwargs`` go to the constructor. Does not touch
         the server: call :meth:`ensure_index` once at start-up.
         """
-        auth: tuple[str, str] | None = None
-        if settings.opensearch_username is not None:
-            if settings.opensearch_password is None:
-                raise ConfigError(
-                    "opensearch_username is set but opensearch_password is not; set both "
-                    "(MEMGATE_OPENSEARCH_USERNAME / MEMGATE_OPENSEARCH_PASSWORD) or neither"
-                )
-            auth = (settings.opensearch_username, settings.opensearch_password.get_secret_value())
-        elif settings.opensearch_password is not None:
-            raise ConfigError("opensearch_password is set but opensearch_username is not")
-        client = OpenSearch(
-            hosts=[settings.opensearch_url],
-            http_auth=auth,
-            verify_certs=settings.opensearch_verify_certs,
-            max_retries=0,  # the store retries, with backoff
-            retry_on_timeout=False,
-            timeout=30,
-        )
+        from memgate.sinks.opensearch_client import opensearch_client
+
+        client = opensearch_client(settings)
         kwargs.setdefault("max_retries", max(0, settings.retry_max_attempts - 1))
         kwargs.setdefault("backoff_s", settings.retry_base_delay_s)
         kwargs.setdefault("close_client", True)

@@ -64,6 +64,7 @@ from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStor
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
 from memgate.streams.consolidator import Consolidator
 from memgate.streams.health import Readiness
+from memgate.streams.kafka_client import faust_broker_kwargs, kafka_client_kwargs, start_client
 from memgate.streams.lag import CommittedLag
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
@@ -121,8 +122,8 @@ async def ensure_topics(settings: Settings, replication: int = 1) -> list[str]:
     """
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
-    await admin.start()
+    admin = AIOKafkaAdminClient(**kafka_client_kwargs(settings))
+    await start_client(admin.start, admin.close, settings)
     try:
         existing = set(await admin.list_topics())
         missing = [topic_name(settings, n) for n in TOPIC_NAMES]
@@ -474,7 +475,7 @@ def create_app(worker: Worker) -> faust.App:
     m = worker.metrics
     app = faust.App(
         s.worker_id,
-        broker=f"kafka://{s.kafka_bootstrap}",
+        **faust_broker_kwargs(s),
         value_serializer="raw",
         key_serializer="raw",
         topic_partitions=s.topic_partitions,
@@ -526,7 +527,7 @@ def create_app(worker: Worker) -> faust.App:
             batch = [(e.value, _origin(e)) for e in events]
             await worker.write_audit(batch, send, _acker(events))
 
-    lag_reader = CommittedLag(s.kafka_bootstrap, s.worker_id)
+    lag_reader = CommittedLag(s, s.worker_id)
     reported: set[tuple[str, str, str]] = set()
 
     async def report_lag() -> None:

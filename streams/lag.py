@@ -10,7 +10,10 @@ commit comes again. The committed offset is what counts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from memgate.core.settings import Settings
 
 __all__ = ["CommittedLag", "Partition", "lag_of"]
 
@@ -41,10 +44,11 @@ def lag_of(
 
 class CommittedLag:
     """Reads a group's committed offsets (admin API) and the log ends (a consumer outside
-    any group) of the partitions asked for. Started lazily; :meth:`close` when done."""
+    any group) of the partitions asked for, connected as ``settings`` say
+    (:mod:`memgate.streams.kafka_client`). Started lazily; :meth:`close` when done."""
 
-    def __init__(self, bootstrap: str, group_id: str) -> None:
-        self.bootstrap = bootstrap
+    def __init__(self, settings: Settings, group_id: str) -> None:
+        self.settings = settings
         self.group_id = group_id
         self._admin: Any = None
         self._consumer: Any = None
@@ -53,13 +57,15 @@ class CommittedLag:
         from aiokafka import AIOKafkaConsumer
         from aiokafka.admin import AIOKafkaAdminClient
 
+        from memgate.streams.kafka_client import kafka_client_kwargs, start_client
+
         if self._admin is None:
-            admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
-            await admin.start()
+            admin = AIOKafkaAdminClient(**kafka_client_kwargs(self.settings))
+            await start_client(admin.start, admin.close, self.settings)
             self._admin = admin
         if self._consumer is None:
-            consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, group_id=None)
-            await consumer.start()
+            consumer = AIOKafkaConsumer(**kafka_client_kwargs(self.settings), group_id=None)
+            await start_client(consumer.start, consumer.stop, self.settings)
             self._consumer = consumer
 
     async def read(self, partitions: Iterable[tuple[str, int]]) -> dict[Partition, int]:

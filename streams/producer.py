@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from memgate.core.errors import MissingExtra
 from memgate.core.events import TurnEvent
 from memgate.core.settings import Settings
+from memgate.streams.kafka_client import kafka_client_kwargs, start_client
 
 try:
     from aiokafka import AIOKafkaProducer
@@ -17,7 +18,7 @@ except ImportError as exc:
 
 def _producer(settings: Settings) -> AIOKafkaProducer:
     return AIOKafkaProducer(
-        bootstrap_servers=settings.kafka_bootstrap,
+        **kafka_client_kwargs(settings),
         acks="all",
         enable_idempotence=True,
         linger_ms=5,
@@ -30,7 +31,7 @@ async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
     await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"
     producer = _producer(settings)
-    await producer.start()
+    await start_client(producer.start, producer.stop, settings)
     n = 0
     try:
         futures = []
@@ -55,7 +56,7 @@ async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
     await ensure_topics(settings)
     topic = f"{settings.topic_prefix}.turns"
     producer = _producer(settings)
-    await producer.start()
+    await start_client(producer.start, producer.stop, settings)
     n = 0
     try:
         for line in lines:

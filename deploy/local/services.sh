@@ -4,8 +4,11 @@
 #   opensearch  OpenSearch 2.19.1 + k-NN 2.19.1.0, embedded node (jars from Maven Central)
 #   prometheus  Prometheus from Debian (apt-get install prometheus), run directly
 #
-# Usage: deploy/local/services.sh {up|down|restart|status|logs|reset} [kafka|opensearch|prometheus|all]...
+# Usage: deploy/local/services.sh {up|down|restart|status|logs|reset|install} [kafka|opensearch|prometheus|all]...
 #
+#   install  only download what is missing (nothing is started or stopped) and print, for kafka,
+#            MEMGATE_JAVA=... and MEMGATE_KAFKA_LIB=... (the jars a private broker can run from,
+#            as tests/integration/test_kafka_secure_int.py does).
 #   up       install what is missing (first run downloads), start, wait until ready, print endpoints.
 #            A service already running is left alone (no-op).
 #   down     SIGTERM, wait up to MEMGATE_SERVICES_STOP_TIMEOUT s, then SIGKILL; removes the pid file.
@@ -661,7 +664,7 @@ main() {
   ensure_cmd setsid util-linux
 
   case $cmd in
-    up | start | down | stop | reset)
+    up | start | down | stop | reset | install)
       # one up/down at a time per services dir (parallel test workers may all call 'up')
       exec 9>"$RUN_DIR/lock"
       if command -v flock >/dev/null 2>&1 && ! flock -w 900 9; then die "timed out waiting for $RUN_DIR/lock"; fi
@@ -676,6 +679,15 @@ main() {
       for svc in "${services[@]}"; do svc_wait_ready "$svc"; done
       log "up: done in $(($(now) - t0))s"
       for svc in "${services[@]}"; do svc_endpoint "$svc"; done
+      ;;
+    install)
+      for svc in "${services[@]}"; do
+        "${svc}_install"
+        if [[ $svc == kafka ]]; then
+          echo "MEMGATE_JAVA=$JAVA_BIN"
+          echo "MEMGATE_KAFKA_LIB=$KAFKA_HOME/lib"
+        fi
+      done
       ;;
     down | stop)
       local i
@@ -706,7 +718,7 @@ main() {
       for svc in "${services[@]}"; do svc_reset "$svc"; done
       ;;
     -h | --help | help) usage ;;
-    *) die "unknown command '$cmd' (up|down|restart|status|logs|reset)" ;;
+    *) die "unknown command '$cmd' (up|down|restart|status|logs|reset|install)" ;;
   esac
 }
 

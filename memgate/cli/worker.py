@@ -74,7 +74,8 @@ def worker(
     every = s.consolidate_every_minutes
     print_note(
         err,
-        f"memgate worker: kafka={s.kafka_bootstrap} prefix={s.topic_prefix} "
+        f"memgate worker: kafka={mask_secrets(s.kafka_bootstrap)} "
+        f"({s.kafka_security_protocol}) prefix={s.topic_prefix} "
         f"retrieval={s.retrieval_backend} audit={s.audit_backend} metrics={where} "
         f"consolidate={f'every {every:g} min' if every > 0 else 'off'}",
         style="",

@@ -31,6 +31,7 @@ from pydantic_settings.exceptions import SettingsError
 from memgate.core.errors import ConfigError
 from memgate.core.events import Ident
 from memgate.core.tenant_policy import RetentionPolicy, TenantPolicy
+from memgate.core.transports import KafkaProtocol, SaslMechanism
 
 PolicyName = Literal["conservative", "balanced", "permissive"]
 
@@ -117,6 +118,11 @@ class Settings(BaseSettings):
     opensearch_username: str | None = None
     opensearch_password: SecretStr | None = None
     opensearch_verify_certs: bool = True
+    opensearch_ca_certs: Path | None = Field(
+        default=None,
+        description="PEM file of the CA that signed OpenSearch's certificate (an https "
+        "opensearch_url); unset: the system's trusted CAs.",
+    )
 
     # audit store
     audit_backend: Literal["chdb", "clickhouse"] = "chdb"
@@ -124,9 +130,30 @@ class Settings(BaseSettings):
     clickhouse_username: str = "default"
     clickhouse_password: SecretStr | None = None
     clickhouse_database: str = "memgate"
+    clickhouse_ca_cert: Path | None = Field(
+        default=None,
+        description="PEM file of the CA that signed ClickHouse's certificate (an https "
+        "clickhouse_url, port 8443); unset: the CAs of the certifi package.",
+    )
 
     # kafka / workers
     kafka_bootstrap: str = "127.0.0.1:19092"
+    # how every Kafka client memgate opens connects (memgate.streams.kafka_client)
+    kafka_security_protocol: KafkaProtocol = "PLAINTEXT"
+    kafka_sasl_mechanism: SaslMechanism = "SCRAM-SHA-512"
+    kafka_sasl_username: str | None = None
+    kafka_sasl_password: SecretStr | None = None
+    kafka_ssl_cafile: Path | None = Field(
+        default=None,
+        description="PEM file of the CA that signed the brokers' certificates (SSL and "
+        "SASL_SSL); unset: the system's trusted CAs.",
+    )
+    kafka_ssl_certfile: Path | None = Field(
+        default=None, description="Client certificate (PEM) for brokers that require one."
+    )
+    kafka_ssl_keyfile: Path | None = Field(
+        default=None, description="Private key (PEM, unencrypted) of kafka_ssl_certfile."
+    )
     topic_prefix: str = "memgate"
     topic_partitions: int = Field(default=1, ge=1)
     kafka_retention_hours: float = Field(
@@ -263,6 +290,15 @@ class Settings(BaseSettings):
         return tuple(sorted(parse_trusted_sources(v)))
 
     @model_validator(mode="after")
+    def _check_transports(self) -> Settings:
+        from memgate.core.transports import transport_problem
+
+        problem = transport_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
+    @model_validator(mode="after")
     def _check_shadow(self) -> Settings:
         if self.shadow_extractor is not None and self.shadow_extractor == self.extractor:
             raise ValueError(
@@ -397,6 +433,13 @@ def prepare_data_dir(path: Path) -> str | None:
 _TOML_PATH: dict[str, Path | None] = {"path": None}
 
 
+def _problem(e: Any) -> str:
+    """One validation error: ``field: message``; a check of several fields says it all."""
+    msg = str(e["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in e["loc"])
+    return f"{where}: {msg}" if where else msg
+
+
 def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
     """Build the settings once. ``config_file`` (or ``MEMGATE_CONFIG``) names a TOML file."""
     path = config_file or os.environ.get("MEMGATE_CONFIG")
@@ -428,10 +471,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
             'MEMGATE_TRUSTED_SOURCES=\'["acme:system_of_record"]\''
         ) from None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-            for e in exc.errors(include_url=False)
-        )
+        problems = "; ".join(_problem(e) for e in exc.errors(include_url=False))
         raise ConfigError(
             f"invalid settings ({problems}); set them with MEMGATE_<NAME> or in the TOML file"
         ) from None

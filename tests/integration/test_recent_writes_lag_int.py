@@ -99,7 +99,9 @@ def test_dedupe_reads_its_own_unrefreshed_writes_and_after_a_restart(
     assert fact.occurrences == 3
 
 
-def test_committed_lag_agrees_with_kafkas_admin_api(services: dict[str, str]) -> None:
+def test_committed_lag_agrees_with_kafkas_admin_api(
+    services: dict[str, str], tmp_path: Path
+) -> None:
     async def run() -> tuple[dict[Partition, int], int]:
         topic = f"it-lag-{uuid.uuid4().hex[:8]}"
         group = f"{topic}.g"
@@ -123,7 +125,7 @@ def test_committed_lag_agrees_with_kafkas_admin_api(services: dict[str, str]) ->
             read += sum(len(v) for v in batch.values())
         tp = TopicPartition(topic, 0)
         await c.commit({tp: 100})
-        lag = CommittedLag(KAFKA, group)
+        lag = CommittedLag(load_settings(data_dir=tmp_path, kafka_bootstrap=KAFKA), group)
         ours = await lag.read([(topic, 0)])
         await lag.close()
         committed = (await admin.list_consumer_group_offsets(group))[tp].offset

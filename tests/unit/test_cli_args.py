@@ -466,3 +466,45 @@ def test_rerunning_a_forget_that_met_an_old_reader_finishes_the_erasure(tmp_path
     assert again.returncode == 1 and "leftovers" in again.stderr, again.stderr
     disk = b"".join(p.read_bytes() for p in db.parent.glob("retrieval.sqlite3*"))
     assert b"alice" not in disk, "the re-run left the user's old pages in the WAL"
+
+
+def test_config_masks_the_transport_passwords(tmp_path: Path) -> None:
+    env = {
+        "MEMGATE_KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+        "MEMGATE_KAFKA_SASL_USERNAME": "memgate",
+        "MEMGATE_KAFKA_SASL_PASSWORD": "s3cret-sasl",
+        "MEMGATE_OPENSEARCH_PASSWORD": "s3cret-os",
+        "MEMGATE_OPENSEARCH_USERNAME": "memgate",
+        "MEMGATE_CLICKHOUSE_PASSWORD": "s3cret-ch",
+    }
+    result = _cli(tmp_path, "config", env=env)
+    assert result.exit_code == 0, result.output
+    assert "s3cret" not in result.output
+    shown = json.loads(result.stdout)
+    assert shown["kafka_sasl_password"] == shown["opensearch_password"] == "****"
+    assert shown["kafka_security_protocol"] == "SASL_SSL"
+
+
+def test_sasl_without_a_password_is_one_error_line(tmp_path: Path) -> None:
+    env = {"MEMGATE_KAFKA_SECURITY_PROTOCOL": "SASL_SSL", "MEMGATE_KAFKA_SASL_USERNAME": "mg"}
+    result = _cli(tmp_path, "config", env=env)
+    assert result.exit_code == 2
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert lines == [
+        "error: invalid settings (kafka_security_protocol SASL_SSL needs kafka_sasl_password: "
+        "set MEMGATE_KAFKA_SASL_PASSWORD); set them with MEMGATE_<NAME> or in the TOML file"
+    ]
+
+
+def test_a_kafka_nobody_listens_on_is_one_error_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {"MEMGATE_KAFKA_BOOTSTRAP": f"127.0.0.1:{port}"}
+    result = _cli(tmp_path, "produce", str(_turns_file(tmp_path)), env=env)
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: cannot reach Kafka at 127.0.0.1:{port}")
+    assert "MEMGATE_KAFKA_BOOTSTRAP" in lines[0]

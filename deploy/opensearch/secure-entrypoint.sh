@@ -1,0 +1,63 @@
+#!/bin/bash
+# Run by deploy/compose.yaml (service opensearch) instead of the image's own start: writes the
+# internal users (admin, and memgate with a role limited to memgate's indices) with bcrypt
+# hashes of OPENSEARCH_ADMIN_PASSWORD and OPENSEARCH_MEMGATE_PASSWORD, then starts the node
+# with the image's entrypoint. The security index takes these files on its first start only
+# (plugins.security.allow_default_init_securityindex); to change a password later, use the
+# security REST API or securityadmin.sh.
+set -euo pipefail
+
+: "${OPENSEARCH_ADMIN_PASSWORD:?set OPENSEARCH_ADMIN_PASSWORD}"
+: "${OPENSEARCH_MEMGATE_PASSWORD:?set OPENSEARCH_MEMGATE_PASSWORD}"
+HOME_DIR=/usr/share/opensearch
+SEC=$HOME_DIR/config/opensearch-security
+HASH=$HOME_DIR/plugins/opensearch-security/tools/hash.sh
+
+bcrypt() {  # the hash of $1 (hash.sh prints warnings before it)
+  OPENSEARCH_JAVA_HOME=${OPENSEARCH_JAVA_HOME:-$HOME_DIR/jdk} bash "$HASH" -p "$1" | tail -n 1
+}
+
+umask 077
+cat >"$SEC/internal_users.yml" <<YML
+# written by deploy/opensearch/secure-entrypoint.sh
+_meta:
+  type: "internalusers"
+  config_version: 2
+admin:
+  hash: "$(bcrypt "$OPENSEARCH_ADMIN_PASSWORD")"
+  reserved: true
+  backend_roles: ["admin"]
+  description: "administrator"
+memgate:
+  hash: "$(bcrypt "$OPENSEARCH_MEMGATE_PASSWORD")"
+  reserved: false
+  description: "memgate workers"
+YML
+
+if ! grep -q '^memgate:' "$SEC/roles.yml"; then
+  cat >>"$SEC/roles.yml" <<'YML'
+
+# memgate: its own indices (memgate-*) and index templates, nothing else
+memgate:
+  reserved: false
+  cluster_permissions:
+    - "cluster_composite_ops"
+    - "cluster_monitor"
+    - "indices:admin/index_template/*"
+    - "indices:admin/template/*"
+    - "cluster:admin/component_template/*"
+  index_permissions:
+    - index_patterns: ["memgate-*"]
+      allowed_actions: ["indices_all"]
+YML
+fi
+if ! grep -q '^memgate:' "$SEC/roles_mapping.yml"; then
+  cat >>"$SEC/roles_mapping.yml" <<'YML'
+
+memgate:
+  reserved: false
+  users: ["memgate"]
+YML
+fi
+
+exec "$HOME_DIR/opensearch-docker-entrypoint.sh" opensearch
