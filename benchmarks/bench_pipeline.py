@@ -116,7 +116,7 @@ async def _committed_lag(s: Settings) -> int:
     from memgate.streams.lag import CommittedLag
     from memgate.streams.topology import AUDIT_TOPIC, ROUTES
 
-    reader = CommittedLag(s.kafka_bootstrap, s.worker_id)
+    reader = CommittedLag(s, s.worker_id)
     consumed = [*(r.source for r in ROUTES), AUDIT_TOPIC]  # the dead-letter topic has no reader
     try:
         lag = await reader.read(
