@@ -53,6 +53,7 @@ from enum import StrEnum
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
 from memgate.stages.moment import moment_reason, split_statements
+from memgate.stages.references import find_references
 from memgate.stages.triage_model import TriageModel
 
 __all__ = [
@@ -409,7 +410,9 @@ def triage(
     ):
         model = TriageModel.load()
         bar = model.threshold if policy.durable_threshold is None else policy.durable_threshold
-        if model.turn_score(parts) < bar:
+        # a retraction, deletion request or change by reference is an operation on
+        # stored facts, not a statement: never the classifier's to drop
+        if model.turn_score(parts) < bar and not find_references(text):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:
         return TriageVerdict.KEEP, TriageReason.FIRST_PERSON_STATEMENT

@@ -189,3 +189,17 @@ def test_model_file_is_reproducible_from_the_script() -> None:
     committed = (ROOT / "memgate" / "data" / "triage_model.json").read_text("utf-8")
     assert built == committed
     TriageModel.from_json(json.loads(committed))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Oublie ce que je t'ai dit sur mon régime, je parlais de mon frère.",
+        "Borra todo lo que sabes sobre mi dirección, por favor.",
+    ],
+)
+def test_retractions_and_deletion_requests_reach_the_extractor(text: str) -> None:
+    # they hold no durable sentence, but they are operations on stored facts
+    # (memgate.stages.references); dropping them left the retracted fact active
+    assert TriageModel.load().turn_score(content_sentences(text)) < TriageModel.load().threshold
+    assert triage(_turn(text))[0] is TriageVerdict.KEEP
