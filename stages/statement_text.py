@@ -38,6 +38,7 @@ __all__ = [
     "normalise_text",
     "split_statements",
     "subject_of",
+    "word_pattern",
 ]
 
 _CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -81,6 +82,12 @@ def lexicon() -> dict[str, Any]:
     raw = (resources.files("memgate") / "data" / "statements.json").read_text("utf-8")
     data: dict[str, Any] = json.loads(raw)
     return data
+
+
+def word_pattern(entries: list[str]) -> re.Pattern[str]:
+    """One regex for a word class: Latin entries as whole words, Chinese ones as substrings
+    (matched against :func:`normalise_text` output)."""
+    return _pattern(entries)
 
 
 def _pattern(entries: list[str]) -> re.Pattern[str]:

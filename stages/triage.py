@@ -22,6 +22,10 @@ reason                      verdict  when
                                    words
 ``question_only``           drop   only questions (after filler), no first-person
                                    statement in them
+``nothing_durable``         drop   no sentence the durable-sentence classifier
+                                   (:mod:`memgate.stages.triage_model`) scores at its
+                                   threshold: a problem being debugged, what a friend
+                                   said, a reaction to the other person
 ``first_person_statement``  keep   a sentence in which the speaker says something
                                    about themselves (or "we")
 ``substantive``             keep   anything else long enough
@@ -49,11 +53,14 @@ from enum import StrEnum
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
 from memgate.stages.moment import moment_reason, split_statements
+from memgate.stages.references import find_references
+from memgate.stages.triage_model import TriageModel
 
 __all__ = [
     "DEFAULT_FILLER",
     "TriagePolicy",
     "TriageReason",
+    "content_sentences",
     "is_filler_sentence",
     "triage",
 ]
@@ -72,6 +79,7 @@ class TriageReason(StrEnum):
     MOMENT = "moment"
     ONE_OFF_REQUEST = "one_off_request"
     CHATTER = "chatter"
+    NOTHING_DURABLE = "nothing_durable"
     MEMORY_SIGNAL = "memory_signal"
     FIRST_PERSON_STATEMENT = "first_person_statement"
     SUBSTANTIVE = "substantive"
@@ -327,7 +335,22 @@ class TriagePolicy:
     keep_assistant: bool = False
     drop_questions: bool = True
     """Drop turns that are only questions with no first-person statement."""
-    version: str = "triage-1"
+    durable_model: bool = True
+    """Drop turns in which the durable-sentence classifier finds no durable sentence."""
+    durable_threshold: float | None = None
+    """The classifier's keep threshold; ``None``: the one in its model file."""
+    durable_min_words: int = 9
+    """The classifier judges user turns of at least this many words (Chinese: two
+    characters a word); a shorter turn ("I'm vegan", "I use vim, any tips?") holds too few
+    n-grams for it, and the rules above decide."""
+    version: str = "triage-2"
+
+
+def content_sentences(text: str, filler: frozenset[str] = DEFAULT_FILLER) -> list[str]:
+    """The sentences of a turn that are not filler, as the moment check and the
+    classifier read them (Chinese split on 。！？ too)."""
+    content = [s for s in split_sentences(text) if not is_filler_sentence(s, filler)]
+    return [p for s in content for p in split_statements(s)]
 
 
 _DEFAULT_POLICY = TriagePolicy()
@@ -365,7 +388,8 @@ def triage(
         return TriageVerdict.DROP, TriageReason.TOO_SHORT
 
     # states of the moment, one-off requests, chatter, questions (memgate.stages.moment)
-    moment = moment_reason([p for s in content for p in split_statements(s)])
+    parts = [p for s in content for p in split_statements(s)]
+    moment = moment_reason(parts)
     if moment is not None and policy.drop_questions:
         return TriageVerdict.DROP, TriageReason(moment)
 
@@ -376,8 +400,20 @@ def triage(
         all_questions = all_questions and q
         if not first_person and _has_first_person_statement(s, q):
             first_person = True
+    if all_questions and not first_person and policy.drop_questions:
+        return TriageVerdict.DROP, TriageReason.QUESTION_ONLY
+    if (
+        policy.durable_model
+        and policy.drop_questions
+        and turn.role is Role.USER
+        and len(words) + n_cjk // 2 >= policy.durable_min_words
+    ):
+        model = TriageModel.load()
+        bar = model.threshold if policy.durable_threshold is None else policy.durable_threshold
+        # a retraction, deletion request or change by reference is an operation on
+        # stored facts, not a statement: never the classifier's to drop
+        if model.turn_score(parts) < bar and not find_references(text):
+            return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:
         return TriageVerdict.KEEP, TriageReason.FIRST_PERSON_STATEMENT
-    if all_questions and policy.drop_questions:
-        return TriageVerdict.DROP, TriageReason.QUESTION_ONLY
     return TriageVerdict.KEEP, TriageReason.SUBSTANTIVE

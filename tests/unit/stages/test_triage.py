@@ -127,6 +127,10 @@ CASES: list[tuple[str, str, Role, TriageVerdict, TriageReason]] = [
     ("third-person-fact", "The staging cluster runs Kubernetes 1.29.", Role.USER,
      KEEP, R.SUBSTANTIVE),
     ("code-paste", "def f(x):\n    return x * 2", Role.USER, KEEP, R.SUBSTANTIVE),
+    # issue 9 item 4: no sentence the durable-sentence classifier keeps (a problem being
+    # debugged right now; the rules kept it as a first-person statement)
+    ("nothing-durable", "The CSV export still hangs at the same step every time I retry it.",
+     Role.USER, DROP, R.NOTHING_DURABLE),
     # issue 9: a one-off request is dropped before extraction (it was kept as substantive)
     ("imperative", "Rewrite this paragraph in plain English.", Role.USER, DROP,
      R.ONE_OFF_REQUEST),
