@@ -184,12 +184,13 @@ def produce(
     from aiokafka import AIOKafkaProducer
 
     from memgate.streams.app import ensure_topics, topic_name
+    from memgate.streams.kafka_client import kafka_client_kwargs
 
     sent: dict[tuple[str, str], float] = {}
 
     async def go() -> None:
         await ensure_topics(s)
-        p = AIOKafkaProducer(bootstrap_servers=s.kafka_bootstrap, acks="all", linger_ms=5)
+        p = AIOKafkaProducer(**kafka_client_kwargs(s), acks="all", linger_ms=5)
         await p.start()
         try:
             t0 = time.monotonic()
