@@ -136,7 +136,7 @@ class Memory:
             from memgate.streams.kafka_probe import kafka_check
 
             s = self.settings
-            checks["kafka"] = kafka_check(s.kafka_bootstrap, s.kafka_ready_timeout_s)
+            checks["kafka"] = kafka_check(s)
         return checks
 
     def users(self, tenant: str) -> list[str]:

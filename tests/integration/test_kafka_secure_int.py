@@ -32,6 +32,7 @@ from memgate.core.errors import AuthenticationError, ConfigError, MemgateError, 
 from memgate.core.settings import Settings, load_settings
 from memgate.streams.app import ensure_topics
 from memgate.streams.kafka_client import kafka_client_kwargs
+from memgate.streams.kafka_probe import KafkaNotAnswering, probe_kafka
 from memgate.streams.lag import CommittedLag, Partition
 from memgate.streams.producer import produce_turns
 from tests.unit.streams.conftest import turn
@@ -167,6 +168,11 @@ def test_turns_go_through_a_sasl_ssl_broker(secure_kafka: SettingsFor) -> None:
     got, lags = asyncio.run(run())
     assert [t.model_dump_json() for t in turns] == got
     assert lags == {Partition("through.turns", 0): 3}
+    # /ready's probe connects as the settings say: it answers through SASL_SSL and does
+    # not answer in plain text (the listener speaks TLS)
+    assert probe_kafka(settings.kafka_bootstrap, 10.0, settings) >= 1
+    with pytest.raises(KafkaNotAnswering):
+        probe_kafka(settings.kafka_bootstrap, 3.0)
 
 
 def test_wrong_login_and_wrong_transport_are_refused_in_one_line(
