@@ -86,17 +86,24 @@ def fact_id_for(key: str, value: str, first_turn_id: str) -> str:
 
 
 def retraction_targets_in_sentences(
-    c: CandidateFact, value_n: str, view: FactView
+    c: CandidateFact,
+    value_n: str,
+    view: FactView,
+    statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
 ) -> list[StoredFact]:
-    """Current facts of the retraction's subject and predicate whose value is a sentence
-    naming every word of the retracted value ("forget that I like jazz" withdraws
-    ``likes: I like jazz, especially Coltrane``), checked on whole words."""
+    """Facts (current ones by default) of the retraction's subject and predicate whose
+    value is a sentence naming every word of the retracted value ("forget that I like
+    jazz" withdraws ``likes: I like jazz, especially Coltrane``), checked on whole words."""
     words = set(value_n.split())
     predicate = normalise(c.predicate)
     return [
         f
         for f in view.by_subject(
-            c.tenant_id, c.user_id, c.subject, qualified=normalise(c.subject) == "user"
+            c.tenant_id,
+            c.user_id,
+            c.subject,
+            statuses=statuses,
+            qualified=normalise(c.subject) == "user",
         )
         if normalise(f.predicate) == predicate
         and normalise(f.value) != value_n
@@ -242,8 +249,13 @@ class Resolver:
         if c.retracts:
             if not current and value_n:
                 # nothing under the key: a fact stored as a sentence (the statement
-                # extractors) under the same subject and predicate may name the thing
-                current = retraction_targets_in_sentences(c, value_n, view)
+                # extractors) under the same subject and predicate may name the thing;
+                # what this retraction closed the first time is among them, closed
+                # (a redelivery must find its marker there)
+                every = (FactStatus.ACTIVE, FactStatus.PENDING, FactStatus.SUPERSEDED)
+                named = retraction_targets_in_sentences(c, value_n, view, every)
+                existing = [*existing, *named]
+                current = [f for f in named if f.status is not FactStatus.SUPERSEDED]
             return self._retract(c, existing, current, value_n, vec, now, out)
 
         # 3. same key, same value (or same meaning): count the occurrence

@@ -216,3 +216,35 @@ def test_the_vocabulary_reaches_every_path_of_the_gate(
     ]:
         assert wanted in reasons, (wanted, sorted(reasons))
     assert "alice@example.com" not in str(got)
+
+
+def test_a_redelivered_retraction_of_a_sentence_fact_finds_what_it_closed(
+    audit_path: Path, gate_settings: Settings
+) -> None:
+    """Found by the property above in CI: the retraction closed a fact stored as a
+    sentence (not under its own key); delivered again before the journal knew the turn,
+    it looked under its key only, found nothing and wrote ``nothing_to_retract`` over
+    its own ``retracted`` decision."""
+    like = "I like long hikes in the mountains near the lake."
+    texts = [like] * 4 + ["I no longer like long hikes in the mountains near the lake."]
+    at = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+    turns = [
+        TurnEvent(
+            tenant_id="acme",
+            user_id="alice",
+            session_id="s1",
+            turn_id=f"t{i}",
+            role="user",
+            content=text,
+            ts=at + timedelta(minutes=i // 4),
+        )
+        for i, text in enumerate(texts)
+    ]
+    once = through_agents(gate_settings, audit_path, _name(), [turns], audit_lag=True)
+    got = through_agents(gate_settings, audit_path, _name(), [turns, turns], audit_lag=True)
+    assert got.facts == once.facts
+    for table, rows in once.audit.items():
+        by_id = {r["event_id"]: r for r in got.audit[table]}
+        clock = INGEST_TIME[table]
+        for row in rows:
+            assert {**by_id.pop(row["event_id"]), clock: None} == {**row, clock: None}
