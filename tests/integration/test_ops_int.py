@@ -96,6 +96,7 @@ def test_erasure_merges_the_deleted_documents_out_of_the_segments(os_memory: Mem
     s = m.settings
     client = OpenSearch(hosts=[OPENSEARCH])
     indices = [s.opensearch_index, f"usage.{s.opensearch_index}"]
+    client.indices.refresh(index=s.opensearch_index)  # every write listed, not only some
 
     bobs, alices = m.get_all("acme", "bob"), m.get_all("acme", "alice")
     assert bobs and alices
