@@ -29,6 +29,7 @@ from typing import Final
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
 from memgate.core.text import split_sentences
 from memgate.stages.policy import claimed_source
+from memgate.stages.reference_clauses import clause_references
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
 __all__ = ["REFERENCE_PREDICATE", "Reference", "find_references", "is_reference", "with_references"]
@@ -87,6 +88,12 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
                 # a verb of forgetting or deleting asks for the content to go, in any frame
                 op = "delete" if rp.op == "retract" and lex.is_deletion(clause) else rp.op
                 out.append(Reference(op, topic, subject, clause))
+        if not taken:
+            # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
+            for op, topic, clause in clause_references(sentence):
+                if lex.topic_terms(topic):
+                    subject = "team" if _TEAM_RE.search(clause) else "user"
+                    out.append(Reference(op, topic, subject, clause))
     return out
 
 

@@ -1,0 +1,88 @@
+"""Deletion requests and 'no longer' statements read from a clause's roles, not one pattern
+per phrasing: an imperative verb of deleting at the head of a clause, or a first-person
+clause holding a negation and a 'no longer' word (memgate/data/clause_roles.json)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.stages.references import find_references
+from memgate.stages.resolution_lexicon import LEXICON
+
+
+def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(r.op, LEXICON.topic_terms(r.topic)) for r in find_references(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        ("Apague a informação de que usamos o Sentry.", "sentry"),
+        ("Forget everything about our deployment platform.", "deployment"),
+        ("请把关于快递的记录都删掉。", "快递"),
+        (
+            "Puh, heute war ein langer Tag. Ach ja, bevor ich es vergesse: vergiss bitte, "
+            "dass ich Klavier spiele. Na ja, egal.",
+            "klavier",
+        ),
+        ("Efface tout ce qui concerne mon vélo, s'il te plaît.", "vélo"),
+        ("Por favor, elimina la información sobre mi coche.", "coche"),
+    ],
+)
+def test_an_imperative_verb_of_deleting_heads_a_deletion_request(text: str, term: str) -> None:
+    got = _refs(text)
+    assert [op for op, _ in got] == ["delete"], got
+    assert term in got[0][1]
+    # the frame of the request is not the topic
+    assert not {"everything", "informação", "记录", "bitte", "que"} & set(got[0][1])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I always forget my keys.",
+        "Don't forget to remove the old branch.",
+        "Ich habe vergessen, die Datei zu löschen.",
+        "我忘记带钥匙了。",
+        "The script should delete temp files after each run.",
+    ],
+)
+def test_a_verb_of_deleting_that_is_not_a_request_is_no_reference(text: str) -> None:
+    assert _refs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "not_terms"),
+    [
+        ("I don't drive a Honda Civic anymore, I sold it.", {"civic"}, {"drive", "sold"}),
+        ("I no longer need express delivery for my orders.", {"express"}, {"need", "orders"}),
+        ("Eu não faço mais aula de violão.", {"violão"}, {"faço"}),
+        ("Ich trinke keinen Kaffee mehr.", {"kaffee"}, {"trinke"}),
+        ("Je ne reçois plus la newsletter, je m'en suis désabonné.", {"newsletter"}, {"reçois"}),
+    ],
+)
+def test_a_first_person_no_longer_clause_stops_its_object(
+    text: str, terms: set[str], not_terms: set[str]
+) -> None:
+    got = _refs(text)
+    assert [op for op, _ in got] == ["stop"], got
+    assert terms <= set(got[0][1]) and not (not_terms & set(got[0][1]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't like early meetings.",
+        "My sister doesn't live in Denver anymore.",
+        "Do you still use Jenkins?",
+    ],
+)
+def test_a_plain_negation_or_a_third_person_is_no_stop(text: str) -> None:
+    assert _refs(text) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Borra la línea tres del archivo.", "请把这行代码删掉。", "Delete line three."]
+)
+def test_an_imperative_about_a_file_is_an_instruction_not_a_deletion_request(text: str) -> None:
+    assert _refs(text) == []
