@@ -185,7 +185,7 @@ def clause_references(sentence: str) -> list[tuple[str, str, str]]:
             continue
         bare = roles.no_longer.sub(" ", head)
         obj = _object(_TOKEN_RE.findall(bare), roles)
-        topic = _OBJECT_CUT_RE.split(" " + " ".join(obj) + " ", maxsplit=1)[0].strip()
-        if topic:
-            out.append(("stop", _span(orig, orig.lower(), topic), low))
+        what = _OBJECT_CUT_RE.split(" " + " ".join(obj) + " ", maxsplit=1)[0].strip()
+        if what:
+            out.append(("stop", _span(orig, orig.lower(), what), low))
     return out
