@@ -39,7 +39,6 @@ from memgate.core.events import (
     Stage,
     StoredFact,
     normalise,
-    render_fact_text,
     render_search_text,
     stable_id,
     utcnow,
@@ -49,6 +48,7 @@ from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import (
+    DELETED_PREDICATE,
     changed_predicate,
     implied_stale,
     referenced_facts,
@@ -632,11 +632,18 @@ class Resolver:
                 "superseded_at": now,
             }
             if op == "delete":
-                # a deletion request: the content goes, the closed row keeps ids and times
+                # a deletion request erases the content, key and subject included; the
+                # closed row keeps ids and times only: the audit of the erasure
                 update.update(
                     {
+                        "key": fact_key(
+                            c.tenant_id, c.user_id, "user", DELETED_PREDICATE, f.fact_id
+                        ),
+                        "subject": "user",
+                        "predicate": DELETED_PREDICATE,
+                        "supersedes": None,
                         "value": DELETED_VALUE,
-                        "text": render_fact_text(f.subject, f.predicate, DELETED_VALUE),
+                        "text": DELETED_VALUE,
                         "context": "",
                         "rationale": "",
                         "embedding": None,

@@ -267,9 +267,38 @@ def test_deletion_request_removes_the_content(store: EmbeddedIndex) -> None:
     assert (res.action.value, dec.reason) == ("SUPERSEDE", "deletion_requested")
     stored = store.list_facts("acme", "u1", include_inactive=True)
     assert not any("Porto" in f.model_dump_json() for f in stored)
-    gone = next(f for f in stored if f.predicate == "lives_in")
+    # the erased row names neither the value nor the predicate (deletion semantics)
+    gone = next(f for f in stored if f.predicate == "deleted")
     assert (gone.status, gone.value, gone.embedding) == (FactStatus.SUPERSEDED, DELETED_VALUE, None)
     assert next(f for f in stored if f.value == "Vim").status is FactStatus.ACTIVE
+
+
+def test_deletion_erases_every_fact_naming_the_topic_whatever_its_subject(
+    store: EmbeddedIndex,
+) -> None:
+    """The deletion semantics: an explicit request erases every fact of that user about the
+    topic (any subject, current or superseded); what stays is a row with ids and times and
+    no content (the audit of the erasure), never the topic's words."""
+    apply(store, cand("a firefighter", "works_as", days=0, subject="user's brother tomasz"))
+    apply(store, cand("Austin", "lives_in", days=0, subject="tomasz"))
+    apply(store, cand("running", "likes", days=0, multi=True))
+    _, dec = apply(store, ref("my brother Tomasz", "delete", days=5))
+    assert (dec.reason, dec.details["closed"]) == ("deletion_requested", 2)
+    stored = store.list_facts("acme", "u1", include_inactive=True)
+    assert not any("tomasz" in f.model_dump_json().lower() for f in stored)
+    assert not any("Austin" in f.model_dump_json() for f in stored)
+    assert facts(store)["running"].status is FactStatus.ACTIVE
+
+
+def test_deletion_erases_the_superseded_history_of_the_topic(store: EmbeddedIndex) -> None:
+    apply(store, cand("Heroku", "deploys_with", days=0, subject="team"))
+    apply(store, cand("Fly.io", "deploys_with", days=30, subject="team"))
+    assert facts(store)["Heroku"].status is FactStatus.SUPERSEDED
+    apply(store, ref("our deployment platform", "delete", days=60, subject="team"))
+    dumped = " ".join(
+        f.model_dump_json() for f in store.list_facts("acme", "u1", include_inactive=True)
+    )
+    assert "Heroku" not in dumped and "Fly.io" not in dumped
 
 
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
