@@ -246,11 +246,14 @@ class Resolver:
                 current = retraction_targets_in_sentences(c, value_n, view)
             return self._retract(c, existing, current, value_n, vec, now, out)
 
-        # 3. same key, same value (or same meaning): count the occurrence
+        # 3. same key, same value (or same meaning): count the occurrence. A candidate that
+        # says something changed ("now", "ahora", "现在") and names another value is an
+        # update however near in meaning: similarity cannot tell the two apart
+        changed = LEXICON.has_change_cue(c.object) or LEXICON.has_change_cue(c.context)
         for f in current:
             same = normalise(f.value) == value_n
             sim = 1.0 if same else _cos(f.embedding, vec)
-            if same or sim >= p.near_duplicate:
+            if same or (sim >= p.near_duplicate and not changed):
                 updated = self._seen_again(f, event, now)
                 reason = "same_value" if same else "near_duplicate_same_key"
                 if f.status is FactStatus.PENDING:
@@ -282,7 +285,7 @@ class Resolver:
         for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)):
             if f.key == key:
                 continue
-            if sim >= p.near_duplicate and f.type == c.type:
+            if sim >= p.near_duplicate and f.type == c.type and not changed:
                 updated = self._seen_again(f, event, now)
                 return out(
                     ResolutionAction.DUPLICATE,

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memgate.core.embedding import HashingEmbedder
@@ -299,6 +300,35 @@ def test_deletion_erases_the_superseded_history_of_the_topic(store: EmbeddedInde
         f.model_dump_json() for f in store.list_facts("acme", "u1", include_inactive=True)
     )
     assert "Heroku" not in dumped and "Fly.io" not in dumped
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (
+            "que me contacten por teléfono",
+            "que me contacten por correo electrónico",
+            "Ahora prefiero que me contacten por correo electrónico.",
+        ),
+        ("我在腾讯工作", "我现在在字节跳动工作了", "我现在在字节跳动工作了。"),
+    ],
+)
+def test_a_changed_value_with_a_change_cue_is_no_duplicate_however_near(
+    store: EmbeddedIndex, old: str, new: str, said: str
+) -> None:
+    """Similarity alone cannot tell a paraphrase from an update ("now ... by email"): a
+    candidate that says something changed and names another value supersedes."""
+    apply(store, cand(old, "prefers:contact", days=0, type_=FactType.PREFERENCE))
+    stored = facts(store)[old]
+    assert stored.embedding is not None
+    item = cand(new, "prefers:contact", days=30, type_=FactType.PREFERENCE)
+    item = item.model_copy(
+        update={"candidate": item.candidate.model_copy(update={"context": said})}
+    )
+    vec = np.asarray(stored.embedding)  # as near as can be
+    out = Resolver(preset("balanced"), EMB, clock=CLOCK).resolve(item, store, vec)
+    res = next(e for e in out if isinstance(e, Resolution))
+    assert res.action.value == "SUPERSEDE", res.reason
 
 
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
