@@ -64,6 +64,10 @@ class _Roles:
     negations: re.Pattern[str]
     negation_words: frozenset[str]
     markers: frozenset[str]
+    change: re.Pattern[str]
+    frames: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    zh_frames: tuple[tuple[str, ...], tuple[str, ...]]
+    swaps: tuple[tuple[frozenset[str], frozenset[str]], ...]
 
 
 @lru_cache(maxsize=1)
@@ -86,6 +90,16 @@ def _roles() -> _Roles:
         negations=_phrases(negs),
         negation_words=frozenset(negs),
         markers=frozenset(d["request_markers"]),
+        change=_phrases([w for ws in r["change_cues"].values() for w in ws]),
+        frames=tuple(
+            (frozenset(f["from"]), frozenset(f["to"]))
+            for f in d["change_frames"]
+            if f["lang"] != "zh"
+        ),
+        zh_frames=next(
+            (tuple(f["from"]), tuple(f["to"])) for f in d["change_frames"] if f["lang"] == "zh"
+        ),
+        swaps=tuple((frozenset(f["verbs"]), frozenset(f["to"])) for f in d["swap_frames"]),
     )
 
 
@@ -146,6 +160,49 @@ def _zh_delete(low: str, roles: _Roles) -> str | None:
     return topic.strip(" 。！？.!?") or None
 
 
+def _changed_from(low: str, roles: _Roles) -> str | None:
+    """The old value of a change clause ("moved ... from X to Y": X), or None."""
+    if _CJK_RE.search(low):
+        froms, tos = roles.zh_frames
+        for f in froms:
+            a = low.find(f)
+            if a < 0:
+                continue
+            rest = low[a + len(f) :]
+            ends = [i for i in (rest.find(t) for t in tos) if i > 0]
+            if ends:
+                return rest[: min(ends)].strip() or None
+        return None
+    if roles.change.search(low) is None:
+        return None
+    tokens = _TOKEN_RE.findall(low)
+    for froms, tos in roles.frames:
+        for i, t in enumerate(tokens):
+            if t not in froms:
+                continue
+            j = next((k for k in range(i + 1, len(tokens)) if tokens[k] in tos), None)
+            if j is not None:
+                old = [w for w in tokens[i + 1 : j] if w not in roles.object_frame]
+                if old:
+                    return " ".join(old)
+    return None
+
+
+def _swapped(low: str, roles: _Roles) -> str | None:
+    """The old value of a swap ("replaced X with Y", "trocamos o X pelo Y"), or None."""
+    tokens = _TOKEN_RE.findall(low)
+    for verbs, tos in roles.swaps:
+        for i, t in enumerate(tokens):
+            if t not in verbs:
+                continue
+            j = next((k for k in range(i + 1, len(tokens)) if tokens[k] in tos), None)
+            if j is not None:
+                old = [w for w in tokens[i + 1 : j] if w not in roles.object_frame]
+                if old:
+                    return " ".join(old)
+    return None
+
+
 def clause_references(sentence: str) -> list[tuple[str, str, str]]:
     """``(op, topic, clause)`` for each deletion request or stop clause of a sentence."""
     roles = _roles()
@@ -174,6 +231,11 @@ def clause_references(sentence: str) -> list[tuple[str, str, str]]:
                 out.append(("delete", _span(orig, orig.lower(), " ".join(topic)), low))
             elif len(tokens) == 1 or set(tokens[1:]) <= set(roles.lead):
                 pending_delete = low  # "vergiss bitte, dass ...": the topic follows
+            continue
+        old = None if question else (_changed_from(low, roles) or _swapped(low, roles))
+        if old:
+            # the clause also says the new value: what the extractor read from it stays
+            out.append(("stop", _span(orig, orig.lower(), old), ""))
             continue
         if question or not tokens or roles.negations.search(head) is None:
             continue

@@ -92,7 +92,7 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
             # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
             for op, topic, clause in clause_references(sentence):
                 if lex.topic_terms(topic):
-                    subject = "team" if _TEAM_RE.search(clause) else "user"
+                    subject = "team" if _TEAM_RE.search(clause or low) else "user"
                     out.append(Reference(op, topic, subject, clause))
     return out
 

@@ -86,3 +86,35 @@ def test_a_plain_negation_or_a_third_person_is_no_stop(text: str) -> None:
 )
 def test_an_imperative_about_a_file_is_an_instruction_not_a_deletion_request(text: str) -> None:
     assert _refs(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "new"),
+    [
+        ("We moved our internal docs from Confluence to Notion.", "confluence", "notion"),
+        ("Wir sind von npm auf pnpm umgestiegen.", "npm", "pnpm"),
+        ("Je suis passé de la formule Basique à la formule Premium.", "basique", "premium"),
+        ("Cambiamos de Jenkins a GitHub Actions el mes pasado.", "jenkins", "github"),
+        ("Trocamos o Eclipse pelo IntelliJ.", "eclipse", "intellij"),
+        ("We replaced Jira with Linear last quarter.", "jira", "linear"),
+        ("我们从Jenkins换成了GitLab。", "jenkins", "gitlab"),
+    ],
+)
+def test_a_change_from_one_value_to_another_stops_the_old_one(
+    text: str, old: str, new: str
+) -> None:
+    got = _refs(text)
+    assert [op for op, _ in got] == ["stop"], got
+    assert old in got[0][1] and new not in got[0][1]
+
+
+def test_a_change_frame_keeps_the_new_value_s_candidates() -> None:
+    # the clause of a change frame is no request: what the extractor read from it stays
+    assert all(r.clause == "" for r in find_references("We moved from Confluence to Notion."))
+
+
+@pytest.mark.parametrize(
+    "text", ["I drove from Berlin to Hamburg yesterday.", "Je parle de mon travail à ma femme."]
+)
+def test_from_and_to_without_a_change_word_is_no_change(text: str) -> None:
+    assert _refs(text) == []
