@@ -176,9 +176,9 @@ def _changed_from(low: str, roles: _Roles) -> str | None:
     if roles.change.search(low) is None:
         return None
     tokens = _TOKEN_RE.findall(low)
-    for froms, tos in roles.frames:
+    for starts, tos in roles.frames:
         for i, t in enumerate(tokens):
-            if t not in froms:
+            if t not in starts:
                 continue
             j = next((k for k in range(i + 1, len(tokens)) if tokens[k] in tos), None)
             if j is not None:
