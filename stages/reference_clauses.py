@@ -163,13 +163,13 @@ def _zh_delete(low: str, roles: _Roles) -> str | None:
 def _changed_from(low: str, roles: _Roles) -> str | None:
     """The old value of a change clause ("moved ... from X to Y": X), or None."""
     if _CJK_RE.search(low):
-        froms, tos = roles.zh_frames
-        for f in froms:
+        zh_from, zh_to = roles.zh_frames
+        for f in zh_from:
             a = low.find(f)
             if a < 0:
                 continue
             rest = low[a + len(f) :]
-            ends = [i for i in (rest.find(t) for t in tos) if i > 0]
+            ends = [i for i in (rest.find(t) for t in zh_to) if i > 0]
             if ends:
                 return rest[: min(ends)].strip() or None
         return None
