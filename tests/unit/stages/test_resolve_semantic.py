@@ -331,6 +331,26 @@ def test_a_changed_value_with_a_change_cue_is_no_duplicate_however_near(
     assert res.action.value == "SUPERSEDE", res.reason
 
 
+@pytest.mark.parametrize(
+    ("topic", "subject", "predicate", "value"),
+    [
+        ("mi mascota", "user's dog", "name", "Rocco"),  # a broader word
+        ("mon magasin de retrait", "user's preferred pickup store", "statement", "Part-Dieu"),
+        ("快递", "user", "prefers:courier", "SF Express"),  # another language
+        ("meinem Haustier", "user's cat", "name", "Mimi"),
+    ],
+)
+def test_a_deletion_topic_reaches_facts_named_by_a_synonym_or_hypernym(
+    store: EmbeddedIndex, topic: str, subject: str, predicate: str, value: str
+) -> None:
+    apply(store, cand(value, predicate, days=0, subject=subject))
+    apply(store, cand("the cello", "plays", days=0))
+    apply(store, ref(topic, "delete", days=3))
+    stored = store.list_facts("acme", "u1", include_inactive=True)
+    assert not any(value in f.model_dump_json() for f in stored)
+    assert facts(store)["the cello"].status is FactStatus.ACTIVE
+
+
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
     apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
     apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
