@@ -54,7 +54,9 @@ __all__ = [
 #: without a shared word ("my workouts" for "the gym").
 REFERENCE_MIN_SIMILARITY: Final = 0.6
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
-_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+#: A word: a run of letters or digits of one script (Chinese has no spaces, so a Latin
+#: name inside Chinese text is a word of its own: "我们用Jenkins做": "jenkins").
+_WORD_RE: Final = re.compile(r"[\u3400-\u9fff]+|[^\W\u3400-\u9fff]+", re.UNICODE)
 _ACTIVE: Final = (FactStatus.ACTIVE,)
 _CURRENT: Final = (FactStatus.ACTIVE, FactStatus.PENDING)
 

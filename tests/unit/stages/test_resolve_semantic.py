@@ -351,6 +351,14 @@ def test_a_deletion_topic_reaches_facts_named_by_a_synonym_or_hypernym(
     assert facts(store)["the cello"].status is FactStatus.ACTIVE
 
 
+def test_a_latin_name_inside_chinese_text_is_a_word_of_its_own(store: EmbeddedIndex) -> None:
+    """Chinese has no spaces: 'Jenkins' in '我们用Jenkins做持续集成' is still a word."""
+    apply(store, cand("我们用Jenkins做持续集成", "statement", days=0))
+    _, dec = apply(store, ref("Jenkins", "stop", days=3, subject="team"))
+    assert dec.reason == "stopped_by_reference"
+    assert facts(store)["我们用Jenkins做持续集成"].status is FactStatus.SUPERSEDED
+
+
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
     apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
     apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
