@@ -136,6 +136,30 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
     return out
 
 
+def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
+    """The nouns a name in a sentence fills, read from a noun phrase: a determiner, then a
+    noun and a name in either order ("la formule Basique", "the Starter plan").
+
+    >>> sorted(head_terms("Mon abonnement est la formule Basique"))
+    ['formule']
+    >>> sorted(head_terms("I am on the Starter plan")), sorted(head_terms("We use Jenkins"))
+    (['plan'], [])
+    """
+    if _CJK_RE.search(value):
+        return set()
+    toks = [m.group(0) for m in _TOKEN_RE.finditer(value)]
+    named = {i for i, t in enumerate(toks) if i > 0 and (t[:1].isupper() or t[:1].isdigit())}
+    out: set[str] = set()
+    for i in range(1, len(toks) - 1):
+        if normalise(toks[i - 1]) not in lex.determiners:
+            continue
+        for noun, name in ((i, i + 1), (i + 1, i)):
+            n = normalise(toks[noun])
+            if name in named and noun not in named and len(n) > 2 and n not in lex.stopwords:
+                out.add(n)
+    return out
+
+
 def _val(f: StoredFact | CandidateFact) -> str:
     return f.value if isinstance(f, StoredFact) else f.object
 
@@ -190,6 +214,8 @@ def slot_update_target(
             slot = slot_terms(f, lex)
             if any(_mentions(words, flat, t) for t in slot):
                 rank, why = 2, "slot"
+            elif head_terms(f.value, lex) & head_terms(c.object, lex):
+                rank, why = 2, "head"  # "la formule Basique" -> "la formule Premium"
             elif any(_mentions(words, flat, a) for a in anchors(f.value, sentence=_is_sentence(f))):
                 rank, why = 1, "anchor"
             else:

@@ -359,6 +359,35 @@ def test_a_latin_name_inside_chinese_text_is_a_word_of_its_own(store: EmbeddedIn
     assert facts(store)["我们用Jenkins做持续集成"].status is FactStatus.SUPERSEDED
 
 
+@pytest.mark.parametrize(
+    ("old", "old_subject", "new"),
+    [
+        (
+            "Mon abonnement est la formule Basique",
+            "user's abonnement",
+            "Je suis passé à la formule Premium la semaine dernière",
+        ),
+        ("I am on the Starter plan", "user", "I switched to the Business plan"),
+    ],
+)
+def test_a_change_naming_the_same_head_noun_as_the_old_name_updates_it(
+    store: EmbeddedIndex, old: str, old_subject: str, new: str
+) -> None:
+    """'la formule Basique' -> 'la formule Premium': the noun a name heads after a
+    determiner is the slot the name fills, in any language."""
+    apply(store, cand(old, "statement", days=0, subject=old_subject, multi=True))
+    res, _ = apply(store, cand(new, "statement", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", res.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_a_verb_before_a_name_is_no_head_noun(store: EmbeddedIndex) -> None:
+    apply(store, cand("We use Jenkins for CI", "statement", days=0, subject="team", multi=True))
+    later = cand("We now use GitLab for issues", "statement", days=30, subject="team", multi=True)
+    apply(store, later)
+    assert facts(store)["We use Jenkins for CI"].status is FactStatus.ACTIVE
+
+
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
     apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
     apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
