@@ -39,6 +39,7 @@ from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 __all__ = [
     "SlotMatch",
     "anchors",
+    "changed_clause",
     "clause_terms",
     "same_clause",
     "slot_terms",
@@ -218,6 +219,8 @@ def slot_update_target(
                 rank, why = 2, "head"  # "la formule Basique" -> "la formule Premium"
             elif any(_mentions(words, flat, a) for a in anchors(f.value, sentence=_is_sentence(f))):
                 rank, why = 1, "anchor"
+            elif changed_clause(f, c, lex):
+                rank, why = 1, "clause"
             else:
                 continue
             sim = _cos(f.embedding, vec)
@@ -268,7 +271,28 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
     small = min(len(ta), len(tb))
     if small < 2:
         return False
+    if (ta - tb) and (tb - ta) and (_context_cue(a, lex) or _context_cue(b, lex)):
+        return False  # the sentence says something changed and each side has its own value
     return len(ta & tb) / small >= CLAUSE_OVERLAP
+
+
+def _context_cue(f: StoredFact | CandidateFact, lex: Lexicon) -> bool:
+    return isinstance(f, CandidateFact) and lex.has_change_cue(f.context)
+
+
+def changed_clause(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
+    """``c`` restates ``f``'s clause frame with another value ("... por teléfono" ->
+    "... por correo"): at least two content terms shared, half of the smaller clause,
+    and a term of its own on each side. The caller has checked for a change cue."""
+    (_, rest_f), (_, rest_c) = _owner_and_rest(f.subject), _owner_and_rest(c.subject)
+    if rest_f and rest_c and rest_f != rest_c:
+        return False
+    tf, tc = clause_terms(f, lex), clause_terms(c, lex)
+    shared = tf & tc
+    small = min(len(tf), len(tc))
+    return bool(
+        (tf - tc) and (tc - tf) and len(shared) >= 2 and small and len(shared) / small >= 0.5
+    )
 
 
 def _anchors_within(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:

@@ -388,6 +388,29 @@ def test_a_verb_before_a_name_is_no_head_noun(store: EmbeddedIndex) -> None:
     assert facts(store)["We use Jenkins for CI"].status is FactStatus.ACTIVE
 
 
+def test_the_same_clause_with_another_value_and_a_change_cue_updates_it(
+    store: EmbeddedIndex,
+) -> None:
+    """'prefiero que me contacten por teléfono' -> 'Ahora ... por correo': one clause frame,
+    another value, a change cue in the sentence: an update, not a paraphrase."""
+    old = "que me contacten por teléfono"
+    apply(store, cand(old, "prefers:other", days=0, type_=FactType.PREFERENCE, multi=True))
+    item = cand(
+        "que me contacten por correo electrónico",
+        "prefers:other",
+        days=30,
+        type_=FactType.PREFERENCE,
+        multi=True,
+    )
+    said = "Ahora prefiero que me contacten por correo electrónico."
+    item = item.model_copy(
+        update={"candidate": item.candidate.model_copy(update={"context": said})}
+    )
+    res, _ = apply(store, item)
+    assert res.action.value == "SUPERSEDE", res.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
     apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
     apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
