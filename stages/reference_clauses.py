@@ -68,6 +68,8 @@ class _Roles:
     frames: tuple[tuple[frozenset[str], frozenset[str]], ...]
     zh_frames: tuple[tuple[str, ...], tuple[str, ...]]
     swaps: tuple[tuple[frozenset[str], frozenset[str]], ...]
+    request_leads: tuple[str, ...]
+    infinitives: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -100,6 +102,8 @@ def _roles() -> _Roles:
             (tuple(f["from"]), tuple(f["to"])) for f in d["change_frames"] if f["lang"] == "zh"
         ),
         swaps=tuple((frozenset(f["verbs"]), frozenset(f["to"])) for f in d["swap_frames"]),
+        request_leads=tuple(sorted(d["request_leads"], key=len, reverse=True)),
+        infinitives=frozenset(d["request_infinitives"]),
     )
 
 
@@ -122,6 +126,14 @@ def _span(orig: str, low: str, sub: str) -> str:
     """``sub`` (a piece of ``low``) in the original case when the lengths agree."""
     i = low.find(sub)
     return orig[i : i + len(sub)] if i >= 0 and len(orig) == len(low) else sub
+
+
+def _asked(head: str, roles: _Roles) -> str | None:
+    """The rest of a clause opened by a request lead ("could you ..."), else None."""
+    for w in roles.request_leads:
+        if head.startswith(w) and (len(head) == len(w) or not head[len(w)].isalnum()):
+            return head[len(w) :].lstrip(" ,")
+    return None
 
 
 def _object(tokens: list[str], roles: _Roles, *, verb_final: bool = False) -> list[str]:
@@ -211,7 +223,7 @@ def clause_references(sentence: str) -> list[tuple[str, str, str]]:
     question = sentence.rstrip().endswith(("?", "？"))
     pending_delete: str | None = None  # a request whose topic is the next clause
     for orig in clauses:
-        low = orig.lower().rstrip(" .!?。！？")
+        low = orig.lower().rstrip(" .!?。！？").lstrip("¿¡ ")
         if pending_delete is not None:
             topic = _delete_topic(_TOKEN_RE.findall(low), roles)
             if topic:
@@ -224,8 +236,14 @@ def clause_references(sentence: str) -> list[tuple[str, str, str]]:
                 out.append(("delete", zh, low))
                 continue
         head = _strip_lead(low, roles)
+        asked = _asked(head, roles)
+        if asked is not None:
+            head = _strip_lead(asked, roles)  # "could you please delete ...": a request
         tokens = _TOKEN_RE.findall(head)
-        if tokens and tokens[0] in roles.delete_verbs and not question:
+        verbs = roles.delete_verbs | roles.infinitives if asked is not None else roles.delete_verbs
+        if asked is not None and len(tokens) > 1 and tokens[-1] in verbs:
+            tokens = [tokens[-1], *tokens[:-1]]  # "kannst du meine Adresse löschen"
+        if tokens and tokens[0] in verbs and (asked is not None or not question):
             topic = _delete_topic(tokens[1:], roles)
             if topic:
                 out.append(("delete", _span(orig, orig.lower(), " ".join(topic)), low))

@@ -49,6 +49,7 @@ from enum import StrEnum
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
 from memgate.stages.moment import moment_reason, split_statements
+from memgate.stages.references import find_references
 
 __all__ = [
     "DEFAULT_FILLER",
@@ -357,6 +358,9 @@ def triage(
         return TriageVerdict.DROP, TriageReason.CLARIFICATION_REQUEST
 
     if _MEMORY_SIGNAL_RE.search(text.lower()):
+        return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
+    if any(r.op == "delete" for r in find_references(text)):
+        # "could you delete my phone number?": a request about memory, not a question
         return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
 
     words = _WORD_RE.findall(text)

@@ -118,3 +118,42 @@ def test_a_change_frame_keeps_the_new_value_s_candidates() -> None:
 )
 def test_from_and_to_without_a_change_word_is_no_change(text: str) -> None:
     assert _refs(text) == []
+
+
+REQUEST_QUESTIONS = [
+    ("Could you delete my phone number, please?", "phone"),
+    ("Can you forget where I work?", "work"),
+    ("Kannst du bitte meine Adresse löschen?", "adresse"),
+    ("Peux-tu oublier mon numéro de téléphone ?", "téléphone"),
+    ("¿Puedes borrar lo de mi perro?", "perro"),
+    ("Você pode apagar meu endereço?", "endereço"),
+    ("你能删掉我的地址吗？", "地址"),
+]
+
+
+@pytest.mark.parametrize(("text", "term"), REQUEST_QUESTIONS)
+def test_a_deletion_request_asked_as_a_question_is_a_request(text: str, term: str) -> None:
+    got = _refs(text)
+    assert [op for op, _ in got] == ["delete"], got
+    assert any(term in t for t in got[0][1]), got
+
+
+@pytest.mark.parametrize(("text", "term"), REQUEST_QUESTIONS)
+def test_triage_keeps_a_deletion_request_asked_as_a_question(text: str, term: str) -> None:
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TriageVerdict, TurnEvent
+    from memgate.stages.triage import triage
+
+    t = TurnEvent(
+        tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
+        content=text, ts=datetime(2024, 1, 1, tzinfo=UTC),
+    )  # fmt: skip
+    assert triage(t)[0] is TriageVerdict.KEEP
+
+
+@pytest.mark.parametrize(
+    "text", ["Can you delete the temp files in this folder?", "Kannst du die Datei löschen?"]
+)
+def test_a_question_asking_to_delete_a_file_is_no_deletion_request(text: str) -> None:
+    assert _refs(text) == []
