@@ -272,10 +272,24 @@ def family(statement: str) -> str:
     ('lives_in', 'diet')
     """
     norm = normalise_text(statement)
+    named = set(lexicon().get("name_families", ()))
     for name, _words in lexicon()["families"]:
         if _family_matcher(name).search(norm):
+            if name in named and not _names_someone(statement, _family_matcher(name)):
+                continue  # "call me every Friday": a time, not a name
             return str(name)
     return "statement"
+
+
+def _names_someone(statement: str, phrase: re.Pattern[str]) -> bool:
+    """In a statement whose writer uses capitals, the word after a naming phrase is
+    capitalised (or not Latin): "call me Jon" names, "call me every Friday" does not."""
+    low = statement.lower()
+    m = phrase.search(low) if len(low) == len(statement) else None
+    if m is None or not any(ch.isupper() for ch in statement[1:]):
+        return True
+    nxt = statement[m.end() :].lstrip(" ,:")
+    return not nxt or not nxt[0].isalpha() or not nxt[0].islower()
 
 
 @cache
