@@ -411,6 +411,23 @@ def test_the_same_clause_with_another_value_and_a_change_cue_updates_it(
     assert facts(store)[old].status is FactStatus.SUPERSEDED
 
 
+def test_an_instruction_on_the_same_words_does_not_replace_an_event(store: EmbeddedIndex) -> None:
+    """A clause frame with another value is an update only between facts of one type."""
+    event = "deployed the billing service to Kubernetes"
+    apply(store, cand(event, "statement", days=0, type_=FactType.EVENT, multi=True))
+    rule = cand(
+        "always deploy the billing service with a canary",
+        "statement",
+        days=1,
+        type_=FactType.INSTRUCTION,
+        multi=True,
+    )
+    said = "From now on, always deploy the billing service with a canary."
+    rule = rule.model_copy(update={"candidate": rule.candidate.model_copy(update={"context": said})})
+    apply(store, rule)
+    assert facts(store)[event].status is FactStatus.ACTIVE
+
+
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
     apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
     apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
