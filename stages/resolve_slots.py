@@ -282,8 +282,9 @@ def _context_cue(f: StoredFact | CandidateFact, lex: Lexicon) -> bool:
 
 def changed_clause(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
     """``c`` restates ``f``'s clause frame with another value ("... por teléfono" ->
-    "... por correo"), a fact of the same type: at least two content terms shared, half of the smaller clause,
-    and a term of its own on each side. The caller has checked for a change cue."""
+    "... por correo"), a fact of the same type: at least two content terms shared, half
+    of the smaller clause, and a term of its own on each side. The caller has checked for
+    a change cue."""
     (_, rest_f), (_, rest_c) = _owner_and_rest(f.subject), _owner_and_rest(c.subject)
     if f.type != c.type or (rest_f and rest_c and rest_f != rest_c):
         return False  # an instruction on the words of an event is no new value of it

@@ -423,7 +423,8 @@ def test_an_instruction_on_the_same_words_does_not_replace_an_event(store: Embed
         multi=True,
     )
     said = "From now on, always deploy the billing service with a canary."
-    rule = rule.model_copy(update={"candidate": rule.candidate.model_copy(update={"context": said})})
+    ctx = rule.candidate.model_copy(update={"context": said})
+    rule = rule.model_copy(update={"candidate": ctx})
     apply(store, rule)
     assert facts(store)[event].status is FactStatus.ACTIVE
 
