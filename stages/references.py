@@ -54,7 +54,8 @@ class Reference:
     op: str  # retract, delete or stop
     topic: str
     subject: str  # user or team
-    clause: str  # the lower-cased sentence span of the clause
+    clause: str  # the lower-cased sentence span of the clause ("" for a change frame)
+    sentence: str = ""  # the sentence of a change frame, as said
 
 
 def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
@@ -93,7 +94,7 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
             for op, topic, clause in clause_references(sentence):
                 if lex.topic_terms(topic):
                     subject = "team" if _TEAM_RE.search(clause or low) else "user"
-                    out.append(Reference(op, topic, subject, clause))
+                    out.append(Reference(op, topic, subject, clause, "" if clause else sentence))
     return out
 
 
@@ -126,6 +127,35 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     clauses = [normalise(r.clause) for r in refs]
     kept = [f for f in facts if f.retracts or not _inside(normalise(f.object), clauses)]
     source = claimed_source(turn.metadata)
+    if not kept:
+        # a change frame ("von npm auf pnpm umgestiegen") the extractor read nothing from:
+        # the sentence is the correction worth keeping (the new value)
+        for i, r in enumerate(refs):
+            said = r.sentence.strip().rstrip(".!?。！？ ")
+            if said:
+                kept.append(
+                    CandidateFact(
+                        candidate_id=stable_id(turn.tenant_id, turn.turn_id, "change", str(i)),
+                        tenant_id=turn.tenant_id,
+                        user_id=turn.user_id,
+                        session_id=turn.session_id,
+                        type=FactType.CORRECTION,
+                        subject=r.subject,
+                        predicate="statement",
+                        object=said[:2_000],
+                        confidence=0.9,
+                        valid_from=turn.ts,
+                        rationale="change frame",
+                        source_turn_ids=[turn.turn_id],
+                        extractor="references",
+                        extractor_version=_VERSION,
+                        turn_ts=turn.ts,
+                        outcome=turn.outcome,
+                        confirmed=turn.confirmed,
+                        multi_valued=True,
+                        source=source,
+                    )
+                )
     for i, r in enumerate(refs):
         kept.append(
             CandidateFact(

@@ -157,3 +157,22 @@ def test_triage_keeps_a_deletion_request_asked_as_a_question(text: str, term: st
 )
 def test_a_question_asking_to_delete_a_file_is_no_deletion_request(text: str) -> None:
     assert _refs(text) == []
+
+
+def test_a_change_frame_the_extractor_read_nothing_from_is_kept_as_a_statement() -> None:
+    """'Wir sind von npm auf pnpm umgestiegen': a correction worth keeping; when the
+    extractor read no fact from the turn, the change sentence itself is the new fact."""
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TurnEvent
+    from memgate.stages.references import is_reference, with_references
+
+    t = TurnEvent(
+        tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
+        content="Wir sind von npm auf pnpm umgestiegen.", ts=datetime(2024, 1, 1, tzinfo=UTC),
+    )  # fmt: skip
+    got = with_references(t, [])
+    said = [c for c in got if not is_reference(c)]
+    assert [c.object for c in said] == ["Wir sind von npm auf pnpm umgestiegen"]
+    assert said[0].subject == "team" and said[0].predicate == "statement"
+    assert [c.object for c in got if is_reference(c)] == ["npm"]
