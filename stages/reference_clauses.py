@@ -87,8 +87,10 @@ def _roles() -> _Roles:
         no_longer=_phrases([w for ws in d["no_longer"].values() for w in ws]),
         frame=frozenset(d["frame_words"]),
         object_frame=frozenset(d["object_frame_words"]),
-        delete_verbs=frozenset(v for v in verbs if not _CJK_RE.search(v)),
-        zh_delete=tuple(v for v in verbs if _CJK_RE.search(v)),
+        delete_verbs=frozenset(
+            v for v in [*verbs, *d["more_delete_verbs"]] if not _CJK_RE.search(v)
+        ),
+        zh_delete=tuple(v for v in [*verbs, *d["more_delete_verbs"]] if _CJK_RE.search(v)),
         negations=_phrases(negs),
         negation_words=frozenset(negs),
         markers=frozenset(d["request_markers"]),

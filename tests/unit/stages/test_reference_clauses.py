@@ -176,3 +176,31 @@ def test_a_change_frame_the_extractor_read_nothing_from_is_kept_as_a_statement()
     assert [c.object for c in said] == ["Wir sind von npm auf pnpm umgestiegen"]
     assert said[0].subject == "team" and said[0].predicate == "statement"
     assert [c.object for c in got if is_reference(c)] == ["npm"]
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        ("You can forget about my old job at Deloitte.", "deloitte"),
+        ("I'd like you to delete my sister's phone number.", "phone"),
+        ("I want you to forget where I live.", "live"),
+        ("Enlève mon adresse de ta mémoire.", "adresse"),
+        ("Quita lo de mi perro, por favor.", "perro"),
+        ("Tira o meu endereço da memória.", "endereço"),
+        ("Je veux que tu oublies mon numéro de téléphone.", "téléphone"),
+        ("Quiero que olvides mi dirección.", "dirección"),
+        ("Du kannst meine alte Adresse vergessen.", "adresse"),
+        ("请去掉我的地址。", "地址"),
+    ],
+)
+def test_a_deletion_request_in_another_frame_or_with_another_verb(text: str, term: str) -> None:
+    got = _refs(text)
+    assert [op for op, _ in got] == ["delete"], got
+    assert any(term in t for t in got[0][1]), got
+
+
+@pytest.mark.parametrize(
+    "text", ["You can remove the old branch now.", "I want you to delete the temp files."]
+)
+def test_a_request_frame_about_files_is_no_deletion_request(text: str) -> None:
+    assert _refs(text) == []
