@@ -338,6 +338,9 @@ def test_a_changed_value_with_a_change_cue_is_no_duplicate_however_near(
         ("mon magasin de retrait", "user's preferred pickup store", "statement", "Part-Dieu"),
         ("快递", "user", "prefers:courier", "SF Express"),  # another language
         ("meinem Haustier", "user's cat", "name", "Mimi"),
+        ("mon employeur", "user", "statement", "I work for Initech"),  # no predicate
+        ("mi cumpleaños", "user", "statement", "My birthday is on March 3"),
+        ("meu carro", "user", "statement", "My car is a Honda Civic"),
     ],
 )
 def test_a_deletion_topic_reaches_facts_named_by_a_synonym_or_hypernym(
