@@ -644,6 +644,8 @@ class Resolver:
                         ),
                         "subject": "user",
                         "predicate": DELETED_PREDICATE,
+                        # no link to the turn it was said in: the erasure's id stands for it
+                        "source_turn_ids": [marker],
                         "supersedes": None,
                         "value": DELETED_VALUE,
                         "text": DELETED_VALUE,

@@ -289,6 +289,8 @@ def test_deletion_erases_every_fact_naming_the_topic_whatever_its_subject(
     assert not any("tomasz" in f.model_dump_json().lower() for f in stored)
     assert not any("Austin" in f.model_dump_json() for f in stored)
     assert facts(store)["running"].status is FactStatus.ACTIVE
+    # nothing left points at the turn the erased facts came from
+    assert not any("t0" in f.source_turn_ids for f in stored if f.value != "running")
 
 
 def test_deletion_erases_the_superseded_history_of_the_topic(store: EmbeddedIndex) -> None:
