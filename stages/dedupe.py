@@ -45,7 +45,7 @@ from memgate.core.events import (
 )
 from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
-from memgate.stages.references import is_reference, reference_op
+from memgate.stages.references import is_reference, is_retracted_deletion, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import (
     DELETED_PREDICATE,
@@ -616,6 +616,7 @@ class Resolver:
         """Close the facts a retraction, deletion request or stop points at by topic."""
         marker = stable_id("retraction", c.candidate_id)
         op = reference_op(c)
+        retracted = is_retracted_deletion(c)
         for subject in ("user", "team"):
             closed_by = view.by_subject(
                 c.tenant_id, c.user_id, subject, statuses=(FactStatus.SUPERSEDED,), qualified=True
@@ -644,8 +645,9 @@ class Resolver:
                         ),
                         "subject": "user",
                         "predicate": DELETED_PREDICATE,
-                        # no link to the turn it was said in: the erasure's id stands for it
-                        "source_turn_ids": [marker],
+                        # an explicit request: no link to the turn it was said in (the
+                        # erasure's id stands for it); a retraction still names that turn
+                        "source_turn_ids": f.source_turn_ids if retracted else [marker],
                         "supersedes": None,
                         "value": DELETED_VALUE,
                         "text": DELETED_VALUE,

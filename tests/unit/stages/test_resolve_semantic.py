@@ -434,6 +434,30 @@ def test_an_instruction_on_the_same_words_does_not_replace_an_event(store: Embed
     assert facts(store)[event].status is FactStatus.ACTIVE
 
 
+def test_a_retraction_said_with_forget_erases_the_content_but_names_the_turn(
+    store: EmbeddedIndex,
+) -> None:
+    """'Oublie ce que je t'ai dit sur mon régime, je parlais de mon frère': the content
+    goes; unlike an explicit deletion request, the row still names the withdrawn turn."""
+    from memgate.core.events import Role
+
+    apply(store, cand("végétarien", "diet", days=0))
+    turn = TurnEvent(
+        tenant_id="acme", user_id="u1", session_id="s2", turn_id="t2", role=Role.USER,
+        content="Oublie ce que je t'ai dit sur mon régime, je parlais de mon frère.",
+        ts=T0 + timedelta(days=2),
+    )  # fmt: skip
+    (said,) = with_references(turn, [])
+    red = RedactedCandidate(candidate=said, redaction=RedactionResult(action=RedactionAction.CLEAN))
+    apply(store, red)
+    (row,) = store.list_facts("acme", "u1", include_inactive=True)
+    assert (row.status, row.value, row.source_turn_ids) == (
+        FactStatus.SUPERSEDED,
+        DELETED_VALUE,
+        ["t0"],
+    )
+
+
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
     apply(store, cand("Bitbucket", "uses_tool:repositories", days=0, subject="team"))
     apply(store, cand("Our team uses Jira for tickets", "statement", days=0, subject="team"))
