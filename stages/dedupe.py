@@ -39,16 +39,16 @@ from memgate.core.events import (
     Stage,
     StoredFact,
     normalise,
-    render_fact_text,
     render_search_text,
     stable_id,
     utcnow,
 )
 from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
-from memgate.stages.references import is_reference, reference_op
+from memgate.stages.references import is_reference, is_retracted_deletion, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import (
+    DELETED_PREDICATE,
     changed_predicate,
     implied_stale,
     referenced_facts,
@@ -258,11 +258,14 @@ class Resolver:
                 current = [f for f in named if f.status is not FactStatus.SUPERSEDED]
             return self._retract(c, existing, current, value_n, vec, now, out)
 
-        # 3. same key, same value (or same meaning): count the occurrence
+        # 3. same key, same value (or same meaning): count the occurrence. A candidate that
+        # says something changed ("now", "ahora", "现在") and names another value is an
+        # update however near in meaning: similarity cannot tell the two apart
+        changed = LEXICON.has_change_cue(c.object) or LEXICON.has_change_cue(c.context)
         for f in current:
             same = normalise(f.value) == value_n
             sim = 1.0 if same else _cos(f.embedding, vec)
-            if same or sim >= p.near_duplicate:
+            if same or (sim >= p.near_duplicate and not changed):
                 updated = self._seen_again(f, event, now)
                 reason = "same_value" if same else "near_duplicate_same_key"
                 if f.status is FactStatus.PENDING:
@@ -294,7 +297,7 @@ class Resolver:
         for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)):
             if f.key == key:
                 continue
-            if sim >= p.near_duplicate and f.type == c.type:
+            if sim >= p.near_duplicate and f.type == c.type and not changed:
                 updated = self._seen_again(f, event, now)
                 return out(
                     ResolutionAction.DUPLICATE,
@@ -625,6 +628,7 @@ class Resolver:
         """Close the facts a retraction, deletion request or stop points at by topic."""
         marker = stable_id("retraction", c.candidate_id)
         op = reference_op(c)
+        retracted = is_retracted_deletion(c)
         for subject in ("user", "team"):
             closed_by = view.by_subject(
                 c.tenant_id, c.user_id, subject, statuses=(FactStatus.SUPERSEDED,), qualified=True
@@ -644,11 +648,21 @@ class Resolver:
                 "superseded_at": now,
             }
             if op == "delete":
-                # a deletion request: the content goes, the closed row keeps ids and times
+                # a deletion request erases the content, key and subject included; the
+                # closed row keeps ids and times only: the audit of the erasure
                 update.update(
                     {
+                        "key": fact_key(
+                            c.tenant_id, c.user_id, "user", DELETED_PREDICATE, f.fact_id
+                        ),
+                        "subject": "user",
+                        "predicate": DELETED_PREDICATE,
+                        # an explicit request: no link to the turn it was said in (the
+                        # erasure's id stands for it); a retraction still names that turn
+                        "source_turn_ids": f.source_turn_ids if retracted else [marker],
+                        "supersedes": None,
                         "value": DELETED_VALUE,
-                        "text": render_fact_text(f.subject, f.predicate, DELETED_VALUE),
+                        "text": DELETED_VALUE,
                         "context": "",
                         "rationale": "",
                         "embedding": None,

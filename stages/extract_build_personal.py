@@ -234,6 +234,9 @@ def _b_name(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     name = ctx.text(m, "obj").strip(" .,!?;:'\"")
     if not name or name.lower() in _STOP or name.lower() in ("not", "actually"):
         return []
+    cased = any(ch.isupper() for ch in ctx.orig[1:]) and ctx.orig != ctx.low
+    if cased and name[:1].islower():
+        return []  # the writer capitalises names: "call me every Friday" names no one
     corr = re.search(r"\b(?:actually|spelled|spelt|written|not|correct|eigentlich|en fait|"
                      r"en realidad|na verdade)\b", ctx.low) is not None
     return [_Hit(FactType.CORRECTION if corr else FactType.FACT, "user", "name_is", name,

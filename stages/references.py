@@ -29,9 +29,17 @@ from typing import Final
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
 from memgate.core.text import split_sentences
 from memgate.stages.policy import claimed_source
+from memgate.stages.reference_clauses import clause_references
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
-__all__ = ["REFERENCE_PREDICATE", "Reference", "find_references", "is_reference", "with_references"]
+__all__ = [
+    "REFERENCE_PREDICATE",
+    "Reference",
+    "find_references",
+    "is_reference",
+    "is_retracted_deletion",
+    "with_references",
+]
 
 #: The predicate of a reference candidate (never stored: it only closes facts).
 REFERENCE_PREDICATE: Final = "reference"
@@ -44,6 +52,7 @@ _TEAM_RE: Final = re.compile(
     r"(?<!\w)(?:we|our|us|wir|unser\w*|nous|notre|nos|on|nosotros|nuestr\w*|nós|noss\w*)(?!\w)|我们"
 )
 _VERSION: Final = "1.0.0"
+_RETRACTED: Final = ":retracted"
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,9 @@ class Reference:
     op: str  # retract, delete or stop
     topic: str
     subject: str  # user or team
-    clause: str  # the lower-cased sentence span of the clause
+    clause: str  # the lower-cased sentence span of the clause ("" for a change frame)
+    sentence: str = ""  # the sentence of a change frame, as said
+    retracted: bool = False  # a retraction said with a verb of deleting ("forget what I said")
 
 
 def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
@@ -85,8 +96,17 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
                 subject = "team" if _TEAM_RE.search(low[: m.end()]) else "user"
                 clause = low[m.start() : m.end()]
                 # a verb of forgetting or deleting asks for the content to go, in any frame
-                op = "delete" if rp.op == "retract" and lex.is_deletion(clause) else rp.op
-                out.append(Reference(op, topic, subject, clause))
+                # a verb of forgetting or deleting asks for the content to go, in any frame;
+                # said as a retraction, the turn it withdraws stays named (ids only)
+                forget = rp.op == "retract" and lex.is_deletion(clause)
+                op = "delete" if forget else rp.op
+                out.append(Reference(op, topic, subject, clause, retracted=forget))
+        if not taken:
+            # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
+            for op, topic, clause in clause_references(sentence):
+                if lex.topic_terms(topic):
+                    subject = "team" if _TEAM_RE.search(clause or low) else "user"
+                    out.append(Reference(op, topic, subject, clause, "" if clause else sentence))
     return out
 
 
@@ -97,7 +117,13 @@ def is_reference(c: CandidateFact) -> bool:
 
 def reference_op(c: CandidateFact) -> str:
     """``retract``, ``delete`` or ``stop``."""
-    return c.rationale.removeprefix(_RATIONALE_PREFIX)
+    return c.rationale.removeprefix(_RATIONALE_PREFIX).split(":", 1)[0]
+
+
+def is_retracted_deletion(c: CandidateFact) -> bool:
+    """A deletion said as a retraction ("forget what I told you about my diet, I meant my
+    brother"): the content goes, the erased row still names the turn it withdraws."""
+    return c.rationale == _RATIONALE_PREFIX + "delete" + _RETRACTED
 
 
 def _inside(obj: str, clauses: list[str]) -> bool:
@@ -119,6 +145,35 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     clauses = [normalise(r.clause) for r in refs]
     kept = [f for f in facts if f.retracts or not _inside(normalise(f.object), clauses)]
     source = claimed_source(turn.metadata)
+    if not kept:
+        # a change frame ("von npm auf pnpm umgestiegen") the extractor read nothing from:
+        # the sentence is the correction worth keeping (the new value)
+        for i, r in enumerate(refs):
+            said = r.sentence.strip().rstrip(".!?。！？ ")
+            if said:
+                kept.append(
+                    CandidateFact(
+                        candidate_id=stable_id(turn.tenant_id, turn.turn_id, "change", str(i)),
+                        tenant_id=turn.tenant_id,
+                        user_id=turn.user_id,
+                        session_id=turn.session_id,
+                        type=FactType.CORRECTION,
+                        subject=r.subject,
+                        predicate="statement",
+                        object=said[:2_000],
+                        confidence=0.9,
+                        valid_from=turn.ts,
+                        rationale="change frame",
+                        source_turn_ids=[turn.turn_id],
+                        extractor="references",
+                        extractor_version=_VERSION,
+                        turn_ts=turn.ts,
+                        outcome=turn.outcome,
+                        confirmed=turn.confirmed,
+                        multi_valued=True,
+                        source=source,
+                    )
+                )
     for i, r in enumerate(refs):
         kept.append(
             CandidateFact(
@@ -132,7 +187,7 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
                 object=r.topic[:2_000],
                 confidence=0.9,
                 valid_from=turn.ts,
-                rationale=_RATIONALE_PREFIX + r.op,
+                rationale=_RATIONALE_PREFIX + r.op + (_RETRACTED if r.retracted else ""),
                 source_turn_ids=[turn.turn_id],
                 extractor="references",
                 extractor_version=_VERSION,

@@ -88,6 +88,7 @@ class Lexicon:
     clause_stopwords: frozenset[str]
     negations: re.Pattern[str] | None
     delete_verbs: re.Pattern[str] | None
+    determiners: frozenset[str] = frozenset()
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
@@ -131,6 +132,9 @@ class Lexicon:
             negations=_phrase_re([w for ws in data.get("negations", {}).values() for w in ws]),
             delete_verbs=_phrase_re(
                 [w for ws in data.get("delete_verbs", {}).values() for w in ws]
+            ),
+            determiners=frozenset(
+                normalise(w) for ws in data.get("determiners", {}).values() for w in ws
             ),
         )
 

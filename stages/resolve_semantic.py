@@ -37,7 +37,7 @@ from typing import Final
 import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
-from memgate.core.stores import FactView
+from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView
 from memgate.stages.references import reference_op
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
@@ -54,7 +54,9 @@ __all__ = [
 #: without a shared word ("my workouts" for "the gym").
 REFERENCE_MIN_SIMILARITY: Final = 0.6
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
-_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+#: A word: a run of letters or digits of one script (Chinese has no spaces, so a Latin
+#: name inside Chinese text is a word of its own: "我们用Jenkins做": "jenkins").
+_WORD_RE: Final = re.compile(r"[\u3400-\u9fff]+|[^\W\u3400-\u9fff]+", re.UNICODE)
 _ACTIVE: Final = (FactStatus.ACTIVE,)
 _CURRENT: Final = (FactStatus.ACTIVE, FactStatus.PENDING)
 
@@ -143,9 +145,29 @@ def _mentions(f: StoredFact, terms: Sequence[str]) -> bool:
         if _CJK_RE.search(t):
             if t in text.replace(" ", ""):
                 return True
-        elif t in words or (len(t) >= 5 and any(w.startswith(t) for w in words)):
+        elif t in words or (len(t) >= 5 and any(_same_stem(w, t) for w in words)):
             return True
     return False
+
+
+def _same_stem(word: str, term: str) -> bool:
+    """One word is the other with an ending ("deploys", "deployment"): a shared start of
+    at least five letters that leaves at most four letters of the shorter word.
+
+    >>> _same_stem("deploys", "deployment"), _same_stem("server", "service")
+    (True, False)
+    """
+    n = 0
+    for a, b in zip(word, term, strict=False):
+        if a != b:
+            break
+        n += 1
+    return n >= 5 and n >= min(len(word), len(term)) - 4 if not word.startswith(term) else True
+
+
+#: The tombstone predicate of a fact erased at the user's request (no content left).
+DELETED_PREDICATE: Final = "deleted"
+_ANY_STATUS: Final = (FactStatus.ACTIVE, FactStatus.PENDING, FactStatus.SUPERSEDED)
 
 
 def referenced_facts(
@@ -161,11 +183,25 @@ def referenced_facts(
     placeholders = [p for t in topics for p in t.placeholders]
     op = reference_op(c)
     pool: dict[str, StoredFact] = {}
+    deleting = op == "delete"
+    statuses = _ANY_STATUS if deleting else _CURRENT
     for subject in ("user", "team") if c.subject in ("user", "team") else (c.subject,):
         for f in view.by_subject(
-            c.tenant_id, c.user_id, subject, statuses=_CURRENT, qualified=subject == "user"
+            c.tenant_id,
+            c.user_id,
+            subject,
+            statuses=statuses,
+            qualified=deleting or subject == "user",
         ):
             pool[f.fact_id] = f
+    if deleting:
+        # a deletion is about the topic, whoever the fact's subject is ("Tomasz lives in
+        # Austin"), current or superseded: every fact of the user is a candidate
+        for f, _sim in view.nearest(
+            c.tenant_id, c.user_id, topic_vec, k=SUBJECT_SCAN_LIMIT, statuses=_ANY_STATUS
+        ):
+            pool[f.fact_id] = f
+        pool = {k: f for k, f in pool.items() if f.predicate != DELETED_PREDICATE}
     out: list[tuple[StoredFact, str]] = []
     near: list[tuple[float, StoredFact]] = []
     for f in sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id)):
@@ -176,7 +212,7 @@ def referenced_facts(
             out.append((f, "topic_words"))  # a topic's word or one of its synonyms
         elif f.predicate in predicates or any(p in f.value for p in placeholders):
             out.append((f, "topic_predicate"))
-        elif op != "stop":
+        elif op != "stop" and f.status is not FactStatus.SUPERSEDED:
             sim = cosine(f.embedding, topic_vec)
             if sim >= REFERENCE_MIN_SIMILARITY:
                 near.append((sim, f))

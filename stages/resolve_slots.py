@@ -39,6 +39,7 @@ from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 __all__ = [
     "SlotMatch",
     "anchors",
+    "changed_clause",
     "clause_terms",
     "same_clause",
     "slot_terms",
@@ -136,6 +137,30 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
     return out
 
 
+def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
+    """The nouns a name in a sentence fills, read from a noun phrase: a determiner, then a
+    noun and a name in either order ("la formule Basique", "the Starter plan").
+
+    >>> sorted(head_terms("Mon abonnement est la formule Basique"))
+    ['formule']
+    >>> sorted(head_terms("I am on the Starter plan")), sorted(head_terms("We use Jenkins"))
+    (['plan'], [])
+    """
+    if _CJK_RE.search(value):
+        return set()
+    toks = [m.group(0) for m in _TOKEN_RE.finditer(value)]
+    named = {i for i, t in enumerate(toks) if i > 0 and (t[:1].isupper() or t[:1].isdigit())}
+    out: set[str] = set()
+    for i in range(1, len(toks) - 1):
+        if normalise(toks[i - 1]) not in lex.determiners:
+            continue
+        for noun, name in ((i, i + 1), (i + 1, i)):
+            n = normalise(toks[noun])
+            if name in named and noun not in named and len(n) > 2 and n not in lex.stopwords:
+                out.add(n)
+    return out
+
+
 def _val(f: StoredFact | CandidateFact) -> str:
     return f.value if isinstance(f, StoredFact) else f.object
 
@@ -190,8 +215,12 @@ def slot_update_target(
             slot = slot_terms(f, lex)
             if any(_mentions(words, flat, t) for t in slot):
                 rank, why = 2, "slot"
+            elif head_terms(f.value, lex) & head_terms(c.object, lex):
+                rank, why = 2, "head"  # "la formule Basique" -> "la formule Premium"
             elif any(_mentions(words, flat, a) for a in anchors(f.value, sentence=_is_sentence(f))):
                 rank, why = 1, "anchor"
+            elif changed_clause(f, c, lex):
+                rank, why = 1, "clause"
             else:
                 continue
             sim = _cos(f.embedding, vec)
@@ -242,7 +271,29 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
     small = min(len(ta), len(tb))
     if small < 2:
         return False
+    if (ta - tb) and (tb - ta) and (_context_cue(a, lex) or _context_cue(b, lex)):
+        return False  # the sentence says something changed and each side has its own value
     return len(ta & tb) / small >= CLAUSE_OVERLAP
+
+
+def _context_cue(f: StoredFact | CandidateFact, lex: Lexicon) -> bool:
+    return isinstance(f, CandidateFact) and lex.has_change_cue(f.context)
+
+
+def changed_clause(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
+    """``c`` restates ``f``'s clause frame with another value ("... por teléfono" ->
+    "... por correo"), a fact of the same type: at least two content terms shared, half
+    of the smaller clause, and a term of its own on each side. The caller has checked for
+    a change cue."""
+    (_, rest_f), (_, rest_c) = _owner_and_rest(f.subject), _owner_and_rest(c.subject)
+    if f.type != c.type or (rest_f and rest_c and rest_f != rest_c):
+        return False  # an instruction on the words of an event is no new value of it
+    tf, tc = clause_terms(f, lex), clause_terms(c, lex)
+    shared = tf & tc
+    small = min(len(tf), len(tc))
+    return bool(
+        (tf - tc) and (tc - tf) and len(shared) >= 2 and small and len(shared) / small >= 0.5
+    )
 
 
 def _anchors_within(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:

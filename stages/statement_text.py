@@ -275,14 +275,48 @@ def _noun_phrase(text: str) -> str:
 def family(statement: str) -> str:
     """The predicate family of a statement from the word lists, ``statement`` otherwise.
 
+    A subject pronoun after the verb (German verb-second: "seit März arbeite ich bei")
+    is read in the plain order; a phrase of ``named_phrases`` ("call me", "joined") counts
+    only when a name follows it.
+
     >>> family("I moved to Denver last month"), family("Ich ernähre mich vegan")
     ('lives_in', 'diet')
+    >>> family("Seit März arbeite ich bei Bosch"), family("I joined a gym")
+    ('works_at', 'statement')
     """
     norm = normalise_text(statement)
-    for name, _words in lexicon()["families"]:
-        if _family_matcher(name).search(norm):
+    lex = lexicon()
+    inverted = [w for w in lex.get("inverted_subjects", ())]
+    if inverted:
+        alt = "|".join(re.escape(w) for w in inverted)
+        plain = re.sub(rf"(?<=\w) (?:{alt})(?= \w)", "", norm)
+    else:
+        plain = norm
+    named = set(lex.get("named_phrases", ()))
+    for name, _words in lex["families"]:
+        for text in (norm, plain) if plain != norm else (norm,):
+            m = _family_matcher(name).search(text)
+            if m is None:
+                continue
+            if m.group(0).strip() in named and not _names_someone(statement, m.group(0)):
+                continue  # "call me every Friday": a time, not a name
             return str(name)
     return "statement"
+
+
+def _names_someone(statement: str, phrase: str) -> bool:
+    """In a statement whose writer uses capitals, the word after a naming phrase is
+    capitalised (or not Latin): "call me Jon" names, "call me every Friday" does not."""
+    low = statement.lower()
+    at = low.find(phrase.strip())
+    if at < 0 or len(low) != len(statement):
+        return True
+    nxt = statement[at + len(phrase.strip()) :].lstrip(" ,:")
+    if nxt.lower().startswith(("a ", "an ", "the ")):
+        return False  # "joined a gym", "joined the call"
+    if not any(ch.isupper() for ch in statement[1:]):
+        return True  # a writer who uses no capitals: nothing to read from case
+    return not nxt or not nxt[0].isalpha() or not nxt[0].islower()
 
 
 @cache

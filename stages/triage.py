@@ -381,6 +381,9 @@ def triage(
 
     if _MEMORY_SIGNAL_RE.search(text.lower()):
         return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
+    if any(r.op == "delete" for r in find_references(text)):
+        # "could you delete my phone number?": a request about memory, not a question
+        return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
 
     words = _WORD_RE.findall(text)
     n_cjk = len(_CJK_CHAR_RE.findall(text))

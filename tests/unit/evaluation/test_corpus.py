@@ -272,3 +272,19 @@ def test_read_jsonl_names_bad_lines(tmp_path: Path) -> None:
     assert "bad.jsonl:3: keep" in msg
     with pytest.raises(CorpusError, match="does not exist"):
         read_jsonl(tmp_path / "missing.jsonl", labelled.LabelledTurn)
+
+
+def test_the_third_scenario_file_covers_the_frozen_failure_classes() -> None:
+    """scenarios_dev3.jsonl (issue 9 item 3, written before tuning): eight scenarios for each
+    of six classes, three domains and six languages, read with the other development files."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev3.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev3.jsonl"])
+    by_class = Counter(s.covers[0] for s in stories)
+    for cls in ("supersede", "as_of", "dedupe", "deletion", "retraction", "noise"):
+        assert by_class[cls] == 8, cls
+        domains = {t for s in stories if s.covers[0] == cls for t in s.covers}
+        assert {"coding", "support", "personal"} <= domains, cls
+    langs = {t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}}
+    assert langs == {"en", "de", "fr", "es", "pt", "zh"}

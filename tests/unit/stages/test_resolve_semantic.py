@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memgate.core.embedding import HashingEmbedder
@@ -267,9 +268,194 @@ def test_deletion_request_removes_the_content(store: EmbeddedIndex) -> None:
     assert (res.action.value, dec.reason) == ("SUPERSEDE", "deletion_requested")
     stored = store.list_facts("acme", "u1", include_inactive=True)
     assert not any("Porto" in f.model_dump_json() for f in stored)
-    gone = next(f for f in stored if f.predicate == "lives_in")
+    # the erased row names neither the value nor the predicate (deletion semantics)
+    gone = next(f for f in stored if f.predicate == "deleted")
     assert (gone.status, gone.value, gone.embedding) == (FactStatus.SUPERSEDED, DELETED_VALUE, None)
     assert next(f for f in stored if f.value == "Vim").status is FactStatus.ACTIVE
+
+
+def test_deletion_erases_every_fact_naming_the_topic_whatever_its_subject(
+    store: EmbeddedIndex,
+) -> None:
+    """The deletion semantics: an explicit request erases every fact of that user about the
+    topic (any subject, current or superseded); what stays is a row with ids and times and
+    no content (the audit of the erasure), never the topic's words."""
+    apply(store, cand("a firefighter", "works_as", days=0, subject="user's brother tomasz"))
+    apply(store, cand("Austin", "lives_in", days=0, subject="tomasz"))
+    apply(store, cand("running", "likes", days=0, multi=True))
+    _, dec = apply(store, ref("my brother Tomasz", "delete", days=5))
+    assert (dec.reason, dec.details["closed"]) == ("deletion_requested", 2)
+    stored = store.list_facts("acme", "u1", include_inactive=True)
+    assert not any("tomasz" in f.model_dump_json().lower() for f in stored)
+    assert not any("Austin" in f.model_dump_json() for f in stored)
+    assert facts(store)["running"].status is FactStatus.ACTIVE
+    # nothing left points at the turn the erased facts came from
+    assert not any("t0" in f.source_turn_ids for f in stored if f.value != "running")
+
+
+def test_deletion_erases_the_superseded_history_of_the_topic(store: EmbeddedIndex) -> None:
+    apply(store, cand("Heroku", "deploys_with", days=0, subject="team"))
+    apply(store, cand("Fly.io", "deploys_with", days=30, subject="team"))
+    assert facts(store)["Heroku"].status is FactStatus.SUPERSEDED
+    apply(store, ref("our deployment platform", "delete", days=60, subject="team"))
+    dumped = " ".join(
+        f.model_dump_json() for f in store.list_facts("acme", "u1", include_inactive=True)
+    )
+    assert "Heroku" not in dumped and "Fly.io" not in dumped
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (
+            "que me contacten por teléfono",
+            "que me contacten por correo electrónico",
+            "Ahora prefiero que me contacten por correo electrónico.",
+        ),
+        ("我在腾讯工作", "我现在在字节跳动工作了", "我现在在字节跳动工作了。"),
+    ],
+)
+def test_a_changed_value_with_a_change_cue_is_no_duplicate_however_near(
+    store: EmbeddedIndex, old: str, new: str, said: str
+) -> None:
+    """Similarity alone cannot tell a paraphrase from an update ("now ... by email"): a
+    candidate that says something changed and names another value supersedes."""
+    apply(store, cand(old, "prefers:contact", days=0, type_=FactType.PREFERENCE))
+    stored = facts(store)[old]
+    assert stored.embedding is not None
+    item = cand(new, "prefers:contact", days=30, type_=FactType.PREFERENCE)
+    item = item.model_copy(
+        update={"candidate": item.candidate.model_copy(update={"context": said})}
+    )
+    vec = np.asarray(stored.embedding)  # as near as can be
+    out = Resolver(preset("balanced"), EMB, clock=CLOCK).resolve(item, store, vec)
+    res = next(e for e in out if isinstance(e, Resolution))
+    assert res.action.value == "SUPERSEDE", res.reason
+
+
+@pytest.mark.parametrize(
+    ("topic", "subject", "predicate", "value"),
+    [
+        ("mi mascota", "user's dog", "name", "Rocco"),  # a broader word
+        ("mon magasin de retrait", "user's preferred pickup store", "statement", "Part-Dieu"),
+        ("快递", "user", "prefers:courier", "SF Express"),  # another language
+        ("meinem Haustier", "user's cat", "name", "Mimi"),
+        ("mon employeur", "user", "statement", "I work for Initech"),  # no predicate
+        ("mi cumpleaños", "user", "statement", "My birthday is on March 3"),
+        ("meu carro", "user", "statement", "My car is a Honda Civic"),
+    ],
+)
+def test_a_deletion_topic_reaches_facts_named_by_a_synonym_or_hypernym(
+    store: EmbeddedIndex, topic: str, subject: str, predicate: str, value: str
+) -> None:
+    apply(store, cand(value, predicate, days=0, subject=subject))
+    apply(store, cand("the cello", "plays", days=0))
+    apply(store, ref(topic, "delete", days=3))
+    stored = store.list_facts("acme", "u1", include_inactive=True)
+    assert not any(value in f.model_dump_json() for f in stored)
+    assert facts(store)["the cello"].status is FactStatus.ACTIVE
+
+
+def test_a_latin_name_inside_chinese_text_is_a_word_of_its_own(store: EmbeddedIndex) -> None:
+    """Chinese has no spaces: 'Jenkins' in '我们用Jenkins做持续集成' is still a word."""
+    apply(store, cand("我们用Jenkins做持续集成", "statement", days=0))
+    _, dec = apply(store, ref("Jenkins", "stop", days=3, subject="team"))
+    assert dec.reason == "stopped_by_reference"
+    assert facts(store)["我们用Jenkins做持续集成"].status is FactStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("old", "old_subject", "new"),
+    [
+        (
+            "Mon abonnement est la formule Basique",
+            "user's abonnement",
+            "Je suis passé à la formule Premium la semaine dernière",
+        ),
+        ("I am on the Starter plan", "user", "I switched to the Business plan"),
+    ],
+)
+def test_a_change_naming_the_same_head_noun_as_the_old_name_updates_it(
+    store: EmbeddedIndex, old: str, old_subject: str, new: str
+) -> None:
+    """'la formule Basique' -> 'la formule Premium': the noun a name heads after a
+    determiner is the slot the name fills, in any language."""
+    apply(store, cand(old, "statement", days=0, subject=old_subject, multi=True))
+    res, _ = apply(store, cand(new, "statement", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", res.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_a_verb_before_a_name_is_no_head_noun(store: EmbeddedIndex) -> None:
+    apply(store, cand("We use Jenkins for CI", "statement", days=0, subject="team", multi=True))
+    later = cand("We now use GitLab for issues", "statement", days=30, subject="team", multi=True)
+    apply(store, later)
+    assert facts(store)["We use Jenkins for CI"].status is FactStatus.ACTIVE
+
+
+def test_the_same_clause_with_another_value_and_a_change_cue_updates_it(
+    store: EmbeddedIndex,
+) -> None:
+    """'prefiero que me contacten por teléfono' -> 'Ahora ... por correo': one clause frame,
+    another value, a change cue in the sentence: an update, not a paraphrase."""
+    old = "que me contacten por teléfono"
+    apply(store, cand(old, "prefers:other", days=0, type_=FactType.PREFERENCE, multi=True))
+    item = cand(
+        "que me contacten por correo electrónico",
+        "prefers:other",
+        days=30,
+        type_=FactType.PREFERENCE,
+        multi=True,
+    )
+    said = "Ahora prefiero que me contacten por correo electrónico."
+    item = item.model_copy(
+        update={"candidate": item.candidate.model_copy(update={"context": said})}
+    )
+    res, _ = apply(store, item)
+    assert res.action.value == "SUPERSEDE", res.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_an_instruction_on_the_same_words_does_not_replace_an_event(store: EmbeddedIndex) -> None:
+    """A clause frame with another value is an update only between facts of one type."""
+    event = "deployed the billing service to Kubernetes"
+    apply(store, cand(event, "statement", days=0, type_=FactType.EVENT, multi=True))
+    rule = cand(
+        "always deploy the billing service with a canary",
+        "statement",
+        days=1,
+        type_=FactType.INSTRUCTION,
+        multi=True,
+    )
+    said = "From now on, always deploy the billing service with a canary."
+    ctx = rule.candidate.model_copy(update={"context": said})
+    rule = rule.model_copy(update={"candidate": ctx})
+    apply(store, rule)
+    assert facts(store)[event].status is FactStatus.ACTIVE
+
+
+def test_a_retraction_said_with_forget_erases_the_content_but_names_the_turn(
+    store: EmbeddedIndex,
+) -> None:
+    """'Oublie ce que je t'ai dit sur mon régime, je parlais de mon frère': the content
+    goes; unlike an explicit deletion request, the row still names the withdrawn turn."""
+    from memgate.core.events import Role
+
+    apply(store, cand("végétarien", "diet", days=0))
+    turn = TurnEvent(
+        tenant_id="acme", user_id="u1", session_id="s2", turn_id="t2", role=Role.USER,
+        content="Oublie ce que je t'ai dit sur mon régime, je parlais de mon frère.",
+        ts=T0 + timedelta(days=2),
+    )  # fmt: skip
+    (said,) = with_references(turn, [])
+    red = RedactedCandidate(candidate=said, redaction=RedactionResult(action=RedactionAction.CLEAN))
+    apply(store, red)
+    (row,) = store.list_facts("acme", "u1", include_inactive=True)
+    assert (row.status, row.value, row.source_turn_ids) == (
+        FactStatus.SUPERSEDED,
+        DELETED_VALUE,
+        ["t0"],
+    )
 
 
 def test_stop_by_reference_closes_facts_naming_the_tool(store: EmbeddedIndex) -> None:
