@@ -241,6 +241,14 @@ class Resolver:
         absorbed = self._absorbed_by(c, key, existing, view, value_n, vec)
         if absorbed is not None:
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": absorbed.fact_id})
+        # the fact this candidate made the first time was erased at the user's request
+        # since: its tombstone has the same id (ids derive from key, value, first turn),
+        # and a redelivery must not bring the content back
+        made = fact_id_for(key, c.object, turn_id)
+        if view.by_key(c.tenant_id, c.user_id, fact_key(
+            c.tenant_id, c.user_id, "user", DELETED_PREDICATE, made
+        )):  # fmt: skip
+            return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": made})
 
         current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
         active = next((f for f in current if f.status is FactStatus.ACTIVE), None)

@@ -248,3 +248,29 @@ def test_a_redelivered_retraction_of_a_sentence_fact_finds_what_it_closed(
         clock = INGEST_TIME[table]
         for row in rows:
             assert {**by_id.pop(row["event_id"]), clock: None} == {**row, clock: None}
+
+
+@pytest.mark.parametrize("lag", [True, False], ids=["before-journal", "after-journal"])
+def test_a_redelivered_turn_does_not_bring_back_what_the_user_had_erased(
+    audit_path: Path, gate_settings: Settings, lag: bool
+) -> None:
+    """A deletion request erases the fact (its tombstone keeps the id, not the content);
+    the turn that made it, delivered again, finds the tombstone and writes nothing."""
+    at = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+    texts = ["I like jazz, especially Coltrane.", "Please forget that I like jazz."]
+    turns = [
+        TurnEvent(
+            tenant_id="acme",
+            user_id="alice",
+            session_id="s1",
+            turn_id=f"t{i}",
+            role="user",
+            content=text,
+            ts=at + timedelta(minutes=i),
+        )
+        for i, text in enumerate(texts)
+    ]
+    once = through_agents(gate_settings, audit_path, _name(), [turns], audit_lag=lag)
+    got = through_agents(gate_settings, audit_path, _name(), [turns, turns[:1]], audit_lag=lag)
+    assert got.facts == once.facts
+    assert not [f for f in once.facts if "jazz" in str(f).lower()]  # erased, not kept
