@@ -165,6 +165,13 @@ def _val(f: StoredFact | CandidateFact) -> str:
     return f.value if isinstance(f, StoredFact) else f.object
 
 
+#: A fact whose value is longer than this many words is a sentence of its own: a name or
+#: number it shares with a later remark is no sign that the remark replaces it (on
+#: LoCoMo's chat, 86 of 90 slot updates came that way, names of the other speaker above
+#: all, and recall@10 fell from 0.92x to 0.81x of the baseline).
+ANCHOR_MAX_WORDS = 6
+
+
 def _is_sentence(f: StoredFact | CandidateFact) -> bool:
     return f.predicate == "statement" or f.predicate.endswith(":other")
 
@@ -217,7 +224,9 @@ def slot_update_target(
                 rank, why = 2, "slot"
             elif head_terms(f.value, lex) & head_terms(c.object, lex):
                 rank, why = 2, "head"  # "la formule Basique" -> "la formule Premium"
-            elif any(_mentions(words, flat, a) for a in anchors(f.value, sentence=_is_sentence(f))):
+            elif len(f.value.split()) <= ANCHOR_MAX_WORDS and any(
+                _mentions(words, flat, a) for a in anchors(f.value, sentence=_is_sentence(f))
+            ):
                 rank, why = 1, "anchor"
             elif changed_clause(f, c, lex):
                 rank, why = 1, "clause"

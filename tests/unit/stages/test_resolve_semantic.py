@@ -626,6 +626,19 @@ def test_a_change_naming_the_old_value_supersedes_it(store: EmbeddedIndex) -> No
     assert facts(store)[old].status is FactStatus.SUPERSEDED
 
 
+def test_a_word_shared_with_a_long_sentence_does_not_replace_it(store: EmbeddedIndex) -> None:
+    """Chat names the other speaker all the time: a later remark with a change cue that
+    shares a name (an anchor) with an earlier sentence-long fact is a new fact, not its
+    update. On LoCoMo such anchor matches superseded 86 facts and cost 0.11x of
+    recall@10."""
+    old = "I went to the pride parade with Melanie last week and it was amazing"
+    apply(store, cand(old, "statement", days=0, multi=True))
+    later = "Melanie and I now paint together every weekend"
+    res, _ = apply(store, cand(later, "statement", days=9, multi=True))
+    assert res.action.value == "ADD"
+    assert facts(store)[old].status is FactStatus.ACTIVE
+
+
 def test_naming_the_slot_without_a_change_cue_supersedes_nothing(store: EmbeddedIndex) -> None:
     apply(
         store, cand("Mi plan es el Básico", "statement", days=0, subject="user's plan", multi=True)
