@@ -232,6 +232,14 @@ class Resolver:
             return out(ResolutionAction.REJECT, "task_failed", [])
 
         if is_reference(c):
+            if (reference_op(c) == "stop" and c.type in p.confirmation_required_types
+                    and not c.confirmed):
+                # "we moved from X to Y": the stop of X is the other half of the correction
+                # to Y; a policy that holds corrections for confirmation holds both, so the
+                # old value stays current until the new one is confirmed (a retraction or
+                # a deletion request is honoured at once under every policy)
+                why = "needs_confirmation" + ("_or_evidence" if p.min_sessions > 1 else "")
+                return out(ResolutionAction.REJECT, why, [], {"op": "stop"})  # as the correction
             return self._by_reference(c, view, now, out)
 
         existing = view.by_key(c.tenant_id, c.user_id, key)

@@ -223,6 +223,7 @@ from memgate.stages.extract_text import (
     _meaningful,
 )
 from memgate.stages.policy import claimed_source
+from memgate.stages.references import change_frames
 from memgate.stages.vocabulary import MULTI_VALUED_PREDICATES
 
 __all__ = [
@@ -273,7 +274,8 @@ class RuleExtractor:
             if said:
                 hits.append(max(said, key=lambda h: (_statement_score(h.object),
                                                      len(h.object))))
-        return self._facts(turn, _merge_events(hits))
+        facts = self._facts(turn, _merge_events(hits))
+        return facts + change_frames(turn, facts)
 
     # ---------------------------------------------------------------- internals
 

@@ -33,8 +33,10 @@ from memgate.stages.reference_clauses import clause_references
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
 __all__ = [
+    "CHANGE_FRAME",
     "REFERENCE_PREDICATE",
     "Reference",
+    "change_frames",
     "find_references",
     "is_reference",
     "is_retracted_deletion",
@@ -52,6 +54,8 @@ _TEAM_RE: Final = re.compile(
     r"(?<!\w)(?:we|our|us|wir|unser\w*|nous|notre|nos|on|nosotros|nuestr\w*|nós|noss\w*)(?!\w)|我们"
 )
 _VERSION: Final = "1.0.0"
+#: The rationale of a change sentence kept as the new fact (:func:`change_frames`).
+CHANGE_FRAME: Final = "change frame"
 _RETRACTED: Final = ":retracted"
 
 
@@ -131,6 +135,54 @@ def _inside(obj: str, clauses: list[str]) -> bool:
     return bool(obj) and any(cl and (obj in cl or cl in obj) for cl in clauses)
 
 
+def change_frames(turn: TurnEvent, facts: list[CandidateFact]) -> list[CandidateFact]:
+    """The change sentences of a turn an extractor read nothing else from.
+
+    "Wir sind von npm auf pnpm umgestiegen": a correction worth keeping (the new
+    value) that no rule reads. An extractor calls this with its own candidates and
+    adds what it returns; the reference candidates of :func:`with_references` then
+    stop the old value. It is the extractor's judgment, not the pipeline's: an
+    extractor that keeps nothing gets nothing from here.
+    """
+    if turn.role is not Role.USER or not turn.content.strip():
+        return []
+    refs = find_references(turn.content)
+    if not refs:
+        return []
+    clauses = [normalise(r.clause) for r in refs]
+    if any(f.retracts or not _inside(normalise(f.object), clauses) for f in facts):
+        return []
+    source = claimed_source(turn.metadata)
+    out: list[CandidateFact] = []
+    for i, r in enumerate(refs):
+        said = r.sentence.strip().rstrip(".!?。！？ ")
+        if said:
+            out.append(
+                CandidateFact(
+                    candidate_id=stable_id(turn.tenant_id, turn.turn_id, "change", str(i)),
+                    tenant_id=turn.tenant_id,
+                    user_id=turn.user_id,
+                    session_id=turn.session_id,
+                    type=FactType.CORRECTION,
+                    subject=r.subject,
+                    predicate="statement",
+                    object=said[:2_000],
+                    confidence=0.9,
+                    valid_from=turn.ts,
+                    rationale=CHANGE_FRAME,
+                    source_turn_ids=[turn.turn_id],
+                    extractor="references",
+                    extractor_version=_VERSION,
+                    turn_ts=turn.ts,
+                    outcome=turn.outcome,
+                    confirmed=turn.confirmed,
+                    multi_valued=True,
+                    source=source,
+                )
+            )
+    return out
+
+
 def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[CandidateFact]:
     """The extractor's candidates plus one reference candidate per reference clause.
 
@@ -143,37 +195,9 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     if not refs:
         return facts
     clauses = [normalise(r.clause) for r in refs]
-    kept = [f for f in facts if f.retracts or not _inside(normalise(f.object), clauses)]
+    kept = [f for f in facts if f.retracts or f.rationale == CHANGE_FRAME
+            or not _inside(normalise(f.object), clauses)]
     source = claimed_source(turn.metadata)
-    if not kept:
-        # a change frame ("von npm auf pnpm umgestiegen") the extractor read nothing from:
-        # the sentence is the correction worth keeping (the new value)
-        for i, r in enumerate(refs):
-            said = r.sentence.strip().rstrip(".!?。！？ ")
-            if said:
-                kept.append(
-                    CandidateFact(
-                        candidate_id=stable_id(turn.tenant_id, turn.turn_id, "change", str(i)),
-                        tenant_id=turn.tenant_id,
-                        user_id=turn.user_id,
-                        session_id=turn.session_id,
-                        type=FactType.CORRECTION,
-                        subject=r.subject,
-                        predicate="statement",
-                        object=said[:2_000],
-                        confidence=0.9,
-                        valid_from=turn.ts,
-                        rationale="change frame",
-                        source_turn_ids=[turn.turn_id],
-                        extractor="references",
-                        extractor_version=_VERSION,
-                        turn_ts=turn.ts,
-                        outcome=turn.outcome,
-                        confirmed=turn.confirmed,
-                        multi_valued=True,
-                        source=source,
-                    )
-                )
     for i, r in enumerate(refs):
         kept.append(
             CandidateFact(

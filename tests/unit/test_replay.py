@@ -49,7 +49,6 @@ def test_the_same_policy_replays_to_no_change(data: Path) -> None:
     assert report["counts"] == {} and report["turns"] == 28 and not report["applied"]
 
 
-@pytest.mark.xfail(strict=True, reason="regression of session 5 (resolution round 3): the shadow diff reports 4 dropped instead of 2 dropped + 2 superseded; open on issue 12")  # noqa: E501
 def test_a_stricter_policy_is_reported_then_applied(data: Path) -> None:
     before = _facts(data)
     shadow = json.loads(

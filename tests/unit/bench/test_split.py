@@ -21,7 +21,11 @@ from memgate.bench.split import SplitBench, load_split, run_split
 from memgate.cli import app
 from memgate.core.errors import ConfigError
 from memgate.core.settings import Settings
-from tests.unit.bench.test_locomo import KeepAll, NoTieEmbedder, write_conversation
+from tests.unit.bench.test_locomo import (
+    NoTieEmbedder,
+    _keep_everything,
+    write_conversation,
+)
 
 
 @pytest.fixture
@@ -98,7 +102,6 @@ def test_each_split_is_measured_on_its_own_conversations_alone(
     assert dev["baseline_recall@10"] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="regression of session 5 (triage classifier, stages/triage_model.py): the split fixture's recall ratio is 0.9583, not 1.0; open on issue 9")  # noqa: E501
 def test_targets_are_met_or_missed_by_how_much(
     data: Path, split_file: Path, tmp_path: Path
 ) -> None:
@@ -107,7 +110,7 @@ def test_targets_are_met_or_missed_by_how_much(
         split=load_split(split_file),
         which="heldout",
         workdir=tmp_path / "w",
-        **_kw(tmp_path, policies=["permissive"], extractor=KeepAll()),
+        **_kw(tmp_path, policies=["permissive"], pipeline_factory=_keep_everything),
     )
     assert bench.names == ["heldout"]
     f = bench.figures("heldout")

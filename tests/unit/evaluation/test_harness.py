@@ -181,7 +181,6 @@ def test_a_gate_that_keeps_everything_recalls_every_keep_turn(tmp_path: Path) ->
         assert c.fn == 0 and c.tn == 0, kind
 
 
-@pytest.mark.xfail(strict=True, reason="regression of session 5 (stages/references.py keeps a change frame the extractor read nothing from): a keep-nothing gate stores 4 turns; open on issue 9")  # noqa: E501
 def test_a_gate_that_keeps_nothing_scores_zero(tmp_path: Path) -> None:
     path = EVAL_DIR / BUNDLED_FILES["labelled"]
     rep = labelled.evaluate(

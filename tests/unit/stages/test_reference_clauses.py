@@ -165,13 +165,17 @@ def test_a_change_frame_the_extractor_read_nothing_from_is_kept_as_a_statement()
     from datetime import UTC, datetime
 
     from memgate.core.events import TurnEvent
+    from memgate.stages.extract import RuleExtractor
     from memgate.stages.references import is_reference, with_references
 
     t = TurnEvent(
         tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
         content="Wir sind von npm auf pnpm umgestiegen.", ts=datetime(2024, 1, 1, tzinfo=UTC),
     )  # fmt: skip
-    got = with_references(t, [])
+    assert [c for c in with_references(t, []) if not is_reference(c)] == [], (
+        "the pipeline's reference layer keeps nothing an extractor did not"
+    )
+    got = with_references(t, RuleExtractor().extract(t))
     said = [c for c in got if not is_reference(c)]
     assert [c.object for c in said] == ["Wir sind von npm auf pnpm umgestiegen"]
     assert said[0].subject == "team" and said[0].predicate == "statement"

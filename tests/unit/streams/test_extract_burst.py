@@ -22,6 +22,7 @@ import pytest
 from memgate.stages.detectors import Detector
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.extract_anthropic import AnthropicExtractor
+from memgate.stages.triage import TriageVerdict, triage
 from memgate.streams.app import Worker
 from memgate.streams.metrics import Metrics
 from memgate.streams.topology import DLQ_TOPIC
@@ -61,7 +62,7 @@ BURST: list[tuple[str, list[Reply]]] = [
     ("I use vim as my editor.", [malformed_payload(), malformed_payload(), tool_use_reply([VIM])]),
     (f"My email is {EMAIL}, send the reports there.", _hung(3)),
     ("I prefer Python for scripting.", [rate_limited(retry_after=2)] * 3),
-    (f"Call me on {PHONE} if the deploy fails.", [malformed_items_reply([{"type": "nonsense"}])]),
+    (f"My phone number is {PHONE}.", [malformed_items_reply([{"type": "nonsense"}])]),
     ("I prefer dark mode in every editor.", [text_reply()]),
     (f"My API key is {SECRET} for the staging account.",
      [*_hung(1), rate_limited(retry_after=1), tool_use_reply([])]),
@@ -103,7 +104,6 @@ def _labels(metrics: Metrics, name: str, label: str) -> dict[str, float]:
     return dict(out)
 
 
-@pytest.mark.xfail(strict=True, reason="regression of session 5 (triage classifier drops turns of the burst script before extraction, so the decision order differs); open on issue 15")  # noqa: E501
 def test_a_burst_of_faults_loses_no_turn_and_every_turn_gets_a_decision(
     gate: Gate, api: AnthropicStandIn, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -115,6 +115,8 @@ def test_a_burst_of_faults_loses_no_turn_and_every_turn_gets_a_decision(
         client, "claude-haiku-4-5", max_attempts=ATTEMPTS, backoff_cap=BACKOFF_CAP,
         fallback=RuleExtractor(), sleep=sleeps.append,
     )  # fmt: skip
+    # the script's replies line up with the turns only if triage passes every turn on
+    assert all(triage(turn("x", text))[0] is TriageVerdict.KEEP for text, _ in BURST)
     metrics = Metrics()
     worker = Worker(gate.settings, gate.pipeline(extractor), gate.retrieval, gate.audit, metrics)
     turns = [
