@@ -1,12 +1,12 @@
-"""Per-user fairness at the input stage, through the agents' bodies on the in-memory topics.
-
-A burst of one user (1,000 turns here: on the agents' path every turn costs a
+"""Per-user fairness at the input stage, through the agents' bodies on the in-memory
+topics. A burst of one user (1,000 turns here: on the agents' path every turn costs a
 journal lookup in chDB, about 40 ms on the shared test machine;
-``MEMGATE_FAIR_BURST_TURNS=5000`` runs the 5,000-turn form), with a few turns of other users of the same
-partition among them: the other users' turns go through the stages at once (behind at
-most ``burst`` of the burst's turns), the burst goes on at the user's quota from the
-deferred topic, every turn is processed exactly once, each user's turns in their
-order, and the stores end up as the in-process run of the same turns leaves them.
+``MEMGATE_FAIR_BURST_TURNS=5000`` runs the 5,000-turn form), with a few turns of other
+users of the same partition among them: the other users' turns go through the stages at
+once (behind at most ``burst`` of the burst's turns), the burst goes on at the user's
+quota from the deferred topic, every turn is processed exactly once, each user's turns
+in their order, and the stores end up as the in-process run of the same turns leaves
+them.
 A crash in the middle (the worker's memory lost, the uncommitted messages of the
 input and deferred topics delivered again) changes none of it: the markers are
 rebuilt from what the deferred topic still holds.
