@@ -2,7 +2,7 @@
 bodies on topics in memory (no services): the other users' wait and the burst's throughput,
 with per-user fairness (``fair_turns_per_s``, ``fair_burst``) and without.
 
-    .venv/bin/python benchmarks/bench_burst.py [--turns 100000] [--rate 200] [--burst 100]
+    .venv/bin/python benchmarks/bench_burst.py [--turns 100000] [--rate 100] [--burst 100]
         [--others-per-s 5] [--baseline-turns 5000]
 
 One event loop runs every agent as a task, as one ``memgate worker`` process does: the
@@ -17,7 +17,8 @@ Cheap settings, so that 100k turns run in minutes: the rule extractor and the ha
 embedder on the embedded SQLite index; the audit store is a list in memory whose journal
 answers the replay check (a chDB lookup per turn costs ~40 ms on the shared machine).
 The burst is what a misbehaving client sends: nine turns in ten are filler or questions
-that triage drops, one in ten a fact statement that goes through every stage.
+that triage drops, one in ten one of 50 fact statements, again and again, that goes
+through every stage (dedupe finds it: ``DUPLICATE``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -51,7 +53,7 @@ BURSTER = "acme/mallory"
 OTHERS = ("ann", "ben", "cat", "dan", "eve")
 SAYINGS = ("ok thanks", "What time is it?", "ok", "thanks!", "Can you explain that again?",
            "ok thanks", "What is the weather?", "great", "thanks, got it!",
-           "I live in city number {i}.")  # fmt: skip
+           "I live in city number {k}.")  # fmt: skip
 
 
 @dataclass
@@ -173,15 +175,22 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
                 await asyncio.sleep(1.0 / others_per_s)
 
         for i in range(n):
-            t = turn("mallory", i, SAYINGS[i % len(SAYINGS)].format(i=i))
+            # a client that repeats itself: 50 distinct statements, so that the user's
+            # facts (and dedupe's reads of them) stay bounded however long the burst
+            t = turn("mallory", i, SAYINGS[i % len(SAYINGS)].format(k=(i // 10) % 50))
             await topics.send("turns", t.partition_key, t.model_dump_json().encode())
         start = time.perf_counter()
         tasks = [asyncio.ensure_future(c) for c in (
             input_agent(), deferred_agent(), audit_agent(), others(),
             *(stage_agent(i) for i in range(1, len(ROUTES))),
         )]  # fmt: skip
+        shown = 0
         while len(burst_done) < n or len(done) < len(sent):
             await asyncio.sleep(0.05)
+            if len(burst_done) >= shown + n // 10:
+                shown = len(burst_done)
+                print(f"  {shown}/{n} burst turns, {time.perf_counter() - start:.0f} s",
+                      file=sys.stderr, flush=True)
         elapsed = max(burst_done) - start
         for task in tasks:
             task.cancel()
@@ -200,7 +209,7 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", type=int, default=100_000)
-    ap.add_argument("--rate", type=float, default=200.0)
+    ap.add_argument("--rate", type=float, default=100.0)
     ap.add_argument("--burst", type=int, default=100)
     ap.add_argument("--others-per-s", type=float, default=5.0)
     ap.add_argument("--baseline-turns", type=int, default=5_000,
