@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from memgate.core.events import TurnEvent
+from memgate.core.events import Role, TurnEvent
 from memgate.core.settings import Settings, load_settings
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.streams.app import Origin, Worker
@@ -79,7 +79,7 @@ def fair_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 def _turn(user: str, i: int, text: str) -> TurnEvent:
     return TurnEvent(
         tenant_id="acme", user_id=user, session_id=f"s{i // 1000}", turn_id=f"{user}-{i}",
-        role="user", content=text, ts=T0 + timedelta(seconds=i),
+        role=Role.USER, content=text, ts=T0 + timedelta(seconds=i),
     )  # fmt: skip
 
 
@@ -303,3 +303,40 @@ def test_in_process_the_other_users_go_first_and_the_result_is_the_same(
     _in_order(turns, order)
     want = in_process(fair_settings, audit_path, f"fair{next(_names)}", [turns])
     assert got.without_clock() == want.without_clock()
+
+
+def test_a_marker_stays_while_a_later_copy_is_on_its_way_to_the_broker() -> None:
+    """Two deferred copies in flight; the first acknowledged and processed before the
+    second's acknowledgement: the user still has a backlog (its next turn is deferred)."""
+    t = VirtualTime()
+    gate = FairGate(rate=1.0, burst=1, clock=t)
+    assert gate.defers("a/u") is False  # the one token
+    gate.deferring("a/u")  # offset 0, in flight
+    assert gate.defers("a/u") is True
+    gate.deferring("a/u")  # offset 1, in flight
+    gate.deferred("a/u", 0)
+    gate.undeferred("a/u", 0)  # processed before offset 1 was acknowledged
+    assert gate.defers("a/u") is True and gate.users_waiting == 1
+    gate.deferred("a/u", 1)
+    gate.undeferred("a/u", 1)
+    assert gate.users_waiting == 0
+
+
+def test_markers_rebuilt_from_the_deferred_partition_hold_the_input_back() -> None:
+    gate = FairGate(rate=0.0, burst=1)  # the quota off: a backlog still drains first
+    gate.assigned([0])
+
+    async def run() -> bool:
+        waiting = asyncio.ensure_future(gate.ready(0))
+        await asyncio.sleep(0)
+        held_back = not waiting.done()
+        gate.rebuild(0, [("a/u", 7), ("a/v", 8), ("a/u", 9)])
+        await waiting
+        return held_back
+
+    assert asyncio.run(run())
+    assert gate.defers("a/u") and gate.defers("a/v") and not gate.defers("a/w")
+    gate.undeferred("a/u", 7)
+    assert gate.defers("a/u")  # its last deferred turn is at 9
+    gate.undeferred("a/u", 9)
+    assert not gate.defers("a/u")
