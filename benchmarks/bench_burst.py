@@ -124,6 +124,7 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
         topics = Queues()
         sent: dict[str, float] = {}
         done: dict[str, float] = {}
+        pending: dict[str, list[str]] = {}
         burst_done: list[float] = []
         divert_s = [0.0]
 
@@ -151,9 +152,11 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
                 raw, origin = await topics.take(route.source)
                 await worker.handle(route, raw, origin, topics.send)
                 if i == len(ROUTES) - 1 and origin.key != BURSTER.encode():
-                    res = Resolution.model_validate_json(raw)
-                    for tid in res.source_turn_ids:
-                        done.setdefault(tid, time.perf_counter())
+                    # each of their turns yields one candidate, hence one resolution, and a
+                    # user's turns pass the stages in order: this is its oldest pending turn
+                    user = Resolution.model_validate_json(raw).user_id
+                    if pending.get(user):
+                        done[pending[user].pop(0)] = time.perf_counter()
                 await asyncio.sleep(0)
 
         async def audit_agent() -> None:
@@ -170,6 +173,7 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
                 who = OTHERS[i % len(OTHERS)]
                 t = turn(who, i, f"I prefer tea number {i} in the morning.")
                 sent[t.turn_id] = time.perf_counter()
+                pending.setdefault(who, []).append(t.turn_id)
                 await topics.send("turns", t.partition_key, t.model_dump_json().encode())
                 i += 1
                 await asyncio.sleep(1.0 / others_per_s)
@@ -184,9 +188,18 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
             input_agent(), deferred_agent(), audit_agent(), others(),
             *(stage_agent(i) for i in range(1, len(ROUTES))),
         )]  # fmt: skip
-        shown = 0
+        shown, finished = 0, 0.0
         while len(burst_done) < n or len(done) < len(sent):
             await asyncio.sleep(0.05)
+            for task in tasks:
+                if task.done():
+                    task.result()  # an agent that died: its error, not a hang
+            if len(burst_done) >= n:
+                finished = finished or time.perf_counter()
+                if time.perf_counter() - finished > 60:
+                    print(f"  {len(sent) - len(done)} turns of others not done after 60 s",
+                          file=sys.stderr, flush=True)
+                    break
             if len(burst_done) >= shown + n // 10:
                 shown = len(burst_done)
                 print(f"  {shown}/{n} burst turns, {time.perf_counter() - start:.0f} s",
@@ -196,7 +209,7 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         retrieval.close()
-    waits = sorted(done[t] - sent[t] for t in sent)
+    waits = sorted(done[t] - sent[t] for t in sent if t in done)
     q = statistics.quantiles(waits, n=100, method="inclusive") if len(waits) > 1 else waits * 99
     diverted = worker.metrics.turns_deferred._value.get()
     return {
