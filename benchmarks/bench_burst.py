@@ -2,23 +2,27 @@
 bodies on topics in memory (no services): the other users' wait and the burst's throughput,
 with per-user fairness (``fair_turns_per_s``, ``fair_burst``) and without.
 
-    .venv/bin/python benchmarks/bench_burst.py [--turns 100000] [--rate 100] [--burst 100]
+    .venv/bin/python benchmarks/bench_burst.py [--turns 100000] [--rate 200] [--burst 100]
         [--others-per-s 5] [--baseline-turns 5000]
 
 One event loop runs every agent as a task, as one ``memgate worker`` process does: the
 input agent (the gate), the deferred agent, the four stage agents after triage and the
 audit agent (up to 500 rows at a time). The topics are asyncio queues (a send costs nothing:
 the broker's latency is not measured). At t=0 the burst's turns are all on the input
-topic; meanwhile five other users send ``--others-per-s`` turns per second in all, each
+topic; meanwhile ``--other-users`` other users send ``--others-per-s`` turns per second in all, each
 of which yields one candidate. A turn's wait: from its send to the end of the persist
 step of its resolution.
 
 Cheap settings, so that 100k turns run in minutes: the rule extractor and the hashing
 embedder on the embedded SQLite index; the audit store is a list in memory whose journal
 answers the replay check (a chDB lookup per turn costs ~40 ms on the shared machine).
-The burst is what a misbehaving client sends: nine turns in ten are filler or questions
-that triage drops, one in ten one of 50 fact statements, again and again, that goes
-through every stage (dedupe finds it: ``DUPLICATE``).
+The burst is what a client in a loop sends: nine turns in ten are filler or questions
+that triage drops, the tenth one of five fact statements, again and again, that goes
+through every stage (dedupe finds it: ``DUPLICATE``). Statements that supersede one
+another (``I live in city number k``, k changing) would add a fact row each time, and
+dedupe's cost grows with a user's rows (15 ms per candidate at 300 rows, 120 ms at
+1,500 on this machine): ``c`` in the README's bound is then no constant, and the stages'
+backlog cap (``fair_max_backlog``) is what keeps the other users' wait bounded.
 """
 
 from __future__ import annotations
@@ -50,10 +54,10 @@ from memgate.streams.topology import AUDIT_TOPIC, DEFERRED_TOPIC, ROUTES, TOPIC_
 KEY = "bench-burst-hmac-key-0123456789abcdef012"
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 BURSTER = "acme/mallory"
-OTHERS = ("ann", "ben", "cat", "dan", "eve")
-SAYINGS = ("ok thanks", "What time is it?", "ok", "thanks!", "Can you explain that again?",
-           "ok thanks", "What is the weather?", "great", "thanks, got it!",
-           "I live in city number {k}.")  # fmt: skip
+FILLER = ("ok thanks", "What time is it?", "ok", "thanks!", "Can you explain that again?",
+          "ok thanks", "What is the weather?", "great", "thanks, got it!")
+STATEMENTS = ("I use Neovim as my editor.", "We deploy with Helm charts.", "I live in Lisbon.",
+              "My favourite drink is green tea.", "I prefer Python for scripting.")
 
 
 @dataclass
@@ -111,17 +115,24 @@ def turn(user: str, i: int, text: str) -> TurnEvent:
                      role="user", content=text, ts=T0 + timedelta(milliseconds=i))  # fmt: skip
 
 
-async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str, float]:
+async def run(
+    n: int, rate: float, burst: int, others_per_s: float, other_users: int, max_backlog: int
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as d:
         s = load_settings(data_dir=Path(d), embedder="hashing", hmac_key=KEY,
                           fair_turns_per_s=rate, fair_burst=burst)  # fmt: skip
         embedder = HashingEmbedder()
         retrieval = EmbeddedIndex(Path(d) / "retrieval.sqlite3", dim=embedder.dim)
         audit = MemoryJournal()
-        worker = Worker(s, build_pipeline(s, embedder), retrieval, audit,  # type: ignore[arg-type]
-                        Metrics(), gate=FairGate(rate, burst))  # fmt: skip
-        worker.ledger = audit
         topics = Queues()
+
+        def backlog() -> int:  # what waits in the stages after triage (on Kafka: their lag)
+            return sum(topics.q[r.source].qsize() for r in ROUTES[1:])
+
+        gate = FairGate(rate, burst, backlog=backlog, max_backlog=max_backlog)
+        worker = Worker(s, build_pipeline(s, embedder), retrieval, audit,  # type: ignore[arg-type]
+                        Metrics(), gate=gate)  # fmt: skip
+        worker.ledger = audit
         sent: dict[str, float] = {}
         done: dict[str, float] = {}
         pending: dict[str, list[str]] = {}
@@ -170,7 +181,7 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
         async def others() -> None:
             i = 0
             while len(burst_done) < n:
-                who = OTHERS[i % len(OTHERS)]
+                who = f"user{i % other_users}"
                 t = turn(who, i, f"I prefer tea number {i} in the morning.")
                 sent[t.turn_id] = time.perf_counter()
                 pending.setdefault(who, []).append(t.turn_id)
@@ -179,9 +190,9 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
                 await asyncio.sleep(1.0 / others_per_s)
 
         for i in range(n):
-            # a client that repeats itself: 50 distinct statements, so that the user's
-            # facts (and dedupe's reads of them) stay bounded however long the burst
-            t = turn("mallory", i, SAYINGS[i % len(SAYINGS)].format(k=(i // 10) % 50))
+            # a client in a loop: nine turns in ten filler, the tenth one of five statements
+            said = FILLER[i % 10] if i % 10 < 9 else STATEMENTS[(i // 10) % len(STATEMENTS)]
+            t = turn("mallory", i, said)
             await topics.send("turns", t.partition_key, t.model_dump_json().encode())
         start = time.perf_counter()
         tasks = [asyncio.ensure_future(c) for c in (
@@ -210,6 +221,8 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
         await asyncio.gather(*tasks, return_exceptions=True)
         retrieval.close()
     waits = sorted(done[t] - sent[t] for t in sent if t in done)
+    if not waits:
+        raise SystemExit("no turn of the other users was done: nothing to report")
     q = statistics.quantiles(waits, n=100, method="inclusive") if len(waits) > 1 else waits * 99
     diverted = worker.metrics.turns_deferred._value.get()
     return {
@@ -222,17 +235,19 @@ async def run(n: int, rate: float, burst: int, others_per_s: float) -> dict[str,
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", type=int, default=100_000)
-    ap.add_argument("--rate", type=float, default=100.0)
+    ap.add_argument("--rate", type=float, default=200.0)
     ap.add_argument("--burst", type=int, default=100)
     ap.add_argument("--others-per-s", type=float, default=5.0)
+    ap.add_argument("--other-users", type=int, default=500)
+    ap.add_argument("--max-backlog", type=int, default=500, help="fair_max_backlog")
     ap.add_argument("--baseline-turns", type=int, default=5_000,
                     help="the same burst without fairness (0: skip)")
     a = ap.parse_args()
-    fair = asyncio.run(run(a.turns, a.rate, a.burst, a.others_per_s))
-    setting = f"{a.turns} turns, rate {a.rate:g}/s, burst {a.burst}"
+    fair = asyncio.run(run(a.turns, a.rate, a.burst, a.others_per_s, a.other_users, a.max_backlog))
+    setting = f"{a.turns} turns, rate {a.rate:g}/s, burst {a.burst}, backlog {a.max_backlog}"
     rows = [
         {"what": f"others' wait p50 ({setting})", "figure": round(fair["p50"], 3), "unit": "s",
-         "note": f"{fair['others']} turns of 5 other users"},
+         "note": f"{fair['others']} turns of {a.other_users} other users"},
         {"what": f"others' wait p99 ({setting})", "figure": round(fair["p99"], 3), "unit": "s",
          "note": f"max {fair['max']:.3f} s"},
         {"what": f"burst throughput ({setting})", "figure": round(fair["throughput"], 1),
@@ -241,7 +256,9 @@ def main() -> None:
          "unit": "us", "note": f"{fair['diverted']:.0f} turns diverted (in memory: no broker)"},
     ]
     if a.baseline_turns:
-        base = asyncio.run(run(a.baseline_turns, 0.0, a.burst, a.others_per_s))
+        base = asyncio.run(
+            run(a.baseline_turns, 0.0, a.burst, a.others_per_s, a.other_users, 0)
+        )
         what = f"{a.baseline_turns} turns, no fairness"
         rows += [
             {"what": f"others' wait p50 ({what})", "figure": round(base["p50"], 3), "unit": "s"},

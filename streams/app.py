@@ -180,13 +180,20 @@ class Worker:
     gate: FairGate | None = None
     #: the turn ledger: the audit journal
     ledger: TurnLedger = field(init=False)
+    #: committed lag of this worker's partitions by (topic name without prefix, partition),
+    #: refreshed every 2 s by the lag timer (what the deferred agent's backpressure reads)
+    stage_lag: dict[tuple[str, int], int] = field(init=False, default_factory=dict)
     #: what the dedupe stage reads: the store, and this worker's recent writes on a store
     #: that needs a refresh before a search sees a write (:mod:`memgate.streams.recent`)
     recent: RecentFacts | None = field(init=False)
 
     def __post_init__(self) -> None:
         if self.gate is None:
-            self.gate = FairGate(self.settings.fair_turns_per_s, self.settings.fair_burst)
+            s = self.settings
+            self.gate = FairGate(
+                s.fair_turns_per_s, s.fair_burst,
+                backlog=self.stages_backlog, max_backlog=s.fair_max_backlog,
+            )  # fmt: skip
         self.ledger = JournalLedger(self.audit)
         self.recent = recent_facts(self.settings, self.retrieval)
         if hasattr(self.retrieval, "on_retry"):  # a store that retries inside (OpenSearch)
@@ -198,6 +205,11 @@ class Worker:
         self.facts_lock = (
             self.consolidator.lock if self.consolidator is not None else asyncio.Lock()
         )
+
+    def stages_backlog(self) -> int:
+        """Messages waiting in this worker's stage topics after triage (committed lag)."""
+        after = {r.source for r in ROUTES[1:]}
+        return sum(lag for (topic, _), lag in self.stage_lag.items() if topic in after)
 
     @property
     def view(self) -> FactView:
@@ -625,6 +637,8 @@ def create_app(worker: Worker) -> faust.App:
             await lag_reader.close()
             return
         now: set[tuple[str, str, str]] = set()
+        worker.stage_lag = {(tp.topic.rsplit(".", 1)[-1], tp.partition): lag
+                            for tp, lag in lags.items()}  # fmt: skip
         for tp, lag in lags.items():
             # labelled by the stage that reads the topic (turns -> triage), as every other
             # metric is, so that one dashboard variable filters them all

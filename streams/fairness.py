@@ -45,6 +45,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
 __all__ = ["FairGate"]
+#: how often the deferred agent looks again at a full backlog
+_BACKLOG_POLL_S = 0.02
 #: buckets kept before the full ones of users without a backlog are forgotten
 _PRUNE_AT = 50_000
 
@@ -67,6 +69,10 @@ class FairGate:
     burst: int
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    #: messages waiting in the stages after the input (None: not checked); the deferred
+    #: agent feeds the next turn only while it is at most ``max_backlog``
+    backlog: Callable[[], int] | None = None
+    max_backlog: int = 0
     _buckets: dict[str, _Bucket] = field(default_factory=dict, init=False, repr=False)
     #: user key -> offset of its last deferred turn in the deferred partition
     _marks: dict[str, int] = field(default_factory=dict, init=False, repr=False)
@@ -133,7 +139,12 @@ class FairGate:
         return max((1.0 - b.tokens) / self.rate, 1e-6)
 
     async def take(self, key: str) -> None:
-        """Wait for one of ``key``'s tokens and take it (the deferred agent's pace)."""
+        """Wait until the stages have room (``backlog`` at most ``max_backlog``), then for
+        one of ``key``'s tokens, and take it (the deferred agent's pace): the burst goes
+        on at its quota, or slower when the stages cannot keep up with it."""
+        if self.backlog is not None:
+            while self.backlog() > self.max_backlog:
+                await self.sleep(_BACKLOG_POLL_S)
         while (s := self.wait_s(key)) > 0:
             await self.sleep(s)
 

@@ -211,6 +211,13 @@ class Settings(BaseSettings):
         description="How many turns of one user go on at once before its quota "
         "(fair_turns_per_s) applies: the token bucket's size.",
     )
+    fair_max_backlog: int = Field(
+        default=500,
+        ge=0,
+        description="The deferred agent feeds the next deferred turn only while the worker's "
+        "stage topics after triage hold at most this many messages (their committed lag): "
+        "a burst never fills the stages in front of the other users' turns.",
+    )
     retry_max_attempts: int = Field(default=8, ge=1)
     retry_base_delay_s: float = Field(default=0.2, gt=0)
 
