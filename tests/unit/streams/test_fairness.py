@@ -340,3 +340,21 @@ def test_markers_rebuilt_from_the_deferred_partition_hold_the_input_back() -> No
     assert gate.defers("a/u")  # its last deferred turn is at 9
     gate.undeferred("a/u", 9)
     assert not gate.defers("a/u")
+
+
+def test_the_deferred_agent_waits_while_the_stages_are_full() -> None:
+    """With more than ``max_backlog`` messages waiting in the stages, the next deferred turn
+    waits (even with tokens to spare) until they drained below it."""
+    t = VirtualTime()
+    waiting = [700]
+
+    async def drain(s: float) -> None:  # the stages work while the deferred agent sleeps
+        t.now += s
+        waiting[0] = max(0, waiting[0] - 10)
+
+    gate = FairGate(rate=100.0, burst=5, clock=t, sleep=drain,
+                    backlog=lambda: waiting[0], max_backlog=500)  # fmt: skip
+    asyncio.run(gate.take("a/u"))
+    assert waiting[0] == 500  # it went on only once the stages were down to the cap
+    asyncio.run(gate.take("a/u"))
+    assert waiting[0] == 500  # below the cap: no wait
