@@ -63,6 +63,8 @@ from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
 from memgate.streams.consolidator import Consolidator
+from memgate.streams.fair_agents import wire_input
+from memgate.streams.fairness import FairGate
 from memgate.streams.health import Readiness
 from memgate.streams.kafka_client import faust_broker_kwargs, kafka_client_kwargs, start_client
 from memgate.streams.lag import CommittedLag
@@ -71,6 +73,7 @@ from memgate.streams.pipeline import Pipeline
 from memgate.streams.recent import RecentFacts
 from memgate.streams.topology import (
     AUDIT_TOPIC,
+    DEFERRED_TOPIC,
     DLQ_TOPIC,
     ROUTES,
     TOPIC_NAMES,
@@ -84,7 +87,7 @@ from memgate.streams.turns import JournalLedger, TurnIdConflict, TurnLedger, che
 
 log = logging.getLogger("memgate.worker")
 #: the stage that reads each stage topic (the audit topic's reader is the audit agent)
-_READER = {r.source: r.stage.value for r in ROUTES}
+_READER = {r.source: r.stage.value for r in ROUTES} | {DEFERRED_TOPIC: Stage.TRIAGE.value}
 T = TypeVar("T")
 #: Longest wait between two tries of a store call (the partition waits meanwhile).
 _MAX_WAIT_S = 30.0
@@ -95,6 +98,9 @@ AUDIT_WINDOW_S = 0.5
 #: Sends ``payload`` under ``key`` to a topic (its name without the prefix) and waits for
 #: the broker's acknowledgement.
 Send = Callable[[str, str, bytes], Awaitable[None]]
+#: Hands ``payload`` under ``key`` to the producer for a topic without waiting: what it
+#: returns completes with the message's offset once the broker acknowledged it.
+Enqueue = Callable[[str, str, bytes], Awaitable[Awaitable[int]]]
 
 
 def topic_name(settings: Settings, name: str) -> str:
@@ -170,13 +176,25 @@ class Worker:
     metrics: Metrics
     #: the consolidation timer's users and tick (:mod:`memgate.streams.consolidator`)
     consolidator: Consolidator | None = None
+    #: per-user fairness at the input stage (:mod:`memgate.streams.fairness`); from the
+    #: settings when not given
+    gate: FairGate | None = None
     #: the turn ledger: the audit journal
     ledger: TurnLedger = field(init=False)
+    #: committed lag of this worker's partitions by (topic name without prefix, partition),
+    #: refreshed every 2 s by the lag timer (what the deferred agent's backpressure reads)
+    stage_lag: dict[tuple[str, int], int] = field(init=False, default_factory=dict)
     #: what the dedupe stage reads: the store, and this worker's recent writes on a store
     #: that needs a refresh before a search sees a write (:mod:`memgate.streams.recent`)
     recent: RecentFacts | None = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.gate is None:
+            s = self.settings
+            self.gate = FairGate(
+                s.fair_turns_per_s, s.fair_burst,
+                backlog=self.stages_backlog, max_backlog=s.fair_max_backlog,
+            )  # fmt: skip
         self.ledger = JournalLedger(self.audit)
         self.recent = recent_facts(self.settings, self.retrieval)
         if hasattr(self.retrieval, "on_retry"):  # a store that retries inside (OpenSearch)
@@ -188,6 +206,11 @@ class Worker:
         self.facts_lock = (
             self.consolidator.lock if self.consolidator is not None else asyncio.Lock()
         )
+
+    def stages_backlog(self) -> int:
+        """Messages waiting in this worker's stage topics after triage (committed lag)."""
+        after = {r.source for r in ROUTES[1:]}
+        return sum(lag for (topic, _), lag in self.stage_lag.items() if topic in after)
 
     @property
     def view(self) -> FactView:
@@ -235,14 +258,20 @@ class Worker:
         then may the message be acknowledged. Raises what must leave it
         unacknowledged (a broker failure, a cancellation).
         """
-        m = self.metrics
         stage = route.stage.value
-        m.events_in.labels(stage=stage).inc()
         try:
             item = route.parse(raw)
         except (InvalidEvent, ValidationError, ValueError) as exc:
+            self.metrics.events_in.labels(stage=stage).inc()
             await self.dead_letter(send, stage, origin, raw, f"invalid event: {exc}", exc)
             return
+        await self.handle_item(route, item, raw, origin, send)
+
+    async def handle_item(
+        self, route: Route, item: Any, raw: bytes, origin: Origin, send: Send
+    ) -> None:
+        """:meth:`handle` of a message already parsed (``item``)."""
+        self.metrics.events_in.labels(stage=route.stage.value).inc()
         if route.stage is Stage.TRIAGE and self.consolidator is not None:
             self.consolidator.saw(item.tenant_id, item.user_id, origin.partition)
         if route.stage is Stage.DEDUPE:  # a read-modify-write of the user's facts
@@ -282,6 +311,69 @@ class Worker:
             if self.recent is not None:
                 self.recent.remember(facts)
         m.record_effects(route.stage, done)
+
+    async def take_turn(
+        self, raw: bytes, origin: Origin, send: Send, enqueue: Enqueue
+    ) -> Awaitable[None] | None:
+        """The input agent's body for one message of the turns topic.
+
+        The turn goes through the triage step now (:meth:`handle`; returns None, and the
+        message may be acknowledged), or, when its user is over its quota or has turns
+        waiting on the deferred topic (:class:`memgate.streams.fairness.FairGate`), it
+        is handed unchanged to the deferred topic under the same key. Then the agent
+        goes on with the next message at once, and what this returns completes once
+        the broker acknowledged the copy: only then may the message be acknowledged
+        (if it raises, the message stays unacknowledged and comes again).
+        """
+        gate = self.gate
+        assert gate is not None
+        route = ROUTES[0]
+        await gate.ready(origin.partition)  # the backlog markers are rebuilt after a restart
+        try:
+            turn = route.parse(raw)
+        except (InvalidEvent, ValidationError, ValueError):
+            await self.handle(route, raw, origin, send)  # dead-lettered there, with the reason
+            return None
+        key = turn.partition_key
+        if not gate.defers(key):
+            await self.handle_item(route, turn, raw, origin, send)
+            return None
+        gate.deferring(key)
+        try:
+            delivered = await enqueue(DEFERRED_TOPIC, key, raw)
+        except BaseException:
+            gate.deferred(key, None)
+            raise
+        self.metrics.turns_deferred.inc()
+        self.metrics.deferred_users.set(gate.users_waiting)
+        return self._deferred(gate, key, delivered)
+
+    async def _deferred(self, gate: FairGate, key: str, delivered: Awaitable[int]) -> None:
+        offset: int | None = None
+        try:
+            offset = await delivered
+        finally:
+            gate.deferred(key, offset)
+
+    async def take_deferred(self, raw: bytes, origin: Origin, send: Send) -> None:
+        """The deferred agent's body for one message: wait for one of the user's tokens,
+        then the triage step exactly as on the main path (a replay skipped, a turn id
+        conflict or a failure dead-lettered, naming the deferred topic as its origin);
+        then, if it was the user's last deferred turn, its marker goes."""
+        gate = self.gate
+        assert gate is not None
+        route = ROUTES[0]
+        try:
+            turn = route.parse(raw)
+        except (InvalidEvent, ValidationError, ValueError):
+            await self.handle(route, raw, origin, send)  # dead-lettered there
+            key = origin.key.decode("utf-8", "replace") if origin.key else ""
+        else:
+            key = turn.partition_key
+            await gate.take(key)
+            await self.handle_item(route, turn, raw, origin, send)
+        gate.undeferred(key, origin.offset)
+        self.metrics.deferred_users.set(gate.users_waiting)
 
     async def write_audit(
         self,
@@ -515,7 +607,9 @@ def create_app(worker: Worker) -> faust.App:
         agent.__name__ = f"{route.stage.value}_agent"
         app.agent(topics[route.source], name=f"{s.topic_prefix}.{route.stage.value}")(agent)
 
-    for route in ROUTES:
+    # the input stage: the gate in front of triage, and the deferred agent behind it
+    wire_input(app, worker, topics, send)
+    for route in ROUTES[1:]:
         stage_agent(route)
 
     @app.agent(topics[AUDIT_TOPIC], name=f"{s.topic_prefix}.audit")
@@ -544,6 +638,8 @@ def create_app(worker: Worker) -> faust.App:
             await lag_reader.close()
             return
         now: set[tuple[str, str, str]] = set()
+        worker.stage_lag = {(tp.topic.rsplit(".", 1)[-1], tp.partition): lag
+                            for tp, lag in lags.items()}  # fmt: skip
         for tp, lag in lags.items():
             # labelled by the stage that reads the topic (turns -> triage), as every other
             # metric is, so that one dashboard variable filters them all

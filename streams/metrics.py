@@ -65,6 +65,9 @@ METRIC_NAMES = (
     "memgate_consolidation_runs_total",
     "memgate_consolidation_changes_total",
     "memgate_consolidation_failures_total",
+    # per-user fairness at the input (memgate.streams.fairness)
+    "memgate_turns_deferred_total",
+    "memgate_deferred_users",
     # written by `memgate scan --metrics-file` (memgate.scan), not by a worker
     "memgate_scan_findings_total",
 )
@@ -117,6 +120,16 @@ class Metrics:
             "memgate_consumer_lag",
             "Messages not yet consumed, per stage topic and partition",
             ["stage", "topic", "partition"],
+            registry=r,
+        )
+        self.turns_deferred = Counter(
+            "memgate_turns_deferred",
+            "Turns sent to the deferred topic: over their user's quota, or behind its backlog",
+            registry=r,
+        )
+        self.deferred_users = Gauge(
+            "memgate_deferred_users",
+            "Users of this worker's partitions with turns waiting on the deferred topic",
             registry=r,
         )
         self.served_age = Histogram(

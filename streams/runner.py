@@ -24,6 +24,13 @@ audit rows, then fact writes), and are applied in batches:
   (reason, error type, the turn with secrets masked) and reported through
   ``on_error``; the next turn goes on. Store failures stop the run (after the
   turns done so far are saved).
+* **Fairness** (``fairness``, :mod:`memgate.streams.fairness`): a turn of a user over
+  its quota, or behind that user's deferred turns, waits in a queue in memory (the
+  deferred topic of the worker); the queue's head goes on as soon as its user has a
+  token again (checked after every input turn), and what is left when the input ends
+  goes on then, in order. So a burst of one user in a file delays the other users'
+  turns by at most the user's ``burst`` turns (and the quota's share since), and every
+  user's turns are still applied in their order.
 * **Signals.** During :meth:`InProcessRunner.run` (in the main thread) the
   first SIGINT or SIGTERM lets the current turn finish, saves what was done
   and raises :class:`Interrupted`; a second one abandons the current turn
@@ -32,6 +39,7 @@ audit rows, then fact writes), and are applied in batches:
 
 from __future__ import annotations
 
+import collections
 import logging
 import signal
 import threading
@@ -59,6 +67,7 @@ from memgate.core.events import (
 from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.redact import mask_all
 from memgate.stages.seal import seal
+from memgate.streams.fairness import FairGate
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
 from memgate.streams.recent import RecentFacts
@@ -178,8 +187,13 @@ class InProcessRunner:
         audit_batch: int = 1000,
         batch_seconds: float = 5.0,
         on_error: Callable[[str], None] | None = None,
+        fairness: FairGate | None = None,
     ) -> None:
         self.pipeline = pipeline
+        self.fairness = fairness
+        #: turns over their user's quota, in the order they came, with their sequence number
+        self.deferred: collections.deque[tuple[int, TurnEvent]] = collections.deque()
+        self._deferred_seq = 0
         self.retrieval = retrieval
         self.audit = audit
         self.metrics = metrics or Metrics()
@@ -214,13 +228,15 @@ class InProcessRunner:
         with self._signals():
             try:
                 for turn in turns:
-                    self._process_one(turn)
+                    self._admit(turn)
                     if progress is not None:
                         progress(1)
                     if self._stop is not None:
                         break
                     if self._batch_due():
                         self.flush()
+                if self._stop is None:
+                    self._read_deferred(drain=True)
                 self.flush()
             except KeyboardInterrupt:
                 # a second signal (or a plain KeyboardInterrupt): the current turn was
@@ -275,6 +291,41 @@ class InProcessRunner:
             self._undo_turn(mark, key)
             raise
         self.summary.merge(delta)
+
+    def _admit(self, turn: TurnEvent) -> None:
+        """One input turn: applied now, or queued behind its user's quota (then the
+        queue's head goes on as far as the quota allows)."""
+        gate = self.fairness
+        if gate is None:
+            self._process_one(turn)
+            return
+        key = turn.partition_key
+        if gate.defers(key):
+            gate.deferring(key)
+            gate.deferred(key, self._deferred_seq)
+            self.deferred.append((self._deferred_seq, turn))
+            self._deferred_seq += 1
+            self.metrics.turns_deferred.inc()
+        else:
+            self._process_one(turn)
+        self._read_deferred(drain=False)
+
+    def _read_deferred(self, *, drain: bool) -> None:
+        """The deferred queue's head turns whose user has a token (``drain``: all of them:
+        once the input has ended nobody else waits)."""
+        gate = self.fairness
+        while gate is not None and self.deferred and self._stop is None:
+            seq, turn = self.deferred[0]
+            key = turn.partition_key
+            if not drain and gate.wait_s(key) > 0:
+                break
+            self.deferred.popleft()
+            self._process_one(turn)
+            gate.undeferred(key, seq)
+            if self._batch_due():
+                self.flush()
+        if gate is not None:
+            self.metrics.deferred_users.set(gate.users_waiting)
 
     def _process_one(self, turn: TurnEvent) -> None:
         """:meth:`process`, with a turn's own failure reported instead of raised."""

@@ -9,6 +9,15 @@ it is how operators scale and watch each stage)::
     turns ─▶ triage ─▶ triaged ─▶ extract ─▶ extracted ─▶ redact ─▶ redacted
           ─▶ dedupe ─▶ resolved ─▶ persist          (audit rows ─▶ audit ─▶ audit store)
     any stage ─▶ dlq   (invalid or permanently failing events, with their origin)
+    turns ─▶ (over the user's quota) ─▶ deferred ─▶ triage      (:data:`DEFERRED_TOPIC`)
+
+**Fairness at the input** (:mod:`memgate.streams.fairness`, off unless
+``fair_turns_per_s`` is set): a turn of a user over its quota, or of a user
+with turns still waiting there, goes unchanged to the ``deferred`` topic
+(same key) instead of the triage step; the deferred reader takes the user's
+quota for each and then carries the turn through the triage step exactly as
+the main path does. In process, the deferred topic is a queue in memory, read
+between two input turns and emptied at the end of the input.
 
 What one input event of a stage yields is sorted by :func:`effects` into
 three kinds, carried out in this order:
@@ -65,6 +74,7 @@ from memgate.streams.turns import TurnState
 __all__ = [
     "AUDIT_TOPIC",
     "AUDIT_TYPES",
+    "DEFERRED_TOPIC",
     "DLQ_TOPIC",
     "FORWARD_TYPES",
     "ROUTES",
@@ -82,6 +92,8 @@ __all__ = [
 
 AUDIT_TOPIC: Final = "audit"
 DLQ_TOPIC: Final = "dlq"
+#: turns over their user's quota, waiting in order; read by the deferred agent (triage)
+DEFERRED_TOPIC: Final = "deferred"
 AUDIT_TYPES = (JournalRecord, DecisionRecord, FactHistoryRecord, DisagreementRecord)
 #: what a stage passes on to the next one
 Forwarded = TriagedTurn | CandidateFact | RedactedCandidate | Resolution
@@ -110,7 +122,9 @@ ROUTES: tuple[Route, ...] = (
     Route(Stage.DEDUPE, "redacted", RedactedCandidate.model_validate_json, "resolved", "retrieval"),
     Route(Stage.PERSIST, "resolved", Resolution.model_validate_json, None),
 )
-TOPIC_NAMES: tuple[str, ...] = (*(r.source for r in ROUTES), AUDIT_TOPIC, DLQ_TOPIC)
+TOPIC_NAMES: tuple[str, ...] = (
+    *(r.source for r in ROUTES), AUDIT_TOPIC, DLQ_TOPIC, DEFERRED_TOPIC
+)
 _BY_STAGE = {r.stage: r for r in ROUTES}
 _BY_SOURCE = {r.source: r for r in ROUTES}
 #: resolutions whose writes store a new fact row (counted as facts written)

@@ -27,6 +27,7 @@ def ingest_file(
     """Run the turns of ``path`` through the gate; the summary and the rejected lines."""
     from memgate.backends import build_pipeline
     from memgate.inputs import count_lines, detect_format, load_locomo, read_turns
+    from memgate.streams.fairness import FairGate
     from memgate.streams.runner import InProcessRunner, Interrupted
 
     if not path.is_file():
@@ -35,7 +36,11 @@ def ingest_file(
     total = sum(len(c.turns) for c in load_locomo(path)) if fmt == "locomo" else count_lines(path)
     read_errors = ReadErrors()
     pipeline = build_pipeline(rt.settings, rt.embedder)
-    runner = InProcessRunner(pipeline, rt.retrieval, rt.audit, on_error=read_errors.add)
+    s = rt.settings
+    fair = FairGate(s.fair_turns_per_s, s.fair_burst) if s.fair_turns_per_s > 0 else None
+    runner = InProcessRunner(
+        pipeline, rt.retrieval, rt.audit, on_error=read_errors.add, fairness=fair
+    )
     with render.progress(err, disable=quiet) as progress:
         task = progress.add_task(f"ingest {clean(path.name)}", total=total)
         try:

@@ -225,6 +225,26 @@ class Settings(BaseSettings):
         "(memgate consolidate) for the users whose turns this worker has read; 0: never "
         "(schedule memgate consolidate instead).",
     )
+    fair_turns_per_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="Per-user fairness at the input stage: turns per second each tenant/user "
+        "gets through the stages ahead of the other users of its partition; the turns over "
+        "the quota wait on the deferred topic, in order, and go on at this rate (0: no quota).",
+    )
+    fair_burst: int = Field(
+        default=100,
+        ge=1,
+        description="How many turns of one user go on at once before its quota "
+        "(fair_turns_per_s) applies: the token bucket's size.",
+    )
+    fair_max_backlog: int = Field(
+        default=500,
+        ge=0,
+        description="The deferred agent feeds the next deferred turn only while the worker's "
+        "stage topics after triage hold at most this many messages (their committed lag): "
+        "a burst never fills the stages in front of the other users' turns.",
+    )
     retry_max_attempts: int = Field(default=8, ge=1)
     retry_base_delay_s: float = Field(default=0.2, gt=0)
 

@@ -9,7 +9,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
-STAGE_TOPICS = ("turns", "triaged", "extracted", "redacted", "resolved", "audit")
+STAGE_TOPICS = ("turns", "triaged", "extracted", "redacted", "resolved", "audit", "deferred")
 
 
 async def _lag(bootstrap: str, group: str, topics: list[str]) -> int:

@@ -39,7 +39,9 @@ def test_the_stages_form_one_chain_of_topics_and_each_topic_has_one_reader() -> 
         assert route.forward_to == following.source
         assert next_route(route) is following
     assert ROUTES[-1].forward_to is None and next_route(ROUTES[-1]) is None
-    assert TOPIC_NAMES == ("turns", "triaged", "extracted", "redacted", "resolved", "audit", "dlq")
+    assert TOPIC_NAMES == (
+        "turns", "triaged", "extracted", "redacted", "resolved", "audit", "dlq", "deferred"
+    )
     assert len(set(TOPIC_NAMES)) == len(TOPIC_NAMES)
     with pytest.raises(KeyError):
         route_of(Stage.INGEST)

@@ -1,0 +1,102 @@
+"""Per-user fairness on a real worker: a burst of one user on the input topic, other users'
+turns behind it on the same partition, a SIGKILL while the burst still waits on the
+deferred topic, a restart on the same data dir.
+
+* the other users' facts are searchable while the burst is still deferred (they did not
+  wait for its stage work);
+* after the restart the worker rebuilds the backlog markers from the deferred topic
+  (``event=deferred_markers_rebuilt`` with the burst's user waiting);
+* in the end every fact-bearing turn of the burst is the source of a fact, nothing is
+  dead-lettered, the deferred topic's lag drains.
+
+Small (1,000 burst turns at 50 turns/s): written for the integration tier, not run here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaProducer
+
+from memgate.sinks.opensearch import OpenSearchStore
+from memgate.streams.app import ensure_topics
+from tests.integration.conftest import KAFKA, WorkerProcess, worker_env
+from tests.integration.kafka_helpers import _lag, read_topic, wait_drained
+from tests.integration.test_pipeline_int import settings_for
+
+pytestmark = pytest.mark.integration
+
+BURST, OTHERS = 1_000, 10
+FAIR = {"MEMGATE_FAIR_TURNS_PER_S": "50", "MEMGATE_FAIR_BURST": "20"}
+
+
+def _turn(user: str, i: int, text: str) -> bytes:
+    return json.dumps({
+        "tenant_id": "acme", "user_id": user, "session_id": "s1", "turn_id": f"{user}-{i}",
+        "role": "user", "content": text, "ts": "2024-05-01T10:00:00Z",
+    }).encode()  # fmt: skip
+
+
+def _messages() -> list[tuple[bytes, bytes]]:
+    out = []
+    for i in range(BURST):
+        text = f"I use tool number {i} for scripting." if i % 10 == 0 else "ok thanks"
+        out.append((b"acme/mallory", _turn("mallory", i, text)))
+        if i % (BURST // OTHERS) == 50:
+            out.append((b"acme/ann", _turn("ann", i, f"I live in city number {i}.")))
+    return out
+
+
+async def _produce(settings: object, messages: list[tuple[bytes, bytes]]) -> None:
+    await ensure_topics(settings)  # type: ignore[arg-type]
+    p = AIOKafkaProducer(bootstrap_servers=KAFKA, acks="all")
+    await p.start()
+    try:
+        topic = f"{settings.topic_prefix}.turns"  # type: ignore[attr-defined]
+        for key, value in messages:
+            await p.send(topic, key=key, value=value)
+        await p.flush()
+    finally:
+        await p.stop()
+
+
+@pytest.fixture
+def worker(services: dict[str, str], run_id: str, tmp_path: Path) -> Iterator[WorkerProcess]:
+    w = WorkerProcess(worker_env(run_id, tmp_path / "data", **FAIR), tmp_path / "worker.log")
+    w.start()
+    yield w
+    w.stop()
+    store = OpenSearchStore.from_settings(settings_for(w.env), dim=384)
+    store.client.indices.delete(index=store.index, ignore_unavailable=True)
+    store.close()
+
+
+def test_a_burst_waits_on_the_deferred_topic_and_survives_a_kill(worker: WorkerProcess) -> None:
+    s = settings_for(worker.env)
+    messages = _messages()
+    asyncio.run(_produce(s, messages))
+    store = OpenSearchStore.from_settings(s, dim=384)
+    deferred = f"{s.topic_prefix}.deferred"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # ann's facts while mallory's turns still wait
+        store.refresh()
+        if len(store.list_facts("acme", "ann")) >= OTHERS:
+            break
+        time.sleep(0.5)
+    assert len(store.list_facts("acme", "ann")) >= OTHERS, worker.log()
+    assert asyncio.run(_lag(KAFKA, s.worker_id, [deferred])) > 0, "the burst was not deferred"
+    worker.kill()
+    worker.start()
+    wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=300)
+    assert "event=deferred_markers_rebuilt" in worker.log_path.read_text(errors="replace")
+    store.refresh()
+    sources = {t for f in store.list_facts("acme", "mallory", include_inactive=True)
+               for t in f.source_turn_ids}  # fmt: skip
+    store.close()
+    assert {f"mallory-{i}" for i in range(0, BURST, 10)} <= sources
+    assert read_topic(KAFKA, f"{s.topic_prefix}.dlq", timeout_ms=5_000) == []
