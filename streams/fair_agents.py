@@ -30,6 +30,7 @@ from typing import Any
 import faust
 
 from memgate.core.retry import Backoff, retry_async
+from memgate.core.settings import Settings
 from memgate.streams.fairness import FairGate
 from memgate.streams.topology import DEFERRED_TOPIC, ROUTES
 
@@ -54,7 +55,7 @@ def start_from(committed: int | None, start: int) -> int:
 
 
 async def pending_deferred(
-    bootstrap: str, group: str, topic: str, partitions: Iterable[int]
+    settings: Settings, group: str, topic: str, partitions: Iterable[int]
 ) -> dict[int, list[tuple[str, int]]]:
     """The ``(key, offset)`` of every message of the given partitions of ``topic`` that
     the group has not committed yet (committed offset to log end): what the deferred
@@ -67,12 +68,18 @@ async def pending_deferred(
     out: dict[int, list[tuple[str, int]]] = {tp.partition: [] for tp in tps}
     if not tps:
         return out
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    from memgate.streams.kafka_client import kafka_client_kwargs, start_client
+
+    admin = AIOKafkaAdminClient(**kafka_client_kwargs(settings))
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False
+        **kafka_client_kwargs(settings), group_id=None, enable_auto_commit=False
     )
-    await admin.start()
-    await consumer.start()
+    await start_client(admin.start, admin.close, settings)
+    try:
+        await start_client(consumer.start, consumer.stop, settings)
+    except BaseException:
+        await admin.close()
+        raise
     try:
         committed = await admin.list_consumer_group_offsets(group, partitions=tps)
         ends: Mapping[Any, int] = await consumer.end_offsets(tps)
@@ -176,7 +183,7 @@ def wire_input(
             )  # fmt: skip
 
         found = await retry_async(
-            lambda: pending_deferred(s.kafka_bootstrap, s.worker_id, deferred_topic, parts),
+            lambda: pending_deferred(s, s.worker_id, deferred_topic, parts),
             backoff=Backoff(base=s.retry_base_delay_s, cap=30.0),
             retryable=lambda exc: isinstance(exc, Exception),
             on_retry=note,
