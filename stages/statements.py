@@ -173,6 +173,8 @@ class HybridExtractor(StatementExtractor):
       lake; the kids loved it; I finally finished my novel") is one memory, not one per
       sentence, and it keeps the context a reader needs. One sentence keeps the key of
       design A (a single-valued family supersedes); several are a multi-valued statement.
+      An episode (the rules' ``event``) whose sentences name no family keeps the rules'
+      predicate: "user event I went climbing at the gym with Sam", not "user statement ...".
     """
 
     name = "hybrid"
@@ -240,6 +242,14 @@ class HybridExtractor(StatementExtractor):
             update.update(predicate="statement", multi_valued=True)
         if rule_fact is not None and f.type is FactType.FACT:
             update["type"] = rule_fact.type
+            if rule_fact.type is FactType.EVENT and update.get("predicate", f.predicate) == (
+                "statement"
+            ):
+                # an episode the sentence names no family for is said under the rules'
+                # predicate ("user event I went climbing ..."), as the rule extractor
+                # says it: the text tells what it is, and the lifecycle jobs (fold,
+                # retention) are calibrated on episodes said so (memgate/data/lifecycle.json)
+                update["predicate"] = rule_fact.predicate
         if inferred:
             # the rules read something the turn does not say (a wife: married): the
             # statement is that evidence and is as sure as the inference (pending, if low)
