@@ -36,9 +36,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from memgate.core.closing import Closing
 from memgate.core.errors import (
     ConfigError,
     MemgateError,
@@ -316,7 +316,7 @@ def _migrate_journal(client: Client, database: str) -> None:
     client.command(f"DROP TABLE {db}.`{_MIGRATION_TABLE}` SYNC")
 
 
-class ClickHouseAudit:
+class ClickHouseAudit(Closing):
     """A :class:`memgate.core.stores.AuditStore` on ClickHouse (in-process chDB or a server).
 
     ``client`` is a clickhouse-connect client; the store creates the database
@@ -433,17 +433,6 @@ class ClickHouseAudit:
         client, self._client = self._client, None
         if client is not None:
             client.close()
-
-    def __enter__(self) -> ClickHouseAudit:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- AuditStore ----------------------------------------------------------------
 

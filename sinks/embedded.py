@@ -58,12 +58,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from memgate.core.closing import Closing
 from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.stores import (
@@ -196,7 +196,7 @@ def _opt_micros(dt: datetime | None) -> int | None:
     return None if dt is None else _micros(dt)
 
 
-class EmbeddedIndex:
+class EmbeddedIndex(Closing):
     """A :class:`memgate.core.stores.RetrievalStore` in one SQLite file (no server).
 
     * ``path``: the database file (created with its parent directory if
@@ -278,17 +278,6 @@ class EmbeddedIndex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-
-    def __enter__(self) -> EmbeddedIndex:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"EmbeddedIndex(path={str(self.path)!r}, dim={self.dim})"
