@@ -193,11 +193,9 @@ def _candidate(
     rationale: str, source: str, retracts: bool = False, multi_valued: bool = False,
 ) -> CandidateFact:
     """The ``i``-th candidate of ``kind`` ("change" or "reference") read from ``turn``."""
-    return CandidateFact(
+    return CandidateFact.from_turn(
+        turn,
         candidate_id=stable_id(turn.tenant_id, turn.turn_id, kind, str(i)),
-        tenant_id=turn.tenant_id,
-        user_id=turn.user_id,
-        session_id=turn.session_id,
         type=FactType.CORRECTION,
         subject=subject,
         predicate=predicate,
@@ -205,12 +203,8 @@ def _candidate(
         confidence=0.9,
         valid_from=turn.ts,
         rationale=rationale,
-        source_turn_ids=[turn.turn_id],
         extractor="references",
         extractor_version=_VERSION,
-        turn_ts=turn.ts,
-        outcome=turn.outcome,
-        confirmed=turn.confirmed,
         retracts=retracts,
         multi_valued=multi_valued,
         source=source,
