@@ -52,6 +52,7 @@ from memgate.core.errors import (
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
+from memgate.core.text import MAX_QUERY_TERMS
 from memgate.sinks.base import RRF_K, rrf_fuse
 from memgate.sinks.opensearch_erasure import OpenSearchErasure
 from memgate.sinks.opensearch_mapping import (
@@ -60,7 +61,6 @@ from memgate.sinks.opensearch_mapping import (
     BULK_MAX_DOCS,
     MAPPING_VERSION,
     MAX_BACKOFF_S,
-    MAX_QUERY_TERMS,
     MAX_WINDOW,
     PAGE_SIZE,
     RETRIEVAL_VECTOR_FIELD,
