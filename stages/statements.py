@@ -125,11 +125,9 @@ class StatementExtractor:
             seen.add(normalise(statement))
             predicate = family(statement)
             out.append(
-                CandidateFact(
+                CandidateFact.from_turn(
+                    turn,
                     candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(start + len(out))),
-                    tenant_id=turn.tenant_id,
-                    user_id=turn.user_id,
-                    session_id=turn.session_id,
                     type=_fact_type(sentence, predicate),
                     subject=subject_of(statement)[:200],
                     predicate=predicate,
@@ -137,12 +135,8 @@ class StatementExtractor:
                     confidence=0.9,
                     valid_from=turn.ts,
                     rationale=f"keep classifier {self.model.version}",
-                    source_turn_ids=[turn.turn_id],
                     extractor=self.name,
                     extractor_version=self.version,
-                    turn_ts=turn.ts,
-                    outcome=turn.outcome,
-                    confirmed=turn.confirmed,
                     multi_valued=not is_single_valued(predicate),
                     source=source,
                 )
