@@ -34,10 +34,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from memgate.core.closing import Closing
 from memgate.core.errors import (
     ConfigError,
     MemgateError,
@@ -99,8 +100,8 @@ class Table:
         | type[FactHistoryRecord]
         | type[DisagreementRecord]
     )
+    #: (name, ClickHouse type); a column holds the record's field of the same name
     columns: tuple[tuple[str, str], ...]
-    row: Callable[[Any], tuple[Any, ...]]
 
     @property
     def column_names(self) -> list[str]:
@@ -109,6 +110,10 @@ class Table:
     @property
     def column_types(self) -> list[str]:
         return [t for _, t in self.columns]
+
+    def row(self, record: AuditEvent) -> tuple[Any, ...]:
+        """The record's fields in column order, as the client inserts them."""
+        return tuple(_cell(getattr(record, name), kind) for name, kind in self.columns)
 
     def ddl(self, database: str) -> str:
         cols = ",\n    ".join(f"`{c}` {t}" for c, t in self.columns)
@@ -124,62 +129,26 @@ class Table:
 
 _TS = "DateTime64(3, 'UTC')"
 _LC = "LowCardinality(String)"
+_STR_MAP = "Map(String, String)"
 
 
-def _journal_row(r: JournalRecord) -> tuple[Any, ...]:
-    return (
-        r.event_id,
-        r.tenant_id,
-        r.user_id,
-        r.session_id,
-        r.turn_id,
-        r.role.value,
-        r.ts,
-        r.length,
-        r.content_hmac,
-        r.verdict.value,
-        r.reason,
-        r.redacted_text,
-        dict(r.redaction_counts),
-        r.ingested_at,
-    )
+def _cell(value: Any, kind: str) -> Any:
+    """One field as its column takes it: an enum's value, a flag as 0/1, a copy of a list
+    or a map (a ``Map(String, String)`` of its values as text)."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, dict):
+        if kind == _STR_MAP:
+            return {k: str(v) for k, v in value.items()}
+        return dict(value)
+    if isinstance(value, list):
+        return list(value)
+    return value
 
 
-def _decision_row(r: DecisionRecord) -> tuple[Any, ...]:
-    return (
-        r.event_id,
-        r.stage.value,
-        r.tenant_id,
-        r.user_id,
-        r.session_id,
-        r.turn_id,
-        r.verdict,
-        r.reason,
-        r.key,
-        r.fact_id,
-        r.policy_version,
-        r.decided_at,
-        {k: str(v) for k, v in r.details.items()},
-    )
 
-
-def _history_row(r: FactHistoryRecord) -> tuple[Any, ...]:
-    return (
-        r.event_id,
-        r.tenant_id,
-        r.user_id,
-        r.fact_id,
-        r.key,
-        r.action,
-        r.value,
-        r.confidence,
-        r.occurrences,
-        r.superseded_by,
-        r.supersedes,
-        r.source_turn_id,
-        r.policy_version,
-        r.at,
-    )
 
 
 JOURNAL = Table(
@@ -201,7 +170,6 @@ JOURNAL = Table(
         ("redaction_counts", "Map(String, UInt32)"),
         ("ingested_at", _TS),
     ),
-    row=_journal_row,
 )
 DECISIONS = Table(
     name="decisions",
@@ -219,9 +187,8 @@ DECISIONS = Table(
         ("fact_id", "String"),
         ("policy_version", _LC),
         ("decided_at", _TS),
-        ("details", "Map(String, String)"),
+        ("details", _STR_MAP),
     ),
-    row=_decision_row,
 )
 FACT_HISTORY = Table(
     name="fact_history",
@@ -242,26 +209,8 @@ FACT_HISTORY = Table(
         ("policy_version", _LC),
         ("at", _TS),
     ),
-    row=_history_row,
 )
 
-
-def _disagreement_row(r: DisagreementRecord) -> tuple[Any, ...]:
-    return (
-        r.event_id,
-        r.tenant_id,
-        r.user_id,
-        r.session_id,
-        r.turn_id,
-        r.primary,
-        r.shadow,
-        r.kind,
-        int(r.primary_keep),
-        int(r.shadow_keep),
-        list(r.only_primary),
-        list(r.only_shadow),
-        r.decided_at,
-    )
 
 
 #: Shadow mode (``shadow_extractor``): turns the two extractors read differently.
@@ -283,7 +232,6 @@ DISAGREEMENTS = Table(
         ("only_shadow", "Array(String)"),
         ("decided_at", _TS),
     ),
-    row=_disagreement_row,
 )
 #: The audit tables, in write order.
 TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY, DISAGREEMENTS)
@@ -368,7 +316,7 @@ def _migrate_journal(client: Client, database: str) -> None:
     client.command(f"DROP TABLE {db}.`{_MIGRATION_TABLE}` SYNC")
 
 
-class ClickHouseAudit:
+class ClickHouseAudit(Closing):
     """A :class:`memgate.core.stores.AuditStore` on ClickHouse (in-process chDB or a server).
 
     ``client`` is a clickhouse-connect client; the store creates the database
@@ -485,17 +433,6 @@ class ClickHouseAudit:
         client, self._client = self._client, None
         if client is not None:
             client.close()
-
-    def __enter__(self) -> ClickHouseAudit:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- AuditStore ----------------------------------------------------------------
 

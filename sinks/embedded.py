@@ -58,12 +58,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from memgate.core.closing import Closing
 from memgate.core.errors import ConfigError, PermanentError, StoreError, TransientError
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.stores import (
@@ -73,6 +73,7 @@ from memgate.core.stores import (
     SearchQuery,
     subject_key_prefixes,
 )
+from memgate.core.text import MAX_QUERY_TERMS, query_terms
 from memgate.sinks import embedded_erasure as erasure
 from memgate.sinks import embedded_usage as usage_sql
 from memgate.sinks.base import RRF_K, rrf_fuse
@@ -82,13 +83,9 @@ __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 #: ``PRAGMA user_version`` of the file layout this module writes (3: the turns ledger;
 #: 4: the usage counts, :mod:`memgate.sinks.embedded_usage`).
 SCHEMA_VERSION = 4
-#: Free-text queries are cut to this many distinct terms (bounds the FTS cost).
-MAX_QUERY_TERMS = 64
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
-_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
-_HAS_ALNUM_RE = re.compile(r"[^\W_]", re.UNICODE)
 _ID_CHUNK = 500  # bound parameters per IN (...) list
 
 _DDL = (
@@ -164,16 +161,7 @@ def fts_query(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
     >>> fts_query('"*" -- :') is None
     True
     """
-    terms: list[str] = []
-    seen: set[str] = set()
-    for token in _TOKEN_RE.findall(text):
-        folded = token.casefold()
-        if folded in seen or not _HAS_ALNUM_RE.search(token):
-            continue
-        seen.add(folded)
-        terms.append('"' + token.replace('"', '""') + '"')
-        if len(terms) >= max_terms:
-            break
+    terms = ['"' + t.replace('"', '""') + '"' for t in query_terms(text, max_terms)]
     return " OR ".join(terms) if terms else None
 
 
@@ -196,7 +184,7 @@ def _opt_micros(dt: datetime | None) -> int | None:
     return None if dt is None else _micros(dt)
 
 
-class EmbeddedIndex:
+class EmbeddedIndex(Closing):
     """A :class:`memgate.core.stores.RetrievalStore` in one SQLite file (no server).
 
     * ``path``: the database file (created with its parent directory if
@@ -278,17 +266,6 @@ class EmbeddedIndex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-
-    def __enter__(self) -> EmbeddedIndex:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"EmbeddedIndex(path={str(self.path)!r}, dim={self.dim})"

@@ -35,13 +35,13 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import ValidationError
 
+from memgate.core.closing import Closing
 from memgate.core.errors import (
     ConfigError,
     MissingExtra,
@@ -52,6 +52,7 @@ from memgate.core.errors import (
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
+from memgate.core.text import MAX_QUERY_TERMS
 from memgate.sinks.base import RRF_K, rrf_fuse
 from memgate.sinks.opensearch_erasure import OpenSearchErasure
 from memgate.sinks.opensearch_mapping import (
@@ -60,7 +61,6 @@ from memgate.sinks.opensearch_mapping import (
     BULK_MAX_DOCS,
     MAPPING_VERSION,
     MAX_BACKOFF_S,
-    MAX_QUERY_TERMS,
     MAX_WINDOW,
     PAGE_SIZE,
     RETRIEVAL_VECTOR_FIELD,
@@ -104,7 +104,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-class OpenSearchStore(OpenSearchErasure):
+class OpenSearchStore(OpenSearchErasure, Closing):
     """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
@@ -247,17 +247,6 @@ class OpenSearchStore(OpenSearchErasure):
         self._closed = True
         if self._close_client:
             self._client.close()
-
-    def __enter__(self) -> OpenSearchStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"OpenSearchStore(index={self.index!r}, dim={self.dim})"

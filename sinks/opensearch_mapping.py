@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memgate.core.errors import PermanentError
+from memgate.core.text import MAX_QUERY_TERMS, query_terms
 
 #: ``_meta.memgate_mapping_version`` of the mapping this module writes.
 MAPPING_VERSION = 2
@@ -64,8 +65,6 @@ RETRIEVAL_VECTOR_FIELD = "retrieval_embedding"
 BULK_MAX_DOCS = 500
 #: Bytes per ``_bulk`` request (a request is cut at whichever limit comes first).
 BULK_MAX_BYTES = 8 * 1024 * 1024
-#: Free-text queries are cut to this many distinct terms (bounds the BM25 cost).
-MAX_QUERY_TERMS = 64
 #: Page size of :meth:`OpenSearchStore.by_key` and :meth:`OpenSearchStore.list_facts`.
 PAGE_SIZE = 1000
 #: k-NN ``k`` and result windows are capped here (``index.max_result_window``).
@@ -75,8 +74,6 @@ TEMPLATE_PRIORITY = 100
 #: Longest single backoff sleep.
 MAX_BACKOFF_S = 30.0
 
-_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
-_HAS_ALNUM_RE = re.compile(r"[^\W_]", re.UNICODE)
 _INDEX_RE = re.compile(r"^[a-z0-9][a-z0-9._+\-]{0,199}$")
 
 FloatVector = npt.NDArray[np.float32]
@@ -191,16 +188,7 @@ def match_text(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:
     >>> match_text('"*" -- :') is None
     True
     """
-    terms: list[str] = []
-    seen: set[str] = set()
-    for token in _TOKEN_RE.findall(text):
-        folded = token.casefold()
-        if folded in seen or not _HAS_ALNUM_RE.search(token):
-            continue
-        seen.add(folded)
-        terms.append(token)
-        if len(terms) >= max_terms:
-            break
+    terms = query_terms(text, max_terms)
     return " ".join(terms) if terms else None
 
 

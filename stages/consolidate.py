@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -63,6 +63,20 @@ from memgate.stages.policy import WritePolicy
 #: The extractor name of the facts the lifecycle jobs make (folded and digest facts).
 LIFECYCLE = "lifecycle"
 LIFECYCLE_VERSION = "1"
+
+#: What a fact the lifecycle writes (a fold, a digest) does not inherit from the facts it
+#: was made from: no validity end, no supersession links, no context, no search vector;
+#: the lifecycle is its extractor.
+_LIFECYCLE_FACT: Final[dict[str, object]] = {
+    "valid_to": None,
+    "superseded_at": None,
+    "superseded_by": None,
+    "supersedes": None,
+    "extractor": LIFECYCLE,
+    "extractor_version": LIFECYCLE_VERSION,
+    "context": "",
+    "search_embedding": None,
+}
 
 
 @dataclass(frozen=True)
@@ -329,16 +343,9 @@ class _Run:
                     "status": FactStatus.ACTIVE,
                     "recorded_at": self.now,
                     "valid_from": min(e.valid_from for e in group),
-                    "valid_to": None,
-                    "superseded_at": None,
-                    "superseded_by": None,
-                    "supersedes": None,
-                    "extractor": LIFECYCLE,
-                    "extractor_version": LIFECYCLE_VERSION,
                     "policy_version": self.version,
                     "rationale": f"folded from {len(group)} episodes",
-                    "context": "",
-                    "search_embedding": None,
+                    **_LIFECYCLE_FACT,
                 }
             ),
             group[1:],
@@ -412,14 +419,7 @@ class _Run:
                 "source_turn_ids": [],
                 "first_seen": first.first_seen,
                 "valid_from": first.valid_from,
-                "valid_to": None,
-                "superseded_at": None,
-                "superseded_by": None,
-                "supersedes": None,
-                "extractor": LIFECYCLE,
-                "extractor_version": LIFECYCLE_VERSION,
-                "context": "",
-                "search_embedding": None,
+                **_LIFECYCLE_FACT,
             }
         )
         digest = base.model_copy(

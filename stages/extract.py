@@ -516,11 +516,9 @@ class RuleExtractor:
             seen.add(key)
             i = len(out)
             out.append(
-                CandidateFact(
+                CandidateFact.from_turn(
+                    turn,
                     candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(i)),
-                    tenant_id=turn.tenant_id,
-                    user_id=turn.user_id,
-                    session_id=turn.session_id,
                     type=h.type,
                     subject=h.subject,
                     predicate=h.predicate,
@@ -528,12 +526,8 @@ class RuleExtractor:
                     confidence=h.confidence,
                     valid_from=h.valid_from or turn.ts,
                     rationale=h.rule,
-                    source_turn_ids=[turn.turn_id],
                     extractor=self.name,
                     extractor_version=self.version,
-                    turn_ts=turn.ts,
-                    outcome=turn.outcome,
-                    confirmed=turn.confirmed,
                     multi_valued=h.predicate in MULTI_VALUED_PREDICATES,
                     retracts=h.retracts,
                     source=source,

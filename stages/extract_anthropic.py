@@ -619,11 +619,9 @@ class AnthropicExtractor:
         if problem:
             self.stats.corrected[f"valid_from_{problem}"] += 1
         try:
-            fact = CandidateFact(
+            fact = CandidateFact.from_turn(
+                turn,
                 candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(i)),
-                tenant_id=turn.tenant_id,
-                user_id=turn.user_id,
-                session_id=turn.session_id,
                 type=FactType(fact_type),
                 subject=subject,
                 predicate=predicate,
@@ -631,12 +629,8 @@ class AnthropicExtractor:
                 confidence=float(confidence),
                 valid_from=when or turn.ts,
                 rationale=clean_text(rationale or "", _RATIONALE_MAX),
-                source_turn_ids=[turn.turn_id],
                 extractor=self.name,
                 extractor_version=self.version,
-                turn_ts=turn.ts,
-                outcome=turn.outcome,
-                confirmed=turn.confirmed,
                 multi_valued=is_multi_valued(predicate),
                 source=claimed_source(turn.metadata),
             )

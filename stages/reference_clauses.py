@@ -189,25 +189,24 @@ def _changed_from(low: str, roles: _Roles) -> str | None:
         return None
     if roles.change.search(low) is None:
         return None
-    tokens = _TOKEN_RE.findall(low)
-    for starts, tos in roles.frames:
-        for i, t in enumerate(tokens):
-            if t not in starts:
-                continue
-            j = next((k for k in range(i + 1, len(tokens)) if tokens[k] in tos), None)
-            if j is not None:
-                old = [w for w in tokens[i + 1 : j] if w not in roles.object_frame]
-                if old:
-                    return " ".join(old)
-    return None
+    return _between(low, roles.frames, roles)
 
 
 def _swapped(low: str, roles: _Roles) -> str | None:
     """The old value of a swap ("replaced X with Y", "trocamos o X pelo Y"), or None."""
+    return _between(low, roles.swaps, roles)
+
+
+def _between(
+    low: str, frames: tuple[tuple[frozenset[str], frozenset[str]], ...], roles: _Roles
+) -> str | None:
+    """The words between a frame's opening word and its closing word ("from X to",
+    "replaced X with"), less the object frame's words, for the first frame that has
+    any; None if none does."""
     tokens = _TOKEN_RE.findall(low)
-    for verbs, tos in roles.swaps:
+    for starts, tos in frames:
         for i, t in enumerate(tokens):
-            if t not in verbs:
+            if t not in starts:
                 continue
             j = next((k for k in range(i + 1, len(tokens)) if tokens[k] in tos), None)
             if j is not None:

@@ -144,42 +144,18 @@ def change_frames(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candidate
     stop the old value. It is the extractor's judgment, not the pipeline's: an
     extractor that keeps nothing gets nothing from here.
     """
-    if turn.role is not Role.USER or not turn.content.strip():
-        return []
-    refs = find_references(turn.content)
-    if not refs:
-        return []
-    clauses = [normalise(r.clause) for r in refs]
-    if any(f.retracts or not _inside(normalise(f.object), clauses) for f in facts):
+    refs, clauses = _references_of(turn)
+    if not refs or any(f.retracts or not _inside(normalise(f.object), clauses) for f in facts):
         return []
     source = claimed_source(turn.metadata)
     out: list[CandidateFact] = []
     for i, r in enumerate(refs):
         said = r.sentence.strip().rstrip(".!?。！？ ")
         if said:
-            out.append(
-                CandidateFact(
-                    candidate_id=stable_id(turn.tenant_id, turn.turn_id, "change", str(i)),
-                    tenant_id=turn.tenant_id,
-                    user_id=turn.user_id,
-                    session_id=turn.session_id,
-                    type=FactType.CORRECTION,
-                    subject=r.subject,
-                    predicate="statement",
-                    object=said[:2_000],
-                    confidence=0.9,
-                    valid_from=turn.ts,
-                    rationale=CHANGE_FRAME,
-                    source_turn_ids=[turn.turn_id],
-                    extractor="references",
-                    extractor_version=_VERSION,
-                    turn_ts=turn.ts,
-                    outcome=turn.outcome,
-                    confirmed=turn.confirmed,
-                    multi_valued=True,
-                    source=source,
-                )
-            )
+            out.append(_candidate(
+                turn, "change", i, subject=r.subject, predicate="statement", obj=said,
+                rationale=CHANGE_FRAME, source=source, multi_valued=True,
+            ))
     return out
 
 
@@ -189,37 +165,47 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     A candidate read from inside a reference clause is dropped (it is the request
     itself); retractions the extractor found stay (they close by key).
     """
-    if turn.role is not Role.USER or not turn.content.strip():
-        return facts
-    refs = find_references(turn.content)
+    refs, clauses = _references_of(turn)
     if not refs:
         return facts
-    clauses = [normalise(r.clause) for r in refs]
     kept = [f for f in facts if f.retracts or f.rationale == CHANGE_FRAME
             or not _inside(normalise(f.object), clauses)]
     source = claimed_source(turn.metadata)
     for i, r in enumerate(refs):
-        kept.append(
-            CandidateFact(
-                candidate_id=stable_id(turn.tenant_id, turn.turn_id, "reference", str(i)),
-                tenant_id=turn.tenant_id,
-                user_id=turn.user_id,
-                session_id=turn.session_id,
-                type=FactType.CORRECTION,
-                subject=r.subject,
-                predicate=REFERENCE_PREDICATE,
-                object=r.topic[:2_000],
-                confidence=0.9,
-                valid_from=turn.ts,
-                rationale=_RATIONALE_PREFIX + r.op + (_RETRACTED if r.retracted else ""),
-                source_turn_ids=[turn.turn_id],
-                extractor="references",
-                extractor_version=_VERSION,
-                turn_ts=turn.ts,
-                outcome=turn.outcome,
-                confirmed=turn.confirmed,
-                retracts=True,
-                source=source,
-            )
-        )
+        kept.append(_candidate(
+            turn, "reference", i, subject=r.subject, predicate=REFERENCE_PREDICATE, obj=r.topic,
+            rationale=_RATIONALE_PREFIX + r.op + (_RETRACTED if r.retracted else ""),
+            source=source, retracts=True,
+        ))
     return kept
+
+
+def _references_of(turn: TurnEvent) -> tuple[list[Reference], list[str]]:
+    """A user turn's reference clauses and their normalised text (none for another role)."""
+    if turn.role is not Role.USER or not turn.content.strip():
+        return [], []
+    refs = find_references(turn.content)
+    return refs, [normalise(r.clause) for r in refs]
+
+
+def _candidate(
+    turn: TurnEvent, kind: str, i: int, *, subject: str, predicate: str, obj: str,
+    rationale: str, source: str, retracts: bool = False, multi_valued: bool = False,
+) -> CandidateFact:
+    """The ``i``-th candidate of ``kind`` ("change" or "reference") read from ``turn``."""
+    return CandidateFact.from_turn(
+        turn,
+        candidate_id=stable_id(turn.tenant_id, turn.turn_id, kind, str(i)),
+        type=FactType.CORRECTION,
+        subject=subject,
+        predicate=predicate,
+        object=obj[:2_000],
+        confidence=0.9,
+        valid_from=turn.ts,
+        rationale=rationale,
+        extractor="references",
+        extractor_version=_VERSION,
+        retracts=retracts,
+        multi_valued=multi_valued,
+        source=source,
+    )

@@ -32,7 +32,7 @@ from typing import Final
 
 import numpy as np
 
-from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
+from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
@@ -51,6 +51,8 @@ _CJK_RUN_RE: Final = re.compile(r"[\u3400-\u9fff]+")
 _TOKEN_RE: Final = re.compile(r"[^\W_](?:[\w.+#-]*[^\W_])?", re.UNICODE)
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
 _OWNER_RE: Final = re.compile(r"^(user|team)s?\b\s*(.*)$")
+#: The extractors whose values are the user's whole sentences (stages/statements.py).
+_SENTENCE_EXTRACTORS: Final = frozenset({"statements", "hybrid"})
 #: Predicate qualifiers that name no slot.
 _NO_SLOT: Final = frozenset({"other", "statement", "misc", "general"})
 #: Content terms shared at this share of the smaller clause make a paraphrase.
@@ -173,7 +175,12 @@ ANCHOR_MAX_WORDS = 6
 
 
 def _is_sentence(f: StoredFact | CandidateFact) -> bool:
-    return f.predicate == "statement" or f.predicate.endswith(":other")
+    """Whether the value is a sentence (its anchors are its names): a statement with no
+    slot, or an episode a statement extractor says with the turn's sentence (the hybrid's
+    ``event``)."""
+    if f.predicate == "statement" or f.predicate.endswith(":other"):
+        return True
+    return f.type is FactType.EVENT and f.extractor in _SENTENCE_EXTRACTORS
 
 
 def _mentions(words: set[str], flat: str, term: str) -> bool:

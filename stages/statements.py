@@ -125,11 +125,9 @@ class StatementExtractor:
             seen.add(normalise(statement))
             predicate = family(statement)
             out.append(
-                CandidateFact(
+                CandidateFact.from_turn(
+                    turn,
                     candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(start + len(out))),
-                    tenant_id=turn.tenant_id,
-                    user_id=turn.user_id,
-                    session_id=turn.session_id,
                     type=_fact_type(sentence, predicate),
                     subject=subject_of(statement)[:200],
                     predicate=predicate,
@@ -137,12 +135,8 @@ class StatementExtractor:
                     confidence=0.9,
                     valid_from=turn.ts,
                     rationale=f"keep classifier {self.model.version}",
-                    source_turn_ids=[turn.turn_id],
                     extractor=self.name,
                     extractor_version=self.version,
-                    turn_ts=turn.ts,
-                    outcome=turn.outcome,
-                    confirmed=turn.confirmed,
                     multi_valued=not is_single_valued(predicate),
                     source=source,
                 )
@@ -173,6 +167,8 @@ class HybridExtractor(StatementExtractor):
       lake; the kids loved it; I finally finished my novel") is one memory, not one per
       sentence, and it keeps the context a reader needs. One sentence keeps the key of
       design A (a single-valued family supersedes); several are a multi-valued statement.
+      An episode (the rules' ``event``) whose sentences name no family keeps the rules'
+      predicate: "user event I went climbing at the gym with Sam", not "user statement ...".
     """
 
     name = "hybrid"
@@ -240,6 +236,14 @@ class HybridExtractor(StatementExtractor):
             update.update(predicate="statement", multi_valued=True)
         if rule_fact is not None and f.type is FactType.FACT:
             update["type"] = rule_fact.type
+            if rule_fact.type is FactType.EVENT and update.get("predicate", f.predicate) == (
+                "statement"
+            ):
+                # an episode the sentence names no family for is said under the rules'
+                # predicate ("user event I went climbing ..."), as the rule extractor
+                # says it: the text tells what it is, and the lifecycle jobs (fold,
+                # retention) are calibrated on episodes said so (memgate/data/lifecycle.json)
+                update["predicate"] = rule_fact.predicate
         if inferred:
             # the rules read something the turn does not say (a wife: married): the
             # statement is that evidence and is as sure as the inference (pending, if low)

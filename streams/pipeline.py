@@ -85,13 +85,8 @@ class TriageStep:
         sealed = seal(self.detector, journal)  # the final check before the audit store
         caught = _count_diff(sealed.redaction_counts, journal.redaction_counts)
         journal = sealed.model_copy(update={"length": len(sealed.redacted_text)})
-        decision = DecisionRecord(
-            event_id=stable_id("decision", Stage.TRIAGE.value, turn.tenant_id, turn.turn_id),
-            stage=Stage.TRIAGE,
-            tenant_id=turn.tenant_id,
-            user_id=turn.user_id,
-            session_id=turn.session_id,
-            turn_id=turn.turn_id,
+        decision = _turn_decision(
+            Stage.TRIAGE, turn,
             verdict=verdict.value,
             reason=reason,
             policy_version=TRIAGE_POLICY_VERSION,
@@ -156,13 +151,8 @@ class ExtractStep:
         except ExtractionError as exc:
             verdict, reason = "error", f"extraction_error:{type(exc).__name__}"
         now = self.clock()
-        decision = DecisionRecord(
-            event_id=stable_id("decision", Stage.EXTRACT.value, turn.tenant_id, turn.turn_id),
-            stage=Stage.EXTRACT,
-            tenant_id=turn.tenant_id,
-            user_id=turn.user_id,
-            session_id=turn.session_id,
-            turn_id=turn.turn_id,
+        decision = _turn_decision(
+            Stage.EXTRACT, turn,
             verdict=verdict,
             reason=reason,
             policy_version=_label(self.extractor),
@@ -301,4 +291,17 @@ def final_check_record(
         policy_version=FINAL_CHECK_VERSION,
         decided_at=at,
         details=dict(details),
+    )
+
+
+def _turn_decision(stage: Stage, turn: TurnEvent, **fields: Any) -> DecisionRecord:
+    """The audit row of a stage's decision on a whole turn (one per stage and turn)."""
+    return DecisionRecord(
+        event_id=stable_id("decision", stage.value, turn.tenant_id, turn.turn_id),
+        stage=stage,
+        tenant_id=turn.tenant_id,
+        user_id=turn.user_id,
+        session_id=turn.session_id,
+        turn_id=turn.turn_id,
+        **fields,
     )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 
 from memgate.core.errors import MissingExtra
 from memgate.core.events import TurnEvent
@@ -16,24 +17,28 @@ except ImportError as exc:
     raise MissingExtra("kafka", "sending turns to Kafka", exc.name) from exc
 
 
-def _producer(settings: Settings) -> AIOKafkaProducer:
-    return AIOKafkaProducer(
+@asynccontextmanager
+async def _turns_producer(settings: Settings) -> AsyncIterator[tuple[AIOKafkaProducer, str]]:
+    """A started producer and the input topic (created if missing); stopped on exit."""
+    from memgate.streams.app import ensure_topics
+
+    await ensure_topics(settings)
+    producer = AIOKafkaProducer(
         **kafka_client_kwargs(settings),
         acks="all",
         enable_idempotence=True,
         linger_ms=5,
     )
+    await start_client(producer.start, producer.stop, settings)
+    try:
+        yield producer, f"{settings.topic_prefix}.turns"
+    finally:
+        await producer.stop()
 
 
 async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
-    from memgate.streams.app import ensure_topics
-
-    await ensure_topics(settings)
-    topic = f"{settings.topic_prefix}.turns"
-    producer = _producer(settings)
-    await start_client(producer.start, producer.stop, settings)
     n = 0
-    try:
+    async with _turns_producer(settings) as (producer, topic):
         futures = []
         for t in turns:
             futures.append(
@@ -44,21 +49,13 @@ async def produce_turns(settings: Settings, turns: Iterable[TurnEvent]) -> int:
             n += 1
         for f in futures:
             await f
-    finally:
-        await producer.stop()
     return n
 
 
 async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
     """Send raw lines as they are (for replays and for testing the dead-letter path)."""
-    from memgate.streams.app import ensure_topics
-
-    await ensure_topics(settings)
-    topic = f"{settings.topic_prefix}.turns"
-    producer = _producer(settings)
-    await start_client(producer.start, producer.stop, settings)
     n = 0
-    try:
+    async with _turns_producer(settings) as (producer, topic):
         for line in lines:
             if not line.strip():
                 continue
@@ -69,6 +66,4 @@ async def produce_lines(settings: Settings, lines: Iterable[str]) -> int:
                 key = "unknown/unknown"
             await producer.send_and_wait(topic, key=key.encode(), value=line.encode())
             n += 1
-    finally:
-        await producer.stop()
     return n

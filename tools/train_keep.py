@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memgate.stages.keep_model import DIM, featurise, sentence_labels, to_json, train  # noqa: E402
+from tools.model_script import prf, write_or_check  # noqa: E402
 
 CORPUS = ROOT / "memgate" / "data" / "train" / "statements.jsonl"
 MODEL = ROOT / "memgate" / "data" / "keep_model.json"
@@ -58,12 +59,6 @@ def _mask(x: np.ndarray, features: str) -> np.ndarray:
     elif features == "ngrams":
         x[:, DIM:] = 0.0
     return x
-
-
-def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
 def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
@@ -113,14 +108,14 @@ def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
                         c[0] += pred_turn and r["keep"]
                         c[1] += pred_turn and not r["keep"]
                         c[2] += (not pred_turn) and r["keep"]
-        p, rr, f = _prf(*sent)
+        p, rr, f = prf(*sent)
         print(f"\nfeatures {features}: sentence keep P {p:.3f} R {rr:.3f} F1 {f:.3f}")
         for d, counts in by_design.items():
             if features != "ngrams+cues" and d == "rules":
                 continue
-            p, rr, f = _prf(*counts["all"])
+            p, rr, f = prf(*counts["all"])
             langs = " ".join(
-                f"{lang} {_prf(*counts[lang])[1]:.2f}"
+                f"{lang} {prf(*counts[lang])[1]:.2f}"
                 for lang in ("en", "de", "fr", "es", "pt", "zh")
             )
             print(f"  turn {d:5s} P {p:.3f} R {rr:.3f} F1 {f:.3f} | keep recall {langs}")
@@ -136,14 +131,8 @@ def main() -> int:
     if args.cv:
         cross_validate(args.cv, args.threshold)
         return 0
-    text = build()
-    if args.check:
-        same = MODEL.exists() and MODEL.read_text("utf-8") == text
-        print("keep model is up to date" if same else "keep model differs: run tools/train_keep.py")
-        return 0 if same else 1
-    MODEL.write_text(text, "utf-8")
-    print(f"wrote {MODEL.relative_to(ROOT)}")
-    return 0
+    return write_or_check(MODEL, build(), root=ROOT, name="keep", script="tools/train_keep.py",
+                          check=args.check)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from memgate.core.events import TurnEvent  # noqa: E402
 from memgate.stages.statement_text import cues  # noqa: E402
 from memgate.stages.triage import TriagePolicy, content_sentences, triage  # noqa: E402
 from memgate.stages.triage_model import features, to_json, train  # noqa: E402
+from tools.model_script import prf, write_or_check  # noqa: E402
 
 TRAIN = ROOT / "memgate" / "data" / "train"
 CORPORA = (TRAIN / "statements.jsonl", TRAIN / "triage.jsonl")
@@ -172,12 +173,6 @@ def build() -> str:
     return to_json(weights, bias, THRESHOLD, corpus_bytes())
 
 
-def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
-
-
 def cross_validate(thresholds: list[float]) -> None:
     turns = load_turns()
     feats = [_features(t) for t in turns]
@@ -218,8 +213,8 @@ def cross_validate(thresholds: list[float]) -> None:
                 counts[0] += k and lab
                 counts[1] += k and not lab
                 counts[2] += (not k) and lab
-        p, r, f = _prf(*c)
-        langs = " ".join(f"{_prf(*per[lang])[1]:.2f}" for lang in LANGS)
+        p, r, f = prf(*c)
+        langs = " ".join(f"{prf(*per[lang])[1]:.2f}" for lang in LANGS)
         name = "rules" if thr is None else f"{thr:.2f}"
         print(f"{name:>9} | {calls:6.0f}  {ev:.3f}        | {p:.3f} {r:.3f} {f:.3f} | {langs}")
 
@@ -234,15 +229,8 @@ def main() -> int:
     if args.cv:
         cross_validate([float(v) for v in args.thresholds.split(",")])
         return 0
-    text = build()
-    if args.check:
-        same = MODEL.exists() and MODEL.read_text("utf-8") == text
-        print("triage model is up to date" if same else
-              "triage model differs: run tools/train_triage.py")
-        return 0 if same else 1
-    MODEL.write_text(text, "utf-8")
-    print(f"wrote {MODEL.relative_to(ROOT)}")
-    return 0
+    return write_or_check(MODEL, build(), root=ROOT, name="triage", script="tools/train_triage.py",
+                          check=args.check)
 
 
 if __name__ == "__main__":

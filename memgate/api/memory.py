@@ -15,7 +15,6 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from memgate.api.models import (
@@ -28,6 +27,7 @@ from memgate.api.models import (
     SearchResult,
 )
 from memgate.api.requests import check_id, check_k, check_query, check_time, to_turns
+from memgate.core.closing import Closing
 from memgate.core.errors import InvalidRequest, MemgateError
 from memgate.core.events import FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
@@ -47,7 +47,7 @@ class FactNotFound(InvalidRequest):
     """No fact with that id for that tenant (and user): another tenant's facts are not found."""
 
 
-class Memory:
+class Memory(Closing):
     """Write turns through the gate and read facts back, on the stores the settings name.
 
     * ``Memory()``: the settings from the environment and ``MEMGATE_CONFIG`` (the
@@ -94,17 +94,6 @@ class Memory:
         return cls(settings, metrics=metrics, **kw)
 
     # -- lifecycle ----------------------------------------------------------------
-
-    def __enter__(self) -> Memory:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Write the buffered usage, then close the stores this instance opened (idempotent)."""

@@ -308,6 +308,21 @@ class CandidateFact(_Event):
         "keys, duplicates or supersession.",
     )
 
+    @classmethod
+    def from_turn(cls, turn: TurnEvent, **fields: Any) -> CandidateFact:
+        """A candidate read from ``turn``: the turn's tenant, user, session, id, time,
+        outcome and confirmation, then what the extractor read (``fields``)."""
+        return cls(
+            tenant_id=turn.tenant_id,
+            user_id=turn.user_id,
+            session_id=turn.session_id,
+            source_turn_ids=[turn.turn_id],
+            turn_ts=turn.ts,
+            outcome=turn.outcome,
+            confirmed=turn.confirmed,
+            **fields,
+        )
+
     @field_validator("subject", "predicate", "object")
     @classmethod
     def _not_blank(cls, v: str) -> str:

@@ -21,11 +21,19 @@ import re
 from functools import cache
 from importlib import resources
 
-__all__ = ["is_question", "question_starts", "split_sentences", "starts_like_question"]
+__all__ = [
+    "MAX_QUERY_TERMS", "is_question", "query_terms", "question_starts", "split_sentences",
+    "starts_like_question",
+]
 
 # CJK sentence ends (。！？) need no space after them
 _SENT_SPLIT_RE = re.compile(r"(?<=[.!?…])\s+|\n+|(?<=[.!?])(?=[A-Z¿¡])|(?<=[。！？])\s*")
 _TERMINAL_Q_RE = re.compile(r"[?？][\s\"'”)\]]*$")
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+_HAS_ALNUM_RE = re.compile(r"[^\W_]", re.UNICODE)
+#: Free-text queries are cut to this many distinct terms (bounds the BM25 cost of both
+#: retrieval stores).
+MAX_QUERY_TERMS = 64
 #: closing quotes and brackets after a sentence's last punctuation mark
 _CLOSERS = " \"')]”"
 
@@ -63,3 +71,23 @@ def is_question(sentence: str) -> bool:
     if _TERMINAL_Q_RE.search(s) or s.startswith("¿"):
         return True
     return not s.rstrip(_CLOSERS).endswith((".", "!", "…")) and starts_like_question(s)
+
+
+def query_terms(text: str, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
+    """The words of a free-text query, as written: each once (case-folded), only those
+    with a letter or digit, at most ``max_terms``.
+
+    >>> query_terms('NEAR(editor* "vim") OR -emacs: x_y vim __')
+    ['NEAR', 'editor', 'vim', 'OR', 'emacs', 'x_y']
+    """
+    terms: list[str] = []
+    seen: set[str] = set()
+    for token in _WORD_RE.findall(text):
+        folded = token.casefold()
+        if folded in seen or not _HAS_ALNUM_RE.search(token):
+            continue
+        seen.add(folded)
+        terms.append(token)
+        if len(terms) >= max_terms:
+            break
+    return terms

@@ -20,11 +20,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from memgate.core.closing import Closing
 from memgate.core.embedding import Embedder
 from memgate.core.errors import MemgateError
 from memgate.core.events import FactStatus, StoredFact, TurnEvent
@@ -176,7 +176,7 @@ class Confusion:
         }
 
 
-class Workspace:
+class Workspace(Closing):
     """A fresh gate on fresh embedded stores in a temporary folder, removed on close.
 
     The settings are copied with ``data_dir`` set to the folder and the
@@ -297,14 +297,3 @@ class Workspace:
             if audit is not None:
                 audit.close()
             shutil.rmtree(self._tmp, ignore_errors=True)
-
-    def __enter__(self) -> Workspace:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

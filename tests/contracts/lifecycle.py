@@ -1,5 +1,6 @@
-"""The memory-over-months contract: decay, consolidation, retention and erasure of one
-fact, on any retrieval store that is also a :class:`~memgate.core.stores.UsageStore`.
+"""The memory-over-months contract: decay, consolidation, retention, erasure of one
+fact and replay under a new policy, on any retrieval store that is also a
+:class:`~memgate.core.stores.UsageStore`.
 
 Subclass :class:`LifecycleContract` (it extends the usage and retrieval contracts:
 same ``store`` fixture, same ``refresh`` hook). The unit tier runs it on the
@@ -7,6 +8,8 @@ embedded index (``tests/unit/sinks/test_embedded.py``), the integration tier on
 OpenSearch (``tests/integration/test_opensearch_store_int.py``). The jobs are
 run store-side only (:func:`memgate.lifecycle.consolidate_user` with no audit
 store); the audit rows they write are tested in ``tests/unit/test_lifecycle.py``.
+The replay reads its journal from an audit store in process (chDB, under the
+test's ``tmp_path``) and writes its diff to the store under test.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ from pathlib import Path
 
 import numpy as np
 
-from memgate.core.events import FactStatus, FactType, StoredFact
+from memgate.backends import build_pipeline
+from memgate.core.events import FactStatus, FactType, Role, StoredFact, TurnEvent
 from memgate.core.settings import Settings
 from memgate.core.stores import ErasableRetrieval, FactUsage, SearchQuery, UsageStore
 from memgate.core.tenant_policy import DecayOverride, RetentionPolicy, TenantPolicy
 from memgate.lifecycle import consolidate_user
 from memgate.recall import DecayPolicy, Recall, UsageBuffer
 from memgate.receipts import erase_user_facts
+from memgate.replay import replay
+from memgate.sinks.audit import ClickHouseAudit
 from memgate.stages.consolidate import LIFECYCLE, LifecyclePlan
+from memgate.streams.runner import InProcessRunner
 
 from .retrieval import DIM, T0, UsageStoreContract, embed
 
@@ -303,3 +310,60 @@ class LifecycleContract(UsageStoreContract):
         hits = self.search(store, "editor vim")  # type: ignore[arg-type]
         assert a.fact_id not in [h.fact.fact_id for h in hits]
         assert [f.fact_id for f in store.list_facts("acme", "u1")] == [b.fact_id]  # type: ignore[attr-defined]
+
+    # -- replay --------------------------------------------------------------------------
+
+    def test_replay_reports_a_policy_change_then_applies_it(
+        self, store: UsageStore, tmp_path: Path
+    ) -> None:
+        """The journal of turns stored under ``balanced``, replayed under ``conservative``
+        (which holds a new instruction and a tool change for confirmation): the shadow run
+        reports the diff and writes nothing, the apply closes the old facts with the old
+        and the new versions recorded, and a second apply changes nothing."""
+        texts = [
+            ("s1", "I use vim as my editor.", T0),
+            ("s1", "From now on, please answer in French.", T0 + DAY),
+            ("s2", "I switched from vim to neovim.", T0 + 2 * DAY),
+        ]
+        turns = [
+            TurnEvent(tenant_id="acme", user_id="u1", session_id=sid, turn_id=f"r{i}",
+                      role=Role.USER, content=text, ts=ts)
+            for i, (sid, text, ts) in enumerate(texts)
+        ]  # fmt: skip
+        emb = ContractEmbedder()
+        base = Settings(data_dir=tmp_path / "data")
+        strict = base.model_copy(update={"policy": "conservative"})
+        audit = ClickHouseAudit.embedded(tmp_path / "audit")
+        try:
+            runner = InProcessRunner(build_pipeline(base, emb), store, audit)  # type: ignore[arg-type]
+            try:
+                runner.run(turns)
+            finally:
+                runner.close()
+            self.refresh(store)  # type: ignore[arg-type]
+            before = store.list_facts("acme", "u1", include_inactive=True)  # type: ignore[attr-defined]
+            assert {f.value for f in before if f.status is FactStatus.ACTIVE} >= {"neovim"}
+
+            same = replay(store, audit, emb, base, tenant="acme")  # type: ignore[arg-type]
+            assert same.counts == {} and same.turns == 3
+            shadow = replay(store, audit, emb, strict, tenant="acme", now=T0 + 9 * DAY)  # type: ignore[arg-type]
+            assert shadow.counts == {"dropped": 1, "superseded": 1}, shadow.by_reason
+            assert not shadow.applied and shadow.by_tenant == {"acme": shadow.counts}
+            self.refresh(store)  # type: ignore[arg-type]
+            assert store.list_facts("acme", "u1", include_inactive=True) == before  # type: ignore[attr-defined]
+
+            done = replay(store, audit, emb, strict, tenant="acme", apply=True, now=T0 + 9 * DAY)  # type: ignore[arg-type]
+            assert done.applied and done.counts == shadow.counts
+            self.refresh(store)  # type: ignore[arg-type]
+            for c in done.changes:
+                old = store.get("acme", "u1", c.old_fact_id)  # type: ignore[attr-defined]
+                assert old.status is FactStatus.SUPERSEDED
+                assert (c.old_version or "").startswith("balanced-1/")
+                if c.change == "superseded":
+                    new = store.get("acme", "u1", c.new_fact_id)  # type: ignore[attr-defined]
+                    assert old.superseded_by == new.fact_id and new.supersedes == old.fact_id
+                    assert (c.new_version or "").startswith("conservative-1/")
+            again = replay(store, audit, emb, strict, tenant="acme", apply=True, now=T0 + 9 * DAY)  # type: ignore[arg-type]
+            assert again.counts == {}
+        finally:
+            audit.close()

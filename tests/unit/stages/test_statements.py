@@ -228,3 +228,17 @@ def test_hybrid_statement_is_as_sure_as_the_rules_inference() -> None:
 def test_hybrid_keeps_a_short_fact_the_rules_miss() -> None:
     facts = HybridExtractor().extract(turn("Unser Lager ist in Bremen."))
     assert [f.object for f in facts] == ["Unser Lager ist in Bremen"]
+
+
+def test_hybrid_says_an_episode_is_an_event() -> None:
+    # issue 12: an episode the rules read as an event and the hybrid says whole keeps the
+    # rules' predicate, so that its text says what it is ("user event ...") like the rule
+    # extractor's; the catch-all "statement" made the lifecycle scenarios' episodes
+    # unrecognisable (retention) and less alike than the fold is calibrated for
+    facts = HybridExtractor().extract(turn("Last week I went bouldering at the quarry with Tomas."))
+    (f,) = facts
+    assert (f.type, f.extractor, f.predicate) == (FactType.EVENT, "hybrid", "event")
+    assert f.object == "Last week I went bouldering at the quarry with Tomas"
+    # a statement with a family of its own keeps it
+    liked = HybridExtractor().extract(turn("Yesterday I joined a pottery class and I love it."))
+    assert [(x.type, x.predicate) for x in liked] == [(FactType.PREFERENCE, "likes")]
