@@ -55,7 +55,7 @@ from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
 )
-from memgate.stages.resolve_slots import same_clause, slot_update_target
+from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 
 #: How many of a candidate's nearest facts (active or superseded) the redelivery check
 #: reads for one under another key that already cites the candidate's turn.
@@ -281,7 +281,7 @@ class Resolver:
         for f in current:
             same = normalise(f.value) == value_n
             sim = 1.0 if same else _cos(f.embedding, vec)
-            if same or (sim >= p.near_duplicate and not changed):
+            if same or (sim >= p.near_duplicate and not changed and not changed_value(f, c)):
                 updated = self._seen_again(f, event, now)
                 reason = "same_value" if same else "near_duplicate_same_key"
                 if f.status is FactStatus.PENDING:
@@ -313,7 +313,12 @@ class Resolver:
         for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)):
             if f.key == key:
                 continue
-            if sim >= p.near_duplicate and f.type == c.type and not changed:
+            if (
+                sim >= p.near_duplicate
+                and f.type == c.type
+                and not changed
+                and not changed_value(f, c)  # one frame, another value: not a repeat
+            ):
                 updated = self._seen_again(f, event, now)
                 return out(
                     ResolutionAction.DUPLICATE,

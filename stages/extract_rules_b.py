@@ -69,7 +69,9 @@ _RULES_B: tuple[_Rule, ...] = (
     # ---------------------------------------------------------- decisions
     _r("decided", "decided chose picked opted settled agreed committed",
        r"\b" + _SUBJ + r"(?:'ve| have)?\s+" + _ADV
-       + r"(?:decided|chose|picked|opted|settled|agreed|committed)\s+(?:to |on |for |that )?"
+       # "settled in/into <place>" is a move, not a decision
+       + r"(?:decided|chose|picked|opted|settled(?!\s+in(?:to)?\b)|agreed|committed)\s+"
+       + r"(?:to |on |for |that )?"
        + _OBJ, _b_decided),
     _r("decided_multi", "beschlossen entschieden entschlossen décidé decidido decidí decidimos "
        "decidi resolvemos",

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Final
 
 import numpy as np
@@ -40,10 +41,13 @@ __all__ = [
     "SlotMatch",
     "anchors",
     "changed_clause",
+    "changed_value",
     "clause_terms",
     "same_clause",
     "slot_terms",
     "slot_update_target",
+    "substitution",
+    "two_things",
 ]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
@@ -226,6 +230,8 @@ def slot_update_target(
             fam = lex.family(f.predicate, f.value)
             if fam is not None and fam.additive:
                 continue
+            if two_things(f.subject, c.subject, lex):
+                continue  # "our customer portal ..." -> "our new admin tool ...": another thing
             slot = slot_terms(f, lex)
             if any(_mentions(words, flat, t) for t in slot):
                 rank, why = 2, "slot"
@@ -244,6 +250,86 @@ def slot_update_target(
             if best is None or cand[:3] > best[:3]:
                 best = cand
     return None if best is None else best[3]
+
+
+#: A substituted span longer than this many content words is a new clause, not a value.
+SUBSTITUTION_MAX_SPAN: Final = 2
+
+
+def _frame_tokens(text: str, lex: Lexicon) -> list[str]:
+    return [
+        w
+        for w in _WORD_RE.findall(normalise(text))
+        if w not in lex.stopwords and w not in lex.clause_stopwords and not lex.has_change_cue(w)
+    ]
+
+
+def substitution(a: str, b: str, lex: Lexicon = LEXICON) -> bool:
+    """``b`` is ``a``'s clause with another value in one place: their content words align
+    except for short spans replaced in the same position, neither an inflection of the
+    other ("... invoices emailed monthly" -> "... invoices emailed quarterly"); cue words
+    ("now", "from now on") and function words do not count. A paraphrase moves or adds
+    words, it does not swap one value for another; the swapped value follows a word the
+    two share (the frame comes first).
+
+    >>> substitution("I want my invoices sent monthly", "I want my invoices sent quarterly")
+    True
+    >>> substitution("Ich trinke meinen Kaffee schwarz", "Meinen Kaffee trinke ich immer schwarz")
+    False
+    >>> substitution("We run production on Kubernetes", "Our production runs on Kubernetes")
+    False
+    """
+    if _CJK_RE.search(a) or _CJK_RE.search(b):
+        return False
+    ta, tb = _frame_tokens(a, lex), _frame_tokens(b, lex)
+    if not ta or not tb:
+        return False
+    ops = SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes()
+    equal = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
+    if any(tag == "replace" and (i1 == 0 or j1 == 0) for tag, i1, _, j1, _ in ops):
+        return False  # the head of the clause itself differs ("prefer" / "indentation")
+    swaps = [(ta[i1:i2], tb[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    moved = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag in ("insert", "delete"))
+    if not swaps or equal < 2 or equal < 0.6 * min(len(ta), len(tb)) or moved > 2:
+        return False
+    for old, new in swaps:
+        if max(len(old), len(new)) > SUBSTITUTION_MAX_SPAN:
+            return False
+        if any(x[:5] == y[:5] for x in old for y in new):
+            return False  # an inflection ("run" / "runs"), not another value
+    return True
+
+
+def changed_value(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
+    """The two statements are one frame with two values: each names a name or number the
+    other does not ("Tarif Flex M" / "Tarif Flex L"), or one value is swapped for another
+    in the same place (:func:`substitution`). Near in meaning as they are, they are no
+    repeat of each other."""
+    if _anchors_differ(a, b):
+        return True
+    return substitution(_val(a), _val(b))
+
+
+def _anchors_differ(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
+    return not _anchors_within(a, b) and not _anchors_within(b, a)
+
+
+def two_things(subject_a: str, subject_b: str, lex: Lexicon = LEXICON) -> bool:
+    """Both subjects name a thing of the speaker ("team's kundenportal", "team's neues
+    admin-tool") and the two names share no content word (change cues such as "new"
+    aside): statements about two things, and one cannot update the other.
+
+    >>> two_things("team's kundenportal", "team's neues admin-tool")
+    True
+    >>> two_things("team's backend", "team's new backend"), two_things("team", "team's api")
+    (False, False)
+    """
+    (_, rest_a), (_, rest_b) = _owner_and_rest(subject_a), _owner_and_rest(subject_b)
+    if not rest_a or not rest_b or rest_a == rest_b:
+        return False
+    wa = {w for w in _content(rest_a.split(), lex) if not lex.has_change_cue(w)}
+    wb = {w for w in _content(rest_b.split(), lex) if not lex.has_change_cue(w)}
+    return bool(wa) and bool(wb) and not (wa & wb)
 
 
 def clause_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> set[str]:
@@ -283,6 +369,8 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
     if fa is not None and fa is fb and not fa.additive:
         # one family (an employer said as ``works_at`` and as a sentence): the same value
         return _anchors_within(a, b) and _anchors_within(b, a)
+    if substitution(_val(a), _val(b), lex):
+        return False  # one value swapped for another in the same frame
     ta, tb = clause_terms(a, lex), clause_terms(b, lex)
     small = min(len(ta), len(tb))
     if small < 2:

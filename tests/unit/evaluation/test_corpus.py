@@ -288,3 +288,23 @@ def test_the_third_scenario_file_covers_the_frozen_failure_classes() -> None:
         assert {"coding", "support", "personal"} <= domains, cls
     langs = {t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}}
     assert langs == {"en", "de", "fr", "es", "pt", "zh"}
+
+
+def test_the_fourth_scenario_file_covers_the_worst_frozen_classes() -> None:
+    """scenarios_dev4.jsonl (issue 9, written in one sitting before the fixes it measures): at
+    least six scenarios each of supersede, as_of and dedupe, three domains, six languages, hard
+    negatives, ids unique across the development files."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev4.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev4.jsonl"])
+    by_class = Counter(s.covers[0] for s in stories)
+    for cls in ("supersede", "as_of", "dedupe"):
+        assert by_class[cls] >= 6, cls
+        domains = {t for s in stories if s.covers[0] == cls for t in s.covers}
+        assert {"coding", "support", "personal"} <= domains, cls
+    langs = {t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}}
+    assert langs == {"en", "de", "fr", "es", "pt", "zh"}
+    assert any("hard_negative" in s.covers for s in stories)
+    names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
+    assert len(scenarios.load([EVAL_DIR / n for n in names])) > len(stories)
