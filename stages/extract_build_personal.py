@@ -49,7 +49,11 @@ _COURTESY = _ws("please pls plz thanks thx bitte merci gracias obrigado obrigada
 
 
 def _b_instruction(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
-    raw = ctx.text(m, "obj")
+    return _instruction_hits(ctx.text(m, "obj"))
+
+
+def _instruction_hits(raw: str) -> list[_Hit]:
+    """The instruction ``raw`` (an instruction's clause) says, if it says one."""
     obj = _clean(raw)
     if not obj or not _meaningful(obj) or obj.lower() in _COURTESY:
         return []

@@ -58,6 +58,7 @@ from memgate.stages.extract_build_team import (
     _b_wrong_thing,
 )
 from memgate.stages.extract_lexicon import _NOT_ACTIVITY, _RELATIVE_ALT, _TOOL_RE, C_STATED
+from memgate.stages.extract_marker_clause import _b_from_now_on
 from memgate.stages.extract_rule_kit import (
     _ADV,
     _IM,
@@ -79,17 +80,17 @@ _RULES_A: tuple[_Rule, ...] = (
        r"\b(?:from now on|going forward|from here on(?: out)?|in (?:the )?future|"
        r"starting (?:now|today)|from today on(?:wards)?|henceforth|moving forward)\b[,:]?\s*"
        r"(?:(?:please|pls|can you|could you|you should|you must|i want you to|i'd like you to)"
-       r"[,\s]+)*(?P<obj>[^.!?;]+)", _b_instruction),
+       r"[,\s]+)*(?P<obj>[^.!?;]+)", _b_from_now_on),
     _r("instruction_from_now_on_de", "jetzt sofort nun zukunft künftig",
        r"\b(?:ab jetzt|ab sofort|von nun an|in zukunft|künftig)\b[,:]?\s*(?:bitte\s+)?"
-       r"(?P<obj>[^.!?;]+)", _b_instruction),
+       r"(?P<obj>[^.!?;]+)", _b_from_now_on),
     _r("instruction_from_now_on_fr", "maintenant désormais dorénavant",
        r"(?:(?:à|a) partir de maintenant|désormais|dorénavant)[,:]?\s*"
-       r"(?:s'il te plaît\s+|s'il vous plaît\s+)?(?P<obj>[^.!?;]+)", _b_instruction),
+       r"(?:s'il te plaît\s+|s'il vous plaît\s+)?(?P<obj>[^.!?;]+)", _b_from_now_on),
     _r("instruction_from_now_on_es_pt", "ahora adelante agora diante",
        r"(?:a partir de (?:ahora|agora)|de ahora en adelante|desde ahora|"
        r"de agora em diante|daqui (?:para|pra) frente)[,:]?\s*"
-       r"(?:por favor[,\s]+)?(?P<obj>[^.!?;]+)", _b_instruction),
+       r"(?:por favor[,\s]+)?(?P<obj>[^.!?;]+)", _b_from_now_on),
     _r("instruction_always_never", "always never don't do",
        r"^(?:(?:ok|okay|also|and|btw|please|pls|oh|so)[,\s]+)*"
        r"(?P<pol>always|never|don't ever|do not ever|don't|do not|please always|"

@@ -191,7 +191,7 @@ def referenced_facts(
             c.user_id,
             subject,
             statuses=statuses,
-            qualified=deleting or subject == "user",
+            qualified=deleting or subject in ("user", "team"),
         ):
             pool[f.fact_id] = f
     if deleting:
