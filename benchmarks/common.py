@@ -18,19 +18,34 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memgate.bench.datasets import DatasetMissing, find_locomo
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
+
+
+def _locomo_dev() -> Path:
+    if os.environ.get("MEMGATE_LOCOMO_DEV"):  # a file, kept for older command lines
+        return Path(os.environ["MEMGATE_LOCOMO_DEV"])
+    try:
+        return find_locomo()
+    except DatasetMissing as exc:
+        raise SystemExit(f"benchmark not run: {exc}") from None
+
+
 #: the LoCoMo dev file, read where it is (never copied into the repository)
-LOCOMO = Path(
-    os.environ.get("MEMGATE_LOCOMO_DEV", ROOT.parent / "shared/datasets/locomo/locomo-dev.json")
-)
+LOCOMO = _locomo_dev()
 NOT_RUN = "not run: service unreachable"
 
 
 def command() -> str:
-    return " ".join([".venv/bin/python", *[os.path.relpath(a, ROOT) if a.endswith(".py") else a
-                                           for a in sys.argv]])
+    return " ".join(
+        [
+            ".venv/bin/python",
+            *[os.path.relpath(a, ROOT) if a.endswith(".py") else a for a in sys.argv],
+        ]
+    )
 
 
 def machine() -> dict[str, str]:
@@ -47,8 +62,13 @@ def machine() -> dict[str, str]:
                 mem_kb = int(line.split()[1])
     load = Path("/proc/loadavg").read_text(encoding="utf-8").split()[:3]
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "?"
     return {
@@ -68,11 +88,14 @@ def blas() -> str:
         from threadpoolctl import threadpool_info
     except ImportError:
         return "threadpoolctl not installed"
-    return ", ".join(
-        f"{i.get('internal_api')} {i.get('version')} ({i.get('num_threads')} threads)"
-        for i in threadpool_info()
-        if i.get("user_api") == "blas"
-    ) or "none found"
+    return (
+        ", ".join(
+            f"{i.get('internal_api')} {i.get('version')} ({i.get('num_threads')} threads)"
+            for i in threadpool_info()
+            if i.get("user_api") == "blas"
+        )
+        or "none found"
+    )
 
 
 def reachable(hostport: str, timeout: float = 1.0) -> bool:

@@ -72,8 +72,15 @@ class Turn:
 
 
 def _turn(text: str) -> TurnEvent:
-    return TurnEvent(tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
-                     content=text, ts="2024-05-01T10:00:00Z")
+    return TurnEvent(
+        tenant_id="t",
+        user_id="u",
+        session_id="s",
+        turn_id="x",
+        role="user",
+        content=text,
+        ts="2024-05-01T10:00:00Z",
+    )
 
 
 _RULES_ONLY = TriagePolicy(durable_model=False)
@@ -97,21 +104,17 @@ def _corpus_turns() -> Iterator[Turn]:
                 for s in content_sentences(row["text"])
             ]
             keep, reason = _rules(event)
-            yield Turn("corpus", i % FOLDS, row["lang"], bool(row["keep"]), sentences, keep,
-                       reason)
+            yield Turn("corpus", i % FOLDS, row["lang"], bool(row["keep"]), sentences, keep, reason)
             i += 1
 
 
 def _locomo_turns() -> Iterator[Turn]:
+    from memgate.bench.datasets import find_locomo
     from memgate.bench.locomo import canonical_id, questions_of
     from memgate.inputs import load_locomo
 
     split = json.loads(SPLIT.read_text("utf-8"))
-    data = (SPLIT.parent / split["source"]).resolve()
-    if not data.exists():
-        data = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo-dev.json"
-    if not data.exists():
-        data = Path("/work/shared/datasets/locomo/locomo-dev.json")
+    data = find_locomo(Path(split["source"]).name)  # DatasetMissing names where it looked
     convs = {c.sample_id: c for c in load_locomo(data)}
     for fold, sample_id in enumerate(split["development"]):
         conv = convs[sample_id]
@@ -188,11 +191,15 @@ def cross_validate(thresholds: list[float]) -> None:
     locomo = [i for i, t in enumerate(turns) if t.source == "locomo"]
     corpus = [i for i, t in enumerate(turns) if t.source == "corpus"]
     n_ev = sum(turns[i].keep for i in locomo)
-    print(f"{FOLDS}-fold cross-validation (fold = one development LoCoMo conversation + "
-          f"every {FOLDS}th corpus row): {len(corpus)} corpus turns, {len(locomo)} LoCoMo "
-          f"turns ({n_ev} cited as evidence)")
-    print("threshold | LoCoMo calls/1k  evidence kept | corpus P  R  F1 | keep recall "
-          + " ".join(LANGS))
+    print(
+        f"{FOLDS}-fold cross-validation (fold = one development LoCoMo conversation + "
+        f"every {FOLDS}th corpus row): {len(corpus)} corpus turns, {len(locomo)} LoCoMo "
+        f"turns ({n_ev} cited as evidence)"
+    )
+    print(
+        "threshold | LoCoMo calls/1k  evidence kept | corpus P  R  F1 | keep recall "
+        + " ".join(LANGS)
+    )
 
     def kept(i: int, thr: float | None) -> bool:
         t = turns[i]
@@ -223,14 +230,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed model file")
     ap.add_argument("--cv", action="store_true", help="cross-validated figures")
-    ap.add_argument("--thresholds", default="0.2,0.25,0.3,0.35,0.4,0.45,0.5",
-                    help="thresholds of the --cv report")
+    ap.add_argument(
+        "--thresholds",
+        default="0.2,0.25,0.3,0.35,0.4,0.45,0.5",
+        help="thresholds of the --cv report",
+    )
     args = ap.parse_args()
     if args.cv:
         cross_validate([float(v) for v in args.thresholds.split(",")])
         return 0
-    return write_or_check(MODEL, build(), root=ROOT, name="triage", script="tools/train_triage.py",
-                          check=args.check)
+    return write_or_check(
+        MODEL, build(), root=ROOT, name="triage", script="tools/train_triage.py", check=args.check
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from memgate import render
+from memgate.bench.datasets import DatasetMissing, find_locomo
 from memgate.cli.args import MAX_POLLUTION, Policy, check_pollution
 from memgate.cli.common import console, err, errors, print_json
 from memgate.cli.options import global_options, session
@@ -20,8 +21,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-DEFAULT_LOCOMO = Path("..") / "shared" / "datasets" / "locomo" / "locomo-dev.json"
-
 
 @app.command("locomo")
 @global_options(output=True)
@@ -31,7 +30,10 @@ def bench_locomo(
         Path | None,
         typer.Option(
             "--data",
-            help="A file in LoCoMo's format (default: ../shared/datasets/locomo/locomo-dev.json).",
+            help=(
+                "A file in LoCoMo's format (default: locomo-dev.json in $MEMGATE_LOCOMO_DIR, "
+                "or in ../shared/datasets/locomo beside the current directory or the checkout)."
+            ),
         ),
     ] = None,
     policy: Annotated[
@@ -98,18 +100,20 @@ def bench_locomo(
     rt = s.runtime
     if split not in SPLIT_CHOICES:
         raise typer.BadParameter(f"{split!r}: choose dev, heldout or all", param_hint="--split")
-    path = data if data is not None else Path.cwd() / DEFAULT_LOCOMO
+    if data is None:
+        try:
+            data = find_locomo()
+        except DatasetMissing as exc:
+            print_error(err, f"LoCoMo data: {exc}; or pass --data FILE")
+            raise typer.Exit(2) from None
+    path = data
     try:
         found = path.is_file()
     except OSError as exc:
         print_error(err, f"LoCoMo data: {render.os_error(exc)}; pass --data FILE")
         raise typer.Exit(2) from None
     if not found:
-        print_error(
-            err,
-            f"LoCoMo data not found at {path.resolve()}; pass --data FILE (the default is "
-            "../shared/datasets/locomo/locomo-dev.json from the current directory)",
-        )
+        print_error(err, f"LoCoMo data not found at {path.resolve()}; pass --data FILE")
         raise typer.Exit(2)
     chosen = list(Policy) if all_presets else (policy or [Policy(rt.settings.policy)])
     policies = [p.value for p in chosen]

@@ -18,10 +18,11 @@ from memgate.core.events import TurnEvent
 from memgate.inputs import load_locomo
 from memgate.sinks.opensearch import OpenSearchStore
 from memgate.streams.producer import produce_turns
+from tests.datasets import locomo_file
 from tests.faults.reconcile import FULL, metric, reconcile, service, wait_for
 from tests.integration.conftest import KAFKA, WorkerProcess, worker_env
 from tests.integration.kafka_helpers import wait_drained
-from tests.integration.test_pipeline_int import LOCOMO, settings_for
+from tests.integration.test_pipeline_int import settings_for
 
 pytestmark = pytest.mark.integration
 
@@ -42,7 +43,7 @@ def restore_services(services: dict[str, str]) -> Iterator[None]:
 
 
 def _turns(n: int) -> list[TurnEvent]:
-    return load_locomo(LOCOMO)[0].turns[:n]
+    return load_locomo(locomo_file())[0].turns[:n]
 
 
 def _progress(store: OpenSearchStore, at_least: int, timeout: float = 180) -> None:
@@ -109,7 +110,7 @@ def test_a_second_worker_joining_and_leaving_under_load(
 ) -> None:
     """Two partitions; a second worker (own metrics port, own data dir) joins under load
     and leaves with SIGTERM; the first takes its partition back; the result is exact."""
-    turns = [t for conv in load_locomo(LOCOMO)[:2] for t in conv.turns[: N_TURNS // 2]]
+    turns = [t for conv in load_locomo(locomo_file())[:2] for t in conv.turns[: N_TURNS // 2]]
     extra = {"MEMGATE_TOPIC_PARTITIONS": "2"}
     env1 = worker_env(run_id, tmp_path / "w1", **extra)
     env2 = worker_env(run_id, tmp_path / "w2", **extra, MEMGATE_METRICS_PORT="19102")

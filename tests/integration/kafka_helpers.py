@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
@@ -13,6 +14,11 @@ STAGE_TOPICS = ("turns", "triaged", "extracted", "redacted", "resolved", "audit"
 
 
 async def _lag(bootstrap: str, group: str, topics: list[str]) -> int:
+    per_topic = await _lag_by_topic(bootstrap, group, topics)
+    return -1 if per_topic is None else sum(per_topic.values())
+
+
+async def _lag_by_topic(bootstrap: str, group: str, topics: list[str]) -> dict[str, int] | None:
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
@@ -26,24 +32,35 @@ async def _lag(bootstrap: str, group: str, topics: list[str]) -> int:
             for p in (consumer.partitions_for_topic(t) or {0})
         ]
         if not tps:
-            return -1
+            return None
         ends = await consumer.end_offsets(tps)
         committed = await admin.list_consumer_group_offsets(group)
-        total = 0
+        lag: dict[str, int] = {}
         for tp in tps:
             meta = committed.get(tp)
             done = meta.offset if meta is not None and meta.offset >= 0 else 0
-            total += max(0, ends[tp] - done)
-        return total
+            lag[tp.topic] = lag.get(tp.topic, 0) + max(0, ends[tp] - done)
+        return lag
     finally:
         await consumer.stop()
         await admin.close()
 
 
 def wait_drained(
-    bootstrap: str, group: str, prefix: str, *, timeout: float = 300, settle: float = 3.0
+    bootstrap: str,
+    group: str,
+    prefix: str,
+    *,
+    timeout: float = 300,
+    settle: float = 3.0,
+    describe: Callable[[], str] | None = None,
 ) -> None:
-    """Wait until the group has committed every message of every stage topic."""
+    """Wait until the group has committed every message of every stage topic.
+
+    On timeout the error names the lag of each topic and, when ``describe`` is
+    given (a worker's log tail, say), what it returns, so a stall can be told
+    from slowness without re-running.
+    """
     topics = [f"{prefix}.{t}" for t in STAGE_TOPICS]
     deadline = time.monotonic() + timeout
     zero_since: float | None = None
@@ -66,7 +83,14 @@ def wait_drained(
         else:
             zero_since = None
         time.sleep(0.5)
-    raise AssertionError(f"pipeline not drained after {timeout}s (lag={last})")
+    detail = ""
+    try:
+        detail = f"; lag by topic: {asyncio.run(_lag_by_topic(bootstrap, group, topics))}"
+    except KafkaError as exc:
+        detail = f"; lag by topic unavailable ({exc!r})"
+    if describe is not None:
+        detail += "\n" + describe()
+    raise AssertionError(f"pipeline not drained after {timeout}s (lag={last}){detail}")
 
 
 async def _read_all(

@@ -24,12 +24,11 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.sinks.opensearch import OpenSearchStore
 from memgate.streams.producer import produce_lines, produce_turns
 from memgate.streams.runner import InProcessRunner
+from tests.datasets import locomo_file
 from tests.integration.conftest import KAFKA, PROMETHEUS, WorkerProcess, worker_env
 from tests.integration.kafka_helpers import read_topic, wait_drained
 
 pytestmark = pytest.mark.integration
-
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo" / "locomo-dev.json"
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +129,7 @@ def test_poison_message_goes_to_dead_letter_and_the_next_goes_through(
 
 
 def _locomo_slice(n: int) -> list[TurnEvent]:
-    conv = load_locomo(LOCOMO)[0]
+    conv = load_locomo(locomo_file())[0]
     return conv.turns[:n]
 
 
@@ -237,9 +236,7 @@ def test_prometheus_scrapes_the_worker_write_amplification(worker: WorkerProcess
 
 
 def _label_values(metric: str, label: str) -> list[str]:
-    url = f"{PROMETHEUS}/api/v1/label/{label}/values?" + urllib.parse.urlencode(
-        {"match[]": metric}
-    )
+    url = f"{PROMETHEUS}/api/v1/label/{label}/values?" + urllib.parse.urlencode({"match[]": metric})
     with urllib.request.urlopen(url, timeout=5) as r:
         body = json.loads(r.read())
     assert body["status"] == "success", body

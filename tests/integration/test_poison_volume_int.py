@@ -98,7 +98,9 @@ def test_poison_flood_is_dead_lettered_and_the_good_turns_flow(worker: WorkerPro
             messages.append(_bad(len(bad_offsets)))
     t0 = time.monotonic()
     asyncio.run(_produce(s, messages))
-    wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=600 if FULL else 180)
+    wait_drained(
+        KAFKA, s.worker_id, s.topic_prefix, timeout=600 if FULL else 180, describe=worker.log
+    )
     took = time.monotonic() - t0
     dead = [
         DeadLetter.model_validate_json(v)

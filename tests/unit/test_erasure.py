@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from memgate.cli import app
 from memgate.evaluation.bytescan import scan
+from tests.datasets import locomo_file
 
 TENANT = "acme"
 GONE = "zoe.quarrington@example.org"  # a user id may be an e-mail address
@@ -95,10 +96,6 @@ def test_forget_leaves_no_byte_of_the_user_under_the_data_dir(tmp_path: Path) ->
     assert again.hits == [], [h.describe() for h in again.hits]
 
 
-
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo" / "locomo-dev.json"
-
-
 def test_forget_after_a_long_ingest_leaves_no_stale_page_copy(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
@@ -107,21 +104,27 @@ def test_forget_after_a_long_ingest_leaves_no_stale_page_copy(
     # the unused gap of live pages, where secure_delete (it zeroes only the cells a
     # DELETE frees) never looks. With this input and key, a copy of a ledger row of
     # conv1/jon was left on disk before forget rebuilt the file.
-    assert LOCOMO.exists(), f"the LoCoMo dataset is expected at {LOCOMO} (../shared/datasets)"
+    locomo = locomo_file()
     import re
 
     monkeypatch.setenv("MEMGATE_HMAC_KEY", "0123456789abcdef0123456789abcdef0123")
     rows: list[dict[str, str]] = []
-    for ci, conv in enumerate(json.loads(LOCOMO.read_text(encoding="utf-8"))):
+    for ci, conv in enumerate(json.loads(locomo.read_text(encoding="utf-8"))):
         c = conv["conversation"]
         for s in range(1, 12):
             for t in c.get(f"session_{s}", []):
                 if len(rows) < 1500:
-                    rows.append({
-                        "tenant_id": f"conv{ci}", "user_id": t["speaker"].lower(),
-                        "session_id": f"s{s}", "turn_id": t["dia_id"], "role": "user",
-                        "content": t["text"], "ts": "2023-05-01T10:00:00Z",
-                    })
+                    rows.append(
+                        {
+                            "tenant_id": f"conv{ci}",
+                            "user_id": t["speaker"].lower(),
+                            "session_id": f"s{s}",
+                            "turn_id": t["dia_id"],
+                            "role": "user",
+                            "content": t["text"],
+                            "ts": "2023-05-01T10:00:00Z",
+                        }
+                    )
     path = tmp_path / "turns.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     data = tmp_path / "data"

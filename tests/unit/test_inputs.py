@@ -10,6 +10,7 @@ import pytest
 from memgate.core.errors import InvalidEvent
 from memgate.core.events import parse_turn
 from memgate.inputs import ReadErrors, detect_format, parse_locomo_time, read_turns
+from tests.datasets import locomo_file
 
 GOOD = {
     "tenant_id": "acme",
@@ -20,7 +21,6 @@ GOOD = {
     "content": "We deploy with ArgoCD.",
     "ts": "2024-05-01T10:00:00Z",
 }
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo" / "locomo-dev.json"
 
 
 def test_jsonl_bad_lines_are_reported_with_line_numbers_and_the_rest_is_read(
@@ -78,10 +78,10 @@ def test_locomo_time() -> None:
 
 
 def test_locomo_maps_conversation_to_tenant_and_speaker_to_user() -> None:
-    assert LOCOMO.exists(), f"the LoCoMo dataset is expected at {LOCOMO} (../shared/datasets)"
-    assert detect_format(LOCOMO) == "locomo"
+    locomo = locomo_file()
+    assert detect_format(locomo) == "locomo"
     errors = ReadErrors()
-    turns = list(read_turns(LOCOMO, errors))
+    turns = list(read_turns(locomo, errors))
     assert not errors
     tenants = {t.tenant_id for t in turns}
     assert len(tenants) == 7
