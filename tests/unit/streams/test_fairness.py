@@ -358,3 +358,45 @@ def test_the_deferred_agent_waits_while_the_stages_are_full() -> None:
     assert waiting[0] == 500  # it went on only once the stages were down to the cap
     asyncio.run(gate.take("a/u"))
     assert waiting[0] == 500  # below the cap: no wait
+
+
+@dataclass
+class SlowAckTopics(Topics):
+    """The in-memory topics, with the broker's acknowledgements held until released."""
+
+    acks: list[asyncio.Future[int]] = field(default_factory=list)
+
+    async def enqueue(self, name: str, key: str, payload: bytes) -> asyncio.Future[int]:
+        await self.send(name, key, payload)
+        ack: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.acks.append(ack)
+        return ack
+
+
+def test_a_bad_event_goes_on_without_waiting_for_the_dead_letter_ack(
+    fair_settings: Settings, audit_path: Path
+) -> None:
+    """A flood of bad events costs no broker round trip each in line: the input agent sends
+    the dead letter and goes on; the message is acknowledged only once the broker
+    acknowledged the copy, and a refused copy leaves it unacknowledged (it comes again)."""
+    with stores(audit_path, f"fair{next(_names)}") as (retrieval, audit):
+        worker = _worker(fair_settings, retrieval, audit, VirtualTime())
+        topics = SlowAckTopics(fair_settings.topic_prefix)
+
+        async def run() -> None:
+            for raw in (b'{"tenant_id": "acme", "content": "x"', b"\xff\xfe not json"):
+                await topics.send("turns", "acme/x", raw)
+            pending = []
+            for raw, origin in topics.take("turns", 2):
+                later = await worker.take_turn(raw, origin, topics.send, topics.enqueue)
+                assert later is not None  # returned while the copy is unacknowledged
+                pending.append(asyncio.ensure_future(later))
+            await asyncio.sleep(0)
+            assert len(topics.queues[DLQ_TOPIC]) == 2 and not any(p.done() for p in pending)
+            topics.acks[0].set_result(0)
+            topics.acks[1].set_exception(ConnectionError("broker gone"))
+            await pending[0]  # acknowledged: the message may be committed
+            with pytest.raises(ConnectionError):
+                await pending[1]  # left unacknowledged
+
+        asyncio.run(run())
