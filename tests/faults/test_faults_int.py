@@ -20,9 +20,8 @@ from memgate.sinks.opensearch import OpenSearchStore
 from memgate.streams.producer import produce_turns
 from tests.datasets import locomo_file
 from tests.faults.reconcile import FULL, metric, reconcile, service, wait_for
-from tests.integration.conftest import KAFKA, WorkerProcess, worker_env
+from tests.integration.conftest import KAFKA, WorkerProcess, settings_for, worker_env
 from tests.integration.kafka_helpers import wait_drained
-from tests.integration.test_pipeline_int import settings_for
 
 pytestmark = pytest.mark.integration
 

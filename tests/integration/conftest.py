@@ -14,9 +14,13 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from memgate.core.settings import Settings, load_settings
+from memgate.sinks.opensearch import OpenSearchStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ROOT / "deploy" / "local" / "services.sh"
@@ -118,3 +122,29 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=30)
+
+
+def settings_for(env: dict[str, str]) -> Settings:
+    return load_settings(
+        data_dir=env["MEMGATE_DATA_DIR"],
+        retrieval_backend="opensearch",
+        opensearch_url=env["MEMGATE_OPENSEARCH_URL"],
+        opensearch_index=env["MEMGATE_OPENSEARCH_INDEX"],
+        kafka_bootstrap=env["MEMGATE_KAFKA_BOOTSTRAP"],
+        topic_prefix=env["MEMGATE_TOPIC_PREFIX"],
+        worker_id=env["MEMGATE_WORKER_ID"],
+    )
+
+
+@contextmanager
+def running_worker(env: dict[str, str], log_path: Path) -> Iterator[WorkerProcess]:
+    """A started ``memgate worker``; on the way out it is stopped and its index dropped."""
+    w = WorkerProcess(env, log_path)
+    w.start()
+    try:
+        yield w
+    finally:
+        w.stop()
+        store = OpenSearchStore.from_settings(settings_for(env), dim=384)
+        store.client.indices.delete(index=store.index, ignore_unavailable=True)
+        store.close()

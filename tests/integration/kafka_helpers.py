@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
+
+from memgate.streams.app import ensure_topics
 
 STAGE_TOPICS = ("turns", "triaged", "extracted", "redacted", "resolved", "audit", "deferred")
 
@@ -116,3 +119,21 @@ def read_topic(
     bootstrap: str, topic: str, timeout_ms: int = 5000
 ) -> list[tuple[bytes | None, bytes]]:
     return asyncio.run(_read_all(bootstrap, topic, timeout_ms))
+
+
+async def produce_raw(
+    settings: Any, messages: Sequence[tuple[bytes, bytes]], *, max_request_size: int = 1_048_576
+) -> None:
+    """Send raw (key, value) pairs to the input topic, in order, acknowledged by all
+    replicas before this returns; the topics are created first."""
+    await ensure_topics(settings)
+    p = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap, acks="all",
+                         max_request_size=max_request_size)  # fmt: skip
+    await p.start()
+    try:
+        topic = f"{settings.topic_prefix}.turns"
+        for key, value in messages:
+            await p.send(topic, key=key, value=value)
+        await p.flush()
+    finally:
+        await p.stop()

@@ -21,13 +21,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from aiokafka import AIOKafkaProducer
 
 from memgate.sinks.opensearch import OpenSearchStore
-from memgate.streams.app import ensure_topics
-from tests.integration.conftest import KAFKA, WorkerProcess, worker_env
-from tests.integration.kafka_helpers import _lag, read_topic, wait_drained
-from tests.integration.test_pipeline_int import settings_for
+from tests.integration.conftest import (
+    KAFKA,
+    WorkerProcess,
+    running_worker,
+    settings_for,
+    worker_env,
+)
+from tests.integration.kafka_helpers import _lag, produce_raw, read_topic, wait_drained
 
 pytestmark = pytest.mark.integration
 
@@ -52,34 +55,17 @@ def _messages() -> list[tuple[bytes, bytes]]:
     return out
 
 
-async def _produce(settings: object, messages: list[tuple[bytes, bytes]]) -> None:
-    await ensure_topics(settings)  # type: ignore[arg-type]
-    p = AIOKafkaProducer(bootstrap_servers=KAFKA, acks="all")
-    await p.start()
-    try:
-        topic = f"{settings.topic_prefix}.turns"  # type: ignore[attr-defined]
-        for key, value in messages:
-            await p.send(topic, key=key, value=value)
-        await p.flush()
-    finally:
-        await p.stop()
-
-
 @pytest.fixture
 def worker(services: dict[str, str], run_id: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(worker_env(run_id, tmp_path / "data", **FAIR), tmp_path / "worker.log")
-    w.start()
-    yield w
-    w.stop()
-    store = OpenSearchStore.from_settings(settings_for(w.env), dim=384)
-    store.client.indices.delete(index=store.index, ignore_unavailable=True)
-    store.close()
+    env = worker_env(run_id, tmp_path / "data", **FAIR)
+    with running_worker(env, tmp_path / "worker.log") as w:
+        yield w
 
 
 def test_a_burst_waits_on_the_deferred_topic_and_survives_a_kill(worker: WorkerProcess) -> None:
     s = settings_for(worker.env)
     messages = _messages()
-    asyncio.run(_produce(s, messages))
+    asyncio.run(produce_raw(s, messages))
     store = OpenSearchStore.from_settings(s, dim=384)
     deferred = f"{s.topic_prefix}.deferred"
     ann = {f"ann-{i}" for key, value in messages if key == b"acme/ann"

@@ -16,7 +16,7 @@ import pytest
 
 from memgate.core.embedding import MiniLMEmbedder
 from memgate.core.events import DeadLetter, FactStatus, StoredFact, TurnEvent, parse_turn
-from memgate.core.settings import Settings, load_settings
+from memgate.core.settings import load_settings
 from memgate.core.stores import SearchQuery
 from memgate.inputs import load_locomo
 from memgate.sinks.audit import ClickHouseAudit
@@ -25,7 +25,14 @@ from memgate.sinks.opensearch import OpenSearchStore
 from memgate.streams.producer import produce_lines, produce_turns
 from memgate.streams.runner import InProcessRunner
 from tests.datasets import locomo_file
-from tests.integration.conftest import KAFKA, PROMETHEUS, WorkerProcess, worker_env
+from tests.integration.conftest import (
+    KAFKA,
+    PROMETHEUS,
+    WorkerProcess,
+    running_worker,
+    settings_for,
+    worker_env,
+)
 from tests.integration.kafka_helpers import read_topic, wait_drained
 
 pytestmark = pytest.mark.integration
@@ -41,27 +48,10 @@ def demo_turns() -> list[TurnEvent]:
     return [parse_turn(line) for line in text.splitlines() if line.strip()]
 
 
-def settings_for(env: dict[str, str]) -> Settings:
-    return load_settings(
-        data_dir=env["MEMGATE_DATA_DIR"],
-        retrieval_backend="opensearch",
-        opensearch_url=env["MEMGATE_OPENSEARCH_URL"],
-        opensearch_index=env["MEMGATE_OPENSEARCH_INDEX"],
-        kafka_bootstrap=env["MEMGATE_KAFKA_BOOTSTRAP"],
-        topic_prefix=env["MEMGATE_TOPIC_PREFIX"],
-        worker_id=env["MEMGATE_WORKER_ID"],
-    )
-
-
 @pytest.fixture
 def worker(services: dict[str, str], run_id: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(worker_env(run_id, tmp_path / "data"), tmp_path / "worker.log")
-    w.start()
-    yield w
-    w.stop()
-    store = OpenSearchStore.from_settings(settings_for(w.env), dim=384)
-    store.client.indices.delete(index=store.index, ignore_unavailable=True)
-    store.close()
+    with running_worker(worker_env(run_id, tmp_path / "data"), tmp_path / "worker.log") as w:
+        yield w
 
 
 def test_turns_come_out_searchable_with_tenant_scoping(

@@ -19,14 +19,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from aiokafka import AIOKafkaProducer
 
 from memgate.core.events import DeadLetter
 from memgate.sinks.opensearch import OpenSearchStore
-from memgate.streams.app import ensure_topics
-from tests.integration.conftest import KAFKA, WorkerProcess, worker_env
-from tests.integration.kafka_helpers import read_topic, wait_drained
-from tests.integration.test_pipeline_int import settings_for
+from tests.integration.conftest import (
+    KAFKA,
+    WorkerProcess,
+    running_worker,
+    settings_for,
+    worker_env,
+)
+from tests.integration.kafka_helpers import produce_raw, read_topic, wait_drained
 
 pytestmark = pytest.mark.integration
 
@@ -64,27 +67,11 @@ def _bad(i: int) -> bytes:
     return json.dumps({**base, "schema_version": 99, "extra": {"x": 1}}).encode()
 
 
-async def _produce(settings: object, messages: list[bytes]) -> None:
-    await ensure_topics(settings)  # type: ignore[arg-type]
-    p = AIOKafkaProducer(bootstrap_servers=KAFKA, acks="all", max_request_size=2_000_000)
-    await p.start()
-    try:
-        topic = f"{settings.topic_prefix}.turns"  # type: ignore[attr-defined]
-        for m in messages:  # one key: one partition holds every message, in order
-            await p.send_and_wait(topic, key=b"acme/mixed", value=m)
-    finally:
-        await p.stop()
-
-
 @pytest.fixture
 def worker(services: dict[str, str], run_id: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    w = WorkerProcess(worker_env(run_id, tmp_path / "data"), tmp_path / "worker.log")
-    w.start()
-    yield w
-    w.stop()
-    store = OpenSearchStore.from_settings(settings_for(w.env), dim=384)
-    store.client.indices.delete(index=store.index, ignore_unavailable=True)
-    store.close()
+    env = worker_env(run_id, tmp_path / "data")
+    with running_worker(env, tmp_path / "worker.log") as w:
+        yield w
 
 
 def test_poison_flood_is_dead_lettered_and_the_good_turns_flow(worker: WorkerProcess) -> None:
@@ -97,7 +84,8 @@ def test_poison_flood_is_dead_lettered_and_the_good_turns_flow(worker: WorkerPro
             bad_offsets.add(len(messages))
             messages.append(_bad(len(bad_offsets)))
     t0 = time.monotonic()
-    asyncio.run(_produce(s, messages))
+    # one key: one partition holds every message, in order
+    asyncio.run(produce_raw(s, [(b"acme/mixed", m) for m in messages], max_request_size=2_000_000))
     wait_drained(
         KAFKA, s.worker_id, s.topic_prefix, timeout=600 if FULL else 180, describe=worker.log
     )
