@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
@@ -57,18 +57,23 @@ def wait_drained(
     timeout: float = 300,
     settle: float = 3.0,
     describe: Callable[[], str] | None = None,
+    stall: float | None = None,
 ) -> None:
     """Wait until the group has committed every message of every stage topic.
 
-    On timeout the error names the lag of each topic and, when ``describe`` is
-    given (a worker's log tail, say), what it returns, so a stall can be told
-    from slowness without re-running.
+    ``stall``: fail as soon as the lag has not gone down for that many seconds (the
+    pipeline stalled), whatever ``timeout`` is left; ``timeout`` then only bounds a
+    pipeline that keeps moving. On failure the error names the lag of each topic and,
+    when ``describe`` is given (a worker's log tail, say), what it returns.
     """
     topics = [f"{prefix}.{t}" for t in STAGE_TOPICS]
     deadline = time.monotonic() + timeout
     zero_since: float | None = None
     last = None
+    lowest, moved_at = None, time.monotonic()
     while time.monotonic() < deadline:
+        if stall is not None and time.monotonic() - moved_at > stall:
+            _not_drained(bootstrap, group, topics, f"no progress for {stall:.0f}s", last, describe)
         try:
             last = asyncio.run(_lag(bootstrap, group, topics))
         except KafkaError as exc:
@@ -79,6 +84,8 @@ def wait_drained(
             last, zero_since = None, None
             time.sleep(0.5)
             continue
+        if last is not None and last >= 0 and (lowest is None or last < lowest):
+            lowest, moved_at = last, time.monotonic()
         if last == 0:
             zero_since = zero_since or time.monotonic()
             if time.monotonic() - zero_since >= settle:
@@ -86,6 +93,17 @@ def wait_drained(
         else:
             zero_since = None
         time.sleep(0.5)
+    _not_drained(bootstrap, group, topics, f"after {timeout:.0f}s", last, describe)
+
+
+def _not_drained(
+    bootstrap: str,
+    group: str,
+    topics: list[str],
+    why: str,
+    last: int | None,
+    describe: Callable[[], str] | None,
+) -> NoReturn:
     detail = ""
     try:
         detail = f"; lag by topic: {asyncio.run(_lag_by_topic(bootstrap, group, topics))}"
@@ -93,7 +111,7 @@ def wait_drained(
         detail = f"; lag by topic unavailable ({exc!r})"
     if describe is not None:
         detail += "\n" + describe()
-    raise AssertionError(f"pipeline not drained after {timeout}s (lag={last}){detail}")
+    raise AssertionError(f"pipeline not drained: {why} (lag={last}){detail}")
 
 
 async def _read_all(
