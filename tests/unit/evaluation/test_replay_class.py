@@ -20,7 +20,7 @@ from memgate.replay import ReplayChange, ReplayReport
 
 EVAL_DIR = Path(memgate.__file__).parent / "data" / "eval"
 EMBEDDER = HashingEmbedder()
-DEV5 = EVAL_DIR / "scenarios_dev5.jsonl"
+DEV_REPLAY = EVAL_DIR / "scenarios_dev_replay.jsonl"
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -35,9 +35,9 @@ def _turn(tid: str, content: str, ts: str, user: str = "bo") -> dict[str, Any]:
 
 
 def test_the_replay_class_is_a_development_file_run_by_memgate_eval(tmp_path: Path) -> None:
-    assert "scenarios_dev5.jsonl" in DEV_EXTRA_FILES["scenarios"]
-    assert "scenarios_dev5.jsonl" not in TEST_FILES["scenarios"]  # not in the frozen split
-    stories = scenarios.load(DEV5)
+    assert "scenarios_dev_replay.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    assert "scenarios_dev_replay.jsonl" not in TEST_FILES["scenarios"]  # not in the frozen split
+    stories = scenarios.load(DEV_REPLAY)
     assert len(stories) >= 8 and {s.covers[0] for s in stories} == {"replay"}
     types = {c.type for s in stories for c in s.checks}
     assert {"replay_shadow", "replay_apply"} <= types
@@ -46,7 +46,7 @@ def test_the_replay_class_is_a_development_file_run_by_memgate_eval(tmp_path: Pa
         applies = [c for c in s.checks if isinstance(c, ReplayApply)]
         if any(c.expect for c in applies):
             assert any(c.expect == {} for c in applies), s.id
-    rep = scenarios.evaluate(DEV5, _settings(tmp_path), EMBEDDER)
+    rep = scenarios.evaluate(DEV_REPLAY, _settings(tmp_path), EMBEDDER)
     assert rep.failed == [], [r.first_failure for r in rep.failed]
     summary = summarise_scenarios(rep).as_dict()
     assert summary["by_class"]["replay"] == {"ok": len(stories), "n": len(stories), "share": 1.0}
