@@ -7,9 +7,11 @@ placeholder is replaced by a made-up value of its kind
 (``memgate/data/replay_surrogates.json``) that the detectors recognise, so the
 extractor reads a value where the user wrote one and the redact step masks it
 again, rejecting a credential or a regulated value as the replay's policy says
-(:func:`with_surrogates`). The journal also does not hold a turn's ``outcome``
-or ``confirmed`` flags: they are recovered from the decisions the turn got
-(``task_failed``: a failed task; ``promoted_confirmed``: a confirmation); a
+(:func:`with_surrogates`). The journal row does not hold a turn's ``outcome``
+or ``confirmed`` flags: the turn's triage decision does (``details.outcome``,
+``details.confirmed``); for turns triaged before it did, they are recovered from
+the decisions the turn got (``task_failed``: a failed task;
+``promoted_confirmed``: a confirmation), and a success is then unknown. A
 turn's metadata (a claimed source) is not kept, so a trusted source counts as
 untrusted in a replay.
 
@@ -176,24 +178,38 @@ def journal_turns(
         params,
     )
     _, flags = audit.query(
-        "SELECT tenant_id, turn_id, groupUniqArray(reason) FROM decisions FINAL "
-        f"WHERE {scope} AND reason IN ({{f:String}}, {{c:String}}) GROUP BY tenant_id, turn_id",
+        "SELECT tenant_id, turn_id, groupUniqArray(reason), "
+        "anyIf(details['outcome'], stage = 'triage'), "
+        "anyIf(details['confirmed'], stage = 'triage') "
+        f"FROM decisions FINAL WHERE {scope} AND (stage = 'triage' OR reason IN "
+        "({f:String}, {c:String})) GROUP BY tenant_id, turn_id",
         {**params, "f": _FAILED, "c": _CONFIRMED},
     )
-    reasons = {(str(t), str(turn)): set(r) for t, turn, r in flags}
+    got = {(str(t), str(turn)): _flags(set(r), str(o), str(c)) for t, turn, r, o, c in flags}
     out = []
     for t, u, s, turn, role, ts, text in rows:
-        got = reasons.get((str(t), str(turn)), set())
+        outcome, confirmed = got.get((str(t), str(turn)), (None, None))
         out.append(
             TurnEvent(
                 tenant_id=t, user_id=u, session_id=s, turn_id=turn, role=Role(role),
                 content=with_surrogates(str(text)),
                 ts=ts if ts.tzinfo else ts.replace(tzinfo=UTC),
-                outcome=Outcome.FAILURE if _FAILED in got else None,
-                confirmed=True if _CONFIRMED in got else None,
+                outcome=outcome, confirmed=confirmed,
             )
         )  # fmt: skip
     return out
+
+
+def _flags(reasons: set[str], outcome: str, confirmed: str) -> tuple[Outcome | None, bool | None]:
+    """A turn's outcome and confirmation: as its triage decision recorded them, else (a
+    journal written before the triage decision kept them) what its decisions' reasons tell."""
+    out = Outcome(outcome) if outcome in {o.value for o in Outcome} else None
+    conf = {"true": True, "false": False}.get(confirmed)
+    if out is None and _FAILED in reasons:
+        out = Outcome.FAILURE
+    if conf is None and _CONFIRMED in reasons:
+        conf = True
+    return out, conf
 
 
 def _current(facts: Sequence[StoredFact]) -> dict[str, StoredFact]:

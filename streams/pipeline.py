@@ -91,6 +91,7 @@ class TriageStep:
             reason=reason,
             policy_version=TRIAGE_POLICY_VERSION,
             decided_at=now,
+            details=turn_flags(turn),
         )
         out: list[TriagedTurn | JournalRecord | DecisionRecord] = [journal, decision]
         if caught:
@@ -292,6 +293,17 @@ def final_check_record(
         decided_at=at,
         details=dict(details),
     )
+
+
+def turn_flags(turn: TurnEvent) -> dict[str, str | int | float]:
+    """The turn's task outcome and confirmation, as the triage decision keeps them (no
+    content: a replay reads them back, :func:`memgate.replay.journal_turns`)."""
+    out: dict[str, str | int | float] = {}
+    if turn.outcome is not None:
+        out["outcome"] = turn.outcome.value
+    if turn.confirmed is not None:
+        out["confirmed"] = "true" if turn.confirmed else "false"
+    return out
 
 
 def _turn_decision(stage: Stage, turn: TurnEvent, **fields: Any) -> DecisionRecord:

@@ -33,10 +33,13 @@ which holds its subject, predicate and value):
     ``secret`` occurs in no store of the scenario (same scan as the leak check).
 
 ``search_top`` takes ``now``: the instant decay is measured at (default: a day
-after the last turn). Three *actions* run where they are listed and pass when
-they run: ``consolidate`` (the lifecycle jobs at ``now``; with ``expect``, its
-decisions by verdict must be those), ``forget_fact`` (erase the one current
-fact matching the filters) and ``forget_user``. A scenario's
+after the last turn). Two more actions, ``replay_shadow`` and ``replay_apply``,
+replay the journal through another policy and check the diff, the versions
+recorded and idempotence (:mod:`memgate.evaluation.replay_checks`). Three
+*actions* run where they are listed and pass when they run: ``consolidate``
+(the lifecycle jobs at ``now``; with ``expect``, its decisions by verdict must
+be those), ``forget_fact`` (erase the one current fact matching the filters)
+and ``forget_user``. A scenario's
 ``tenant_policies`` (decay, retention, preset per tenant) apply to its gate.
 """
 
@@ -63,6 +66,12 @@ from memgate.evaluation.common import (
     read_jsonl,
 )
 from memgate.evaluation.leaks import scan_workspace
+from memgate.evaluation.replay_checks import (
+    ReplayApply,
+    ReplayShadow,
+    ReplayState,
+    run_replay_check,
+)
 from memgate.lifecycle import consolidate
 from memgate.recall import Recall, tenant_decay
 from memgate.receipts import erase_fact, erase_user
@@ -199,7 +208,9 @@ Check = Annotated[
     | NoSecret
     | Consolidate
     | ForgetFact
-    | ForgetUser,
+    | ForgetUser
+    | ReplayShadow
+    | ReplayApply,
     Field(discriminator="type"),
 ]
 
@@ -353,6 +364,7 @@ class _Runner:
         self.embedder = embedder
         self.recall = Recall(ws.store, embedder, tenant_decay=tenant_decay(ws.settings))
         self.now = now
+        self.replays = ReplayState()
 
     def search(
         self,
@@ -391,6 +403,8 @@ class _Runner:
             return self._fact_status(c)
         if isinstance(c, Consolidate | ForgetFact | ForgetUser):
             return self._lifecycle(c)
+        if isinstance(c, ReplayShadow | ReplayApply):
+            return run_replay_check(c, self.ws, self.embedder, self.replays)
         return self._no_secret(c)
 
     def _lifecycle(self, c: Consolidate | ForgetFact | ForgetUser) -> tuple[bool, str]:
@@ -472,6 +486,8 @@ def _label(c: Any) -> str:
         return f"{c.type}:{c.status}"
     if isinstance(c, SearchTop):
         return f"{c.type}:as_of" if c.as_of is not None else c.type
+    if isinstance(c, ReplayApply) and c.expect == {}:
+        return f"{c.type}:no_change"
     return str(c.type)
 
 

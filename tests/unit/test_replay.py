@@ -129,3 +129,35 @@ def test_a_replay_does_not_bring_back_what_retention_retired(tmp_path: Path) -> 
     _cli(data, "--config", str(cfg), "consolidate", "--now", "2024-03-10T00:00:00Z")
     report = json.loads(_cli(data, "--config", str(cfg), "replay", "--shadow", "--json").stdout)
     assert report["counts"] == {}
+
+
+def test_a_turn_s_successful_outcome_is_read_back_from_the_journal(tmp_path: Path) -> None:
+    # conservative stores an instruction only after a successful task; the journal kept
+    # failures and confirmations but not a success, so the same policy replayed reported
+    # the instruction "dropped" (eval scenario d5-replay-conservative-success)
+    turns = [
+        {
+            "tenant_id": "acme", "user_id": "gus", "session_id": "s1", "turn_id": "g1",
+            "role": "user", "content": "Always squash commits before merging.",
+            "ts": "2024-03-01T09:00:00Z", "outcome": "success",
+        },
+        {
+            "tenant_id": "acme", "user_id": "gus", "session_id": "s2", "turn_id": "g2",
+            "role": "user", "content": "Always use pnpm instead of npm in this repository.",
+            "ts": "2024-03-02T09:00:00Z",
+        },
+    ]  # fmt: skip
+    path = tmp_path / "turns.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
+    data = tmp_path / "data"
+    _cli(data, "--policy", "conservative", "ingest", str(path))
+    out = _cli(data, "facts", "-t", "acme", "-u", "gus", "--json")
+    assert [f["source_turn_ids"] for f in json.loads(out.stdout)] == [["g1"]]
+    shadow = _cli(data, "--policy", "conservative", "replay", "--shadow", "--json")
+    assert json.loads(shadow.stdout)["counts"] == {}
+    # the flag is the turn's, not a guess: the instruction without one is still held back
+    # by conservative and added by a balanced replay
+    balanced = json.loads(_cli(data, "replay", "--shadow", "--json").stdout)
+    assert [(c["change"], c["key"]) for c in balanced["changes"]] == [
+        ("added", "acme/gus/user/instruction/always use pnpm instead of npm in this repository")
+    ]
