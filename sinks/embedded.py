@@ -603,6 +603,7 @@ class EmbeddedIndex(Closing):
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         qualified: bool = False,
         limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
     ) -> list[StoredFact]:
         """Facts about ``subject`` (key prefix ranges on the key index), oldest recorded first."""
         wanted = sorted({FactStatus(s).value for s in statuses})

@@ -66,6 +66,7 @@ from memgate.sinks.opensearch_mapping import (
     RETRIEVAL_VECTOR_FIELD,
     SEARCH_TEXT_FIELD,
     TEMPLATE_PRIORITY,
+    VECTOR_FIELDS,
     BulkItemError,
     FloatVector,
     Json,
@@ -386,8 +387,10 @@ class OpenSearchStore(OpenSearchErasure, Closing):
     _scope = staticmethod(scope_filters)
     _knn = staticmethod(knn_query)
 
-    def _scan(self, filters: list[Json], what: str) -> list[StoredFact]:
-        """Every matching fact, oldest recorded first (exact order: re-sorted here)."""
+    def _scan(self, filters: list[Json], what: str, *, vectors: bool = True) -> list[StoredFact]:
+        """Every matching fact, oldest recorded first (exact order: re-sorted here);
+        without their embeddings (two 384-float lists, most of a document) unless
+        ``vectors``."""
         out: list[StoredFact] = []
         after: list[Any] | None = None
         while True:
@@ -397,6 +400,8 @@ class OpenSearchStore(OpenSearchErasure, Closing):
                 "query": {"bool": {"filter": filters}},
                 "sort": [{"recorded_at": "asc"}, {"fact_id": "asc"}],
             }
+            if not vectors:
+                body["_source"] = {"excludes": list(VECTOR_FIELDS)}
             if after is not None:
                 body["search_after"] = after
             hits = self._search(body, what)["hits"]["hits"]
@@ -607,13 +612,14 @@ class OpenSearchStore(OpenSearchErasure, Closing):
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         qualified: bool = False,
         limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
     ) -> list[StoredFact]:
         """Facts about ``subject`` (a prefix of the keyword key), oldest recorded first."""
         wanted = sorted({FactStatus(s).value for s in statuses})
         if not wanted or limit <= 0:
             return []
         filters = subject_filters(tenant_id, user_id, subject, wanted, qualified=qualified)
-        return self._scan(filters, "by_subject")[-limit:]
+        return self._scan(filters, "by_subject", vectors=vectors)[-limit:]
 
     def list_facts(
         self, tenant_id: str, user_id: str, *, include_inactive: bool = False

@@ -59,6 +59,9 @@ from memgate.core.text import MAX_QUERY_TERMS, query_terms
 MAPPING_VERSION = 2
 #: The analysed field BM25 searches (``text`` and ``context`` are copied into it).
 SEARCH_TEXT_FIELD = "search_text"
+#: The fact's own vectors in ``_source``: most of a document; a read that needs only the
+#: text leaves them out.
+VECTOR_FIELDS: tuple[str, ...] = ("embedding", "search_embedding")
 #: The k-NN field search() queries: the fact's retrieval vector (not kept in ``_source``).
 RETRIEVAL_VECTOR_FIELD = "retrieval_embedding"
 #: Documents per ``_bulk`` request (and ids per ``_mget``).

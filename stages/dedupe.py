@@ -421,11 +421,17 @@ class Resolver:
         if root not in ("user", "users", "team", "teams"):
             return None
         for subject in ("user", "team"):
+            # read for the text alone (every active fact of the speaker, per candidate): the
+            # one found is read again by key, with its vectors, before it is written back
             for f in view.by_subject(
-                c.tenant_id, c.user_id, subject, statuses=(FactStatus.ACTIVE,), qualified=True
-            ):
+                c.tenant_id, c.user_id, subject, statuses=(FactStatus.ACTIVE,), qualified=True,
+                vectors=False,
+            ):  # fmt: skip
                 if f.key != key and f.last_seen <= c.turn_ts and same_clause(f, c):
-                    return f
+                    full = [g for g in view.by_key(c.tenant_id, c.user_id, f.key)
+                            if g.fact_id == f.fact_id]  # fmt: skip
+                    if full:
+                        return full[-1]
         return None
 
     def _absorbed_by(

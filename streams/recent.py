@@ -160,11 +160,13 @@ class RecentFacts:
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         qualified: bool = False,
         limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
     ) -> list[StoredFact]:
         mine = self._mine(tenant_id, user_id)
         found = self.store.by_subject(
-            tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit
-        )
+            tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit,
+            vectors=vectors,
+        )  # fmt: skip
         if not mine or limit <= 0:
             return found
         wanted = {FactStatus(s) for s in statuses}

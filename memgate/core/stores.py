@@ -104,12 +104,16 @@ class FactView(Protocol):
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         qualified: bool = False,
         limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
     ) -> list[StoredFact]:
         """Facts about ``subject`` (its normalised form in the key), oldest recorded first.
 
         With ``qualified``, also the facts about the subject's things ("user's dog" for
         ``user``). Filtered by tenant, user, status and key prefix inside the store
         (:func:`subject_key_prefixes`); at most ``limit`` facts, the most recent ones.
+        With ``vectors=False`` a store may leave the facts' embeddings out (a read that
+        only looks at the text: OpenSearch then sends far less); such a fact must never
+        be written back, read it again by key first.
         """
         ...
 

@@ -205,6 +205,19 @@ def test_the_retrieval_vector_is_indexed_but_not_returned(
     assert (hits[0].bm25_rank, hits[0].vector_rank) == (1, 1)
 
 
+def test_a_subject_read_without_vectors_leaves_them_out_and_finds_the_same_facts(
+    store: OpenSearchStore,
+) -> None:
+    facts = [helper.make_fact(v, search_embedding=helper.embed(f"{v} x")) for v in ("vim", "emacs")]
+    store.upsert(facts, wait=True)
+    full = store.by_subject("acme", "u1", "user")
+    light = store.by_subject("acme", "u1", "user", vectors=False)
+    assert [f.fact_id for f in light] == [f.fact_id for f in full] and len(full) == 2
+    assert all(f.embedding is not None and f.search_embedding is not None for f in full)
+    assert all(f.embedding is None and f.search_embedding is None for f in light)
+    assert [f.value for f in light] == [f.value for f in full]
+
+
 def test_an_index_with_the_older_mapping_is_refused_with_advice(
     os_client: OpenSearch, index_name: str
 ) -> None:

@@ -778,3 +778,19 @@ def test_a_new_employer_makes_the_old_manager_pending(store: EmbeddedIndex) -> N
     assert res.reason == "new_value"
     assert facts(store)[boss].status is FactStatus.PENDING
 
+
+
+def test_a_paraphrase_read_without_vectors_is_written_back_with_them(
+    store: EmbeddedIndex,
+) -> None:
+    """The paraphrase search reads the speaker's facts without their vectors (OpenSearch
+    then sends far less); the fact it finds is written back with its vectors."""
+    from tests.unit.streams.near_real_time import NearRealTimeIndex
+
+    view = NearRealTimeIndex(store)  # by_subject(vectors=False) answers without vectors
+    apply(view, cand("Ich trinke meinen Kaffee schwarz", "statement", days=0, multi=True))  # type: ignore[arg-type]
+    res, _ = apply(view, cand("Meinen Kaffee trinke ich immer schwarz", "statement",  # type: ignore[arg-type]
+                              days=30, multi=True))  # fmt: skip
+    assert (res.action.value, res.reason) == ("DUPLICATE", "same_clause")
+    kept = facts(store)["Ich trinke meinen Kaffee schwarz"]
+    assert kept.occurrences == 2 and kept.embedding is not None

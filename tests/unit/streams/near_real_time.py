@@ -62,10 +62,15 @@ class NearRealTimeIndex:
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         qualified: bool = False,
         limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
     ) -> list[StoredFact]:
-        return self.index.by_subject(
+        found = self.index.by_subject(
             tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit
         )
+        if vectors:
+            return found
+        # as OpenSearch answers: the text without the vectors
+        return [f.model_copy(update={"embedding": None, "search_embedding": None}) for f in found]
 
     def get(self, tenant_id: str, user_id: str, fact_id: str) -> StoredFact | None:
         return self.index.get(tenant_id, user_id, fact_id)
