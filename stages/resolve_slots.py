@@ -71,6 +71,7 @@ class SlotMatch:
     why: str  # slot or anchor
 
 
+@lru_cache(maxsize=READING_CACHE)
 def _owner_and_rest(subject: str) -> tuple[str, str]:
     """``("user", "plan")`` for "user's plan"; ``("user", "")`` for "user"; else ``("", s)``."""
     n = normalise(subject)
@@ -96,8 +97,10 @@ def _content(words: Iterable[str], lex: Lexicon) -> list[str]:
 
 def slot_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> list[str]:
     """The words naming what the fact is a value of (empty when it names none)."""
-    subject = f.subject
-    predicate = f.predicate
+    return _slot_terms(f.subject, f.predicate, lex)
+
+
+def _slot_terms(subject: str, predicate: str, lex: Lexicon) -> list[str]:
     _, rest = _owner_and_rest(subject)
     words = _WORD_RE.findall(rest)
     if ":" in predicate:
@@ -160,6 +163,17 @@ def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
     >>> sorted(head_terms("I am on the Starter plan")), sorted(head_terms("We use Jenkins"))
     (['plan'], [])
     """
+    if lex is LEXICON:
+        return set(_kept_head_terms(value))
+    return _head_terms(value, lex)
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _kept_head_terms(value: str) -> frozenset[str]:
+    return frozenset(_head_terms(value, LEXICON))
+
+
+def _head_terms(value: str, lex: Lexicon) -> set[str]:
     if _CJK_RE.search(value):
         return set()
     toks = [m.group(0) for m in _TOKEN_RE.finditer(value)]
@@ -343,7 +357,18 @@ def two_things(subject_a: str, subject_b: str, lex: Lexicon = LEXICON) -> bool:
 def clause_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> set[str]:
     """The content terms of a fact's clause: slot and value words (Chinese: character
     pairs), without function words, cue words or the speaker's pronouns."""
-    text = normalise(f"{' '.join(slot_terms(f, lex))} {_val(f)}")
+    if lex is LEXICON:
+        return set(_kept_clause_terms(f.subject, f.predicate, _val(f)))
+    return _clause_terms(f.subject, f.predicate, _val(f), lex)
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _kept_clause_terms(subject: str, predicate: str, value: str) -> frozenset[str]:
+    return frozenset(_clause_terms(subject, predicate, value, LEXICON))
+
+
+def _clause_terms(subject: str, predicate: str, value: str, lex: Lexicon) -> set[str]:
+    text = normalise(f"{' '.join(_slot_terms(subject, predicate, lex))} {value}")
     terms: set[str] = set()
     for w in _content(text.split(), lex):
         for run in _CJK_RUN_RE.findall(w) or [w]:

@@ -75,12 +75,38 @@ def test_kept_anchors_and_clause_words_are_the_fresh_ones() -> None:
             assert "mutated" not in resolve_slots.anchors(t, sentence=sentence)
         words, flat = resolve_slots._clause_words(f"user statement {t}")
         assert (words, flat) == resolve_slots._clause_words.__wrapped__(f"user statement {t}")
+        heads = resolve_slots.head_terms(t)
+        assert heads == resolve_slots._head_terms(t, LEXICON), t
+        heads.add("mutated")
+        assert "mutated" not in resolve_slots.head_terms(t)
+        for subject, predicate in SLOTS:
+            kept_terms = resolve_slots._kept_clause_terms(subject, predicate, t)
+            assert kept_terms == resolve_slots._clause_terms(subject, predicate, t, LEXICON)
+            assert resolve_slots._owner_and_rest(subject) == (
+                resolve_slots._owner_and_rest.__wrapped__(subject)
+            )
+
+
+#: Subjects and predicates of stored facts: the speaker, a thing of theirs, a qualifier.
+SLOTS = (
+    ("user", "statement"),
+    ("user's sister", "statement"),
+    ("team's backend", "uses_tool:database"),
+    ("team", "contact:other"),
+    ("Mara", "works_at"),
+)
 
 
 def test_the_kept_readings_are_bounded() -> None:
     for kept in (LEXICON._cue, LEXICON._negation, LEXICON._family):
         assert kept.cache_info().maxsize == READING_CACHE  # type: ignore[attr-defined]
-    for kept_f in (resolve_slots._anchors, resolve_slots._clause_words):
+    for kept_f in (
+        resolve_slots._anchors,
+        resolve_slots._clause_words,
+        resolve_slots._kept_head_terms,
+        resolve_slots._kept_clause_terms,
+        resolve_slots._owner_and_rest,
+    ):
         assert kept_f.cache_info().maxsize == READING_CACHE
 
 
