@@ -77,6 +77,7 @@ from memgate.core.text import MAX_QUERY_TERMS, query_terms
 from memgate.sinks import embedded_erasure as erasure
 from memgate.sinks import embedded_usage as usage_sql
 from memgate.sinks.base import RRF_K, rrf_fuse
+from memgate.sinks.embedded_rows import RowCache
 
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
 
@@ -205,6 +206,7 @@ class EmbeddedIndex(Closing):
         self.path = Path(path)
         self.dim = dim
         self._lock = threading.Lock()
+        self._rows = RowCache()  # parsed facts by their row (memgate.sinks.embedded_rows)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(
@@ -428,17 +430,8 @@ class EmbeddedIndex(Closing):
             self._blob(fact, "search_embedding", fact.search_embedding),
         )
 
-    @staticmethod
-    def _fact(doc: str, blob: bytes | None, search_blob: bytes | None = None) -> StoredFact:
-        fact = StoredFact.model_validate_json(doc)
-        update: dict[str, list[float]] = {}
-        if blob is not None:
-            update["embedding"] = np.frombuffer(blob, dtype="<f4").astype(np.float64).tolist()
-        if search_blob is not None:
-            update["search_embedding"] = (
-                np.frombuffer(search_blob, dtype="<f4").astype(np.float64).tolist()
-            )
-        return fact.model_copy(update=update) if update else fact
+    def _fact(self, doc: str, blob: bytes | None, search_blob: bytes | None = None) -> StoredFact:
+        return self._rows.fact(doc, blob, search_blob)
 
     def _facts_by_id(self, conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, StoredFact]:
         out: dict[str, StoredFact] = {}
@@ -526,6 +519,7 @@ class EmbeddedIndex(Closing):
             return
         rows = [self._row(f) for f in facts]
         owners = {f.fact_id: (f.tenant_id, f.user_id) for f in facts}
+        self._rows.drop(owners)  # an old version's content is not kept past its rewrite
         with self._locked() as conn, self._tx(conn):
             ids = list(owners)
             for start in range(0, len(ids), _ID_CHUNK):
@@ -697,6 +691,7 @@ class EmbeddedIndex(Closing):
 
     def erase_user(self, tenant_id: str, user_id: str) -> dict[str, int]:
         """:meth:`forget`, with the rows deleted per table (the deletion receipt)."""
+        self._rows.clear()
         with self._locked() as conn:
             with self._tx(conn):
                 counts = erasure.erase_user_rows(conn, tenant_id, user_id)
@@ -711,6 +706,7 @@ class EmbeddedIndex(Closing):
         fact = self.get(tenant_id, user_id, fact_id)
         if fact is None:
             return None
+        self._rows.clear()
         with self._locked() as conn:
             with self._tx(conn):
                 counts = erasure.erase_fact_rows(conn, tenant_id, user_id, fact_id)
@@ -744,6 +740,7 @@ class EmbeddedIndex(Closing):
         fact = self.get(tenant_id, user_id, fact_id)
         if fact is None:
             return None
+        self._rows.clear()
         with self._locked() as conn, self._tx(conn):
             usage_sql.delete_one(conn, tenant_id, user_id, fact_id)
         return fact

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
@@ -35,6 +36,11 @@ __all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+#: Texts whose readings (change cue, negation, family) each lexicon keeps, least recently
+#: used first out. Resolution compares a candidate with every active fact of its speaker
+#: (stages/dedupe.py), so the same stored values are read again for every candidate; the
+#: texts are the redacted values and contexts that reach the stores anyway.
+READING_CACHE: Final = 16_384
 
 
 def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
@@ -89,6 +95,18 @@ class Lexicon:
     negations: re.Pattern[str] | None
     delete_verbs: re.Pattern[str] | None
     determiners: frozenset[str] = frozenset()
+    _cue: Callable[[str], bool] = field(init=False, repr=False, compare=False)
+    _negation: Callable[[str], bool] = field(init=False, repr=False, compare=False)
+    _family: Callable[[str, str], tuple[Family | None, bool]] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        # per lexicon, bounded: the readings are pure functions of the text and the lists
+        memo = lru_cache(maxsize=READING_CACHE)
+        object.__setattr__(self, "_cue", memo(self._read_change_cue))
+        object.__setattr__(self, "_negation", memo(self._read_negation))
+        object.__setattr__(self, "_family", memo(self._read_family))
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
@@ -140,6 +158,9 @@ class Lexicon:
 
     def has_change_cue(self, text: str) -> bool:
         """The text says that something changed ("now", "new", "switched", "不再")."""
+        return self._cue(text)
+
+    def _read_change_cue(self, text: str) -> bool:
         low = text.lower()
         if self.cues is not None and self.cues.search(low) is not None:
             return True
@@ -153,6 +174,9 @@ class Lexicon:
 
     def has_negation(self, text: str) -> bool:
         """The text holds a negation ("not", "nicht", "ne ... pas", "不")."""
+        return self._negation(text)
+
+    def _read_negation(self, text: str) -> bool:
         return self.negations is not None and self.negations.search(text.lower()) is not None
 
     def canonical_subject(self, subject: str) -> str:
@@ -169,6 +193,9 @@ class Lexicon:
 
     def family_of(self, predicate: str, value: str) -> tuple[Family | None, bool]:
         """The family of a fact and whether its predicate (not its words) says so."""
+        return self._family(predicate, value)
+
+    def _read_family(self, predicate: str, value: str) -> tuple[Family | None, bool]:
         for f in self.families:
             if predicate in f.predicates:
                 return f, True

@@ -29,13 +29,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Final
 
 import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView
-from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 
 __all__ = [
     "SlotMatch",
@@ -70,6 +71,7 @@ class SlotMatch:
     why: str  # slot or anchor
 
 
+@lru_cache(maxsize=READING_CACHE)
 def _owner_and_rest(subject: str) -> tuple[str, str]:
     """``("user", "plan")`` for "user's plan"; ``("user", "")`` for "user"; else ``("", s)``."""
     n = normalise(subject)
@@ -95,8 +97,10 @@ def _content(words: Iterable[str], lex: Lexicon) -> list[str]:
 
 def slot_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> list[str]:
     """The words naming what the fact is a value of (empty when it names none)."""
-    subject = f.subject
-    predicate = f.predicate
+    return _slot_terms(f.subject, f.predicate, lex)
+
+
+def _slot_terms(subject: str, predicate: str, lex: Lexicon) -> list[str]:
     _, rest = _owner_and_rest(subject)
     words = _WORD_RE.findall(rest)
     if ":" in predicate:
@@ -118,17 +122,24 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
     >>> sorted(anchors("我们用 Travis CI 做持续集成", sentence=True))
     ['ci', 'travis']
     """
+    return set(_anchors(value, sentence))
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _anchors(value: str, sentence: bool) -> frozenset[str]:
+    """:func:`anchors`, kept per value: resolution reads every stored value again for each
+    candidate of its speaker."""
     text = value.strip()
     if not text:
-        return set()
+        return frozenset()
     cjk = bool(_CJK_RE.search(text))
     if not sentence and not cjk:
         lex = LEXICON
-        return {
+        return frozenset(
             w
             for w in normalise(text).split()
             if len(w) > 1 and w not in lex.stopwords and w not in lex.clause_stopwords
-        }
+        )
     out: set[str] = set()
     for i, m in enumerate(_TOKEN_RE.finditer(text)):
         tok = m.group(0)
@@ -140,7 +151,7 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
             n = normalise(tok)
             if n and n not in {"i", "im", "ive", "id"}:
                 out.add(n)
-    return out
+    return frozenset(out)
 
 
 def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
@@ -152,6 +163,17 @@ def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
     >>> sorted(head_terms("I am on the Starter plan")), sorted(head_terms("We use Jenkins"))
     (['plan'], [])
     """
+    if lex is LEXICON:
+        return set(_kept_head_terms(value))
+    return _head_terms(value, lex)
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _kept_head_terms(value: str) -> frozenset[str]:
+    return frozenset(_head_terms(value, LEXICON))
+
+
+def _head_terms(value: str, lex: Lexicon) -> set[str]:
     if _CJK_RE.search(value):
         return set()
     toks = [m.group(0) for m in _TOKEN_RE.finditer(value)]
@@ -335,7 +357,18 @@ def two_things(subject_a: str, subject_b: str, lex: Lexicon = LEXICON) -> bool:
 def clause_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> set[str]:
     """The content terms of a fact's clause: slot and value words (Chinese: character
     pairs), without function words, cue words or the speaker's pronouns."""
-    text = normalise(f"{' '.join(slot_terms(f, lex))} {_val(f)}")
+    if lex is LEXICON:
+        return set(_kept_clause_terms(f.subject, f.predicate, _val(f)))
+    return _clause_terms(f.subject, f.predicate, _val(f), lex)
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _kept_clause_terms(subject: str, predicate: str, value: str) -> frozenset[str]:
+    return frozenset(_clause_terms(subject, predicate, value, LEXICON))
+
+
+def _clause_terms(subject: str, predicate: str, value: str, lex: Lexicon) -> set[str]:
+    text = normalise(f"{' '.join(_slot_terms(subject, predicate, lex))} {value}")
     terms: set[str] = set()
     for w in _content(text.split(), lex):
         for run in _CJK_RUN_RE.findall(w) or [w]:
@@ -362,7 +395,7 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
         return False
     if lex.has_negation(_val(a)) != lex.has_negation(_val(b)):
         return False
-    differ = anchors(_val(a), sentence=_is_sentence(a)) ^ anchors(_val(b), sentence=_is_sentence(b))
+    differ = _anchors(_val(a), _is_sentence(a)) ^ _anchors(_val(b), _is_sentence(b))
     if differ and not (_anchors_within(a, b) and _anchors_within(b, a)):
         return False
     fa, fb = lex.family(a.predicate, _val(a)), lex.family(b.predicate, _val(b))
@@ -402,8 +435,12 @@ def changed_clause(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> b
 
 def _anchors_within(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
     """Every anchor of ``a`` occurs in ``b``'s clause (capitalisation may differ)."""
-    text = normalise(f"{b.subject} {b.predicate} {_val(b)}")
-    words = set(text.split())
-    return all(
-        t in words or t in text.replace(" ", "") for t in anchors(_val(a), sentence=_is_sentence(a))
-    )
+    words, flat = _clause_words(f"{b.subject} {b.predicate} {_val(b)}")
+    return all(t in words or t in flat for t in _anchors(_val(a), _is_sentence(a)))
+
+
+@lru_cache(maxsize=READING_CACHE)
+def _clause_words(clause: str) -> tuple[frozenset[str], str]:
+    """The words of a clause, normalised, and the clause without its spaces."""
+    text = normalise(clause)
+    return frozenset(text.split()), text.replace(" ", "")

@@ -381,7 +381,8 @@ def triage(
 
     if _MEMORY_SIGNAL_RE.search(text.lower()):
         return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
-    if any(r.op == "delete" for r in find_references(text)):
+    references = find_references(text)  # read once: the durable check below asks again
+    if any(r.op == "delete" for r in references):
         # "could you delete my phone number?": a request about memory, not a question
         return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
 
@@ -415,7 +416,7 @@ def triage(
         bar = model.threshold if policy.durable_threshold is None else policy.durable_threshold
         # a retraction, deletion request or change by reference is an operation on
         # stored facts, not a statement: never the classifier's to drop
-        if model.turn_score(parts) < bar and not find_references(text):
+        if model.turn_score(parts) < bar and not references:
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:
         return TriageVerdict.KEEP, TriageReason.FIRST_PERSON_STATEMENT

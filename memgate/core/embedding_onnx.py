@@ -5,11 +5,19 @@
 graph from ``model.safetensors``; with ``int8`` the matrix products are quantised
 dynamically (weights int8, activations quantised per batch: VNNI/AVX-512 kernels).
 :class:`OnnxEncoder` runs it. Needs the ``onnx`` extra (``onnx``, ``onnxruntime``).
+
+Quantising takes seconds of CPU at every start (issue 14): the int8 model is kept in
+the cache folder (``MEMGATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/memgate``, else
+``~/.cache/memgate``), named by a digest of the weights, the config, this module and the
+two libraries' versions, so any change builds it anew. It holds the public weights only.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["OnnxEncoder", "build_model"]
+__all__ = ["OnnxEncoder", "build_model", "cache_dir", "int8_model_path"]
 
 _OPSET = 17
 
@@ -134,6 +142,70 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
     return model
 
 
+def cache_dir() -> Path:
+    """Where built models are kept: ``MEMGATE_CACHE_DIR``, else the XDG cache folder."""
+    own = os.environ.get("MEMGATE_CACHE_DIR")
+    if own:
+        return Path(own)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "memgate"
+
+
+def int8_model_path(weights_path: Path, config: dict[str, Any]) -> Path:
+    """The kept int8 model's file: named by everything it is built from."""
+    import onnx
+    import onnxruntime as ort  # type: ignore[import-untyped]
+
+    h = hashlib.sha256()
+    with open(weights_path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    h.update(json.dumps(config, sort_keys=True).encode())
+    h.update(Path(__file__).read_bytes())
+    h.update(f"onnx {onnx.__version__} onnxruntime {ort.__version__}".encode())
+    return cache_dir() / f"minilm-int8-{h.hexdigest()[:32]}.onnx"
+
+
+def _quantise(model: Any, tmp: Path) -> Path:
+    """``model`` with its weight products quantised to int8, as a file in ``tmp``."""
+    import onnx
+    from onnxruntime.quantization import (  # type: ignore[import-untyped]
+        QuantType,
+        quantize_dynamic,
+    )
+
+    path, qpath = tmp / "minilm.onnx", tmp / "minilm-int8.onnx"
+    onnx.save(model, str(path))
+    # only the weight products (not attention's activation products), one
+    # scale per output channel: the vectors stay within 0.01 cosine of fp32
+    linear = [
+        n.name
+        for n in model.graph.node
+        if n.name.endswith(".mm") and not n.name.endswith(".out.mm")
+    ]
+    quantize_dynamic(
+        str(path),
+        str(qpath),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        nodes_to_quantize=linear,
+        op_types_to_quantize=["MatMul"],
+    )
+    return qpath
+
+
+def _keep(data: bytes, path: Path) -> None:
+    """Write the built model to the cache, atomically; a cache that cannot be written is
+    skipped (the model is built again next time)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_bytes(data)
+        os.replace(part, path)
+    except OSError:
+        pass
+
+
 class OnnxEncoder:
     """Runs :func:`build_model`'s graph (fp32, or ``int8``: dynamically quantised) on
     ONNX Runtime with ``threads`` intra-op threads; built once, in a temporary folder."""
@@ -144,40 +216,32 @@ class OnnxEncoder:
         import onnx
         import onnxruntime as ort  # type: ignore[import-untyped]
 
-        model = build_model(weights_path, config)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        kept = int8_model_path(weights_path, config) if int8 else None
+        if kept is not None and kept.is_file():
+            try:
+                self._session = ort.InferenceSession(
+                    kept.read_bytes(), sess_options=opts, providers=["CPUExecutionProvider"]
+                )
+                return
+            except Exception:  # a damaged file: built anew below and replaced
+                pass
+        model = build_model(weights_path, config)
         with tempfile.TemporaryDirectory(prefix="memgate-onnx-") as tmp:
-            path = Path(tmp) / "minilm.onnx"
-            onnx.save(model, str(path))
             if int8:
-                from onnxruntime.quantization import (  # type: ignore[import-untyped]
-                    QuantType,
-                    quantize_dynamic,
-                )
-
-                qpath = Path(tmp) / "minilm-int8.onnx"
-                # only the weight products (not attention's activation products), one
-                # scale per output channel: the vectors stay within 0.01 cosine of fp32
-                linear = [
-                    n.name
-                    for n in model.graph.node
-                    if n.name.endswith(".mm") and not n.name.endswith(".out.mm")
-                ]
-                quantize_dynamic(
-                    str(path),
-                    str(qpath),
-                    weight_type=QuantType.QInt8,
-                    per_channel=True,
-                    nodes_to_quantize=linear,
-                    op_types_to_quantize=["MatMul"],
-                )
-                path = qpath
-            self._session = ort.InferenceSession(
-                path.read_bytes(), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
+                data = _quantise(model, Path(tmp)).read_bytes()
+            else:
+                path = Path(tmp) / "minilm.onnx"
+                onnx.save(model, str(path))
+                data = path.read_bytes()
+        self._session = ort.InferenceSession(
+            data, sess_options=opts, providers=["CPUExecutionProvider"]
+        )
+        if kept is not None:
+            _keep(data, kept)
 
     def encode(
         self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.float32]

@@ -1,0 +1,88 @@
+"""Facts read from the embedded index, kept by their stored row (issue 14).
+
+Resolution reads every active fact of a speaker for each candidate
+(:meth:`memgate.sinks.embedded.EmbeddedIndex.by_subject`): parsing the same JSON
+documents and turning the same vector blobs into lists of floats again was about a
+tenth of the ingest's CPU time. A row's parsed fact is kept, keyed by the row's
+exact bytes (document and both vectors), so a changed row is a new key and can
+never be answered with an old fact; least recently used out first, and emptied
+when facts are erased, and a fact's entry dropped when it is written again, so no
+erased or overwritten content stays in memory.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+
+import numpy as np
+
+from memgate.core.events import StoredFact
+
+__all__ = ["ROW_CACHE", "RowCache", "parse_fact"]
+
+#: Parsed facts kept per index (a few users' active facts).
+ROW_CACHE = 8_192
+
+_Key = tuple[str, bytes | None, bytes | None]
+
+
+def parse_fact(doc: str, blob: bytes | None, search_blob: bytes | None = None) -> StoredFact:
+    """The fact of one stored row: its document with its vectors (float32 blobs)."""
+    fact = StoredFact.model_validate_json(doc)
+    update: dict[str, list[float]] = {}
+    if blob is not None:
+        update["embedding"] = np.frombuffer(blob, dtype="<f4").astype(np.float64).tolist()
+    if search_blob is not None:
+        update["search_embedding"] = (
+            np.frombuffer(search_blob, dtype="<f4").astype(np.float64).tolist()
+        )
+    return fact.model_copy(update=update) if update else fact
+
+
+class RowCache:
+    """Parsed facts by their row's bytes, bounded (``size`` 0: nothing kept)."""
+
+    def __init__(self, size: int = ROW_CACHE) -> None:
+        self.size = size
+        self._facts: OrderedDict[_Key, StoredFact] = OrderedDict()
+        self._keys: dict[str, _Key] = {}  # the kept row of each fact id
+        self._lock = threading.Lock()
+
+    def fact(self, doc: str, blob: bytes | None, search_blob: bytes | None = None) -> StoredFact:
+        key = (doc, blob, search_blob)
+        with self._lock:
+            got = self._facts.get(key)
+            if got is not None:
+                self._facts.move_to_end(key)
+                return got
+        fact = parse_fact(doc, blob, search_blob)
+        if self.size > 0:
+            with self._lock:
+                old = self._keys.get(fact.fact_id)
+                if old is not None and old != key:
+                    self._facts.pop(old, None)
+                self._facts[key] = fact
+                self._keys[fact.fact_id] = key
+                while len(self._facts) > self.size:
+                    _, gone = self._facts.popitem(last=False)
+                    self._keys.pop(gone.fact_id, None)
+        return fact
+
+    def drop(self, fact_ids: Iterable[str]) -> None:
+        """Forget the kept rows of these facts (they are being rewritten)."""
+        with self._lock:
+            for fact_id in fact_ids:
+                key = self._keys.pop(fact_id, None)
+                if key is not None:
+                    self._facts.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._facts.clear()
+            self._keys.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._facts)

@@ -1,0 +1,83 @@
+"""The embedded index keeps the facts it parsed, by their stored row (issue 14).
+
+A row read again is answered with the fact parsed the first time (resolution reads
+every fact of a speaker for each candidate); a rewritten row is parsed anew, never
+answered with the old version; erasing facts empties what is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memgate.core.events import FactStatus
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.sinks.embedded_rows import ROW_CACHE, RowCache, parse_fact
+from tests.contracts.retrieval import DIM, RetrievalStoreContract
+
+helper = RetrievalStoreContract()
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[EmbeddedIndex]:
+    with EmbeddedIndex(tmp_path / "facts.db", dim=DIM) as s:
+        yield s
+
+
+def _values(facts: list[object]) -> list[str]:
+    return [f.value for f in facts]  # type: ignore[attr-defined]
+
+
+def test_a_row_read_again_is_the_fact_parsed_the_first_time(index: EmbeddedIndex) -> None:
+    index.upsert([helper.make_fact("vim"), helper.make_fact("tea", predicate="drinks")])
+    first = index.by_subject("acme", "u1", "user", qualified=True)
+    again = index.by_subject("acme", "u1", "user", qualified=True)
+    assert _values(first) == ["vim", "tea"] or _values(first) == ["tea", "vim"]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert len(index._rows) == 2
+
+
+def test_the_kept_fact_is_the_parsed_row(index: EmbeddedIndex) -> None:
+    fact = helper.make_fact("vim", search_embedding=helper.embed("vim editor"))
+    index.upsert([fact])
+    (kept,) = index.by_subject("acme", "u1", "user", qualified=True)
+    row = index._conn.execute(  # type: ignore[union-attr]
+        "SELECT doc, embedding, search_embedding FROM facts"
+    ).fetchone()
+    assert kept == parse_fact(*row)
+    helper.assert_same(kept, fact)
+
+
+def test_a_rewritten_fact_is_read_in_its_new_version(index: EmbeddedIndex) -> None:
+    fact = helper.make_fact("vim")
+    index.upsert([fact])
+    assert index.get("acme", "u1", fact.fact_id).status is FactStatus.ACTIVE  # type: ignore[union-attr]
+    index.upsert([fact.model_copy(update={"status": FactStatus.SUPERSEDED})])
+    assert index.get("acme", "u1", fact.fact_id).status is FactStatus.SUPERSEDED  # type: ignore[union-attr]
+    assert index.by_subject("acme", "u1", "user", qualified=True) == []
+    assert len(index._rows) == 1  # one version kept per fact
+
+
+@pytest.mark.parametrize("erase", ["forget", "erase_fact", "delete_fact"])
+def test_erasing_facts_empties_what_is_kept(index: EmbeddedIndex, erase: str) -> None:
+    fact = helper.make_fact("vim")
+    index.upsert([fact])
+    assert index.get("acme", "u1", fact.fact_id) is not None
+    assert len(index._rows) == 1
+    if erase == "forget":
+        index.forget("acme", "u1")
+    else:
+        getattr(index, erase)("acme", "u1", fact.fact_id)
+    assert len(index._rows) == 0
+    assert index.get("acme", "u1", fact.fact_id) is None
+
+
+def test_what_is_kept_is_bounded() -> None:
+    rows = RowCache(size=3)
+    facts = [helper.make_fact(f"v{i}", predicate=f"p{i}") for i in range(5)]
+    for f in facts:
+        rows.fact(f.model_dump_json(exclude={"embedding", "search_embedding"}), None)
+    assert len(rows) == 3
+    assert RowCache().size == ROW_CACHE
