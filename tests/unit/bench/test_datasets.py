@@ -11,7 +11,7 @@ from memgate.bench.datasets import ENV_DIR, DatasetMissing, find_locomo
 
 
 def _place(root: Path) -> Path:
-    d = root / "shared" / "datasets" / "locomo"
+    d = root / datasets._RELATIVE
     d.mkdir(parents=True)
     (d / "locomo-dev.json").write_text("[]", encoding="utf-8")
     return d / "locomo-dev.json"
@@ -19,8 +19,10 @@ def _place(root: Path) -> Path:
 
 @pytest.fixture
 def nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No setting, a working directory and a source root with nothing above them."""
+    """No setting, a working directory and a source root with nothing above them (the
+    relative path is made unique: a real ``/tmp/shared/datasets/locomo`` is no concern)."""
     monkeypatch.delenv(ENV_DIR, raising=False)
+    monkeypatch.setattr(datasets, "_RELATIVE", Path(f"shared-{tmp_path.name}") / "locomo")
     empty = tmp_path / "work" / "checkout"
     empty.mkdir(parents=True)
     monkeypatch.chdir(empty)
@@ -56,7 +58,7 @@ def test_nowhere_names_every_place_looked_and_the_setting(nowhere: Path) -> None
         find_locomo()
     message = str(exc.value)
     assert ENV_DIR in message and "locomo-dev.json" in message
-    assert str(nowhere / "work" / "shared" / "datasets" / "locomo") in message
+    assert str(nowhere / "work" / datasets._RELATIVE) in message
 
 
 def test_extra_roots_are_searched(nowhere: Path) -> None:
