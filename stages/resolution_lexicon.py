@@ -168,15 +168,19 @@ class Lexicon:
         return self.family_of(predicate, value)[0]
 
     def family_of(self, predicate: str, value: str) -> tuple[Family | None, bool]:
-        """The family of a fact and whether its predicate (not its words) says so."""
-        for f in self.families:
-            if predicate in f.predicates:
-                return f, True
+        """The family of a fact and whether its predicate (not its words) says so.
+
+        A many-valued predicate (``likes``) whose value names a single-valued slot is a
+        value of that slot: "I like to be contacted by phone" is the contact channel.
+        """
+        by_predicate = next((f for f in self.families if predicate in f.predicates), None)
+        if by_predicate is not None and not by_predicate.additive:
+            return by_predicate, True
         low = value.lower()
         for f in self.families:
-            if f.words is not None and f.words.search(low):
+            if (by_predicate is None or f.single) and f.words is not None and f.words.search(low):
                 return f, False
-        return None, False
+        return (by_predicate, True) if by_predicate is not None else (None, False)
 
     def owner(self, subject: str, family: Family | None) -> str:
         """Whose fact it is: ``user`` or ``team``, also for "user's boss" in the boss family.
