@@ -182,6 +182,24 @@ class Lexicon:
                 return f, False
         return (by_predicate, True) if by_predicate is not None else (None, False)
 
+    def families_of(self, predicate: str, value: str) -> list[Family]:
+        """Every family of a fact: its predicate's, else each family its words name
+        ("ship my orders to my office": shipping and workplace).
+
+        >>> [f.name for f in LEXICON.families_of("statement", "Ship my parcels to my office")]
+        ['workplace', 'shipping']
+        """
+        first, by_predicate = self.family_of(predicate, value)
+        if first is None or (by_predicate and not first.additive):
+            return [] if first is None else [first]
+        low = value.lower()
+        more = [
+            f
+            for f in self.families
+            if f is not first and f.single and f.words is not None and f.words.search(low)
+        ]
+        return [first, *more]
+
     def owner(self, subject: str, family: Family | None) -> str:
         """Whose fact it is: ``user`` or ``team``, also for "user's boss" in the boss family.
 

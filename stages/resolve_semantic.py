@@ -117,7 +117,9 @@ def semantic_target(
     for f in pool:
         if f.key == key or normalise(f.value) == value_n:
             continue
-        ffam = lex.family(f.predicate, f.value)
+        ffams = lex.families_of(f.predicate, f.value)
+        # a fact whose words name several families is met through any of them
+        ffam = fam if fam is not None and fam in ffams else (ffams[0] if ffams else None)
         if lex.owner(f.subject, ffam) not in owners:
             continue
         sim = cosine(f.embedding, vec)

@@ -114,7 +114,7 @@ def wish_update_target(
     mine = _terms(c, lex, wishes)
     if not mine:
         return None
-    cfam = lex.family(c.predicate, c.object)
+    cfams = {x.name for x in lex.families_of(c.predicate, c.object)}
     value_n = normalise(c.object)
     best: tuple[int, float, str, SemanticMatch] | None = None
     for f in view.by_subject(c.tenant_id, c.user_id, owner, statuses=_ACTIVE, qualified=False):
@@ -122,8 +122,8 @@ def wish_update_target(
             continue
         if not wishes.is_wish(f):
             continue
-        ffam = lex.family(f.predicate, f.value)
-        if cfam is not None and ffam is not None and cfam.name != ffam.name:
+        ffams = {x.name for x in lex.families_of(f.predicate, f.value)}
+        if cfams and ffams and not cfams & ffams:
             continue  # two slots that happen to share a word
         theirs = _terms(f, lex, wishes)
         shared = mine & theirs

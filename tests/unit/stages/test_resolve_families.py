@@ -181,3 +181,41 @@ def test_a_liking_that_names_a_single_slot_is_read_in_that_slots_family() -> Non
 )
 def test_a_want_is_a_preference_not_a_liking(sentence: str, predicate: str) -> None:
     assert statement_family(sentence) == predicate
+
+
+# ------------------------------------------------------------ a fact of several families
+
+
+def test_a_fact_whose_words_name_two_families_is_met_by_either(store: EmbeddedIndex) -> None:
+    """'ship my orders to my office' names the shipping slot and a workplace: a later
+    change of where deliveries go meets it through the shipping family."""
+    apply(store, cand("Please deliver my parcels to my office in Hull", "statement", days=0))
+    res, dec = apply(
+        store, cand("These days my deliveries go to my flat in Derby instead", "statement", days=9)
+    )
+    assert (res.action.value, dec.details.get("match")) == ("SUPERSEDE", "family:shipping")
+    assert facts(store)["Please deliver my parcels to my office in Hull"].status is (
+        FactStatus.SUPERSEDED
+    )
+
+
+def test_a_new_employer_makes_the_role_there_need_confirmation(store: EmbeddedIndex) -> None:
+    apply(store, cand("Siemens", "works_at", days=0))
+    apply(store, cand("engineer", "works_as", days=0))
+    res, dec = apply(store, cand("Airbus", "works_at", days=50))
+    assert res.action.value == "SUPERSEDE"
+    assert dec.details["implied_stale"] == 1
+    assert facts(store)["engineer"].status is FactStatus.PENDING
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        ("我在苏州工作", "workplace"),
+        ("我现在用的是家庭套餐", "subscription"),
+        ("Mein Abo ist das Jahresabo", "subscription"),
+    ],
+)
+def test_more_slots_are_read_from_words(sentence: str, name: str) -> None:
+    fam = LEXICON.family("statement", sentence)
+    assert fam is not None and fam.name == name
