@@ -7,7 +7,9 @@ done about one thing, the invoices. The structure read here:
 
 - both facts are **wishes** of the same owner (their type or predicate is one of
   ``wishes.types`` / ``wishes.predicates`` / ``wishes.predicate_prefixes``);
-- the candidate carries a **change cue** ("from now on", "ab sofort", "以后请");
+- the candidate carries a **change cue** ("from now on", "ab sofort", "以后请"), or it
+  is a want (not a liking: those hold many values) that swaps one value of the old
+  one's clause frame ("I'd like my invoices emailed monthly" -> "... quarterly");
 - they **name the same thing**: a content term in common (crude stems; Chinese
   character pairs) once the words of wishing itself (``wishes.wish_words``: prefer,
   please, möchte, 喜欢) are left out, and each has a term the other lacks (a
@@ -33,7 +35,7 @@ from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_semantic import SemanticMatch, cosine
-from memgate.stages.resolve_slots import clause_terms
+from memgate.stages.resolve_slots import clause_terms, substitution
 
 __all__ = ["WISHES", "Wishes", "wish_update_target"]
 
@@ -106,7 +108,12 @@ def wish_update_target(
     replaces because it names the same thing with another value; None otherwise."""
     if not wishes.is_wish(c):
         return None
-    if not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
+    cue = lex.has_change_cue(c.object) or lex.has_change_cue(c.context)
+    cfam = lex.family(c.predicate, c.object)
+    # without a cue, only a want of one value per frame ("I'd like X monthly" ->
+    # "... quarterly"), never a liking (many at once), changes by a swapped value
+    swap_ok = not (cfam is not None and cfam.additive)
+    if not cue and not swap_ok:
         return None
     owner = normalise(lex.canonical_subject(c.subject))
     if owner not in ("user", "team"):
@@ -125,6 +132,10 @@ def wish_update_target(
         ffams = {x.name for x in lex.families_of(f.predicate, f.value)}
         if cfams and ffams and not cfams & ffams:
             continue  # two slots that happen to share a word
+        if not cue:
+            ffam = lex.family(f.predicate, f.value)
+            if (ffam is not None and ffam.additive) or not substitution(f.value, c.object, lex):
+                continue
         theirs = _terms(f, lex, wishes)
         shared = mine & theirs
         if not shared or not (mine - shared) or not (theirs - shared):

@@ -219,3 +219,32 @@ def test_a_new_employer_makes_the_role_there_need_confirmation(store: EmbeddedIn
 def test_more_slots_are_read_from_words(sentence: str, name: str) -> None:
     fam = LEXICON.family("statement", sentence)
     assert fam is not None and fam.name == name
+
+
+def test_a_want_with_one_value_swapped_replaces_the_want_without_a_cue(
+    store: EmbeddedIndex,
+) -> None:
+    """A preference holds one value per frame: 'I'd like my statements posted weekly' then
+    '... posted daily' is a new value; two likings ('I like jazz', 'I like blues') are not."""
+    old = "I'd like my bank statements posted weekly"
+    apply(store, cand(old, "prefers:other", days=0, type_=FactType.PREFERENCE))
+    res, dec = apply(
+        store,
+        cand(
+            "I'd like my bank statements posted daily",
+            "prefers:other",
+            days=7,
+            type_=FactType.PREFERENCE,
+        ),
+    )
+    assert (res.action.value, dec.details.get("match")) == ("SUPERSEDE", "wish")
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_two_likings_with_one_value_swapped_both_stay(store: EmbeddedIndex) -> None:
+    apply(store, cand("I like listening to jazz", "likes", days=0, type_=FactType.PREFERENCE))
+    res, _ = apply(
+        store, cand("I like listening to blues", "likes", days=7, type_=FactType.PREFERENCE)
+    )
+    assert res.action.value != "SUPERSEDE"
+    assert facts(store)["I like listening to jazz"].status is FactStatus.ACTIVE
