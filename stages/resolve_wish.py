@@ -49,6 +49,7 @@ class Wishes:
     predicates: frozenset[str]
     prefixes: tuple[str, ...]
     words: frozenset[str]
+    max_words: int = 12
 
     def is_wish(self, f: StoredFact | CandidateFact) -> bool:
         """A wish: of a wish type, or a liking / preference predicate.
@@ -73,6 +74,7 @@ def _load() -> Wishes:
         predicates=frozenset(w["predicates"]),
         prefixes=tuple(w["predicate_prefixes"]),
         words=frozenset(normalise(x) for x in w["wish_words"]),
+        max_words=int(w["max_words"]),
     )
 
 
@@ -106,7 +108,7 @@ def wish_update_target(
 ) -> SemanticMatch | None:
     """The active wish of the same owner that ``c``, a wish said with a change cue,
     replaces because it names the same thing with another value; None otherwise."""
-    if not wishes.is_wish(c):
+    if not wishes.is_wish(c) or len(c.object.split()) > wishes.max_words:
         return None
     cue = lex.has_change_cue(c.object) or lex.has_change_cue(c.context)
     cfam = lex.family(c.predicate, c.object)
@@ -127,8 +129,8 @@ def wish_update_target(
     for f in view.by_subject(c.tenant_id, c.user_id, owner, statuses=_ACTIVE, qualified=False):
         if f.key == key or normalise(f.value) == value_n or f.last_seen >= c.turn_ts:
             continue
-        if not wishes.is_wish(f):
-            continue
+        if not wishes.is_wish(f) or len(f.value.split()) > wishes.max_words:
+            continue  # a sentence of chat is no wish of one thing
         ffams = {x.name for x in lex.families_of(f.predicate, f.value)}
         if cfams and ffams and not cfams & ffams:
             continue  # two slots that happen to share a word

@@ -248,3 +248,19 @@ def test_two_likings_with_one_value_swapped_both_stay(store: EmbeddedIndex) -> N
     )
     assert res.action.value != "SUPERSEDE"
     assert facts(store)["I like listening to jazz"].status is FactStatus.ACTIVE
+
+
+def test_a_sentence_long_liking_of_chat_is_not_closed_by_a_remark_with_a_cue(
+    store: EmbeddedIndex,
+) -> None:
+    """Chat narrates: a liking said in a long sentence shares words with many later
+    remarks that carry 'new' or 'now'; none of them replaces it."""
+    old = (
+        "I love baking on weekends, especially bread with seeds and nuts, "
+        "because it makes the whole flat smell wonderful"
+    )
+    apply(store, cand(old, "likes", days=0, type_=FactType.PREFERENCE))
+    later = "I tried a new bread recipe with seeds today and the flat smelled great all afternoon"
+    res, _ = apply(store, cand(later, "likes", days=3, type_=FactType.PREFERENCE))
+    assert res.action.value != "SUPERSEDE"
+    assert facts(store)[old].status is FactStatus.ACTIVE
