@@ -56,6 +56,7 @@ from memgate.stages.resolve_semantic import (
     stale_on_arrival,
 )
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
+from memgate.stages.resolve_wish import wish_update_target
 
 #: How many of a candidate's nearest facts (active or superseded) the redelivery check
 #: reads for one under another key that already cites the candidate's turn.
@@ -363,6 +364,11 @@ class Resolver:
         if match is not None:
             details.update({"similarity": round(match.similarity, 4), "match": match.why})
             done = self._supersede(match.fact, new, now, out, "semantic_update", details)
+            return self._stale(c, done, view)
+        wish = wish_update_target(c, key, view, vec)
+        if wish is not None:
+            details.update({"similarity": round(wish.similarity, 4), "match": wish.why})
+            done = self._supersede(wish.fact, new, now, out, "semantic_update", details)
             return self._stale(c, done, view)
         slot = slot_update_target(c, key, view, vec)
         if slot is not None:

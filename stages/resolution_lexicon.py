@@ -192,18 +192,40 @@ class Lexicon:
         return self.family_of(predicate, value)[0]
 
     def family_of(self, predicate: str, value: str) -> tuple[Family | None, bool]:
-        """The family of a fact and whether its predicate (not its words) says so."""
+        """The family of a fact and whether its predicate (not its words) says so.
+
+        A many-valued predicate (``likes``) whose value names a single-valued slot is a
+        value of that slot: "I like to be contacted by phone" is the contact channel.
+        """
         return self._family(predicate, value)
 
     def _read_family(self, predicate: str, value: str) -> tuple[Family | None, bool]:
-        for f in self.families:
-            if predicate in f.predicates:
-                return f, True
+        by_predicate = next((f for f in self.families if predicate in f.predicates), None)
+        if by_predicate is not None and not by_predicate.additive:
+            return by_predicate, True
         low = value.lower()
         for f in self.families:
-            if f.words is not None and f.words.search(low):
+            if (by_predicate is None or f.single) and f.words is not None and f.words.search(low):
                 return f, False
-        return None, False
+        return (by_predicate, True) if by_predicate is not None else (None, False)
+
+    def families_of(self, predicate: str, value: str) -> list[Family]:
+        """Every family of a fact: its predicate's, else each family its words name
+        ("ship my orders to my office": shipping and workplace).
+
+        >>> [f.name for f in LEXICON.families_of("statement", "Ship my parcels to my office")]
+        ['workplace', 'shipping']
+        """
+        first, by_predicate = self.family_of(predicate, value)
+        if first is None or (by_predicate and not first.additive):
+            return [] if first is None else [first]
+        low = value.lower()
+        more = [
+            f
+            for f in self.families
+            if f is not first and f.single and f.words is not None and f.words.search(low)
+        ]
+        return [first, *more]
 
     def owner(self, subject: str, family: Family | None) -> str:
         """Whose fact it is: ``user`` or ``team``, also for "user's boss" in the boss family.

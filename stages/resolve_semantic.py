@@ -117,7 +117,9 @@ def semantic_target(
     for f in pool:
         if f.key == key or normalise(f.value) == value_n:
             continue
-        ffam = lex.family(f.predicate, f.value)
+        ffams = lex.families_of(f.predicate, f.value)
+        # a fact whose words name several families is met through any of them
+        ffam = fam if fam is not None and fam in ffams else (ffams[0] if ffams else None)
         if lex.owner(f.subject, ffam) not in owners:
             continue
         sim = cosine(f.embedding, vec)
@@ -239,7 +241,13 @@ def implied_stale(
         return []
     out: list[StoredFact] = []
     owner = normalise(c.subject)
-    for f in _subject_facts(view, c, _ACTIVE, qualified=owner in ("user", "team")):
+    pool = _subject_facts(view, c, _ACTIVE, qualified=owner in ("user", "team"))
+    changed = lex.family(changed_predicate, "")
+    if changed is not None and changed.speaker and owner in ("user", "team"):
+        # a household's change (a move said by "we") is the user's too, and the team's
+        other = "team" if owner == "user" else "user"
+        pool += view.by_subject(c.tenant_id, c.user_id, other, statuses=_ACTIVE, qualified=True)
+    for f in pool:
         if f.last_seen >= since:
             continue
         if f.predicate in implied:

@@ -399,8 +399,11 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
     if differ and not (_anchors_within(a, b) and _anchors_within(b, a)):
         return False
     fa, fb = lex.family(a.predicate, _val(a)), lex.family(b.predicate, _val(b))
-    if fa is not None and fa is fb and not fa.additive:
+    if fa is not None and fa is fb and not fa.additive and (
+        anchors(_val(a), sentence=_is_sentence(a)) or anchors(_val(b), sentence=_is_sentence(b))
+    ):
         # one family (an employer said as ``works_at`` and as a sentence): the same value
+        # when the names agree; without names the clauses are compared below
         return _anchors_within(a, b) and _anchors_within(b, a)
     if substitution(_val(a), _val(b), lex):
         return False  # one value swapped for another in the same frame

@@ -246,12 +246,18 @@ def subject_of(statement: str) -> str:
     ("user's sister", 'team')
     >>> subject_of("The checkout service is written in Go"), subject_of("Our team uses Jira")
     ('checkout service', 'team')
+    >>> subject_of("Nos casamos en Granada"), subject_of("Nos enfants sont à Nantes")
+    ('team', "team's enfants")
     """
     norm = normalise_text(statement)
     lead = _matcher("possessive_lead").match(norm)
     if lead is not None:
         owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
-        noun = _noun_phrase(norm[lead.end():])
+        rest = norm[lead.end():].lstrip()
+        first = rest.split(" ", 1)[0]
+        if first.endswith(tuple(lexicon().get("pronoun_verb_endings", ()))):
+            return owner  # "nos mudamos": a pronoun before a verb, not "our mudamos"
+        noun = _noun_phrase(rest)
         # "our team uses Jira" is about the team itself, not about "team's team"
         return f"{owner}'s {noun}" if noun and noun != owner else owner
     if _has("first_person_plural", norm) and not _has("first_person_singular", norm):

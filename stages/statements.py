@@ -39,6 +39,7 @@ from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normal
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.policy import claimed_source
+from memgate.stages.slot_frames import frame_probability
 from memgate.stages.statement_text import (
     clean_statement,
     cues,
@@ -80,7 +81,7 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
             continue
         if is_filler_sentence(sentence):
             continue
-        p = model.probability(sentence)
+        p = frame_probability(sentence, model.probability(sentence))
         if p >= model.threshold:
             out.append((p, sentence))
     out.sort(key=lambda ps: -ps[0])

@@ -61,11 +61,14 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);
     # deletion, as_of, supersede, retraction, dedupe, noise in the frozen failure shapes (dev3);
     # supersede, as_of, dedupe in new words, moves, near-repeats, hard negatives (dev4);
+    # changes through a slot family, household moves, retractions by reference, an
+    # instruction replacing a preference (dev5);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
         "scenarios_dev4.jsonl",
+        "scenarios_dev5.jsonl",
         "scenarios_dev_replay.jsonl",
     ),
 }

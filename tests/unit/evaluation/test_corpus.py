@@ -308,3 +308,24 @@ def test_the_fourth_scenario_file_covers_the_worst_frozen_classes() -> None:
     assert any("hard_negative" in s.covers for s in stories)
     names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
     assert len(scenarios.load([EVAL_DIR / n for n in names])) > len(stories)
+
+
+def test_the_fifth_scenario_file_covers_changes_said_in_new_words() -> None:
+    """scenarios_dev5.jsonl (issue 9, written in one sitting before the work it measures):
+    changes through a slot family, moves, retractions by reference and instructions that
+    replace a preference, in five languages, with hard negatives; ids unique across the
+    development files."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev5.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev5.jsonl"])
+    assert 20 <= len(stories) <= 30
+    assert sum("implied" in s.covers for s in stories) >= 5
+    assert sum("instruction" in s.covers for s in stories) >= 5
+    assert sum(s.covers[0] == "retraction" for s in stories) >= 5
+    langs = {t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}}
+    assert {"en", "de", "fr", "es", "zh"} <= langs
+    assert any("hard_negative" in s.covers for s in stories)
+    names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
+    everything = scenarios.load([EVAL_DIR / n for n in names])
+    assert len({s.id for s in everything}) == len(everything)
