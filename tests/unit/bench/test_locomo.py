@@ -448,7 +448,10 @@ def test_cli_fails_clearly_without_data(tmp_path: Path, monkeypatch: pytest.Monk
     from memgate.cli import app
 
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMGATE_LOCOMO_DIR", str(tmp_path / "nothing-here"))
     result = CliRunner().invoke(app, ["--embedder", "hashing", "bench", "locomo"])
     assert result.exit_code == 2
-    assert "LoCoMo data not found" in result.stderr
-    assert "--data" in result.stderr
+    assert "locomo-dev.json was not found" in result.stderr
+    assert str(tmp_path / "nothing-here") in result.stderr
+    assert "--data" in result.stderr and "MEMGATE_LOCOMO_DIR" in result.stderr
+    assert "Traceback" not in result.stderr
