@@ -71,7 +71,10 @@ test-services:
 	  rc=$$?; bash $(SERVICES) down all; exit $$rc
 
 faults: setup services-up
-	MEMGATE_FAULTS_FULL=1 $(BIN)/pytest -q -m integration tests/faults tests/integration/test_poison_volume_int.py
+	mkdir -p benchmarks/results && rm -f benchmarks/results/faults.jsonl
+	MEMGATE_FAULTS_FULL=1 MEMGATE_FAULTS_REPORT=$(CURDIR)/benchmarks/results/faults.jsonl \
+	  $(BIN)/pytest -q -m integration tests/faults tests/integration/test_poison_volume_int.py; \
+	  rc=$$?; $(BIN)/python tools/faults_report.py benchmarks/results/faults.jsonl; exit $$rc
 
 services-up:
 	bash $(SERVICES) up all

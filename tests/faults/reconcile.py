@@ -8,6 +8,7 @@ under one key.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -27,6 +28,18 @@ from tests.integration.test_pipeline_int import _records
 
 #: ``make faults`` (or MEMGATE_FAULTS_FULL=1) runs each case at its full length
 FULL = os.environ.get("MEMGATE_FAULTS_FULL") == "1"
+
+
+def report(case: str, **figures: object) -> None:
+    """One JSON line per case into ``$MEMGATE_FAULTS_REPORT`` (``make faults`` sets it; the
+    table in the README is made from it by ``tools/faults_report.py``), written before the
+    case's assertions so that a failing case leaves its figures too."""
+    path = os.environ.get("MEMGATE_FAULTS_REPORT")
+    if not path:
+        return
+    row = {"case": case, "full": FULL, "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(row | figures) + "\n")
 
 
 def service(cmd: str, name: str) -> None:
@@ -63,8 +76,15 @@ def reconcile(
     audit_dirs: Iterable[Path],
     ref_dir: Path,
     embedder: MiniLMEmbedder,
+    *,
+    case: str = "",
+    drained_s: float | None = None,
+    **figures: object,
 ) -> None:
-    """Assert the streaming result equals the in-process one and the journal is complete."""
+    """Assert the streaming result equals the in-process one and the journal is complete.
+
+    With ``case``, the figures (turns, facts, lost, duplicated, time to drain and the
+    caller's own) go to :func:`report` first."""
     from memgate.backends import build_pipeline
 
     ref_settings = load_settings(data_dir=ref_dir)
@@ -74,20 +94,32 @@ def reconcile(
     InProcessRunner(build_pipeline(ref_settings, embedder), ref, ref_audit).run(turns)
     ref_audit.close()
     tenants_users = {(t.tenant_id, t.user_id) for t in turns}
+    problems: list[str] = []
+    lost = duplicated = differing = n_facts = n_active = 0
     try:
         for tenant, user in sorted(tenants_users):
             got = _records(store.list_facts(tenant, user, include_inactive=True))
             want = _records(ref.list_facts(tenant, user, include_inactive=True))
-            assert got.keys() == want.keys(), (
-                f"{tenant}/{user}: only in the faulted run {sorted(got.keys() - want.keys())}, "
-                f"only in the reference {sorted(want.keys() - got.keys())}"
-            )
+            n_facts += len(want)
+            only_got, only_want = sorted(got.keys() - want.keys()), sorted(want.keys() - got.keys())
+            lost += len(only_want)
+            duplicated += len(only_got)
+            if only_got or only_want:
+                problems.append(f"{tenant}/{user}: only in the faulted run {only_got}, "
+                                f"only in the reference {only_want}")  # fmt: skip
             for fact_id, record in want.items():
+                if fact_id not in got:
+                    continue
                 differ = sorted(k for k in record if got[fact_id][k] != record[k])
-                assert not differ, f"{tenant}/{user} fact {fact_id}: {differ} differ"
-            facts = store.list_facts(tenant, user)
-            active = [f.key for f in facts if f.status is FactStatus.ACTIVE]
-            assert len(active) == len(set(active)), f"{tenant}/{user}: two active facts per key"
+                if differ:
+                    differing += 1
+                    problems.append(f"{tenant}/{user} fact {fact_id}: {differ} differ")
+            active = [f.key for f in store.list_facts(tenant, user)
+                      if f.status is FactStatus.ACTIVE]  # fmt: skip
+            n_active += len(active)
+            if len(active) != len(set(active)):
+                duplicated += len(active) - len(set(active))
+                problems.append(f"{tenant}/{user}: two active facts per key")
     finally:
         ref.close()
     # the journal: every turn once per audit store (rows collapse by event id), every turn
@@ -95,6 +127,7 @@ def reconcile(
     # rebalance moved may be journaled by both; a fleet shares one ClickHouse server, where
     # the rows of one event collapse.
     seen: set[tuple[str, str]] = set()
+    journal_rows = 0
     for d in audit_dirs:
         path = d / "audit.chdb"
         if not path.exists():
@@ -107,8 +140,20 @@ def reconcile(
             )
         finally:
             audit.close()
+        journal_rows += sum(int(n) for _, _, n in rows)
         doubled = [(t, u, n) for t, u, n in rows if n != 1]
-        assert not doubled, f"{d.name}: journal rows not unique: {doubled[:5]}"
+        if doubled:
+            duplicated += len(doubled)
+            problems.append(f"{d.name}: journal rows not unique: {doubled[:5]}")
         seen.update((str(t), str(u)) for t, u, _ in rows)
-    want = {(t.tenant_id, t.turn_id) for t in turns}
-    assert seen == want, f"journal: {len(want - seen)} turn(s) missing, {len(seen - want)} unknown"
+    want_turns = {(t.tenant_id, t.turn_id) for t in turns}
+    missing, unknown = want_turns - seen, seen - want_turns
+    lost += len(missing)
+    if missing or unknown:
+        problems.append(f"journal: {len(missing)} turn(s) missing, {len(unknown)} unknown")
+    if case:
+        report(case, turns=len(turns), facts=n_facts, active=n_active, lost=lost,
+               duplicated=duplicated, differing=differing, journal_rows=journal_rows,
+               drained_s=None if drained_s is None else round(drained_s, 1),
+               **figures)  # fmt: skip
+    assert not problems, "\n".join(problems[:20])

@@ -64,16 +64,19 @@ def test_the_broker_restarted_mid_stream_loses_and_duplicates_nothing(
     w.start()
     store = OpenSearchStore.from_settings(s, dim=embedder.dim)
     try:
+        t0 = time.monotonic()
         asyncio.run(produce_turns(s, turns))
         _progress(store, 5)
         service("down", "kafka")
         time.sleep(5)
         service("up", "kafka")
         wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=600)
+        took = time.monotonic() - t0
         assert w.proc is not None and w.proc.poll() is None, "the worker died:\n" + w.log()
     finally:
         w.stop()
-    reconcile(turns, store, [tmp_path / "data"], tmp_path / "ref", embedder)
+    reconcile(turns, store, [tmp_path / "data"], tmp_path / "ref", embedder,
+              case="broker restarted (5 s down)", drained_s=took)  # fmt: skip
     _drop_index(store)
 
 
@@ -87,6 +90,7 @@ def test_opensearch_stopped_and_brought_back_loses_nothing(
     w.start()
     store = OpenSearchStore.from_settings(s, dim=embedder.dim)
     try:
+        t0 = time.monotonic()
         asyncio.run(produce_turns(s, turns))
         _progress(store, 5)
         service("down", "opensearch")
@@ -95,12 +99,15 @@ def test_opensearch_stopped_and_brought_back_loses_nothing(
         assert w.proc is not None and w.proc.poll() is None, "the worker died:\n" + w.log()
         service("up", "opensearch")
         wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=600)
+        took = time.monotonic() - t0
         assert w.proc.poll() is None, "the worker died:\n" + w.log()
         # the outage shows on /metrics as store retries
         assert retries_during > 0, "no store retry counted during the outage:\n" + w.log()
     finally:
         w.stop()
-    reconcile(turns, store, [tmp_path / "data"], tmp_path / "ref", embedder)
+    reconcile(turns, store, [tmp_path / "data"], tmp_path / "ref", embedder,
+              case=f"OpenSearch stopped {OUTAGE_S:.0f} s", drained_s=took,
+              store_retries=retries_during)  # fmt: skip
     _drop_index(store)
 
 
@@ -119,6 +126,7 @@ def test_a_second_worker_joining_and_leaving_under_load(
     w1.start()
     store = OpenSearchStore.from_settings(s, dim=embedder.dim)
     try:
+        t0 = time.monotonic()
         asyncio.run(produce_turns(s, turns))
         _progress(store, 5)
         w2.start()
@@ -126,9 +134,11 @@ def test_a_second_worker_joining_and_leaving_under_load(
         wait_for(lambda: metric("19102", "memgate_events_in_total") > 0, 240, "worker 2 to work")
         w2.stop()
         wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=600)
+        took = time.monotonic() - t0
         assert w1.proc is not None and w1.proc.poll() is None, "worker 1 died:\n" + w1.log()
     finally:
         w2.stop()
         w1.stop()
-    reconcile(turns, store, [tmp_path / "w1", tmp_path / "w2"], tmp_path / "ref", embedder)
+    reconcile(turns, store, [tmp_path / "w1", tmp_path / "w2"], tmp_path / "ref", embedder,
+              case="second worker joins and leaves (2 partitions)", drained_s=took)  # fmt: skip
     _drop_index(store)

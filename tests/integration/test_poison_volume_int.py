@@ -22,6 +22,7 @@ import pytest
 
 from memgate.core.events import DeadLetter
 from memgate.sinks.opensearch import OpenSearchStore
+from tests.faults.reconcile import report
 from tests.integration.conftest import (
     KAFKA,
     WorkerProcess,
@@ -97,6 +98,11 @@ def test_poison_flood_is_dead_lettered_and_the_good_turns_flow(worker: WorkerPro
         for _, v in read_topic(KAFKA, f"{s.topic_prefix}.dlq", timeout_ms=10_000)
     ]
     from_input = [d for d in dead if d.source_topic == f"{s.topic_prefix}.turns"]
+    dlq_offsets = [d.offset for d in from_input]
+    report("poison flood (one partition)", turns=N_GOOD, bad=len(bad_offsets),
+           dead_lettered=len(from_input), lost=len(bad_offsets - set(dlq_offsets)),
+           duplicated=len(dlq_offsets) - len(set(dlq_offsets)),
+           drained_s=round(took, 1))  # fmt: skip
     assert {d.offset for d in from_input} == bad_offsets, worker.log()
     assert len(from_input) == len(bad_offsets)  # each once
     for d in from_input:
