@@ -199,6 +199,51 @@ class LifecycleContract(UsageStoreContract):
         got = store.get("acme", "u1", semantic.fact_id)  # type: ignore[attr-defined]
         assert got.source_turn_ids == ["t0", "t1", "t2", "t9"]
 
+    def test_only_episodes_of_one_activity_fold(self, store: UsageStore) -> None:
+        # squash and cards with Ana share five words of six: alike to the contract's
+        # embedder (cosine 0.83), as "played tennis" and "played chess" are to MiniLM; the
+        # activity (stages/activity.py: play + squash, play + cards) keeps them apart
+        said = [
+            ("t0", "played squash with ana on saturday"),
+            ("t1", "played cards with ana on saturday"),
+            ("t2", "played squash with ana on sunday"),
+            ("t3", "played cards with ana on sunday"),
+            ("t4", "played squash with ana on a saturday"),
+        ]
+        episodes = [
+            self.fact(
+                v, turn=t, session=f"s{i}", type=FactType.EVENT, predicate="event",
+                text=f"user event {v}", valid_from=T0 + i * DAY,
+            )
+            for i, (t, v) in enumerate(said)
+        ]  # fmt: skip
+        self.put(store, *episodes)  # type: ignore[arg-type]
+        plan = self.run(store, T0 + 6 * DAY)
+        assert plan.counts() == {"fold": 3}
+        (squash,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        got = store.get("acme", "u1", squash.fact_id)  # type: ignore[attr-defined]
+        assert got.predicate == "habit" and got.source_turn_ids == ["t0", "t2", "t4"]
+        for e in episodes:
+            now = store.get("acme", "u1", e.fact_id)  # type: ignore[attr-defined]
+            folded = "squash" in e.value
+            assert now.status is (FactStatus.SUPERSEDED if folded else FactStatus.ACTIVE)
+        assert self.run(store, T0 + 7 * DAY).empty  # idempotent
+        # a third game of cards: a habit of its own, never folded into the squash habit
+        late = self.fact(
+            "played cards with ana on monday", turn="t9", session="s9", type=FactType.EVENT,
+            predicate="event", text="user event played cards with ana on monday",
+            valid_from=T0 + 9 * DAY,
+        )  # fmt: skip
+        self.put(store, late)  # type: ignore[arg-type]
+        plan = self.run(store, T0 + 10 * DAY)
+        assert plan.counts() == {"fold": 3}
+        (cards,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        assert cards.fact_id != squash.fact_id
+        assert cards.source_turn_ids == ["t1", "t3", "t9"]
+        got = store.get("acme", "u1", squash.fact_id)  # type: ignore[attr-defined]
+        assert got.source_turn_ids == ["t0", "t2", "t4"]
+        assert self.run(store, T0 + 11 * DAY).empty
+
     # -- retention -----------------------------------------------------------------------
 
     def test_retention_folds_what_falls_out_into_a_digest(self, store: UsageStore) -> None:
