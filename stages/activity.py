@@ -294,8 +294,11 @@ def _german(words: list[str], low: list[str], lang: _Episode) -> bool:
         return True
     if not auxes & lang.perfect_aux or not _participle(final, lang):
         return False
-    # "ich bin verheiratet" (a state): the auxiliary "sein" takes motion and change only
-    return bool(auxes & (lang.perfect_aux - lang.be_aux)) or final in lang.be_participles
+    # "ich bin verheiratet" (a state): the auxiliary "sein" takes motion and change only,
+    # and the activities of the lists ("ich bin gejoggt")
+    if auxes & (lang.perfect_aux - lang.be_aux):
+        return True
+    return final in lang.be_participles or final in lang.also
 
 
 def _perfect_after(low: list[str], lang: _Episode, *, need_subject: bool) -> bool:

@@ -71,6 +71,7 @@ EPISODES = [
     "Ich war am Montag klettern.",
     "Wir sind am Wochenende nach Hamburg gefahren.",
     "Ich habe gestern mit Ben Schach gespielt.",
+    "Ich bin gestern mit Ben gejoggt.",  # "sein" with an activity of the lists
     "Je suis allé courir samedi.",
     "Nous avons visité le Louvre dimanche.",
     "Fui a nadar el martes.",
@@ -80,6 +81,7 @@ EPISODES = [
 NOT_EPISODES = [
     "Ich wohne seit zwei Jahren in Köln.",
     "Ich bin verheiratet und habe zwei Kinder.",
+    "Ich bin seit Wochen völlig erschöpft.",  # "sein" with a state
     "J'ai une sœur qui habite à Nantes.",
     "Je suis infirmière à Lille.",
     "Me encanta el café de Colombia.",
