@@ -340,8 +340,11 @@ def said_as_episode(statement: str) -> bool:
     """Whether a German, French or Spanish ``statement`` says a past episode of the
     speaker (see the module); English is read by the rule extractor, never here."""
     langs = _episode_lists()
+    english = frozenset(str(_lists().episode["english"]).split())
     for words in _clauses(statement):
         low = [w.casefold() for w in words]
+        if english & set(low):
+            continue  # an English clause: the rule extractor reads it
         if _german(words, low, langs["de"]):
             return True
         if _perfect_after(low, langs["fr"], need_subject=True):

@@ -86,6 +86,7 @@ NOT_EPISODES = [
     "Je suis infirmière à Lille.",
     "Me encanta el café de Colombia.",
     "Trabajo en un hospital en Sevilla.",
+    "I work on AI audit tooling.",  # English: "on ai audit" is no French perfect
 ]
 
 
