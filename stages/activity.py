@@ -119,9 +119,9 @@ def _clauses(text: str) -> list[list[str]]:
 # -- the activity ------------------------------------------------------------------------
 
 
-@cache
 def read_activity(statement: str) -> Activity | None:
-    """The activity ``statement`` says (see the module), or ``None``."""
+    """The activity ``statement`` says (see the module), or ``None``. Nothing is cached:
+    a statement (raw, before redaction, on the write path) is kept nowhere."""
     lists = _lists()
     clauses = [[w.casefold() for w in c] for c in _clauses(statement)]
     for clause in clauses:
@@ -335,7 +335,6 @@ def _spanish(low: list[str], lang: _Episode) -> bool:
     return False
 
 
-@cache
 def said_as_episode(statement: str) -> bool:
     """Whether a German, French or Spanish ``statement`` says a past episode of the
     speaker (see the module); English is read by the rule extractor, never here."""
