@@ -21,7 +21,7 @@ Two readings of one statement, from the word lists of ``memgate/data/activities.
   or shaped preterite): the hybrid extractor types it ``event`` as the rule extractor
   types the English ones, so that it can fold and retention counts it.
 
->>> read_activity("I went climbing at the gym with Sam")
+>>> read_activity("I went bouldering at the quarry with Ada")
 Activity(family='climb', head='')
 >>> read_activity("I went to the library with my son on Monday")
 Activity(family='go', head='library')
