@@ -17,7 +17,9 @@ Four jobs, in this order:
    earlier, which takes its occurrences, sessions and turns
    (``near_duplicate``);
 3. **fold** episodes (type ``event``) about one subject under one predicate that
-   are alike (``fold_similarity``) into one semantic fact (``fold_predicate``)
+   are of one activity (:mod:`memgate.stages.activity`: the same content verb, or the
+   same light verb with the same object, "went to the library") and alike
+   (``fold_similarity``) into one semantic fact (``fold_predicate``)
    once there are ``fold_min_episodes``; the episodes are superseded by it and
    are its provenance (its source turns and sessions); a later alike episode
    is folded into the existing semantic fact;
@@ -58,6 +60,7 @@ from memgate.core.events import (
     stable_id,
 )
 from memgate.core.tenant_policy import RetentionPolicy
+from memgate.stages.activity import read_activity
 from memgate.stages.policy import WritePolicy
 
 #: The extractor name of the facts the lifecycle jobs make (folded and digest facts).
@@ -127,6 +130,18 @@ def _cos(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
     va, vb = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
     den = float(np.linalg.norm(va) * np.linalg.norm(vb))
     return float(va @ vb) / den if den > 0 else 0.0
+
+
+def episodes_alike(a: StoredFact, b: StoredFact, similarity: float) -> bool:
+    """Whether two episodes (or an episode and the semantic fact folded from its like) are
+    of one activity (:func:`memgate.stages.activity.read_activity` of their values) and
+    alike (cosine of their vectors at least ``similarity``). Two activities never fold,
+    however alike their vectors ("played tennis with Marco" / "played chess with Marco"),
+    and an episode whose activity the word lists do not know folds with none."""
+    activity = read_activity(a.value)
+    if activity is None or activity != read_activity(b.value):
+        return False
+    return _cos(a.embedding, b.embedding) >= similarity
 
 
 def _union(*lists: Sequence[str]) -> list[str]:
@@ -301,7 +316,7 @@ class _Run:
                 (
                     f for f in folded
                     if normalise(f.subject) == normalise(e.subject)
-                    and _cos(f.embedding, e.embedding) >= cfg.fold_similarity
+                    and episodes_alike(f, e, cfg.fold_similarity)
                 ),
                 None,
             )  # fmt: skip
@@ -316,7 +331,7 @@ class _Run:
                 if (normalise(head.subject), head.predicate) == (
                     normalise(e.subject),
                     e.predicate,
-                ) and _cos(head.embedding, e.embedding) >= cfg.fold_similarity:
+                ) and episodes_alike(head, e, cfg.fold_similarity):
                     g.append(e)
                     break
             else:

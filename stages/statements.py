@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from memgate.stages.activity import said_as_episode
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.policy import claimed_source
@@ -170,6 +171,9 @@ class HybridExtractor(StatementExtractor):
       design A (a single-valued family supersedes); several are a multi-valued statement.
       An episode (the rules' ``event``) whose sentences name no family keeps the rules'
       predicate: "user event I went climbing at the gym with Sam", not "user statement ...".
+      A German, French or Spanish episode of the speaker, which the rules do not read
+      (:func:`~memgate.stages.activity.said_as_episode`: "Ich war am Montag klettern"), is
+      chosen and said the same way (type ``event``, predicate ``event``).
     """
 
     name = "hybrid"
@@ -199,6 +203,13 @@ class HybridExtractor(StatementExtractor):
         # a sentence a typed rule fact was read from is said by that fact
         taken = {i for i, s in enumerate(sentences) for f in typed if _source_of(f, s)}
         chosen = {i for i, s in enumerate(sentences) for f in loose if _source_of(f, s)} - taken
+        # a German, French or Spanish episode of the speaker ("Ich war am Montag klettern"),
+        # which the (English) rules do not read: chosen as the rules' event would choose it
+        episodes = {
+            i for i, s in enumerate(sentences)
+            if i not in taken and said_as_episode(s) and not any(cues(s)[v] for v in _RULE_VETO)
+        }  # fmt: skip
+        chosen |= episodes
         unplaced = [f for f in loose if not any(_source_of(f, s) for s in sentences)]
         kept = [(p, s) for p, s in kept_statements(turn.content, self.model)
                 if sentences.index(s) not in taken]
@@ -220,12 +231,14 @@ class HybridExtractor(StatementExtractor):
         if parts:
             first = loose[0] if loose else None
             inferred = [f for f in typed if not any(_source_of(f, s) for s in sentences)]
-            out += self._merged_fact(turn, parts, first, start=len(out), inferred=inferred)
+            out += self._merged_fact(
+                turn, parts, first, start=len(out), inferred=inferred, episode=bool(episodes)
+            )
         return out
 
     def _merged_fact(
         self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int,
-        inferred: list[CandidateFact],
+        inferred: list[CandidateFact], episode: bool = False,
     ) -> list[CandidateFact]:
         facts = self._facts(turn, [_merge(parts)], start=start, max_chars=MAX_MERGED_CHARS)
         if not facts:
@@ -245,6 +258,14 @@ class HybridExtractor(StatementExtractor):
                 # says it: the text tells what it is, and the lifecycle jobs (fold,
                 # retention) are calibrated on episodes said so (memgate/data/lifecycle.json)
                 update["predicate"] = rule_fact.predicate
+        elif rule_fact is None and episode and f.type is FactType.FACT and update.get(
+            "predicate", f.predicate
+        ) == "statement":
+            # a de/fr/es episode is typed and said as the rules say an English one, about
+            # the speaker
+            update.update(
+                type=FactType.EVENT, predicate="event", subject=_speaker(f.object, f.subject)
+            )
         if inferred:
             # the rules read something the turn does not say (a wife: married): the
             # statement is that evidence and is as sure as the inference (pending, if low)
@@ -257,6 +278,16 @@ class HybridExtractor(StatementExtractor):
 _RULE_VETO: Final = (
     "question", "social", "second_person", "hypothetical", "moment", "chatter",
 )
+
+
+def _speaker(statement: str, subject: str) -> str:
+    """The subject of the speaker's own episode: the one the statement names (``user``,
+    ``team``, ``user's sister``), else the person of its verb (Spanish says no pronoun:
+    "fui a nadar" is the user's, "fuimos a nadar" the team's, never "fui")."""
+    if subject in ("user", "team") or subject.startswith(("user's ", "team's ")):
+        return subject
+    plural = tuple(lexicon().get("pronoun_verb_endings", ()))
+    return "team" if any(w.endswith(plural) for w in normalise(statement).split()[:3]) else "user"
 
 
 def _aside(sentence: str) -> bool:

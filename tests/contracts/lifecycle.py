@@ -199,6 +199,86 @@ class LifecycleContract(UsageStoreContract):
         got = store.get("acme", "u1", semantic.fact_id)  # type: ignore[attr-defined]
         assert got.source_turn_ids == ["t0", "t1", "t2", "t9"]
 
+    def test_only_episodes_of_one_activity_fold(self, store: UsageStore) -> None:
+        # squash and cards with Ana share five words of six: alike to the contract's
+        # embedder (cosine 0.83), as "played tennis" and "played chess" are to MiniLM; the
+        # activity (stages/activity.py: play + squash, play + cards) keeps them apart
+        said = [
+            ("t0", "played squash with ana on saturday"),
+            ("t1", "played cards with ana on saturday"),
+            ("t2", "played squash with ana on sunday"),
+            ("t3", "played cards with ana on sunday"),
+            ("t4", "played squash with ana on a saturday"),
+        ]
+        episodes = [
+            self.fact(
+                v, turn=t, session=f"s{i}", type=FactType.EVENT, predicate="event",
+                text=f"user event {v}", valid_from=T0 + i * DAY,
+            )
+            for i, (t, v) in enumerate(said)
+        ]  # fmt: skip
+        self.put(store, *episodes)  # type: ignore[arg-type]
+        plan = self.run(store, T0 + 6 * DAY)
+        assert plan.counts() == {"fold": 3}
+        (squash,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        got = store.get("acme", "u1", squash.fact_id)  # type: ignore[attr-defined]
+        assert got.predicate == "habit" and got.source_turn_ids == ["t0", "t2", "t4"]
+        for e in episodes:
+            now = store.get("acme", "u1", e.fact_id)  # type: ignore[attr-defined]
+            folded = "squash" in e.value
+            assert now.status is (FactStatus.SUPERSEDED if folded else FactStatus.ACTIVE)
+        assert self.run(store, T0 + 7 * DAY).empty  # idempotent
+        # a third game of cards: a habit of its own, never folded into the squash habit
+        late = self.fact(
+            "played cards with ana on monday", turn="t9", session="s9", type=FactType.EVENT,
+            predicate="event", text="user event played cards with ana on monday",
+            valid_from=T0 + 9 * DAY,
+        )  # fmt: skip
+        self.put(store, late)  # type: ignore[arg-type]
+        plan = self.run(store, T0 + 10 * DAY)
+        assert plan.counts() == {"fold": 3}
+        (cards,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        assert cards.fact_id != squash.fact_id
+        assert cards.source_turn_ids == ["t1", "t3", "t9"]
+        got = store.get("acme", "u1", squash.fact_id)  # type: ignore[attr-defined]
+        assert got.source_turn_ids == ["t0", "t2", "t4"]
+        assert self.run(store, T0 + 11 * DAY).empty
+
+    def test_one_activity_in_other_words_folds_and_an_unknown_one_does_not(
+        self, store: UsageStore
+    ) -> None:
+        # the activity decides; the cosine bar (0.5, memgate/data/lifecycle.json) only keeps
+        # apart episodes of one activity said in unlike terms: "bouldered" and "climbed"
+        # are 0.62 alike to "went bouldering ..." (below the former 0.72), "went bouldering
+        # with my brother" 0.43; three passport renewals (0.80 to 0.95) say no activity the
+        # word lists know, and an unknown activity folds with none
+        said = [
+            ("t0", "went bouldering at the quarry with sam on monday"),
+            ("t1", "bouldered at the quarry on thursday"),
+            ("t2", "went bouldering with my brother"),
+            ("t3", "climbed at the quarry on friday"),
+            ("p0", "renewed my passport at the town hall"),
+            ("p1", "renewed my passport at the town hall again"),
+            ("p2", "renewed my passport at the town hall on monday"),
+        ]
+        episodes = [
+            self.fact(
+                v, turn=t, session=f"s{i}", type=FactType.EVENT, predicate="event",
+                text=f"user event {v}", valid_from=T0 + i * DAY,
+            )
+            for i, (t, v) in enumerate(said)
+        ]  # fmt: skip
+        self.put(store, *episodes)  # type: ignore[arg-type]
+        plan = self.run(store, T0 + 8 * DAY)
+        assert plan.counts() == {"fold": 3}
+        (habit,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        assert habit.source_turn_ids == ["t0", "t1", "t3"]
+        left = store.list_facts("acme", "u1")  # type: ignore[attr-defined]
+        assert sorted(f.source_turn_ids[0] for f in left if f.type is FactType.EVENT) == [
+            "p0", "p1", "p2", "t2",
+        ]  # fmt: skip
+        assert self.run(store, T0 + 9 * DAY).empty  # idempotent
+
     # -- retention -----------------------------------------------------------------------
 
     def test_retention_folds_what_falls_out_into_a_digest(self, store: UsageStore) -> None:

@@ -76,3 +76,41 @@ def test_the_episodes_retention_keeps_still_say_they_are_events(tmp_path: Path) 
         assert digest.provenance.source_turn_ids == ["erin-0", "erin-1"]
         assert "teeth cleaned" in digest.value and "jazz trio" in digest.value
         assert m.consolidate("acme", "erin", now=NOW).decisions == {}
+
+
+def test_de_fr_es_episodes_of_one_activity_fold_and_another_stays(tmp_path: Path) -> None:
+    # issue 12: a German, French or Spanish episode was stored as a statement (type fact),
+    # so it never folded; now it is an event like the English one, and the fold reads its
+    # activity: the dance in the same frame ("mit Ida ... am Samstag") stays an episode
+    said = {
+        "ida": [
+            "Ich war am Montag mit Ida joggen.",
+            "Ich war am Samstag mit Ida tanzen.",
+            "Ich war am Mittwoch mit meinem Bruder joggen.",
+            "Ich war am Freitag wieder joggen.",
+        ],
+        "ines": [
+            "Je suis allée au théâtre avec Inès mardi.",
+            "Je suis allée à la banque avec Inès mardi.",
+            "Je suis allée au théâtre avec ma mère jeudi.",
+            "Je suis allée au théâtre samedi.",
+        ],
+        "rosa": [
+            "Fui a remar al embalse con Rosa el lunes.",
+            "Fui a pescar al embalse con Rosa el lunes.",
+            "Fui a remar con mi tío el miércoles.",
+            "Ayer fui a remar otra vez.",
+        ],
+    }
+    with Memory(data_dir=tmp_path, embedder="minilm", extractor="hybrid") as m:
+        for user, texts in said.items():
+            m.add(turns(user, texts))
+            assert [f.type for f in m.get_all("acme", user)] == [FactType.EVENT] * 4
+            done = m.consolidate("acme", user, now=NOW)
+            assert done.decisions == {"fold": 3}, user
+            facts = m.get_all("acme", user)
+            (habit,) = [f for f in facts if f.predicate == "habit"]
+            assert habit.provenance.source_turn_ids == [f"{user}-0", f"{user}-2", f"{user}-3"]
+            (other,) = [f for f in facts if f.type is FactType.EVENT]
+            assert other.provenance.source_turn_ids == [f"{user}-1"]
+            assert m.consolidate("acme", user, now=NOW).decisions == {}  # idempotent

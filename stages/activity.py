@@ -1,0 +1,353 @@
+"""What an episode is an episode of: the activity reader of the fold (issue 12, item 2).
+
+Two readings of one statement, from the word lists of ``memgate/data/activities.json``
+(en de fr es; classes of words, never phrasings):
+
+* :func:`read_activity`: the activity an episode's statement says, as an
+  :class:`Activity` (its family and, for a light verb, the head of its object or
+  destination), or ``None`` when it names none the lists know. A *content* verb is the
+  activity by itself, wherever it stands and whoever came along ("I went climbing at the
+  gym with Sam", "Ich war mit Jonas in der Halle klettern": ``climb``). A *light* verb
+  (go, play, have, do, watch) takes its object as the activity: the last word of the
+  first run of words after it that are not articles, pronouns, times or a companion
+  ("I went to the dentist with Sam": ``go`` + ``dentist``; "played chess": ``play`` +
+  ``chess``); a verb that ends its clause (German) takes the nearest word before it that
+  is not inside a prepositional phrase ("am Samstag mit Petra Tennis gespielt":
+  ``play`` + ``tennis``). The fold (:mod:`memgate.stages.consolidate`) folds only
+  episodes of the same activity; cosine similarity alone cannot tell "played tennis
+  with Marco" from "played chess with Marco".
+* :func:`said_as_episode`: whether a German, French or Spanish statement says a past
+  episode of the speaker (a first-person perfect, a German ``war`` + infinitive, a listed
+  or shaped preterite): the hybrid extractor types it ``event`` as the rule extractor
+  types the English ones, so that it can fold and retention counts it.
+
+>>> read_activity("I went bouldering at the quarry with Ada")
+Activity(family='climb', head='')
+>>> read_activity("I went to the library with my son on Monday")
+Activity(family='go', head='library')
+>>> read_activity("Ich habe am Freitag mit Tim Fußball gespielt")
+Activity(family='play', head='fussball')
+>>> said_as_episode("Je suis allé courir avec Léa dimanche"), said_as_episode("J'ai un ami")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+__all__ = ["Activity", "read_activity", "said_as_episode"]
+
+#: A French or Italian elision (``j'``, ``l'``, ``qu'``) is a word; any other apostrophe
+#: or hyphen stays inside its word ("aujourd'hui", "week-end", "don't").
+_TOKEN_RE: Final = re.compile(r"\b(?i:qu|[jldmtsnc])'|[^\W\d_]+(?:['-][^\W\d_]+)*")
+_CLAUSE_RE: Final = re.compile(r"[.,;:!?()\"\u2014\u2013]+|\s-\s")
+
+
+@dataclass(frozen=True)
+class Activity:
+    """An activity: a content family (``head`` empty) or a light verb and its object."""
+
+    family: str
+    head: str
+
+
+@dataclass(frozen=True)
+class _Lists:
+    content: dict[str, str]
+    light: dict[str, str]
+    skip: frozenset[str]
+    time: frozenset[str]
+    preposition: frozenset[str]
+    conjunction: frozenset[str]
+    companion: frozenset[str]
+    episode: dict[str, Any]
+    forms_by_lang: dict[str, frozenset[str]]
+
+
+def _words(by_lang: dict[str, str]) -> frozenset[str]:
+    return frozenset(w for words in by_lang.values() for w in words.casefold().split())
+
+
+def _forms(families: dict[str, dict[str, str]]) -> dict[str, str]:
+    return {w: name for name, by_lang in families.items() for w in _words(by_lang)}
+
+
+@cache
+def _lists() -> _Lists:
+    raw = (resources.files("memgate") / "data" / "activities.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(raw)
+    return _Lists(
+        content=_forms(data["content"]),
+        light=_forms(data["light"]),
+        skip=_words(data["skip"]),
+        time=_words(data["time"]),
+        preposition=_words(data["preposition"]),
+        conjunction=_words(data["conjunction"]),
+        companion=_words(data["companion"]),
+        episode=data["episode"],
+        forms_by_lang={
+            lang: frozenset(
+                w
+                for group in ("content", "light")
+                for by_lang in data[group].values()
+                for w in by_lang.get(lang, "").casefold().split()
+            )
+            for lang in ("en", "de", "fr", "es")
+        },
+    )
+
+
+def _plain(word: str) -> str:
+    """``word`` case-folded and without accents: how heads compare ("Fußball" = "fussball")."""
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _clauses(text: str) -> list[list[str]]:
+    """The clauses of ``text`` as lists of words, in their case, apostrophes made plain."""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("`", "'")
+    out = [_TOKEN_RE.findall(part) for part in _CLAUSE_RE.split(text)]
+    return [c for c in out if c]
+
+
+# -- the activity ------------------------------------------------------------------------
+
+
+def read_activity(statement: str) -> Activity | None:
+    """The activity ``statement`` says (see the module), or ``None``. Nothing is cached:
+    a statement (raw, before redaction, on the write path) is kept nowhere."""
+    lists = _lists()
+    clauses = [[w.casefold() for w in c] for c in _clauses(statement)]
+    for clause in clauses:
+        for word in clause:
+            if word in lists.content:
+                return Activity(lists.content[word], "")
+    for clause in clauses:
+        found = _light(clause, lists)
+        if found is not None:
+            return found
+    return None
+
+
+def _companions(words: list[str], lists: _Lists) -> set[int]:
+    """Positions of companion phrases ("with my brother", "mit Petra"): never an object."""
+    masked: set[int] = set()
+    for i, w in enumerate(words):
+        if w not in lists.companion:
+            continue
+        masked.add(i)
+        j = i + 1
+        while j < len(words) and words[j] in lists.skip:
+            masked.add(j)
+            j += 1
+        if j < len(words):
+            masked.add(j)
+    return masked
+
+
+def _light(words: list[str], lists: _Lists) -> Activity | None:
+    verbs = [i for i, w in enumerate(words) if w in lists.light]
+    if not verbs:
+        return None
+    v = verbs[-1]  # "I have played", "went to play": the last light verb says what was done
+    masked = _companions(words, lists)
+    if v == len(words) - 1:
+        head = _object_before(words, v, masked, lists)
+    else:
+        head = _object_after(words, v, masked, lists)
+    return Activity(lists.light[words[v]], _plain(head)) if head else None
+
+
+def _object_after(words: list[str], v: int, masked: set[int], lists: _Lists) -> str:
+    run: list[str] = []
+    for i in range(v + 1, len(words)):
+        w = words[i]
+        if i in masked or w in lists.preposition:
+            if run:
+                break
+            continue
+        if w in lists.conjunction or w in lists.light:
+            break
+        if w in lists.skip or w in lists.time:
+            continue
+        run.append(w)
+    return run[-1] if run else ""
+
+
+def _object_before(words: list[str], v: int, masked: set[int], lists: _Lists) -> str:
+    i = v - 1
+    while i >= 0:
+        w = words[i]
+        if w in lists.conjunction or w in lists.light:
+            return ""
+        if i in masked or w in lists.skip or w in lists.time or w in lists.preposition:
+            i -= 1
+            continue
+        j = i - 1
+        while j >= 0 and words[j] in lists.skip and j not in masked:
+            j -= 1
+        if j >= 0 and words[j] in lists.preposition:
+            i = j - 1  # inside a prepositional phrase ("im Park"): not the object
+            continue
+        return w
+    return ""
+
+
+# -- the episode -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Episode:
+    """The episode lists of one language (``episode`` in activities.json)."""
+
+    subject: frozenset[str]
+    perfect_aux: frozenset[str]
+    be_aux: frozenset[str]
+    adverbs: frozenset[str]
+    prefixes: tuple[str, ...]
+    endings: tuple[str, ...]
+    also_endings: tuple[str, ...]
+    also: frozenset[str]
+    be_participles: frozenset[str]
+    absentive_aux: frozenset[str]
+    infinitive_endings: tuple[str, ...]
+    dated_aux: frozenset[str]
+    not_participles: frozenset[str]
+    preterite: frozenset[str]
+    preterite_endings: tuple[str, ...]
+    not_preterite: frozenset[str]
+    preterite_after: frozenset[str]
+    time: frozenset[str]
+
+
+@cache
+def _episode_lists() -> dict[str, _Episode]:
+    lists = _lists()
+    ep = lists.episode
+
+    def words(name: str, lang: str) -> frozenset[str]:
+        return frozenset(str(ep[name].get(lang, "")).casefold().split())
+
+    out: dict[str, _Episode] = {}
+    for lang in ("de", "fr", "es"):
+        part: dict[str, str] = ep["participle"][lang]
+        out[lang] = _Episode(
+            subject=words("subject", lang),
+            perfect_aux=words("perfect_aux", lang),
+            be_aux=words("be_aux", lang),
+            adverbs=words("adverbs", lang),
+            prefixes=tuple(part.get("prefixes", "").split()),
+            endings=tuple(part.get("endings", "").split()),
+            also_endings=tuple(part.get("also_endings", "").split()),
+            also=frozenset(part.get("also", "").split()) | lists.forms_by_lang[lang],
+            be_participles=words("be_participles", lang),
+            absentive_aux=words("absentive_aux", lang),
+            infinitive_endings=tuple(words("infinitive_endings", lang)) or ("\0",),
+            dated_aux=words("dated_aux", lang),
+            not_participles=words("not_participles", lang),
+            preterite=words("preterite", lang),
+            preterite_endings=tuple(words("preterite_endings", lang)),
+            not_preterite=words("not_preterite", lang),
+            preterite_after=words("preterite_after", lang),
+            time=lists.time,
+        )
+    return out
+
+
+def _participle(word: str, lang: _Episode) -> bool:
+    if word in lang.not_participles or len(word) < 2:
+        return False
+    if word in lang.also or word.endswith(lang.also_endings or ("\0",)):
+        return True
+    if not word.endswith(lang.endings):
+        return False
+    if not lang.prefixes:
+        return True
+    return any(word.startswith(p) and len(word) >= len(p) + 3 for p in lang.prefixes)
+
+
+def _german(words: list[str], low: list[str], lang: _Episode) -> bool:
+    """A perfect with its participle, or ``war`` + an infinitive, ending the clause; or a
+    listed preterite; always with ``ich``/``wir``."""
+    if not lang.subject & set(low):
+        return False
+    if lang.preterite & set(low):
+        return True
+    if set(low) & lang.dated_aux and set(low) & lang.time:
+        return True  # "ich war am Montag beim Friseur": a past said with its time
+    last, final = words[-1], low[-1]
+    if not last[:1].islower():  # a noun (capitalised) ends the clause: "ich habe Zeit"
+        return False
+    auxes = set(low[:-1])
+    if (
+        auxes & lang.absentive_aux
+        and final.endswith(lang.infinitive_endings)
+        and len(final) >= 5
+        and final not in lang.not_participles
+    ):
+        return True
+    if not auxes & lang.perfect_aux or not _participle(final, lang):
+        return False
+    # "ich bin verheiratet" (a state): the auxiliary "sein" takes motion and change only,
+    # and the activities of the lists ("ich bin gejoggt")
+    if auxes & (lang.perfect_aux - lang.be_aux):
+        return True
+    return final in lang.be_participles or final in lang.also
+
+
+def _perfect_after(low: list[str], lang: _Episode, *, need_subject: bool) -> bool:
+    """An auxiliary (after a subject, if the language says one), at most some adverbs,
+    then a participle: "j'ai joué", "nous sommes allés", "he jugado"."""
+    for i, w in enumerate(low):
+        if w not in lang.perfect_aux:
+            continue
+        if need_subject and not lang.subject & set(low[max(0, i - 2) : i]):
+            continue
+        j = i + 1
+        while j < len(low) and low[j] in lang.adverbs:
+            j += 1
+        if j >= len(low):
+            continue
+        if w in lang.be_aux:
+            if low[j] in lang.be_participles:
+                return True
+        elif _participle(low[j], lang):
+            return True
+    return False
+
+
+def _spanish(low: list[str], lang: _Episode) -> bool:
+    if _perfect_after(low, lang, need_subject=False) or lang.preterite & set(low):
+        return True
+    for i, w in enumerate(low):
+        if len(w) < 4 or not w.endswith(lang.preterite_endings) or w in lang.not_preterite:
+            continue
+        before = low[i - 1] if i else ""
+        # the verb opens its clause, after a subject, a clitic or a time ("ayer nadé")
+        if not before or before in lang.preterite_after or before in lang.time:
+            return True
+    return False
+
+
+def said_as_episode(statement: str) -> bool:
+    """Whether a German, French or Spanish ``statement`` says a past episode of the
+    speaker (see the module); English is read by the rule extractor, never here."""
+    langs = _episode_lists()
+    english = frozenset(str(_lists().episode["english"]).split())
+    for words in _clauses(statement):
+        low = [w.casefold() for w in words]
+        if english & set(low):
+            continue  # an English clause: the rule extractor reads it
+        if _german(words, low, langs["de"]):
+            return True
+        if _perfect_after(low, langs["fr"], need_subject=True):
+            return True
+        if _spanish(low, langs["es"]):
+            return True
+    return False
