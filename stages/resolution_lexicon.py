@@ -37,10 +37,10 @@ __all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
-#: Texts whose readings (change cue, negation, family, every family) each lexicon keeps, least recently
-#: used first out. Resolution compares a candidate with every active fact of its speaker
-#: (stages/dedupe.py), so the same stored values are read again for every candidate; the
-#: texts are the redacted values and contexts that reach the stores anyway.
+#: Texts whose readings (change cue, negation, family, every family) each lexicon keeps,
+#: least recently used first out. Resolution compares a candidate with every active fact
+#: of its speaker (stages/dedupe.py), so the same stored values are read again for every
+#: candidate; the texts are the redacted values and contexts that reach the stores anyway.
 READING_CACHE: Final = 16_384
 
 

@@ -22,8 +22,8 @@ from functools import cache
 from importlib import resources
 
 __all__ = [
-    "MAX_QUERY_TERMS", "bounded_alternation", "is_question", "query_terms", "question_starts", "split_sentences",
-    "starts_like_question",
+    "MAX_QUERY_TERMS", "bounded_alternation", "is_question", "query_terms", "question_starts",
+    "split_sentences", "starts_like_question",
 ]
 
 # CJK sentence ends (。！？) need no space after them
