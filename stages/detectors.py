@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple
 
+from memgate.core.memo import TextMemo
 from memgate.stages import detectors_address as _address
 from memgate.stages import detectors_assign as _assign
 from memgate.stages import detectors_entropy as _ds
@@ -101,6 +102,8 @@ __all__ = [
 # --------------------------------------------------------------------------
 
 _HAS_DIGIT_RE: Final = re.compile(r"\d")
+#: How many texts' findings a detector keeps (:class:`memgate.core.memo.TextMemo`).
+SCAN_MEMO_SIZE: Final = 512
 
 _Finder = Callable[[str, str], Iterable[_Cand]]
 _MAX_MASK_ROUNDS: Final = 4
@@ -232,10 +235,12 @@ class Detector:
     ``kinds`` restricts detection to a subset of :data:`ALL_KINDS` (``None``:
     all). ``phone_regions`` are the regions whose *national* number formats
     are accepted (numbers written with ``+``/``00`` are accepted for every
-    region). Instances hold only configuration and are safe to share.
+    region). Instances hold their configuration and a bounded memo of the findings
+    of the texts scanned last (the same text is scanned by triage, the final check
+    and the redactor: issue 14); they are safe to share between threads.
     """
 
-    __slots__ = ("_kinds", "_phone_regions")
+    __slots__ = ("_kinds", "_memo", "_phone_regions")
 
     def __init__(
         self,
@@ -249,6 +254,7 @@ class Detector:
             raise ValueError(f"unknown kinds: {sorted(unknown)}")
         self._kinds = selected
         self._phone_regions = tuple(r.upper() for r in phone_regions)
+        self._memo: TextMemo[tuple[Finding, ...]] = TextMemo(SCAN_MEMO_SIZE)
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -279,9 +285,12 @@ class Detector:
         """
         if not text:
             return []
+        return list(self._memo.get(text, self._scan))
+
+    def _scan(self, text: str) -> tuple[Finding, ...]:
         cands = self._candidates(text)
         if not cands:
-            return []
+            return ()
         cands.sort(key=lambda c: (c[0].start, -c[0].end))
         findings: list[Finding] = []
         best, rank = cands[0][0], _rank(cands[0])
@@ -296,7 +305,7 @@ class Detector:
             best, rank = c[0], _rank(c)
             start, end = best.start, best.end
         findings.append(Finding(best.kind, KIND_CATEGORY[best.kind], start, end))
-        return findings
+        return tuple(findings)
 
     def mask(self, text: str) -> MaskResult:
         """Replace every finding with ``[KIND]``.

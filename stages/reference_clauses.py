@@ -28,6 +28,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
 
+from memgate.core.text import bounded_alternation
+
 __all__ = ["clause_references"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
@@ -44,10 +46,9 @@ _VERB_FINAL: Final = frozenset({"dass", "daß"})
 
 def _phrases(words: list[str]) -> re.Pattern[str]:
     parts = [
-        re.escape(w) if _CJK_RE.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)"
-        for w in sorted(set(words), key=len, reverse=True)
+        (re.escape(w), not _CJK_RE.search(w)) for w in sorted(set(words), key=len, reverse=True)
     ]
-    return re.compile("|".join(parts))
+    return re.compile(bounded_alternation(parts))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
+from memgate.core.memo import TextMemo
 from memgate.core.text import split_sentences
 from memgate.stages.policy import claimed_source
 from memgate.stages.reference_clauses import clause_references
@@ -80,6 +81,21 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
     >>> [(r.op, r.topic) for r in find_references("请删除关于我地址的所有信息。")]
     [('delete', '我地址')]
     """
+    if lex is LEXICON:
+        return list(REFERENCES_MEMO.get(text, _read_default))
+    return _read(text, lex)
+
+
+#: The references of the texts read last (the default lexicon's): triage and the
+#: extractor's two passes (change frames, reference candidates) read the same turn.
+REFERENCES_MEMO: Final[TextMemo[tuple[Reference, ...]]] = TextMemo(256)
+
+
+def _read_default(text: str) -> tuple[Reference, ...]:
+    return tuple(_read(text, LEXICON))
+
+
+def _read(text: str, lex: Lexicon) -> list[Reference]:
     out: list[Reference] = []
     for sentence in split_sentences(text):
         low = sentence.lower()

@@ -31,25 +31,26 @@ from importlib import resources
 from typing import Any, Final
 
 from memgate.core.events import normalise
+from memgate.core.text import bounded_alternation
 
 __all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
-#: Texts whose readings (change cue, negation, family) each lexicon keeps, least recently
-#: used first out. Resolution compares a candidate with every active fact of its speaker
-#: (stages/dedupe.py), so the same stored values are read again for every candidate; the
-#: texts are the redacted values and contexts that reach the stores anyway.
+#: Texts whose readings (change cue, negation, family, every family) each lexicon keeps,
+#: least recently used first out. Resolution compares a candidate with every active fact
+#: of its speaker (stages/dedupe.py), so the same stored values are read again for every
+#: candidate; the texts are the redacted values and contexts that reach the stores anyway.
 READING_CACHE: Final = 16_384
 
 
 def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
     """One pattern for a list of phrases: word-bounded, except CJK (a substring)."""
-    parts: list[str] = []
+    parts: list[tuple[str, bool]] = []
     for p in sorted({p.lower() for p in phrases if p.strip()}, key=len, reverse=True):
         esc = re.escape(p).replace(r"\ ", r"\s+")
-        parts.append(esc if _CJK_RE.search(p) else rf"(?<!\w){esc}(?!\w)")
-    return re.compile("|".join(parts)) if parts else None
+        parts.append((esc, not _CJK_RE.search(p)))
+    return re.compile(bounded_alternation(parts)) if parts else None
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,9 @@ class Lexicon:
     _family: Callable[[str, str], tuple[Family | None, bool]] = field(
         init=False, repr=False, compare=False
     )
+    _families: Callable[[str, str], tuple[Family, ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         # per lexicon, bounded: the readings are pure functions of the text and the lists
@@ -107,6 +111,7 @@ class Lexicon:
         object.__setattr__(self, "_cue", memo(self._read_change_cue))
         object.__setattr__(self, "_negation", memo(self._read_negation))
         object.__setattr__(self, "_family", memo(self._read_family))
+        object.__setattr__(self, "_families", memo(self._read_families))
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Lexicon:
@@ -216,16 +221,19 @@ class Lexicon:
         >>> [f.name for f in LEXICON.families_of("statement", "Ship my parcels to my office")]
         ['workplace', 'shipping']
         """
+        return list(self._families(predicate, value))
+
+    def _read_families(self, predicate: str, value: str) -> tuple[Family, ...]:
         first, by_predicate = self.family_of(predicate, value)
         if first is None or (by_predicate and not first.additive):
-            return [] if first is None else [first]
+            return () if first is None else (first,)
         low = value.lower()
         more = [
             f
             for f in self.families
             if f is not first and f.single and f.words is not None and f.words.search(low)
         ]
-        return [first, *more]
+        return (first, *more)
 
     def owner(self, subject: str, family: Family | None) -> str:
         """Whose fact it is: ``user`` or ``team``, also for "user's boss" in the boss family.

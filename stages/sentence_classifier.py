@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Final, Self
 import numpy as np
 import numpy.typing as npt
 
+from memgate.core.memo import TextMemo
 from memgate.stages.statement_text import CUE_NAMES, cues, normalise_text
 
 __all__ = [
@@ -68,8 +69,17 @@ def _grams(sentence: str) -> list[str]:
     return out
 
 
+#: The feature vectors of the sentences read last (read-only): triage's durable-sentence
+#: classifier and the keep classifier read the same sentences of a turn (issue 14).
+FEATURES_MEMO: Final[TextMemo[FloatArray]] = TextMemo(256)
+
+
 def featurise(sentence: str) -> FloatArray:
     """The feature vector of one sentence: hashed n-grams (unit length), then the cues."""
+    return FEATURES_MEMO.get(sentence, _featurise).copy()
+
+
+def _featurise(sentence: str) -> FloatArray:
     vec = np.zeros(DIM + len(CUE_NAMES), dtype=np.float64)
     for g in _grams(sentence):
         vec[_bucket(g)] += 1.0
@@ -79,6 +89,7 @@ def featurise(sentence: str) -> FloatArray:
     c = cues(sentence)
     for i, name in enumerate(CUE_NAMES):
         vec[DIM + i] = 1.0 if c[name] else 0.0
+    vec.setflags(write=False)
     return vec
 
 

@@ -29,6 +29,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
 
+from memgate.core.text import bounded_alternation
 from memgate.stages.statement_text import cues, lexicon, normalise_text
 
 __all__ = ["FRAMES", "copula_slot", "frame_probability", "says_change"]
@@ -41,8 +42,8 @@ def _phrases(words: list[str]) -> str:
     parts = []
     for w in sorted({w.lower() for w in words}, key=len, reverse=True):
         esc = re.escape(w).replace(r"\ ", r"\s+")
-        parts.append(esc if _CJK_RE.search(w) else rf"(?<!\w){esc}(?!\w)")
-    return "|".join(parts)
+        parts.append((esc, not _CJK_RE.search(w)))
+    return bounded_alternation(parts)
 
 
 @lru_cache(maxsize=1)

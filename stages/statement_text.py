@@ -28,6 +28,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from memgate.core.memo import TextMemo
+
 __all__ = [
     "CUE_NAMES",
     "clean_statement",
@@ -137,8 +139,17 @@ def _strip_request_lead(norm: str) -> str:
     return rest
 
 
+#: The cues of the sentences read last: triage, the moment check, the keep classifier and
+#: the extractors ask about the same sentences of a turn (issue 14).
+CUES_MEMO: Final[TextMemo[dict[str, bool]]] = TextMemo(1024)
+
+
 def cues(sentence: str) -> dict[str, bool]:
     """The structural cues of one sentence (see :data:`CUE_NAMES`)."""
+    return dict(CUES_MEMO.get(sentence, _read_cues))
+
+
+def _read_cues(sentence: str) -> dict[str, bool]:
     norm = normalise_text(sentence)
     body = _LEAD_PUNCT_RE.sub("", norm)
     standing = _has("standing", norm)

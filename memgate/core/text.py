@@ -22,8 +22,8 @@ from functools import cache
 from importlib import resources
 
 __all__ = [
-    "MAX_QUERY_TERMS", "is_question", "query_terms", "question_starts", "split_sentences",
-    "starts_like_question",
+    "MAX_QUERY_TERMS", "bounded_alternation", "is_question", "query_terms", "question_starts",
+    "split_sentences", "starts_like_question",
 ]
 
 # CJK sentence ends (。！？) need no space after them
@@ -91,3 +91,33 @@ def query_terms(text: str, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
         if len(terms) >= max_terms:
             break
     return terms
+
+
+def bounded_alternation(branches: list[tuple[str, bool]]) -> str:
+    r"""``"|".join`` of regex branches, each ``(pattern, bounded)``; a bounded branch
+    matches as a whole word, ``(?<!\w)pattern(?!\w)``.
+
+    Each run of bounded branches shares one pair of lookarounds,
+    ``(?<!\w)(?:a|b|c)(?!\w)``: the same matches, tried in the same order, as
+    ``(?<!\w)a(?!\w)|(?<!\w)b(?!\w)|...`` (a concatenation distributes over an
+    alternation, and the lookbehind reads only the position), but the lookbehind is
+    checked once per position instead of once per branch, and the regex engine's quick
+    first-character test applies to every branch (issue 14: word lists of some hundred
+    phrases searched 8 to 19 times faster).
+
+    >>> print(bounded_alternation([("now", True), ("现在", False), ("new", True), ("neu", True)]))
+    (?<!\w)(?:now)(?!\w)|现在|(?<!\w)(?:new|neu)(?!\w)
+    """
+    out: list[str] = []
+    run: list[str] = []
+    for pattern, bounded in branches:
+        if bounded:
+            run.append(pattern)
+            continue
+        if run:
+            out.append(r"(?<!\w)(?:" + "|".join(run) + r")(?!\w)")
+            run = []
+        out.append(pattern)
+    if run:
+        out.append(r"(?<!\w)(?:" + "|".join(run) + r")(?!\w)")
+    return "|".join(out)

@@ -63,7 +63,12 @@ def test_kept_readings_are_the_fresh_readings(fresh: Lexicon) -> None:
             assert fresh.has_negation(t) is fresh._read_negation(t), t
             for predicate in ("statement", "works_at", "has_pet", "contact:manager"):
                 assert fresh.family_of(predicate, t) == fresh._read_family(predicate, t), t
+                every = fresh.families_of(predicate, t)
+                assert every == list(fresh._read_families(predicate, t)), t
+                every.append(every[0] if every else fresh.families[0])  # the caller's list
+                assert len(fresh.families_of(predicate, t)) == len(every) - 1, t
     assert fresh._cue.cache_info().hits >= len(set(texts))  # type: ignore[attr-defined]
+    assert fresh._families.cache_info().hits >= len(set(texts))  # type: ignore[attr-defined]
 
 
 def test_kept_anchors_and_clause_words_are_the_fresh_ones() -> None:
@@ -98,7 +103,7 @@ SLOTS = (
 
 
 def test_the_kept_readings_are_bounded() -> None:
-    for kept in (LEXICON._cue, LEXICON._negation, LEXICON._family):
+    for kept in (LEXICON._cue, LEXICON._negation, LEXICON._family, LEXICON._families):
         assert kept.cache_info().maxsize == READING_CACHE  # type: ignore[attr-defined]
     for kept_f in (
         resolve_slots._anchors,
