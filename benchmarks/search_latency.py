@@ -26,7 +26,8 @@ JSON document on stdout: the first size's figures at the top level (the shape of
 one size) and every size's in ``runs``; a table of the phases on stderr. An
 OpenSearch index, its usage index and its template are deleted after each size,
 also on an error or Ctrl-C. On OpenSearch, seeding runs with ``refresh_interval:
--1`` and an asynchronous translog, restored before the searches. Self-contained:
+-1`` and an asynchronous translog, restored before the searches
+(``--seed-with-refresh``: with the index defaults, as before). Self-contained:
 only memgate (with the ``http`` extra) and httpx.
 """
 
@@ -72,7 +73,13 @@ SEEDING_SETTINGS = {"refresh_interval": "-1", "translog.durability": "async"}
 
 
 def seed(
-    settings: Any, n_facts: int, n_users: int, rng: random.Random, *, fast: bool = False
+    settings: Any,
+    n_facts: int,
+    n_users: int,
+    rng: random.Random,
+    *,
+    fast: bool = False,
+    bulk_settings: bool = True,
 ) -> None:
     """``n_facts`` active facts with vectors, written straight to the retrieval store.
 
@@ -80,7 +87,10 @@ def seed(
     tool-and-topic sentence), embedded once and reused: the stored vectors are then
     those of a handful of sentences, so seeding 100k facts takes minutes instead of an
     hour of embedding; what a search costs (BM25 over the texts, k-NN over the vectors,
-    fusion) is the same work."""
+    fusion) is the same work.
+
+    ``bulk_settings`` (OpenSearch): seed with :data:`SEEDING_SETTINGS`, else with the
+    index's defaults (a refresh a second, a durable translog)."""
     cache: dict[str, list[float]] = {}
     rt = Runtime(settings)
     try:
@@ -92,9 +102,10 @@ def seed(
             assert isinstance(store, OpenSearchStore)
             os_store = store
             os_store.ensure_index()
-            os_store.client.indices.put_settings(
-                index=os_store.index, body={"index": SEEDING_SETTINGS}
-            )
+            if bulk_settings:
+                os_store.client.indices.put_settings(
+                    index=os_store.index, body={"index": SEEDING_SETTINGS}
+                )
         t0 = datetime(2024, 1, 1, tzinfo=UTC)
         batch: list[StoredFact] = []
         for i in range(n_facts):
@@ -199,7 +210,10 @@ def run(
     args: argparse.Namespace, settings: Any, data_dir: Path, n_facts: int, rng: random.Random
 ) -> dict[str, Any]:
     t = time.perf_counter()
-    seed(settings, n_facts, args.users, rng, fast=args.fast_seed)
+    seed(
+        settings, n_facts, args.users, rng, fast=args.fast_seed,
+        bulk_settings=not args.seed_with_refresh,
+    )  # fmt: skip
     seeded_s = time.perf_counter() - t
     plan = [(rng.choice(QUERIES), f"u{rng.randrange(args.users):04d}")
             for _ in range(args.warmup + args.queries)]  # fmt: skip
@@ -295,6 +309,12 @@ def main(argv: list[str] | None = None) -> int:
         "--fast-seed",
         action="store_true",
         help="reuse one vector per tool-and-topic sentence while seeding (100k facts)",
+    )
+    ap.add_argument(
+        "--seed-with-refresh",
+        action="store_true",
+        help="OpenSearch: seed with the index defaults (1 s refresh, durable translog), "
+        "not with refresh off",
     )
     args = ap.parse_args(argv)
     if args.queries < 2:
