@@ -49,6 +49,7 @@ import httpx
 
 from memgate import Memory
 from memgate.apikeys import KeyStore
+from memgate.core.errors import MemgateError
 from memgate.core.events import FactStatus, FactType, StoredFact, normalise, stable_id
 from memgate.core.settings import load_settings
 from memgate.core.timings import recording
@@ -173,6 +174,7 @@ def sizes(text: str) -> list[int]:
 def drop_index(url: str, index: str) -> None:
     """Delete the bench's OpenSearch index, its usage index and its template."""
     from opensearchpy import NotFoundError, OpenSearch
+    from opensearchpy.exceptions import OpenSearchException
 
     client = OpenSearch(hosts=[url])
     try:
@@ -182,6 +184,12 @@ def drop_index(url: str, index: str) -> None:
             client.indices.delete_index_template(name=f"{index}-template")
         except NotFoundError:
             pass  # seeding never got to install it
+    except OpenSearchException as exc:  # never hide what went wrong before
+        print(
+            f"search_latency: could not delete index {index} ({type(exc).__name__}); "
+            f"delete {index}*, usage.{index} and the template {index}-template by hand",
+            file=sys.stderr,
+        )
     finally:
         client.close()
 
@@ -320,9 +328,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.queries < 2:
         ap.error("--queries must be at least 2 (percentiles)")
     runs = []
-    for n in args.facts:
-        runs.append(measure(args, n))
-        print(table(runs[-1:]), file=sys.stderr, flush=True)
+    try:
+        for n in args.facts:
+            runs.append(measure(args, n))
+            print(table(runs[-1:]), file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        print("search_latency: interrupted; the store being measured was deleted", file=sys.stderr)
+        return 130
+    except MemgateError as exc:
+        print(f"search_latency: {exc}", file=sys.stderr)
+        return 1
     out = runs[0] | {"runs": runs}
     if len(runs) > 1:
         print(table(runs), file=sys.stderr)
