@@ -247,8 +247,13 @@ def run(
                 phases.append(rec.phases)
                 server.append(rec.server)
                 totals.append(rec.total)
+        # a query vector comes from the embedder's cache when its text repeats (the plan
+        # draws from the 8 QUERIES): the cache's hits and misses (warmup included)
+        embedder = memory.recall.embedder
+        cache = {n: getattr(embedder, f"cache_{n}", None) for n in ("hits", "misses")}
         out["library"] = summary(lib) | {
             "mean_hits": round(hits / len(lib), 2),
+            "embedding_cache": cache,
             "phases": by_phase(phases),
             "server": by_phase(server) if any(server) else {},
             "unaccounted": summary(
