@@ -41,6 +41,7 @@ from memgate.core.events import FactType, StoredFact, utcnow
 from memgate.core.settings import Settings
 from memgate.core.stores import FactUsage, RetrievalStore, SearchHit, SearchQuery, UsageStore
 from memgate.core.tenant_policy import DecayOverride
+from memgate.core.timings import phase
 from memgate.core.tokens import TokenCounter, token_counter
 from memgate.sinks.base import RRF_K
 from memgate.streams.metrics import Metrics
@@ -276,15 +277,28 @@ class Recall:
         problem = query_problem(query.text)
         if problem is not None:
             raise QueryError(f"the query {problem}")
-        vec = np.asarray(self.embedder.embed([query.text])[0], dtype=np.float32)
+        with phase("embedding"):
+            vec = np.asarray(self.embedder.embed([query.text])[0], dtype=np.float32)
         hits = self.store.search(query, vec)
         ref = query.as_of or now or self.clock()
         decay = self.decay_for(query.tenant_id)
         usage: dict[str, FactUsage] = {}
         if hits and decay is not None and isinstance(self.store, UsageStore):
-            usage = self.store.usage(
-                query.tenant_id, query.user_id, [h.fact.fact_id for h in hits]
-            )
+            with phase("usage"):
+                usage = self.store.usage(
+                    query.tenant_id, query.user_id, [h.fact.fact_id for h in hits]
+                )
+        with phase("packing"):
+            return self._ranked(hits, vec, ref, decay, usage)
+
+    @staticmethod
+    def _ranked(
+        hits: list[SearchHit],
+        vec: np.ndarray,
+        ref: datetime,
+        decay: DecayPolicy | None,
+        usage: Mapping[str, FactUsage],
+    ) -> list[Ranked]:
         out = []
         for h in hits:
             rel = h.vector_score
@@ -320,6 +334,19 @@ class Recall:
         tokens of ``render(fact)`` fit in ``token_budget`` (no limit: ``None``).
         """
         ranked = self.rank(query, now=now)
+        with phase("packing"):
+            served = self._packed(ranked, min_relevance, token_budget, render)
+        with phase("usage"):
+            self._count(query, served.hits, now)
+        return served
+
+    def _packed(
+        self,
+        ranked: list[Ranked],
+        min_relevance: float,
+        token_budget: int | None,
+        render: Callable[[StoredFact], str],
+    ) -> Served:
         kept = [
             r for r in ranked
             if (r.relevance if r.relevance is not None else 0.0) >= min_relevance
@@ -332,12 +359,15 @@ class Recall:
                 break
             hits.append(r)
             tokens.append(cost)
-        served = Served(
+        return Served(
             hits=hits,
             tokens=tokens,
             below_floor=len(ranked) - len(kept),
             over_budget=len(kept) - len(hits),
         )
+
+    def _count(self, query: SearchQuery, hits: list[Ranked], now: datetime | None) -> None:
+        """Count a served search in the metrics and its hits' usage."""
         at = self.clock()  # usage is served time, not a simulated ``now``
         if self.metrics is not None:
             self.metrics.retrievals.labels(backend=self.backend).inc()
@@ -347,4 +377,3 @@ class Recall:
                 self.metrics.served_age.observe(max(0.0, (ref - seen).total_seconds()))
         if self.usage is not None and hits:
             self.usage.add(query.tenant_id, query.user_id, [r.hit.fact.fact_id for r in hits], at)
-        return served

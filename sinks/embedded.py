@@ -74,6 +74,7 @@ from memgate.core.stores import (
     subject_key_prefixes,
 )
 from memgate.core.text import MAX_QUERY_TERMS, query_terms
+from memgate.core.timings import phase
 from memgate.sinks import embedded_erasure as erasure
 from memgate.sinks import embedded_usage as usage_sql
 from memgate.sinks.base import RRF_K, rrf_fuse
@@ -631,29 +632,35 @@ class EmbeddedIndex(Closing):
         with self._locked() as conn:
             lexical: list[str] = []
             if match is not None:
-                lexical = [
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT f.fact_id FROM facts_fts "
-                        "JOIN facts AS f ON f.rid = facts_fts.rowid "
-                        f"WHERE facts_fts MATCH ? AND {where} "
-                        "ORDER BY bm25(facts_fts), f.fact_id LIMIT ?",
-                        [match, *params, query.candidates],
+                with phase("lexical"):
+                    lexical = [
+                        r[0]
+                        for r in conn.execute(
+                            "SELECT f.fact_id FROM facts_fts "
+                            "JOIN facts AS f ON f.rid = facts_fts.rowid "
+                            f"WHERE facts_fts MATCH ? AND {where} "
+                            "ORDER BY bm25(facts_fts), f.fact_id LIMIT ?",
+                            [match, *params, query.candidates],
+                        )
+                    ]
+            with phase("dense"):
+                sims = dict(
+                    self._cosine_top(conn, where, params, q, query.candidates, retrieval=True)
+                )
+            with phase("fusion"):
+                fused = rrf_fuse([lexical, list(sims)], k=RRF_K)[: query.k]
+            with phase("fetch"):
+                facts = self._facts_by_id(conn, [fid for fid, _, _ in fused])
+                return [
+                    SearchHit(
+                        fact=facts[fid],
+                        score=score,
+                        bm25_rank=ranks[0],
+                        vector_rank=ranks[1],
+                        vector_score=sims.get(fid),
                     )
+                    for fid, score, ranks in fused
                 ]
-            sims = dict(self._cosine_top(conn, where, params, q, query.candidates, retrieval=True))
-            fused = rrf_fuse([lexical, list(sims)], k=RRF_K)[: query.k]
-            facts = self._facts_by_id(conn, [fid for fid, _, _ in fused])
-        return [
-            SearchHit(
-                fact=facts[fid],
-                score=score,
-                bm25_rank=ranks[0],
-                vector_rank=ranks[1],
-                vector_score=sims.get(fid),
-            )
-            for fid, score, ranks in fused
-        ]
 
     def list_facts(
         self, tenant_id: str, user_id: str, *, include_inactive: bool = False

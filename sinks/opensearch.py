@@ -12,7 +12,8 @@ custom routing) in one index, whose template and mapping
 * :meth:`~OpenSearchStore.search` runs both retrievers in one ``_msearch``,
   each returning ``query.candidates`` ids, fuses them in the client with
   :func:`memgate.sinks.base.rrf_fuse` (k=60), then fetches the best ``query.k``
-  documents with a query that repeats the same scope;
+  documents with a query that repeats the same scope
+  (:mod:`memgate.sinks.opensearch_search`);
 * default search serves active facts only; with ``as_of`` it serves facts
   whose valid time contains that instant (``valid_from <= as_of < valid_to``
   or open-ended), active or superseded, never pending;
@@ -51,9 +52,8 @@ from memgate.core.errors import (
 )
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
-from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
+from memgate.core.stores import SUBJECT_SCAN_LIMIT
 from memgate.core.text import MAX_QUERY_TERMS
-from memgate.sinks.base import RRF_K, rrf_fuse
 from memgate.sinks.opensearch_erasure import OpenSearchErasure
 from memgate.sinks.opensearch_mapping import (
     _INDEX_RE,
@@ -86,6 +86,7 @@ from memgate.sinks.opensearch_queries import (
     scope_filters,
     subject_filters,
 )
+from memgate.sinks.opensearch_search import OpenSearchSearch
 
 try:
     from opensearchpy import OpenSearch
@@ -105,7 +106,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-class OpenSearchStore(OpenSearchErasure, Closing):
+class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
     """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
@@ -657,68 +658,6 @@ class OpenSearchStore(OpenSearchErasure, Closing):
         hits = self._search(body, "nearest")["hits"]["hits"]
         # Lucene's cosinesimil score is (1 + cos) / 2
         return [(self._fact(h), max(-1.0, min(1.0, 2.0 * h["_score"] - 1.0))) for h in hits]
-
-    def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
-        """BM25 and k-NN in one ``_msearch``, each filtered in the query, fused with RRF (k=60).
-
-        Default: active facts only. With ``query.as_of``: facts whose valid
-        time contains that instant, active or superseded (never pending).
-        """
-        q = self._vector(vector)
-        filters = self._scope(query)
-        if filters is None:
-            return []
-        n = min(query.candidates, MAX_WINDOW)
-        order = [{"_score": "desc"}, {"fact_id": "asc"}]
-        text = match_text(query.text)
-        bodies: list[Json] = []
-        if text is not None:
-            bodies.append(
-                {
-                    "size": n,
-                    "_source": False,
-                    "track_total_hits": False,
-                    "query": {
-                        "bool": {
-                            "must": [{"match": {SEARCH_TEXT_FIELD: {"query": text}}}],
-                            "filter": filters,
-                        }
-                    },
-                    "sort": order,
-                }
-            )
-        if np.any(q):
-            bodies.append(
-                {
-                    "size": n,
-                    "_source": False,
-                    "track_total_hits": False,
-                    "query": self._knn(q, n, filters, RETRIEVAL_VECTOR_FIELD),
-                    "sort": order,
-                }
-            )
-        if not bodies:
-            return []
-        responses = iter(self._msearch(bodies, "search"))
-        lexical = [h["_id"] for h in next(responses)["hits"]["hits"]] if text is not None else []
-        # Lucene's cosinesimil score is (1 + cos) / 2
-        sims = {h["_id"]: 2.0 * h["_score"] - 1.0 for h in next(responses)["hits"]["hits"]} if (
-            np.any(q)) else {}
-        fused = rrf_fuse([lexical, list(sims)], k=RRF_K)[: query.k]
-        if not fused:
-            return []
-        ids = [fid for fid, _, _ in fused]
-        body = {
-            "size": len(ids),
-            "query": {"bool": {"filter": [{"ids": {"values": ids}}, *filters]}},
-        }
-        facts = {h["_id"]: self._fact(h) for h in self._search(body, "search")["hits"]["hits"]}
-        return [
-            SearchHit(fact=facts[fid], score=score, bm25_rank=ranks[0], vector_rank=ranks[1],
-                      vector_score=sims.get(fid))
-            for fid, score, ranks in fused
-            if fid in facts  # deleted or changed between the two requests
-        ]
 
     # -- deletion and accounting ----------------------------------------------------
 

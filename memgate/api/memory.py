@@ -290,9 +290,12 @@ class Memory(Closing):
             ) from None
         if type_filter is not None and not type_filter:
             raise InvalidRequest("types must name at least one type (or be None for all)")
+        # vectors=False: the hits are served without vectors, so the store need not load
+        # those of the hits k-NN scored (OpenSearch: most of each fetched document)
         q = SearchQuery(
-            tenant_id=tenant, user_id=user, text=text, k=k, as_of=as_of, types=type_filter
-        )
+            tenant_id=tenant, user_id=user, text=text, k=k, as_of=as_of, types=type_filter,
+            vectors=False,
+        )  # fmt: skip
         served = self.recall.serve(
             q, now=now, min_relevance=float(floor), token_budget=budget or None
         )

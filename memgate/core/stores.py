@@ -42,6 +42,13 @@ class SearchQuery(BaseModel):
     candidates: int = Field(
         default=50, ge=1, le=2000, description="How many hits each retriever contributes."
     )
+    vectors: bool = Field(
+        default=True,
+        description="Hits carry their facts' vectors. False: a store may leave them out of "
+        "the hits whose ``vector_score`` it set (the read path needs a fact's retrieval "
+        "vector only for the relevance of a hit the dense retriever did not score), and "
+        "so move less.",
+    )
 
 
 class SearchHit(BaseModel):
