@@ -63,12 +63,14 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # supersede, as_of, dedupe in new words, moves, near-repeats, hard negatives (dev4);
     # changes through a slot family, household moves, retractions by reference, an
     # instruction replacing a preference (dev5);
+    # supersede by role and tool words, paraphrase dedupe, as-of, in five languages (dev6);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
         "scenarios_dev4.jsonl",
         "scenarios_dev5.jsonl",
+        "scenarios_dev6.jsonl",
         "scenarios_dev_replay.jsonl",
     ),
 }
