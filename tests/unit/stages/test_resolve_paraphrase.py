@@ -1,0 +1,110 @@
+"""Paraphrase folding (issue 9, dev6): a restatement of the same slot with the same value
+is one fact seen again, not a second fact; another value, another person's fact or a
+change said in the sentence is not folded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memgate.core.events import FactStatus
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.resolve_paraphrase import FOLD, possessed_subject
+from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
+    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
+    yield s
+    s.close()
+
+
+def test_a_value_said_again_with_its_slot_word_is_a_repeat(store: EmbeddedIndex) -> None:
+    """Same key: the new value holds the old one and adds only the slot's own word."""
+    apply(store, cand("Postgres 15", "uses_tool:database", days=0, subject="team"))
+    res, _ = apply(
+        store, cand("Postgres 15 for the database", "uses_tool:database", days=30, subject="team")
+    )
+    assert res.action.value == "DUPLICATE"
+    got = facts(store)
+    assert got["Postgres 15"].status is FactStatus.ACTIVE
+    assert got["Postgres 15"].occurrences == 2
+
+
+def test_a_value_with_a_new_word_under_the_same_key_is_still_a_new_value(
+    store: EmbeddedIndex,
+) -> None:
+    apply(store, cand("Postgres 15", "uses_tool:database", days=0, subject="team"))
+    res, _ = apply(
+        store, cand("Postgres 16 for the database", "uses_tool:database", days=30, subject="team")
+    )
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "new_value")
+
+
+def test_a_name_restated_as_a_sentence_of_the_same_slot_folds(store: EmbeddedIndex) -> None:
+    """ "user's dog name_is Rocco" and "Rocco es el nombre de mi perro": one pet family
+    (dog / perro), the same name on both sides."""
+    apply(store, cand("Rocco", "name_is", days=0, subject="user's dog"))
+    res, dec = apply(
+        store, cand("Rocco es el nombre de mi perro", "statement", days=30, multi=True)
+    )
+    assert res.action.value == "DUPLICATE"
+    assert dec.details["match"] == "paraphrase:family"
+    got = facts(store)
+    assert "Rocco es el nombre de mi perro" not in got
+    assert got["Rocco"].occurrences == 2
+
+
+def test_another_persons_fact_with_the_same_value_is_not_folded(store: EmbeddedIndex) -> None:
+    apply(store, cand("Lisbon", "lives_in", days=0))
+    res, _ = apply(
+        store, cand("My sister lives in Lisbon", "lives_in", days=30, subject="user's sister")
+    )
+    assert res.action.value != "DUPLICATE"
+    assert facts(store)["Lisbon"].occurrences == 1
+
+
+def test_another_name_in_the_same_slot_is_not_folded(store: EmbeddedIndex) -> None:
+    apply(store, cand("Rocco", "name_is", days=0, subject="user's dog"))
+    res, _ = apply(store, cand("Bruno es el nombre de mi perro", "statement", days=30))
+    assert res.action.value != "DUPLICATE"
+
+
+def test_a_restatement_with_a_change_cue_is_not_folded(store: EmbeddedIndex) -> None:
+    apply(store, cand("Rocco", "name_is", days=0, subject="user's dog"))
+    res, _ = apply(store, cand("Ahora Rocco es el nombre de mi perro", "statement", days=30))
+    assert res.reason != "paraphrase"
+    assert facts(store)["Rocco"].occurrences == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("backend da gente", "team's backend"),
+        ("el servidor de nosotros", "team's el servidor"),
+        ("user's dog", "user's dog"),
+        ("team", "team"),
+    ],
+)
+def test_a_possessive_after_the_noun_makes_the_owners_thing(said: str, read: str) -> None:
+    assert possessed_subject(said) == read
+
+
+def test_a_thing_of_the_team_said_with_a_possessive_after_it_folds(store: EmbeddedIndex) -> None:
+    """ "Nosso backend é feito em Python" / "O backend da gente é todo em Python": one
+    thing of the team, the same name."""
+    apply(store, cand("Nosso backend é feito em Python", "statement", days=0,
+                      subject="team's backend", multi=True))  # fmt: skip
+    res, _ = apply(store, cand("O backend da gente é todo em Python", "statement", days=30,
+                               subject="backend da gente", multi=True))  # fmt: skip
+    assert res.action.value == "DUPLICATE"
+    assert facts(store)["Nosso backend é feito em Python"].occurrences == 2
+
+
+def test_the_person_nouns_are_read_in_every_language() -> None:
+    for rest in ("sister", "schwester", "sœur", "hija", "irmã", "姐姐"):
+        assert FOLD.is_person(rest), rest
+    assert not FOLD.is_person("dog") and not FOLD.is_person("banque")
