@@ -108,3 +108,97 @@ def test_the_person_nouns_are_read_in_every_language() -> None:
     for rest in ("sister", "schwester", "sœur", "hija", "irmã", "姐姐"):
         assert FOLD.is_person(rest), rest
     assert not FOLD.is_person("dog") and not FOLD.is_person("banque")
+
+
+def test_a_slot_said_with_an_elided_article_is_named_by_the_change(store: EmbeddedIndex) -> None:
+    """French elision glues the article to the noun once the apostrophe goes ("d'électricité",
+    "l'électricité"): the slot "fournisseur d'électricité" is still named by a change that
+    says "pour l'électricité"."""
+    apply(store, cand("Mon fournisseur d'électricité est EDF", "statement", days=0,
+                      subject="user's fournisseur d'électricité", multi=True))  # fmt: skip
+    res, dec = apply(store, cand("Je suis passée chez Enercoop pour l'électricité", "statement",
+                                 days=30, multi=True))  # fmt: skip
+    assert (res.action.value, dec.details.get("match")) == ("SUPERSEDE", "slot")
+    assert facts(store)["Mon fournisseur d'électricité est EDF"].status is FactStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Hemos migrado todos los repositorios a GitHub",
+        "He cambiado de compañía de luz",
+        "Temos migrado tudo para o GitLab",
+    ],
+)
+def test_a_perfect_tense_change_verb_is_a_change_cue(said: str) -> None:
+    """Spanish and Portuguese say a change with the participle after 'haber'/'ter' as
+    often as with the simple past."""
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    assert LEXICON.has_change_cue(said)
+
+
+def test_a_code_host_migration_in_the_perfect_tense_supersedes_the_old_host(
+    store: EmbeddedIndex,
+) -> None:
+    apply(store, cand("Nuestros repositorios están en Bitbucket", "statement", days=0,
+                      subject="team", multi=True))  # fmt: skip
+    res, dec = apply(store, cand("Hemos migrado todos los repositorios a GitHub", "statement",
+                                 days=30, subject="team", multi=True))  # fmt: skip
+    assert (res.action.value, dec.details.get("match")) == ("SUPERSEDE", "family:vcs")
+
+
+@pytest.mark.parametrize(
+    ("predicate", "family"),
+    [
+        ("contact:team_lead", "manager"),
+        ("contact:line_manager", "manager"),
+        ("contact:jefa", "manager"),
+    ],
+)
+def test_a_predicate_qualifier_naming_a_family_word_is_that_family(
+    predicate: str, family: str
+) -> None:
+    """A role said with a noun of the family ("team lead") keeps that noun as the
+    predicate's qualifier: the qualifier's words name the family as the value's would."""
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    found = LEXICON.family(predicate, "Priyanka Rao")
+    assert found is not None and found.name == family
+
+
+def test_a_new_boss_replaces_a_team_lead_said_with_its_own_noun(store: EmbeddedIndex) -> None:
+    apply(store, cand("Priyanka Rao", "contact:team_lead", days=0))
+    res, dec = apply(store, cand("My new boss is Tobias Crane", "statement", days=30, multi=True))
+    assert (res.action.value, dec.details.get("match")) == ("SUPERSEDE", "family:manager")
+    assert facts(store)["Priyanka Rao"].status is FactStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("said", "home"),
+    [
+        ("We moved the whole family to Denver", True),
+        ("We moved the kids to Leeds last summer", True),
+        ("Eu e minha família nos mudamos para Florianópolis", True),
+        ("Wir sind mit der ganzen Familie nach Graz gezogen", True),
+        ("We moved the meeting to Friday", False),
+        ("I moved the files to the shared drive", False),
+    ],
+)
+def test_a_move_of_the_household_names_the_home_whatever_stands_between(
+    said: str, home: bool
+) -> None:
+    """A verb of moving whose object is the household ("the whole family", "the kids")
+    and then the destination is a move of home; a meeting or files moved are not."""
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    fam = LEXICON.family("statement", said)
+    assert (fam is not None and fam.name == "lives_in") is home
+
+
+def test_a_household_move_closes_the_home_city(store: EmbeddedIndex) -> None:
+    apply(store, cand("New York", "lives_in", days=0))
+    res, _ = apply(store, cand("We moved the whole family to Denver", "statement", days=30,
+                                 subject="team", multi=True))  # fmt: skip
+    assert res.action.value == "SUPERSEDE"
+    assert facts(store)["New York"].status is FactStatus.SUPERSEDED
