@@ -36,12 +36,13 @@ from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_slots import (
     SlotMatch,
-    _anchors_within,
+    _clause_words,
     _is_sentence,
     _owner_and_rest,
     _val,
     anchors,
     clause_terms,
+    slot_terms,
     substitution,
 )
 
@@ -147,6 +148,13 @@ def _families(f: StoredFact | CandidateFact, rest: str, lex: Lexicon) -> set[str
     return {fam.name for fam in found}
 
 
+def _names_within(names: set[str], f: StoredFact | CandidateFact) -> bool:
+    """Every name of one side is in the other's clause (the slot's own words left out
+    of the names: a typed value may keep them, "PostgreSQL como banco de dados")."""
+    words, flat = _clause_words(f"{f.subject} {f.predicate} {_val(f)}")
+    return all(t in words or t in flat for t in names)
+
+
 def _cos(a: list[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
@@ -175,6 +183,7 @@ def fold_target(
     anchors_c = anchors(c.object, sentence=_is_sentence(c))
     negated = lex.has_negation(c.object)
     fams_c = _families(c, rest_c, lex)
+    slot_c = slot_terms(c, lex)
     best: SlotMatch | None = None
     for root in ("user", "team"):
         for f in view.by_subject(
@@ -192,8 +201,10 @@ def fold_target(
             if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
                 continue
             sim = _cos(f.embedding, vec)
-            if anchors_c or anchors(f.value, sentence=_is_sentence(f)):
-                if not (_anchors_within(f, c) and _anchors_within(c, f)):
+            slot = {*slot_terms(f, lex), *slot_c}
+            names_f = anchors(f.value, sentence=_is_sentence(f)) - slot
+            if anchors_c - slot or names_f:
+                if not (_names_within(names_f, c) and _names_within(anchors_c - slot, f)):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = bool(rest_c and rest_f == rest_c) or bool(

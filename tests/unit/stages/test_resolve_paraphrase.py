@@ -202,3 +202,34 @@ def test_a_household_move_closes_the_home_city(store: EmbeddedIndex) -> None:
                                  subject="team", multi=True))  # fmt: skip
     assert res.action.value == "SUPERSEDE"
     assert facts(store)["New York"].status is FactStatus.SUPERSEDED
+
+
+def test_a_typed_value_that_kept_its_slot_words_folds_with_the_slot_said_first(
+    store: EmbeddedIndex,
+) -> None:
+    """ "Usamos PostgreSQL como banco de dados" left the slot's words in the typed value;
+    "Nosso banco de dados é o PostgreSQL" names the same slot and the same database."""
+    apply(store, cand("PostgreSQL como banco de dados", "uses_tool:database", days=0))
+    res, dec = apply(store, cand("Nosso banco de dados é o PostgreSQL", "statement", days=30,
+                                 subject="team's banco de dados", multi=True))  # fmt: skip
+    assert res.action.value == "DUPLICATE"
+    assert dec.details["of"] == facts(store)["PostgreSQL como banco de dados"].fact_id
+    assert facts(store)["PostgreSQL como banco de dados"].occurrences == 2
+
+
+def test_a_typed_value_with_another_name_in_the_same_slot_is_not_folded(
+    store: EmbeddedIndex,
+) -> None:
+    apply(store, cand("PostgreSQL como banco de dados", "uses_tool:database", days=0))
+    res, _ = apply(store, cand("Nosso banco de dados é o MySQL", "statement", days=30,
+                               subject="team's banco de dados", multi=True))  # fmt: skip
+    assert res.action.value != "DUPLICATE"
+
+
+def test_the_slots_own_words_in_a_typed_value_are_no_names(store: EmbeddedIndex) -> None:
+    """``uses_tool:database: PostgreSQL database``: "database" is the slot, not a name the
+    Portuguese restatement would have to repeat."""
+    apply(store, cand("PostgreSQL database", "uses_tool:database", days=0))
+    res, dec = apply(store, cand("Nosso banco de dados é o PostgreSQL", "statement", days=30,
+                                 subject="team's banco de dados", multi=True))  # fmt: skip
+    assert (res.action.value, dec.details.get("match")) == ("DUPLICATE", "paraphrase:family")
