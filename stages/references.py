@@ -131,8 +131,21 @@ def is_retracted_deletion(c: CandidateFact) -> bool:
 
 
 def _inside(obj: str, clauses: list[str]) -> bool:
-    """The candidate's value lies in a reference clause, or holds one whole."""
-    return bool(obj) and any(cl and (obj in cl or cl in obj) for cl in clauses)
+    """The candidate's value lies in a reference clause, or holds one whole and says
+    nothing besides ("Me pasé a Digi, ya no estoy con Movistar" says the new value)."""
+    return bool(obj) and any(
+        cl and (obj in cl or (cl in obj and not _says_more(obj.replace(cl, " "))))
+        for cl in clauses
+    )
+
+
+def _says_more(rest: str, lex: Lexicon = LEXICON) -> bool:
+    """What is left of a value around a reference clause holds a content word."""
+    return any(
+        len(w) > 2 and w not in lex.stopwords and w not in lex.clause_stopwords
+        and not lex.has_change_cue(w)
+        for w in rest.split()
+    )  # fmt: skip
 
 
 def change_frames(turn: TurnEvent, facts: list[CandidateFact]) -> list[CandidateFact]:
