@@ -233,3 +233,22 @@ def test_the_slots_own_words_in_a_typed_value_are_no_names(store: EmbeddedIndex)
     res, dec = apply(store, cand("Nosso banco de dados é o PostgreSQL", "statement", days=30,
                                  subject="team's banco de dados", multi=True))  # fmt: skip
     assert (res.action.value, dec.details.get("match")) == ("DUPLICATE", "paraphrase:family")
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Sou enfermeira de profissão", "I'm a carpenter by profession", "Ich bin Tischler von Beruf",
+     "Soy enfermera de profesión", "Je suis menuisier de métier"],
+)  # fmt: skip
+def test_a_profession_said_with_its_noun_is_the_role(said: str) -> None:
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    fam = LEXICON.family("statement", said)
+    assert fam is not None and fam.name == "role"
+
+
+def test_a_role_restated_with_by_profession_folds(store: EmbeddedIndex) -> None:
+    apply(store, cand("enfermeira", "works_as", days=0))
+    res, _ = apply(store, cand("Sou enfermeira de profissão", "statement", days=30, multi=True))
+    assert res.action.value == "DUPLICATE"
+    assert facts(store)["enfermeira"].occurrences == 2
