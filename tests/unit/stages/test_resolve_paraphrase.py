@@ -252,3 +252,22 @@ def test_a_role_restated_with_by_profession_folds(store: EmbeddedIndex) -> None:
     res, _ = apply(store, cand("Sou enfermeira de profissão", "statement", days=30, multi=True))
     assert res.action.value == "DUPLICATE"
     assert facts(store)["enfermeira"].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("said", "home"),
+    [
+        ("We bought a house in Cork and that's home now", True),
+        ("Porto is home now", True),
+        ("Lyon, c'est mon chez-moi maintenant", True),
+        ("I work from home now", False),
+        ("I'm at home now", False),
+    ],
+)
+def test_a_place_said_to_be_home_is_the_home_slot(said: str, home: bool) -> None:
+    """"Home" as the predicate of a copula names the home slot; home as a place one is at
+    or works from does not."""
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    fam = LEXICON.family("statement", said)
+    assert (fam is not None and fam.name == "lives_in") is home
