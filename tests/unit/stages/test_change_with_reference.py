@@ -40,3 +40,26 @@ def test_a_stop_said_alone_keeps_no_statement() -> None:
     turn = _turn("Ya no estoy con Movistar.")
     got = with_references(turn, HybridExtractor().extract(turn))
     assert all(c.retracts for c in got)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Never mind what I said about the marathon, that was my flatmate.",
+        "Vergiss das mit dem Vegetarier, das war mein Bruder.",
+        "I don't drive a Honda Civic anymore, I sold it.",
+        "Oublie ce que je t'ai dit sur mon magasin de retrait, s'il te plaît.",
+    ],
+)
+def test_a_reference_with_words_besides_but_no_new_value_keeps_no_statement(said: str) -> None:
+    """Words beside the reference that state no change of their own ("that was my
+    flatmate", "I sold it", "s'il te plaît") make no statement to store."""
+    turn = _turn(said)
+    got = with_references(turn, HybridExtractor().extract(turn))
+    assert all(c.retracts for c in got), [c.object for c in got if not c.retracts]
+
+
+def test_the_change_beside_a_stop_is_stored_without_the_stopped_value() -> None:
+    turn = _turn("We moved off Bitbucket, everything lives in GitLab now.")
+    got = with_references(turn, HybridExtractor().extract(turn))
+    assert not any("Bitbucket" in c.object for c in got if not c.retracts)
