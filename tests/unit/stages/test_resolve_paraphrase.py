@@ -265,8 +265,8 @@ def test_a_role_restated_with_by_profession_folds(store: EmbeddedIndex) -> None:
     ],
 )
 def test_a_place_said_to_be_home_is_the_home_slot(said: str, home: bool) -> None:
-    """"Home" as the predicate of a copula names the home slot; home as a place one is at
-    or works from does not."""
+    """A place said to be home with a copula names the home slot; home as a place one is
+    at or works from does not."""
     from memgate.stages.resolution_lexicon import LEXICON
 
     fam = LEXICON.family("statement", said)
