@@ -271,3 +271,25 @@ def test_a_place_said_to_be_home_is_the_home_slot(said: str, home: bool) -> None
 
     fam = LEXICON.family("statement", said)
     assert (fam is not None and fam.name == "lives_in") is home
+
+
+def test_a_new_manager_said_with_report_to_supersedes_the_supervisor(
+    store: EmbeddedIndex,
+) -> None:
+    """The verb "report to" names the manager slot, as the noun of "my boss is X" does."""
+    apply(store, cand("Dana Fox", "contact:supervisor", days=0))
+    res, dec = apply(store, cand("I report to Miguel Soto these days", "statement", days=30,
+                                 multi=True))  # fmt: skip
+    assert (res.action.value, dec.details.get("match")) == ("SUPERSEDE", "family:manager")
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I report to Miguel Soto", "Ich berichte an Frau Weber", "Reporto a Lucía",
+     "Je rends compte à Karim", "Eu reporto a Beatriz", "我向王经理汇报"],
+)  # fmt: skip
+def test_the_verb_of_reporting_names_the_manager_in_every_language(said: str) -> None:
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    fam = LEXICON.family("statement", said)
+    assert fam is not None and fam.name == "manager"
