@@ -47,6 +47,7 @@ from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, is_retracted_deletion, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_paraphrase import fold_target, possessed_subject, restated_value
 from memgate.stages.resolve_semantic import (
     DELETED_PREDICATE,
     changed_predicate,
@@ -172,7 +173,7 @@ class Resolver:
             trust = {"trusted_source": trusted}
         elif c.source:
             trust = {"source": "untrusted"}
-        subject = LEXICON.canonical_subject(c.subject)
+        subject = possessed_subject(LEXICON.canonical_subject(c.subject))
         if subject != c.subject:
             # a pronoun subject an extractor left ("on", "wir") is the team or the user
             c = c.model_copy(update={"subject": subject})
@@ -280,7 +281,7 @@ class Resolver:
         # update however near in meaning: similarity cannot tell the two apart
         changed = LEXICON.has_change_cue(c.object) or LEXICON.has_change_cue(c.context)
         for f in current:
-            same = normalise(f.value) == value_n
+            same = normalise(f.value) == value_n or restated_value(f, c)
             sim = 1.0 if same else _cos(f.embedding, vec)
             if same or (sim >= p.near_duplicate and not changed and not changed_value(f, c)):
                 updated = self._seen_again(f, event, now)
@@ -336,6 +337,13 @@ class Resolver:
         if para is not None:
             updated = self._seen_again(para, event, now)
             return out(ResolutionAction.DUPLICATE, "same_clause", [updated], {"of": para.fact_id})
+        # 4c. the same slot and value in other words under another key (resolve_paraphrase)
+        fold = fold_target(c, key, view, vec)
+        if fold is not None:
+            updated = self._seen_again(fold.fact, event, now)
+            return out(ResolutionAction.DUPLICATE, "paraphrase", [updated], {
+                "of": fold.fact.fact_id, "match": fold.why, "similarity": round(fold.similarity, 4)
+            })  # fmt: skip
 
         new = self._new_fact(event, key, vec, search_vec, now)
 

@@ -151,6 +151,37 @@ def _inside(obj: str, clauses: list[str]) -> bool:
     return bool(obj) and any(cl and (obj in cl or cl in obj) for cl in clauses)
 
 
+_PART_RE: Final = re.compile(r"\s*[,;，；]\s*")
+
+
+def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | None:
+    """The part of a value said beside the reference clauses it holds, when that part
+    states a change of its own: "Me pasé a Digi, ya no estoy con Movistar" -> "Me pasé a
+    Digi"; "never mind the marathon, that was my flatmate" -> None (no new value).
+
+    >>> said_beside("Me pasé a Digi, ya no estoy con Movistar", ["ya no estoy con movistar"])
+    'Me pasé a Digi'
+    >>> said_beside("I don't drive a Civic anymore, I sold it", ["i don't drive a civic anymore"])
+    """
+    parts = [p for p in _PART_RE.split(obj) if p.strip()]
+    rest = [p for p in parts if not any(cl and cl in normalise(p) for cl in clauses)]
+    if not rest or len(rest) == len(parts):
+        return None
+    said = ", ".join(rest).strip()
+    if not lex.has_change_cue(said) or not _says_more(normalise(said), lex):
+        return None
+    return said
+
+
+def _says_more(rest: str, lex: Lexicon) -> bool:
+    """A normalised text holds a content word besides change cues."""
+    return any(
+        len(w) > 2 and w not in lex.stopwords and w not in lex.clause_stopwords
+        and not lex.has_change_cue(w)
+        for w in rest.split()
+    )  # fmt: skip
+
+
 def change_frames(turn: TurnEvent, facts: list[CandidateFact]) -> list[CandidateFact]:
     """The change sentences of a turn an extractor read nothing else from.
 
@@ -179,13 +210,22 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     """The extractor's candidates plus one reference candidate per reference clause.
 
     A candidate read from inside a reference clause is dropped (it is the request
-    itself); retractions the extractor found stay (they close by key).
+    itself), but for a change said beside the clause (:func:`said_beside`), which is
+    kept as its value; retractions the extractor found stay (they close by key).
     """
     refs, clauses = _references_of(turn)
     if not refs:
         return facts
-    kept = [f for f in facts if f.retracts or f.rationale == CHANGE_FRAME
-            or not _inside(normalise(f.object), clauses)]
+    kept: list[CandidateFact] = []
+    for f in facts:
+        if f.retracts or f.rationale == CHANGE_FRAME or not _inside(normalise(f.object), clauses):
+            kept.append(f)
+        elif (beside := said_beside(f.object, clauses)) is not None:
+            # the change said beside it, a sentence of its own: the predicate read from
+            # the whole sentence ("... lives in GitLab" -> lives_in) is not its
+            kept.append(f.model_copy(
+                update={"object": beside, "predicate": "statement", "multi_valued": True}
+            ))  # fmt: skip
     source = claimed_source(turn.metadata)
     for i, r in enumerate(refs):
         kept.append(_candidate(

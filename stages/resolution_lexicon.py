@@ -44,13 +44,36 @@ _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
 READING_CACHE: Final = 16_384
 
 
-def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
-    """One pattern for a list of phrases: word-bounded, except CJK (a substring)."""
+_CLASS_RE: Final = re.compile(r"\{(\w+)\}")
+#: Words a word class may have before it inside a phrase ("moved {household} to": "the
+#: whole family", "my kids").
+_CLASS_LEAD: Final = r"(?:\w+\s+){0,2}"
+
+
+def _phrase_re(
+    phrases: list[str], classes: dict[str, list[str]] | None = None
+) -> re.Pattern[str] | None:
+    """One pattern for a list of phrases: word-bounded, except CJK (a substring). A
+    ``{name}`` in a phrase stands for a word of that class of ``classes``, after at
+    most two words ("moved {household} to": "moved the whole family to")."""
     parts: list[tuple[str, bool]] = []
     for p in sorted({p.lower() for p in phrases if p.strip()}, key=len, reverse=True):
-        esc = re.escape(p).replace(r"\ ", r"\s+")
+        pieces = _CLASS_RE.split(p)
+        esc = ""
+        for i, piece in enumerate(pieces):
+            if i % 2 == 0:
+                esc += re.escape(piece).replace(r"\ ", r"\s+")
+            else:
+                words = sorted((classes or {})[piece], key=len, reverse=True)
+                esc += _CLASS_LEAD + "(?:" + "|".join(re.escape(w) for w in words) + ")"
         parts.append((esc, not _CJK_RE.search(p)))
     return re.compile(bounded_alternation(parts)) if parts else None
+
+
+def _elision_re(words: list[str]) -> re.Pattern[str] | None:
+    """Elided words before an apostrophe and a letter, at the start of a word."""
+    alts = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)({alts})['\u2019](?=\w)", re.IGNORECASE) if alts else None
 
 
 @dataclass(frozen=True)
@@ -96,6 +119,8 @@ class Lexicon:
     negations: re.Pattern[str] | None
     delete_verbs: re.Pattern[str] | None
     determiners: frozenset[str] = frozenset()
+    elision: re.Pattern[str] | None = None
+    """An elided article or pronoun before its word ("l'électricité"), to split off."""
     _cue: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _negation: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _family: Callable[[str, str], tuple[Family | None, bool]] = field(
@@ -130,7 +155,7 @@ class Lexicon:
                 Family(
                     name=f["name"],
                     predicates=frozenset(f["predicates"]),
-                    words=_phrase_re(f["words"]),
+                    words=_phrase_re(f["words"], data.get("word_classes")),
                     single=bool(f.get("single", False)),
                     additive=bool(f.get("additive", False)),
                     speaker=bool(f.get("speaker", False)),
@@ -159,7 +184,17 @@ class Lexicon:
             determiners=frozenset(
                 normalise(w) for ws in data.get("determiners", {}).values() for w in ws
             ),
+            elision=_elision_re([w for ws in data.get("elisions", {}).values() for w in ws]),
         )
+
+    def unelide(self, text: str) -> str:
+        """The text with each elided word split from the next ("l'électricité" ->
+        "l électricité"), so the noun is a word of its own once apostrophes are dropped.
+
+        >>> LEXICON.unelide("pour l'électricité"), LEXICON.unelide("user's fournisseur")
+        ('pour l électricité', "user's fournisseur")
+        """
+        return text if self.elision is None else self.elision.sub(r"\1 ", text)
 
     def has_change_cue(self, text: str) -> bool:
         """The text says that something changed ("now", "new", "switched", "不再")."""
@@ -206,6 +241,14 @@ class Lexicon:
 
     def _read_family(self, predicate: str, value: str) -> tuple[Family | None, bool]:
         by_predicate = next((f for f in self.families if predicate in f.predicates), None)
+        if by_predicate is None and ":" in predicate:
+            # a qualifier that is a noun of a family ("contact:team_lead") names it
+            qualifier = predicate.split(":", 1)[1].replace("_", " ").lower()
+            by_predicate = next(
+                (f for f in self.families
+                 if f.single and f.words is not None and f.words.search(qualifier)),
+                None,
+            )  # fmt: skip
         if by_predicate is not None and not by_predicate.additive:
             return by_predicate, True
         low = value.lower()

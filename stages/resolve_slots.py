@@ -101,7 +101,7 @@ def slot_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> list[st
 
 
 def _slot_terms(subject: str, predicate: str, lex: Lexicon) -> list[str]:
-    _, rest = _owner_and_rest(subject)
+    _, rest = _owner_and_rest(lex.unelide(subject))
     words = _WORD_RE.findall(rest)
     if ":" in predicate:
         qualifier = predicate.split(":", 1)[1]
@@ -239,7 +239,7 @@ def slot_update_target(
     if owner == "":
         return None
     said = normalise(c.object)
-    words = set(said.split())
+    words = set(said.split()) | set(normalise(lex.unelide(c.object)).split())
     flat = said.replace(" ", "")
     value_n = said
     best: tuple[int, float, str, SlotMatch] | None = None

@@ -38,10 +38,26 @@ _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _END_RE: Final = re.compile(r"[\s.!?。！？…]+$")
 
 
+_CLASS_RE: Final = re.compile(r"\{(\w+)\}")
+
+
 def _phrases(words: list[str]) -> str:
+    """One alternation of the phrases; ``{possessed}`` in a phrase is a thing of the
+    speaker: a possessive lead of statements.json and one to three words ("mudei {possessed}
+    para": "mudei minha assinatura para")."""
     parts = []
     for w in sorted({w.lower() for w in words}, key=len, reverse=True):
-        esc = re.escape(w).replace(r"\ ", r"\s+")
+        pieces = _CLASS_RE.split(w)
+        esc = ""
+        for i, piece in enumerate(pieces):
+            if i % 2 == 0:
+                esc += re.escape(piece).replace(r"\ ", r"\s+")
+            elif piece == "possessed":
+                leads = "|".join(re.escape(x) for x in sorted(
+                    lexicon()["possessive_lead"], key=len, reverse=True))  # fmt: skip
+                esc += rf"(?:{leads})(?:\s+[^\s,.;:!?]+){{1,3}}"
+            else:
+                raise ValueError(f"slot_frames.json: unknown word class {{{piece}}}")
         parts.append((esc, not _CJK_RE.search(w)))
     return bounded_alternation(parts)
 

@@ -63,6 +63,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # supersede, as_of, dedupe in new words, moves, near-repeats, hard negatives (dev4);
     # changes through a slot family, household moves, retractions by reference, an
     # instruction replacing a preference (dev5);
+    # supersede by role and tool words, paraphrase dedupe, as-of, in five languages (dev6);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -70,6 +71,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev3.jsonl",
         "scenarios_dev4.jsonl",
         "scenarios_dev5.jsonl",
+        "scenarios_dev6.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),

@@ -29,11 +29,40 @@ def _data(name: str) -> dict[str, Any]:
     return data
 
 
+_CLASS_RE = re.compile(r"\{(\w+)\}")
+
+
+def _old_escape(phrase: str, expand: dict[str, str]) -> str:
+    """A phrase escaped, spaces as ``\\s+``, each ``{class}`` replaced by ``expand``'s."""
+    pieces = _CLASS_RE.split(phrase)
+    return "".join(
+        re.escape(piece).replace(r"\ ", r"\s+") if i % 2 == 0 else expand[piece]
+        for i, piece in enumerate(pieces)
+    )
+
+
+def _lexicon_classes() -> dict[str, str]:
+    classes = _data("resolution.json").get("word_classes", {})
+    return {
+        name: r"(?:\w+\s+){0,2}(?:"
+        + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+        + ")"
+        for name, words in classes.items()
+    }
+
+
+def _frame_classes() -> dict[str, str]:
+    leads = "|".join(
+        re.escape(x) for x in sorted(lexicon()["possessive_lead"], key=len, reverse=True)
+    )
+    return {"possessed": rf"(?:{leads})(?:\s+[^\s,.;:!?]+){{1,3}}"}
+
+
 # The builders as they were: every word-bounded phrase with its own lookarounds.
 def _old_lexicon_re(phrases: list[str]) -> re.Pattern[str]:
     parts = []
     for p in sorted({p.lower() for p in phrases if p.strip()}, key=len, reverse=True):
-        esc = re.escape(p).replace(r"\ ", r"\s+")
+        esc = _old_escape(p, _lexicon_classes())
         parts.append(esc if _CJK_RE.search(p) else rf"(?<!\w){esc}(?!\w)")
     return re.compile("|".join(parts))
 
@@ -49,7 +78,7 @@ def _old_clause_re(words: list[str]) -> re.Pattern[str]:
 def _old_frame_alternation(words: list[str]) -> str:
     parts = []
     for w in sorted({w.lower() for w in words}, key=len, reverse=True):
-        esc = re.escape(w).replace(r"\ ", r"\s+")
+        esc = _old_escape(w, _frame_classes())
         parts.append(esc if _CJK_RE.search(w) else rf"(?<!\w){esc}(?!\w)")
     return "|".join(parts)
 
@@ -84,7 +113,7 @@ def _word_lists() -> dict[str, tuple[list[str], str]]:
 
 def _patterns(words: list[str], builder: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     if builder == "lexicon":
-        new = _phrase_re(words)
+        new = _phrase_re(words, _data("resolution.json").get("word_classes"))
         assert new is not None
         return _old_lexicon_re(words), new
     if builder == "clause":

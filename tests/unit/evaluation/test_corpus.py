@@ -329,3 +329,24 @@ def test_the_fifth_scenario_file_covers_changes_said_in_new_words() -> None:
     names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
     everything = scenarios.load([EVAL_DIR / n for n in names])
     assert len({s.id for s in everything}) == len(everything)
+
+
+def test_the_sixth_scenario_file_covers_new_words_paraphrases_and_dates() -> None:
+    """scenarios_dev6.jsonl (issue 9, written in one sitting before the work it measures):
+    supersede said in new words (role nouns, code hosts and tools), paraphrase dedupe and
+    as-of, in five languages, with hard negatives; ids unique across the development files."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev6.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev6.jsonl"])
+    assert 20 <= len(stories) <= 30
+    classes = [s.covers[0] for s in stories]
+    assert classes.count("supersede") >= 8
+    assert classes.count("dedupe") >= 5
+    assert classes.count("as_of") >= 5
+    langs = {t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}}
+    assert {"en", "de", "fr", "es", "pt"} <= langs
+    assert sum("hard_negative" in s.covers for s in stories) >= 2
+    names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
+    everything = scenarios.load([EVAL_DIR / n for n in names])
+    assert len({s.id for s in everything}) == len(everything)

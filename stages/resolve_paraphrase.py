@@ -1,0 +1,230 @@
+"""Paraphrase folding: a restatement of the same slot with the same value is one fact.
+
+A user says a thing again in other words ("Ma banque est la Société Générale" ->
+"Je suis cliente de la Société Générale pour mes comptes"; ``works_as: enfermeira``
+-> "Sou enfermeira de profissão"). Nothing changed, so the second saying must
+count as a second occurrence of the first fact rather than a second fact. Read
+on the facts' structure, not their phrasing:
+
+- :func:`restated_value` (same key): the new value holds the old one and adds
+  only words of the slot or of the old fact's own sentence ("Postgres 15" ->
+  "Postgres 15 for the main database");
+- :func:`fold_target` (another key): the same owner (the user's or the team's
+  own thing, never another person's: ``persons`` in ``memgate/data/paraphrase.json``),
+  no change cue, the same polarity, the same names and numbers on both sides
+  (anchors, each side's within the other) and the same slot: one thing of the
+  owner ("team's backend") or a family both name, or else a cosine of the
+  statements at or above ``fold_similarity`` with no value swapped in one frame.
+  A statement with no name or number folds only when its meaning is nearer still
+  (``fold_similarity_unanchored``) and most of its content terms are shared.
+  Episodes never fold (two trips are two trips), nor long chat sentences
+  (``max_words``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import numpy as np
+
+from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
+from memgate.core.stores import FactView
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolve_slots import (
+    SlotMatch,
+    _clause_words,
+    _is_sentence,
+    _owner_and_rest,
+    _val,
+    anchors,
+    clause_terms,
+    slot_terms,
+    substitution,
+)
+
+__all__ = ["FOLD", "Fold", "fold_target", "possessed_subject", "restated_value"]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """The data of paraphrase folding (``memgate/data/paraphrase.json``)."""
+
+    version: str
+    fold_similarity: float
+    fold_similarity_unanchored: float
+    unanchored_overlap: float
+    max_words: int
+    persons: frozenset[str]
+    suffixes: tuple[tuple[str, str], ...]  # (phrase, owner), longest first
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Fold:
+        persons = frozenset(normalise(w) for ws in data["persons"].values() for w in ws)
+        suffixes = sorted(
+            (
+                (normalise(p), owner)
+                for owner, ps in data["possessive_suffixes"].items()
+                for p in ps
+            ),
+            key=lambda x: len(x[0]),
+            reverse=True,
+        )
+        return cls(
+            version=str(data["version"]),
+            fold_similarity=float(data["fold_similarity"]),
+            fold_similarity_unanchored=float(data["fold_similarity_unanchored"]),
+            unanchored_overlap=float(data["unanchored_overlap"]),
+            max_words=int(data["max_words"]),
+            persons=persons,
+            suffixes=tuple(suffixes),
+        )
+
+    def is_person(self, rest: str) -> bool:
+        """The possessed noun names another person ("sister", "hija", "同事")."""
+        if not rest:
+            return False
+        if _CJK_RE.search(rest):
+            return any(p in rest for p in self.persons if _CJK_RE.search(p))
+        return any(w in self.persons for w in _WORD_RE.findall(rest))
+
+
+def _load() -> Fold:
+    text = resources.files("memgate.data").joinpath("paraphrase.json").read_text("utf-8")
+    return Fold.from_data(json.loads(text))
+
+
+FOLD: Final = _load()
+
+
+def possessed_subject(subject: str, fold: Fold = FOLD) -> str:
+    """A subject said with a possessive after its noun, as the owner's thing.
+
+    >>> possessed_subject("backend da gente"), possessed_subject("user's dog")
+    ("team's backend", "user's dog")
+    """
+    n = normalise(subject)
+    for phrase, owner in fold.suffixes:
+        if n.endswith(" " + phrase):
+            noun = n[: -len(phrase)].strip()
+            if noun and noun not in ("user", "team"):
+                return f"{owner}'s {noun}"
+    return subject
+
+
+def _terms(text: str, lex: Lexicon) -> set[str]:
+    out: set[str] = set()
+    for w in _WORD_RE.findall(normalise(text)):
+        if w in lex.stopwords or w in lex.clause_stopwords or len(w) < 2:
+            continue
+        out.add(w[:6])
+    return out
+
+
+def restated_value(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
+    """``c`` (same key as ``f``) says ``f``'s value again: every content term of ``f``
+    is in ``c``, and ``c`` adds only words of the slot or of ``f``'s own sentence, with
+    no change cue and the same polarity."""
+    if _CJK_RE.search(f.value) or _CJK_RE.search(c.object):
+        return False
+    if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
+        return False
+    if lex.has_negation(f.value) != lex.has_negation(c.object):
+        return False
+    tf, tc = clause_terms(f, lex), clause_terms(c, lex)
+    if not tf or not tf <= tc:
+        return False
+    return not (tc - tf - _terms(f.context, lex))
+
+
+def _families(f: StoredFact | CandidateFact, rest: str, lex: Lexicon) -> set[str]:
+    found = lex.families_of(f.predicate, f"{rest} {_val(f)}".strip())
+    return {fam.name for fam in found}
+
+
+def _names_within(names: set[str], f: StoredFact | CandidateFact) -> bool:
+    """Every name of one side is in the other's clause (the slot's own words left out
+    of the names: a typed value may keep them, "PostgreSQL como banco de dados")."""
+    words, flat = _clause_words(f"{f.subject} {f.predicate} {_val(f)}")
+    return all(t in words or t in flat for t in names)
+
+
+def _cos(a: list[float] | None, b: np.ndarray) -> float:
+    if a is None:
+        return 0.0
+    return float(np.dot(np.asarray(a, dtype=np.float32), b))
+
+
+def fold_target(
+    c: CandidateFact,
+    key: str,
+    view: FactView,
+    vec: np.ndarray,
+    lex: Lexicon = LEXICON,
+    fold: Fold = FOLD,
+) -> SlotMatch | None:
+    """The active fact of ``c``'s owner that ``c`` restates in other words (same slot,
+    same value), the nearest in meaning; None when there is none."""
+    if c.retracts or c.type is FactType.EVENT:
+        return None
+    if len(c.object.split()) > fold.max_words:
+        return None
+    if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
+        return None
+    owner_c, rest_c = _owner_and_rest(lex.canonical_subject(c.subject))
+    if not owner_c:
+        return None
+    anchors_c = anchors(c.object, sentence=_is_sentence(c))
+    negated = lex.has_negation(c.object)
+    fams_c = _families(c, rest_c, lex)
+    slot_c = slot_terms(c, lex)
+    best: SlotMatch | None = None
+    for root in ("user", "team"):
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, root, statuses=(FactStatus.ACTIVE,), qualified=True
+        ):
+            if f.key == key or f.last_seen > c.turn_ts or f.type is FactType.EVENT:
+                continue
+            if len(f.value.split()) > fold.max_words:
+                continue
+            _, rest_f = _owner_and_rest(f.subject)
+            if rest_f != rest_c and (
+                (rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c)
+            ):
+                continue  # two things of the speaker, or another person's fact
+            if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
+                continue
+            sim = _cos(f.embedding, vec)
+            slot = {*slot_terms(f, lex), *slot_c}
+            names_f = anchors(f.value, sentence=_is_sentence(f)) - slot
+            if anchors_c - slot or names_f:
+                if not (_names_within(names_f, c) and _names_within(anchors_c - slot, f)):
+                    continue  # another name or number: another value
+                # the same slot: one thing of the owner ("team's backend"), or one family
+                same_slot = bool(rest_c and rest_f == rest_c) or bool(
+                    fams_c & _families(f, rest_f, lex)
+                )
+                if not same_slot and (
+                    sim < fold.fold_similarity or substitution(f.value, c.object, lex)
+                ):
+                    continue  # no slot in common: near in meaning, no value swapped
+                why = "paraphrase:family" if same_slot else "paraphrase:anchors"
+            else:
+                if f.type != c.type or sim < fold.fold_similarity_unanchored:
+                    continue
+                if substitution(f.value, c.object, lex):
+                    continue  # one value swapped for another in the same frame
+                ta, tb = clause_terms(f, lex), clause_terms(c, lex)
+                small = min(len(ta), len(tb))
+                if small < 2 or len(ta & tb) / small < fold.unanchored_overlap:
+                    continue
+                why = "paraphrase:meaning"
+            if best is None or sim > best.similarity:
+                best = SlotMatch(f, sim, why)
+    return best
