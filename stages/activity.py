@@ -207,6 +207,7 @@ class _Episode:
     """The episode lists of one language (``episode`` in activities.json)."""
 
     subject: frozenset[str]
+    function: frozenset[str]
     perfect_aux: frozenset[str]
     be_aux: frozenset[str]
     adverbs: frozenset[str]
@@ -239,6 +240,7 @@ def _episode_lists() -> dict[str, _Episode]:
         part: dict[str, str] = ep["participle"][lang]
         out[lang] = _Episode(
             subject=words("subject", lang),
+            function=words("function_words", lang),
             perfect_aux=words("perfect_aux", lang),
             be_aux=words("be_aux", lang),
             adverbs=words("adverbs", lang),
@@ -344,10 +346,20 @@ def said_as_episode(statement: str) -> bool:
         low = [w.casefold() for w in words]
         if english & set(low):
             continue  # an English clause: the rule extractor reads it
-        if _german(words, low, langs["de"]):
+        read = _languages(low, langs)
+        if "de" in read and _german(words, low, langs["de"]):
             return True
-        if _perfect_after(low, langs["fr"], need_subject=True):
+        if "fr" in read and _perfect_after(low, langs["fr"], need_subject=True):
             return True
-        if _spanish(low, langs["es"]):
+        if "es" in read and _spanish(low, langs["es"]):
             return True
     return False
+
+
+def _languages(low: list[str], langs: dict[str, _Episode]) -> set[str]:
+    """The languages whose rules read a clause: those with the most of its function words
+    (every language when it has none of them)."""
+    seen = set(low)
+    score = {name: len(seen & lang.function) for name, lang in langs.items()}
+    best = max(score.values())
+    return {name for name, n in score.items() if n == best}

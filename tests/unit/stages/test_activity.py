@@ -132,3 +132,33 @@ def test_no_sentence_here_is_in_the_measurement_set() -> None:
     measured = {s for p in raw["pairs"] for s in (p["a"], p["b"])}
     mine = {s for pair in SAME + OTHER for s in pair} | set(EPISODES) | set(NOT_EPISODES)
     assert not mine & measured
+
+
+# -- a language's rules read only clauses of that language -------------------------------
+# (found by the merged dev eval, d6-dd-fr-banque: the Spanish preterite rule read the
+# French "la Société" as clitic + preterite, "la vi", and typed a statement as an episode)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ma banque est la Société Générale",
+        "Je suis cliente de la Société Générale pour mes comptes",
+        "Notre équipe utilise la métrique de la qualité",
+    ],
+)
+def test_a_french_statement_is_not_read_by_the_spanish_rules(text: str) -> None:
+    assert not said_as_episode(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fui a nadar el martes",
+        "Ayer nadé en la piscina",
+        "Je suis allé courir samedi",
+        "Ich war am Montag klettern",
+    ],
+)
+def test_episodes_of_each_language_are_still_read(text: str) -> None:
+    assert said_as_episode(text)
