@@ -6,7 +6,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memgate.core.events import CandidateFact, FactType, Outcome, Role, TurnEvent, stable_id
@@ -17,6 +17,7 @@ from memgate.stages.extract import (
     RuleExtractor,
     parse_event_date,
 )
+from memgate.stages.references import CHANGE_FRAME
 from tests.unit.stages.extract_cases import CASES, Expect
 
 # A Wednesday afternoon; every relative date in the table resolves against it.
@@ -351,10 +352,18 @@ _WORDS = st.sampled_from(_VOCAB.split())
 
 def _check(out: list[CandidateFact], t: TurnEvent) -> None:
     assert len(out) <= MAX_FACTS_PER_TURN
+    frames = 0
     for i, f in enumerate(out):
         assert isinstance(f, CandidateFact)
         CandidateFact.model_validate(f.model_dump())  # round-trips as a valid event
-        assert f.candidate_id == stable_id(t.tenant_id, t.turn_id, str(i))
+        if f.rationale == CHANGE_FRAME:
+            # the change sentences the rules read nothing else from come last, numbered
+            # on their own (memgate.stages.references.change_frames)
+            assert f.candidate_id == stable_id(t.tenant_id, t.turn_id, "change", str(frames))
+            frames += 1
+        else:
+            assert not frames, "a rule candidate after a change frame"
+            assert f.candidate_id == stable_id(t.tenant_id, t.turn_id, str(i))
         assert f.object == f.object.strip() and 0 < len(f.object) <= 300
         assert _PREDICATE_RE.match(f.predicate), f.predicate
         assert f.multi_valued == (f.predicate in MULTI_VALUED_PREDICATES)
@@ -374,6 +383,7 @@ def test_never_raises_on_arbitrary_text(text: str) -> None:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(words=st.lists(_WORDS, max_size=40))
+@example(words=["from", "i'm", "to", "switched"])  # a change frame (found by hypothesis)
 def test_never_raises_on_wordy_text(words: list[str]) -> None:
     t = turn(" ".join(words))
     _check(EX.extract(t), t)
