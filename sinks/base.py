@@ -1,4 +1,4 @@
-"""What the stores share: reciprocal rank fusion.
+"""What the stores share: reciprocal rank fusion and the hits built from it.
 
 The interfaces the stores implement (:class:`~memgate.core.stores.RetrievalStore`,
 :class:`~memgate.core.stores.AuditStore`) live in :mod:`memgate.core.stores`,
@@ -7,14 +7,17 @@ below the stages that read through them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from memgate.core.events import StoredFact
+from memgate.core.stores import SearchHit
 
 RRF_K = 60
 
+Fused = list[tuple[str, float, list[int | None]]]
 
-def rrf_fuse(
-    rankings: Sequence[Sequence[str]], *, k: int = RRF_K
-) -> list[tuple[str, float, list[int | None]]]:
+
+def rrf_fuse(rankings: Sequence[Sequence[str]], *, k: int = RRF_K) -> Fused:
     """Reciprocal rank fusion: score(d) = sum over rankings of 1 / (k + rank), rank from 1.
 
     Returns (id, score, [rank in each ranking or None]) best first; ties broken
@@ -33,3 +36,25 @@ def rrf_fuse(
         ((d, s, ranks[d]) for d, s in scores.items()),
         key=lambda x: (-x[1], min(r for r in x[2] if r is not None), x[0]),
     )
+
+
+def fused_hits(
+    fused: Fused, facts: Mapping[str, StoredFact], sims: Mapping[str, float]
+) -> list[SearchHit]:
+    """The search hits of a fused ranking, in its order, with both ranks and the cosine.
+
+    ``fused`` comes from a lexical and a dense ranking (in that order); an id
+    missing from ``facts`` (deleted or changed between the ranking and the
+    fetch) is left out rather than failing the search.
+    """
+    return [
+        SearchHit(
+            fact=facts[fid],
+            score=score,
+            bm25_rank=ranks[0],
+            vector_rank=ranks[1],
+            vector_score=sims.get(fid),
+        )
+        for fid, score, ranks in fused
+        if fid in facts
+    ]

@@ -77,7 +77,7 @@ from memgate.core.text import MAX_QUERY_TERMS, query_terms
 from memgate.core.timings import phase
 from memgate.sinks import embedded_erasure as erasure
 from memgate.sinks import embedded_usage as usage_sql
-from memgate.sinks.base import RRF_K, rrf_fuse
+from memgate.sinks.base import RRF_K, fused_hits, rrf_fuse
 from memgate.sinks.embedded_rows import RowCache
 
 __all__ = ["MAX_QUERY_TERMS", "SCHEMA_VERSION", "EmbeddedIndex", "fts_query"]
@@ -651,16 +651,7 @@ class EmbeddedIndex(Closing):
                 fused = rrf_fuse([lexical, list(sims)], k=RRF_K)[: query.k]
             with phase("fetch"):
                 facts = self._facts_by_id(conn, [fid for fid, _, _ in fused])
-                return [
-                    SearchHit(
-                        fact=facts[fid],
-                        score=score,
-                        bm25_rank=ranks[0],
-                        vector_rank=ranks[1],
-                        vector_score=sims.get(fid),
-                    )
-                    for fid, score, ranks in fused
-                ]
+                return fused_hits(fused, facts, sims)
 
     def list_facts(
         self, tenant_id: str, user_id: str, *, include_inactive: bool = False

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from memgate.core.events import StoredFact
 from memgate.core.stores import SearchHit, SearchQuery
 from memgate.core.timings import phase, server_time
-from memgate.sinks.base import RRF_K, rrf_fuse
+from memgate.sinks.base import RRF_K, fused_hits, rrf_fuse
 from memgate.sinks.opensearch_mapping import (
     MAX_WINDOW,
     RETRIEVAL_VECTOR_FIELD,
@@ -187,14 +187,4 @@ class OpenSearchSearch:
             else:
                 found = self._msearch(fetch, "search")
             facts = {h["_id"]: self._fact(h) for r in found for h in r["hits"]["hits"]}
-            return [
-                SearchHit(
-                    fact=facts[fid],
-                    score=score,
-                    bm25_rank=ranks[0],
-                    vector_rank=ranks[1],
-                    vector_score=sims.get(fid),
-                )
-                for fid, score, ranks in fused
-                if fid in facts  # deleted or changed between the two requests
-            ]
+            return fused_hits(fused, facts, sims)
