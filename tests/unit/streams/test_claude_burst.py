@@ -68,6 +68,7 @@ class Run:
     metrics: Metrics
     sleeps: list[float]
     requests: int
+    sent: str  # the text of every message the stand-in was sent
 
 
 def _turns() -> list[TurnEvent]:
@@ -99,8 +100,9 @@ def _run(tmp: Path, turns: list[TurnEvent], script: BurstScript) -> Run:
         client.close()
         assert api.violations == [], api.violations
         requests = len(api.requests)
+        sent = "\n".join(m["content"] for b in api.bodies for m in b["messages"])
     audit.close()
-    return Run(index, s.audit_path, metrics, sleeps, requests)
+    return Run(index, s.audit_path, metrics, sleeps, requests, sent)
 
 
 @pytest.fixture(scope="module")
@@ -164,9 +166,10 @@ def test_the_faulted_run_holds_the_reference_facts_and_the_designed_outcomes(
 
 
 def test_the_sensitive_turns_were_sent_masked(scenario: tuple[Any, ...]) -> None:
-    turns, faulted, *_ = scenario
+    turns, faulted, got, *_ = scenario
     zoe = [t.turn_id for t in turns if t.user_id == "zoe"]
     assert set(zoe) <= set(faulted.order)  # each was asked about (the stand-in checked it)
+    assert "[EMAIL]" in got.sent and "[API_KEY]" in got.sent and "[PHONE]" in got.sent
 
 
 def test_the_comparison_fails_against_the_correct_answer_throughout(
