@@ -22,6 +22,7 @@ from memgate.core.settings import load_settings
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.sinks.opensearch import OpenSearchStore
+from memgate.stages.extract import Extractor
 from memgate.streams.runner import InProcessRunner
 from tests.integration.conftest import SERVICES
 from tests.integration.test_pipeline_int import _records
@@ -50,12 +51,16 @@ def service(cmd: str, name: str) -> None:
     assert proc.returncode == 0, f"services.sh {cmd} {name} failed:\n{proc.stderr[-3000:]}"
 
 
+def metrics_page(port: str) -> str:
+    """A worker's /metrics page."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        return str(r.read().decode())
+
+
 def metric(port: str, name: str) -> float:
     """The sum of every series of one metric on a worker's /metrics (0 when absent)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-        text = r.read().decode()
     total = 0.0
-    for line in text.splitlines():
+    for line in metrics_page(port).splitlines():
         if line.startswith(name) and line[len(name) : len(name) + 1] in ("{", " "):
             total += float(line.rsplit(" ", 1)[1])
     return total
@@ -79,19 +84,21 @@ def reconcile(
     *,
     case: str = "",
     drained_s: float | None = None,
+    extractor: Extractor | None = None,
     **figures: object,
 ) -> None:
     """Assert the streaming result equals the in-process one and the journal is complete.
 
     With ``case``, the figures (turns, facts, lost, duplicated, time to drain and the
-    caller's own) go to :func:`report` first."""
+    caller's own) go to :func:`report` first. ``extractor``: the reference run's (by
+    default the one the settings name, the offline one)."""
     from memgate.backends import build_pipeline
 
     ref_settings = load_settings(data_dir=ref_dir)
     ref_settings.data_dir.mkdir(parents=True)
     ref = EmbeddedIndex(ref_settings.retrieval_path, dim=embedder.dim)
     ref_audit = ClickHouseAudit.embedded(ref_settings.audit_path)
-    InProcessRunner(build_pipeline(ref_settings, embedder), ref, ref_audit).run(turns)
+    InProcessRunner(build_pipeline(ref_settings, embedder, extractor), ref, ref_audit).run(turns)
     ref_audit.close()
     tenants_users = {(t.tenant_id, t.user_id) for t in turns}
     problems: list[str] = []

@@ -9,10 +9,12 @@ shape) and answers a violation with HTTP 400 in the API's error shape, recording
 it in :attr:`AnthropicStandIn.violations`. Every request is recorded
 (:attr:`AnthropicStandIn.requests`: method, path, headers, parsed body). Answers
 come from a scripted queue (:meth:`AnthropicStandIn.enqueue`) built with the
-reply helpers below; an empty queue answers a valid ``record_facts`` call with
-no facts (the common outcome). Besides answers in the API's shape it can fail the
-way networks and proxies do: :func:`connection_reset` closes the connection
-without an answer, :func:`malformed_payload` sends a body that is not a message
+reply helpers below, or, when given, from ``respond(body)`` (an answer chosen by
+what the request asks: a per-turn script; None leaves it to the queue); an empty
+queue answers a valid ``record_facts`` call with no facts (the common outcome).
+Besides answers in the API's shape it can fail the way networks and proxies do:
+:func:`connection_reset` closes the connection without an answer,
+:func:`malformed_payload` sends a body that is not a message
 (or not JSON), and ``delay`` holds an answer back (a client timeout). Given
 ``forbidden`` raw values or a ``scan`` function, it also records as a violation any
 request whose messages carry something unmasked.
@@ -218,8 +220,9 @@ def malformed_payload(raw: bytes = b'{"type": "message", "content": [', status: 
 
 def slow(reply: Reply, seconds: float) -> Reply:
     """``reply`` sent after ``seconds`` (longer than the client's timeout: a timeout)."""
-    return Reply(reply.status, reply.body, reply.headers, reply.echo_model, reply.action,
-                 reply.raw, seconds)
+    return Reply(
+        reply.status, reply.body, reply.headers, reply.echo_model, reply.action, reply.raw, seconds
+    )
 
 
 # -------------------------------------------------------------------- checking
@@ -343,6 +346,7 @@ class AnthropicStandIn:
         default: Reply | None = None,
         forbidden: Sequence[str] = (),
         scan: Callable[[str], Sequence[str]] | None = None,
+        respond: Callable[[Any], Reply | None] | None = None,
     ) -> None:
         # api_key: when given, any other key gets a 401 like the real API.
         # forbidden: raw values (secrets, PII of the test's turns) no request may carry;
@@ -352,6 +356,10 @@ class AnthropicStandIn:
         self.default = default
         self.forbidden = tuple(forbidden)
         self.scan = scan
+        # respond: the answer to a valid request, chosen from its parsed body (called under
+        # the stand-in's lock, so a stateful script needs no lock of its own); None: the
+        # queue's next answer, else the default
+        self.respond = respond
         self.requests: list[RecordedRequest] = []
         self.violations: list[str] = []
         self._queue: deque[Reply] = deque()
@@ -439,10 +447,14 @@ class AnthropicStandIn:
                 reply = error_reply(400, "invalid_request_error", "; ".join(problems))
             elif self.api_key is not None and credential(headers) != self.api_key:
                 reply = unauthorized()
-            elif self._queue:
-                reply = self._queue.popleft()
             else:
-                reply = self.default or tool_use_reply([])
+                chosen = self.respond(body) if self.respond is not None else None
+                if chosen is not None:
+                    reply = chosen
+                elif self._queue:
+                    reply = self._queue.popleft()
+                else:
+                    reply = self.default or tool_use_reply([])
         if reply.action is not None or reply.raw is not None:
             return reply.status, {}, reply.raw or b"", reply
         out = dict(reply.body)
