@@ -267,7 +267,7 @@ class Recall:
         ranked = self.rank(query, now=now)
         with phase("packing"):
             served = self._packed(ranked, min_relevance, token_budget, render)
-        with phase("usage"):
+        with phase("usage_record"):  # handed to the buffer; its flusher writes them
             self._count(query, served.hits, now)
         return served
 
