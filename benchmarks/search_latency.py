@@ -315,7 +315,8 @@ def table(runs: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The options (``bench_search.py`` builds its runs from the same)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--facts", type=sizes, default=[10_000], help="one count or several: 1000,10000,100000"
@@ -340,6 +341,11 @@ def main(argv: list[str] | None = None) -> int:
         help="OpenSearch: seed with the index defaults (1 s refresh, durable translog), "
         "not with refresh off",
     )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.queries < 2:
         ap.error("--queries must be at least 2 (percentiles)")
