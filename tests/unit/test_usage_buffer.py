@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,12 +15,12 @@ import pytest
 
 from memgate import Memory
 from memgate.core.errors import StoreError, TransientError
-from memgate.core.stores import FactUsage, UsageStore
+from memgate.core.stores import UsageStore
 from memgate.usage_buffer import UsageBuffer
+from tests.contracts.usage_gate import WAIT, Gate
 
 DEMO = Path(__file__).resolve().parents[2] / "memgate" / "data" / "demo.jsonl"
 AT = datetime(2026, 1, 1, tzinfo=UTC)
-WAIT = 10.0
 
 
 def demo_turns() -> list[dict[str, object]]:
@@ -34,37 +34,6 @@ def wait_until(done: Callable[[], bool], timeout: float = WAIT) -> bool:
             return False
         time.sleep(0.005)
     return True
-
-
-class Gate:
-    """The store's real ``record_usage``, behind a gate: it notes the thread that
-    called it, can hold the write until :meth:`open` (at most ``WAIT`` seconds, so
-    that code that writes inline fails the test instead of hanging it) and can fail
-    the first ``fail`` calls."""
-
-    def __init__(self, store: UsageStore, *, hold: bool = False, fail: int = 0) -> None:
-        self.real = store.record_usage
-        self.threads: list[int] = []
-        self.entered = threading.Event()
-        self.released = threading.Event()
-        if not hold:
-            self.released.set()
-        self.fail = fail
-        self.calls = 0
-        store.record_usage = self  # type: ignore[method-assign]
-
-    def __call__(self, entries: Sequence[FactUsage]) -> None:
-        self.calls += 1
-        self.threads.append(threading.get_ident())
-        self.entered.set()
-        self.released.wait(WAIT)
-        if self.fail > 0:
-            self.fail -= 1
-            raise TransientError("record usage: the store did not answer (test)")
-        self.real(entries)
-
-    def open(self) -> None:
-        self.released.set()
 
 
 @pytest.fixture
