@@ -102,7 +102,7 @@ class UsageBuffer:
                 return
             if self._since is None:
                 self._since = time.monotonic()
-            if self._closed:  # close() writes them
+            if self._closed:  # no flusher after close(): kept for flush()
                 return
             if self._thread is None:
                 self._thread = threading.Thread(
@@ -175,6 +175,7 @@ class UsageBuffer:
             self._inflight = {}
             self.flushes += 1
             self.last_error = None
+            self._retry_at = None  # the store answers again: no backoff
             self._changed.notify_all()
         return True
 
