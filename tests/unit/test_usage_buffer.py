@@ -186,7 +186,7 @@ def test_the_interval_flushes_a_buffer_that_is_not_full(tmp_path: Path) -> None:
         store = m.recall.store
         assert isinstance(store, UsageStore)
         ids = fact_ids(m)[:1]
-        buf = UsageBuffer(store, max_facts=1000, interval_s=0.05)
+        buf = UsageBuffer(store, max_facts=1000, interval_s=0.3)
         before = set(threading.enumerate())
         buf.add("acme", "alice", ids, AT)
         flusher = [t for t in set(threading.enumerate()) - before]
