@@ -31,7 +31,9 @@ demo: setup
 	$(BIN)/memgate demo
 
 # every benchmark (benchmarks/bench_*.py), then benchmarks/RESULTS.md; those that need
-# Kafka or OpenSearch write "not run: service unreachable" when the service is not there
+# Kafka or OpenSearch write "not run: service unreachable" when the service is not there.
+# bench_search.py: search latency on the embedded store at 1k and 10k facts, and on
+# OpenSearch at the same sizes when MEMGATE_OPENSEARCH_URL is set
 bench: setup
 	rm -f benchmarks/results/*.json
 	cd benchmarks && for b in bench_*.py; do ../$(BIN)/python $$b || exit 1; done

@@ -34,8 +34,17 @@ def _locomo_dev() -> Path:
         raise SystemExit(f"benchmark not run: {exc}") from None
 
 
-#: the LoCoMo dev file, read where it is (never copied into the repository)
-LOCOMO = _locomo_dev()
+def __getattr__(name: str) -> Any:
+    """``LOCOMO``: the LoCoMo dev file, read where it is (never copied into the repository);
+    looked up on first use, so that a benchmark that reads no turns (``bench_search.py``)
+    runs without it."""
+    if name == "LOCOMO":
+        path = _locomo_dev()
+        globals()["LOCOMO"] = path
+        return path
+    raise AttributeError(name)
+
+
 NOT_RUN = "not run: service unreachable"
 
 
@@ -109,8 +118,10 @@ def reachable(hostport: str, timeout: float = 1.0) -> bool:
 
 
 def write(name: str, rows: list[dict[str, Any]]) -> Path:
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"{name}.json"
+    """``results/<name>.json`` (``MEMGATE_BENCH_RESULTS``: another folder, for the tests)."""
+    out = Path(os.environ.get("MEMGATE_BENCH_RESULTS") or RESULTS)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.json"
     cmd = command()
     for r in rows:
         r.setdefault("command", cmd)

@@ -15,8 +15,11 @@ free port of this machine, one httpx client, keep-alive), after ``--warmup`` of 
 Each library search is recorded (:func:`memgate.core.timings.recording`): p50 and
 p99 per phase (``embedding``: the query vector; ``lexical``, ``dense``: the two
 retrievers; ``retrieve``: OpenSearch's one ``_msearch`` round trip for both;
-``fusion``; ``fetch``: loading the fused facts; ``usage``: reading and recording
-served counts; ``packing``: decay, relevance floor and token packing) and, on
+``fusion``; ``fetch``: loading the fused facts; ``usage``: reading the served
+counts; ``packing``: decay, relevance floor and token packing; ``usage_record``:
+counting the served facts into the usage buffer, whose flusher writes them in the
+background: ``usage_writes`` says how many batches it wrote during the library
+searches) and, on
 OpenSearch, of the ``took`` the server reported for BM25 and k-NN (inside
 ``retrieve``). A phase a search did not run counts 0 for it.
 
@@ -150,7 +153,7 @@ def seed(
 
 def summary(ms: list[float]) -> dict[str, float]:
     q = statistics.quantiles(ms, n=100, method="inclusive")
-    return {"p50_ms": round(q[49], 2), "p99_ms": round(q[98], 2),
+    return {"p50_ms": round(q[49], 2), "p99_ms": round(q[98], 2), "max_ms": round(max(ms), 2),
             "mean_ms": round(statistics.fmean(ms), 2), "n": len(ms)}  # fmt: skip
 
 
@@ -251,9 +254,16 @@ def run(
         # draws from the 8 QUERIES): the cache's hits and misses (warmup included)
         embedder = memory.recall.embedder
         cache = {n: getattr(embedder, f"cache_{n}", None) for n in ("hits", "misses")}
+        buffer = memory.recall.usage
+        writes = (
+            {"flushes": buffer.flushes, "failures": getattr(buffer, "failures", 0)}
+            if buffer
+            else {}
+        )
         out["library"] = summary(lib) | {
             "mean_hits": round(hits / len(lib), 2),
             "embedding_cache": cache,
+            "usage_writes": writes,
             "phases": by_phase(phases),
             "server": by_phase(server) if any(server) else {},
             "unaccounted": summary(
@@ -284,6 +294,7 @@ def table(runs: list[dict[str, Any]]) -> str:
     rows = ["| phase | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     names = list(dict.fromkeys(
         ["embedding", "lexical", "dense", "retrieve", "fusion", "fetch", "usage", "packing",
+         "usage_record",
          *(n for r in runs for n in r["library"]["phases"])]
     ))  # fmt: skip
 
@@ -304,7 +315,8 @@ def table(runs: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The options (``bench_search.py`` builds its runs from the same)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--facts", type=sizes, default=[10_000], help="one count or several: 1000,10000,100000"
@@ -329,6 +341,11 @@ def main(argv: list[str] | None = None) -> int:
         help="OpenSearch: seed with the index defaults (1 s refresh, durable translog), "
         "not with refresh off",
     )
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.queries < 2:
         ap.error("--queries must be at least 2 (percentiles)")

@@ -8,7 +8,8 @@ re-ranked (:meth:`Recall.search`). :meth:`Recall.serve` then drops the hits
 whose *relevance* is under a floor, packs the best under a token budget
 counted by a real tokenizer (:mod:`memgate.core.tokens`), counts the search
 in the metrics and records the served facts' usage in batches
-(:class:`UsageBuffer`).
+(:class:`~memgate.usage_buffer.UsageBuffer`, which writes them in the
+background).
 
 **Relevance** is the cosine similarity, in [-1, 1], between the query's
 vector and the fact's retrieval vector (statement and context), as the
@@ -25,8 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +44,7 @@ from memgate.core.timings import phase
 from memgate.core.tokens import TokenCounter, token_counter
 from memgate.sinks.base import RRF_K
 from memgate.streams.metrics import Metrics
+from memgate.usage_buffer import UsageBuffer
 
 DAY = 86400.0
 #: Most results one search returns (the bound of :attr:`SearchQuery.k`).
@@ -76,6 +76,7 @@ def query_problem(text: str) -> str | None:
     if len(text) > MAX_QUERY_CHARS:
         return f"is {len(text):,} characters long; at most {MAX_QUERY_CHARS:,}"
     return None
+
 
 def _decay_data() -> dict[str, Any]:
     raw = (resources.files("memgate") / "data" / "decay.json").read_text("utf-8")
@@ -177,76 +178,6 @@ class Served:
         return sum(self.tokens)
 
 
-class UsageBuffer:
-    """Served facts' usage, written to the store in batches, never once per search.
-
-    Counts add up in memory per fact; :meth:`flush` writes them in one call of
-    :meth:`UsageStore.record_usage`. It is called when ``max_facts`` facts are
-    pending, when ``interval_s`` passed since the first pending entry (checked
-    at each :meth:`add`), and on close. A failed flush keeps the entries for
-    the next one. Thread-safe.
-    """
-
-    def __init__(
-        self, store: UsageStore, *, max_facts: int = 256, interval_s: float = 30.0
-    ) -> None:
-        self.store = store
-        self.max_facts = max_facts
-        self.interval_s = interval_s
-        self.flushes = 0
-        self._pending: dict[tuple[str, str, str], tuple[int, datetime]] = {}
-        self._since: float | None = None
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._pending)
-
-    def add(self, tenant_id: str, user_id: str, fact_ids: list[str], at: datetime) -> None:
-        with self._lock:
-            for fid in fact_ids:
-                n, last = self._pending.get((tenant_id, user_id, fid), (0, at))
-                self._pending[(tenant_id, user_id, fid)] = (n + 1, max(last, at))
-            if self._since is None and self._pending:
-                self._since = time.monotonic()
-            due = len(self._pending) >= self.max_facts or (
-                self._since is not None and time.monotonic() - self._since >= self.interval_s
-            )
-        if due:
-            self.flush()
-
-    def flush(self) -> None:
-        with self._lock:
-            pending, self._pending, self._since = self._pending, {}, None
-        if not pending:
-            return
-        entries = [
-            FactUsage(tenant_id=t, user_id=u, fact_id=f, served_count=n, last_served=at)
-            for (t, u, f), (n, at) in pending.items()
-        ]
-        try:
-            self.store.record_usage(entries)
-        except BaseException:
-            with self._lock:  # keep them for the next flush
-                for (t, u, f), (n, at) in pending.items():
-                    m, last = self._pending.get((t, u, f), (0, at))
-                    self._pending[(t, u, f)] = (n + m, max(at, last))
-                self._since = self._since or time.monotonic()
-            raise
-        self.flushes += 1
-
-    def pending(self, tenant_id: str, user_id: str, fact_id: str) -> tuple[int, datetime] | None:
-        """What is buffered for one fact and not yet written."""
-        with self._lock:
-            return self._pending.get((tenant_id, user_id, fact_id))
-
-    def drop(self, tenant_id: str, user_id: str, fact_id: str | None = None) -> None:
-        """Forget what is buffered for a user (or one fact): it was deleted."""
-        with self._lock:
-            for key in [k for k in self._pending if k[:2] == (tenant_id, user_id)]:
-                if fact_id is None or key[2] == fact_id:
-                    del self._pending[key]
-
-
 def _cosine(a: np.ndarray, b: list[float]) -> float:
     v = np.asarray(b, dtype=np.float32)
     den = float(np.linalg.norm(a) * np.linalg.norm(v))
@@ -336,7 +267,7 @@ class Recall:
         ranked = self.rank(query, now=now)
         with phase("packing"):
             served = self._packed(ranked, min_relevance, token_budget, render)
-        with phase("usage"):
+        with phase("usage_record"):  # handed to the buffer; its flusher writes them
             self._count(query, served.hits, now)
         return served
 

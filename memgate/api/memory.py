@@ -32,9 +32,10 @@ from memgate.core.errors import InvalidRequest, MemgateError
 from memgate.core.events import FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import SearchQuery, UsageStore
-from memgate.recall import Recall, UsageBuffer, tenant_decay
+from memgate.recall import Recall, tenant_decay
 from memgate.runtime import Runtime
 from memgate.streams.metrics import Metrics
+from memgate.usage_buffer import UsageBuffer
 
 if TYPE_CHECKING:
     from memgate.lifecycle import ConsolidateResult
@@ -101,14 +102,15 @@ class Memory(Closing):
             return
         self._closed = True
         try:
-            if self._usage is not None:
-                self._usage.flush()
+            if self._usage is not None:  # its flusher stopped, what is left written
+                self._usage.close()
         finally:
             if self._owns:
                 self._rt.close()
 
     def flush(self) -> None:
-        """Write the buffered usage counts now."""
+        """Write the buffered usage counts now (searches hand them to a background
+        flusher; this waits for its write in flight and writes the rest)."""
         if self._usage is not None:
             self._usage.flush()
 

@@ -9,7 +9,9 @@ A search records nothing unless the caller asks, with :func:`recording`::
 The recorder is held in a context variable, so no signature between the
 library, the read path and the stores changes, and each layer marks its own
 phases with :func:`phase` (the store: ``lexical``, ``dense``, ``fusion``,
-``fetch``; the read path: ``embedding``, ``usage``, ``packing``). Without a
+``fetch``; the read path: ``embedding``, ``usage`` (reading the served
+counts), ``packing``, ``usage_record`` (counting the served facts into the
+usage buffer, whose writes run in the background)). Without a
 recorder :func:`phase` returns one shared no-op context manager: a context
 variable lookup is all it costs.
 

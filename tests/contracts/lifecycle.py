@@ -26,12 +26,13 @@ from memgate.core.settings import Settings
 from memgate.core.stores import ErasableRetrieval, FactUsage, SearchQuery, UsageStore
 from memgate.core.tenant_policy import DecayOverride, RetentionPolicy, TenantPolicy
 from memgate.lifecycle import consolidate_user
-from memgate.recall import DecayPolicy, Recall, UsageBuffer
+from memgate.recall import DecayPolicy, Recall
 from memgate.receipts import erase_user_facts
 from memgate.replay import replay
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.stages.consolidate import LIFECYCLE, LifecyclePlan
 from memgate.streams.runner import InProcessRunner
+from memgate.usage_buffer import UsageBuffer
 
 from .retrieval import DIM, T0, UsageStoreContract, embed
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,7 +58,13 @@ def test_usage_flushes_when_the_buffer_is_full_and_on_close(tmp_path: Path) -> N
     with Memory(data_dir=tmp_path, embedder="hashing", usage_flush_facts=2) as m:
         m.add(demo_turns())
         hits = m.search("deploy", "acme", "alice", min_score=-1, k=2).hits
-        assert len(hits) == 2 and m.recall.usage is not None and m.recall.usage.flushes == 1
+        usage = m.recall.usage
+        assert len(hits) == 2 and usage is not None
+        # the background flusher writes the full buffer (no flush() called here)
+        deadline = time.monotonic() + 10
+        while usage.flushes == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert usage.flushes == 1
         m.search("editor", "acme", "alice", min_score=-1, k=1)
         assert m.recall.usage.flushes == 1 and len(m.recall.usage) == 1
     with Memory(data_dir=tmp_path, embedder="hashing") as m2:

@@ -16,7 +16,7 @@ from memgate.core.timings import active, phase, recording, server_time
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 STORE_PHASES = {"lexical", "dense", "fusion", "fetch"}
-READ_PATH_PHASES = {"embedding", "usage", "packing"}
+READ_PATH_PHASES = {"embedding", "usage", "packing", "usage_record"}
 
 
 def fact(i: int, value: str, topic: str) -> StoredFact:

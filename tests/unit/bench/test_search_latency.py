@@ -11,7 +11,7 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "search_latency.py"
 ONE_SIZE_KEYS = {"facts", "users", "k", "embedder", "backend", "seed_s", "library", "http"}
 FIGURES = {"p50_ms", "p99_ms", "mean_ms", "n"}
-PHASES = {"embedding", "lexical", "dense", "fusion", "fetch", "usage", "packing"}
+PHASES = {"embedding", "lexical", "dense", "fusion", "fetch", "usage", "packing", "usage_record"}
 
 
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
