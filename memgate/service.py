@@ -56,7 +56,7 @@ from memgate.api import (
 )
 from memgate.apikeys import ApiKey, KeyStore
 from memgate.asgi import BackgroundServer, run
-from memgate.core.errors import ConfigError
+from memgate.core.errors import AuthenticationError, ConfigError
 from memgate.core.events import FactType
 from memgate.recall import MAX_K, MAX_QUERY_CHARS
 from memgate.streams.health import Readiness
@@ -150,7 +150,7 @@ def _memgate_problem(request: Request, exc: Exception) -> Response:
         return problem(404, "fact-not-found", "Fact not found", str(exc))
     if isinstance(exc, InvalidRequest):
         return problem(422, "invalid-request", "Invalid request", str(exc))
-    if isinstance(exc, ConfigError):
+    if isinstance(exc, ConfigError | AuthenticationError):  # a store refused memgate's login
         return problem(503, "unavailable", "Service unavailable", str(exc))
     return _unexpected(exc, request.scope)
 

@@ -52,8 +52,15 @@ from memgate.core.errors import (
 )
 from memgate.core.events import FactStatus, StoredFact
 from memgate.core.retry import Backoff, retry_call
+from memgate.core.settings import mask_secrets
 from memgate.core.stores import SUBJECT_SCAN_LIMIT
 from memgate.core.text import MAX_QUERY_TERMS
+from memgate.sinks.opensearch_client import (
+    connection_reason,
+    opensearch_client,
+    refusal,
+    tls_refusal,
+)
 from memgate.sinks.opensearch_erasure import OpenSearchErasure
 from memgate.sinks.opensearch_mapping import (
     _INDEX_RE,
@@ -106,6 +113,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+
 class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
     """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
@@ -122,6 +130,8 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
     * ``shards``, ``replicas``: of the index that :meth:`ensure_index` creates.
     * ``close_client``: :meth:`close` also closes the client
       (:meth:`from_settings` sets it, since it made the client).
+    * ``url``, ``username``: named in the error of a refused login or permission and of
+      a failed TLS handshake (:meth:`from_settings` passes them; the URL's password masked).
     """
 
     def __init__(
@@ -136,6 +146,8 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
         shards: int = 1,
         replicas: int = 0,
         close_client: bool = False,
+        url: str | None = None,
+        username: str | None = None,
     ) -> None:
         if dim <= 0:
             raise ConfigError(f"OpenSearchStore dim must be positive, got {dim}")
@@ -158,6 +170,9 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
         self.shards = shards
         self.replicas = replicas
         self._close_client = close_client
+        self.url = mask_secrets(url) if url is not None else None
+        self.username = username
+        self._where = f"OpenSearch at {self.url}" if self.url else "OpenSearch"
         self._closed = False
         #: called with the operation's name on every retried attempt (the worker counts them)
         self.on_retry: Callable[[str], None] | None = None
@@ -170,12 +185,12 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
         ``retry_base_delay_s``; ``kwargs`` go to the constructor. Does not touch
         the server: call :meth:`ensure_index` once at start-up.
         """
-        from memgate.sinks.opensearch_client import opensearch_client
-
         client = opensearch_client(settings)
         kwargs.setdefault("max_retries", max(0, settings.retry_max_attempts - 1))
         kwargs.setdefault("backoff_s", settings.retry_base_delay_s)
         kwargs.setdefault("close_client", True)
+        kwargs.setdefault("url", settings.opensearch_url)
+        kwargs.setdefault("username", settings.opensearch_username)
         return cls(client, settings.opensearch_index, dim, **kwargs)
 
     # -- lifecycle -----------------------------------------------------------------
@@ -265,7 +280,10 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
             try:
                 return fn()
             except OSConnectionError as exc:
-                raise _Retryable(f"connection error: {exc}") from exc
+                refused = tls_refusal(exc, self._where, self.url or "")
+                if refused is not None:  # retrying cannot help
+                    raise refused from None
+                raise _Retryable(connection_reason(exc, self._where, self.url or "")) from exc
             except TransportError as exc:
                 if not _transient_status(exc.status_code):
                     raise self._mapped(what, exc) from exc
@@ -278,19 +296,28 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
                 self.on_retry(what)
 
         try:
-            return retry_call(once, attempts=attempts, backoff=self._backoff, on_retry=warn,
-                              retryable=lambda exc: isinstance(exc, _Retryable))
+            return retry_call(
+                once,
+                attempts=attempts,
+                backoff=self._backoff,
+                on_retry=warn,
+                retryable=lambda exc: isinstance(exc, _Retryable),
+            )
         except _Retryable as exc:
             warn(attempts, exc)
             raise TransientError(
                 f"OpenSearch {what} on index {self.index} still failing after {attempts} "
-                f"attempts: {exc}", retry_after=self._backoff.delay(attempts)
+                f"attempts: {exc}",
+                retry_after=self._backoff.delay(attempts),
             ) from None
 
     def _mapped(self, what: str, exc: Any) -> Exception:
         status = exc.status_code
         reason = _exc_reason(exc)
-        if status == 401 or exc.error == "security_exception":
+        refused = refusal(status, reason, what, self.index, self._where, self.username)
+        if refused is not None:
+            return refused
+        if exc.error == "security_exception":
             return ConfigError(
                 f"OpenSearch refused {what} on index {self.index} (HTTP {status}: {reason}); "
                 "check opensearch_username / opensearch_password and the user's permissions"

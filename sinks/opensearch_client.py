@@ -1,22 +1,29 @@
 """The OpenSearch client of :meth:`memgate.sinks.opensearch.OpenSearchStore.from_settings`:
-URL, basic-auth login and TLS (``opensearch_verify_certs``, ``opensearch_ca_certs``)."""
+URL, basic-auth login and TLS (``opensearch_verify_certs``, ``opensearch_ca_certs``), and the
+one-line errors of a node that refuses the client: a login or a permission refused (HTTP
+401/403), a certificate not trusted, TLS spoken to a plain port or plain HTTP to a TLS one."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgate.core.errors import ConfigError, MissingExtra
+from memgate.core.errors import AuthenticationError, ConfigError, MissingExtra
 from memgate.core.transports import pem_file
 
 try:
     from opensearchpy import OpenSearch
+    from opensearchpy.exceptions import ConnectionError as OSConnectionError
+    from opensearchpy.exceptions import SSLError
 except ImportError as exc:
     raise MissingExtra("opensearch", "the OpenSearch retrieval store", exc.name) from exc
 
 if TYPE_CHECKING:
     from memgate.core.settings import Settings
 
-__all__ = ["opensearch_client", "opensearch_client_kwargs"]
+__all__ = [
+    "connection_reason", "opensearch_client", "opensearch_client_kwargs", "refusal",
+    "tls_refusal",
+]  # fmt: skip
 
 
 def opensearch_client_kwargs(settings: Settings) -> dict[str, Any]:
@@ -46,3 +53,65 @@ def opensearch_client_kwargs(settings: Settings) -> dict[str, Any]:
 
 def opensearch_client(settings: Settings) -> OpenSearch:
     return OpenSearch(**opensearch_client_kwargs(settings))
+
+
+def refusal(
+    status: int, reason: str, what: str, index: str, where: str, username: str | None
+) -> AuthenticationError | None:
+    """The error of a login (401) or a permission (403) that the node refused; else None.
+
+    ``where`` names the node (``OpenSearch at https://...``, its password masked); ``reason``
+    is the node's (it names the user and the action, never a password).
+    """
+    if status == 401 and username is None:
+        return AuthenticationError(
+            f"{where} requires a login (HTTP 401): set MEMGATE_OPENSEARCH_USERNAME and "
+            "MEMGATE_OPENSEARCH_PASSWORD"
+        )
+    if status == 401:
+        return AuthenticationError(
+            f"{where} refused the login of user {username!r} (HTTP 401): check "
+            "MEMGATE_OPENSEARCH_USERNAME and MEMGATE_OPENSEARCH_PASSWORD"
+        )
+    if status == 403:
+        who = f"user {username!r}" if username else "a client without a login"
+        detail = f"HTTP 403: {reason}" if reason else "HTTP 403"
+        return AuthenticationError(
+            f"{where} does not allow {who} to {what} on index {index} ({detail}): point "
+            "MEMGATE_OPENSEARCH_INDEX at an index the user's role covers (memgate-* in "
+            "deploy/compose.yaml) or grant the role this index"
+        )
+    return None
+
+
+def tls_refusal(exc: OSConnectionError, where: str, url: str) -> ConfigError | None:
+    """The error of a TLS handshake that cannot succeed by retrying; else None."""
+    if not isinstance(exc, SSLError):
+        return None
+    text = str(exc)
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        why = text.split("certificate verify failed: ", 1)[-1].split(" (_ssl", 1)[0]
+        return ConfigError(
+            f"{where} presented a certificate this client does not trust ({why}): set "
+            "MEMGATE_OPENSEARCH_CA_CERTS to the CA that signed it and connect by a host name "
+            "the certificate names"
+        )
+    plain = " (it answers in plain HTTP?)" if "WRONG_VERSION_NUMBER" in text else ""
+    return ConfigError(
+        f"TLS with {where} failed{plain}: check that MEMGATE_OPENSEARCH_URL ({url}) names "
+        "its HTTPS port, or use http:// for a node without TLS"
+    )
+
+
+def connection_reason(exc: OSConnectionError, where: str, url: str) -> str:
+    """Why a request got no answer, as one line (retried: the node may be restarting)."""
+    text = str(exc)
+    if "RemoteDisconnected" in text or "Connection aborted" in text:
+        hint = ""
+        if url.lower().startswith("http://"):
+            hint = (
+                ": if it serves HTTPS (a TLS port drops plain HTTP), use https:// in "
+                "MEMGATE_OPENSEARCH_URL"
+            )
+        return f"{where} closed the connection without an answer{hint}"
+    return f"connection error: {text}"

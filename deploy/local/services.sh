@@ -722,4 +722,5 @@ main() {
   esac
 }
 
-main "$@"
+# run when executed; when sourced (deploy/local/opensearch/secure-node.sh), only define the functions
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

@@ -5,12 +5,20 @@
 # with the image's entrypoint. The security index takes these files on its first start only
 # (plugins.security.allow_default_init_securityindex); to change a password later, use the
 # security REST API or securityadmin.sh.
+#
+# Also run by deploy/local/opensearch/secure-node.sh (an embedded node with the plugin's jars,
+# no Docker) with:
+#   OPENSEARCH_HOME             the layout holding plugins/opensearch-security/tools/hash.sh and
+#                               lib/ (default /usr/share/opensearch, the image's)
+#   OPENSEARCH_SECURITY_CONFIG  the folder of the security plugin's *.yml files (default
+#                               $OPENSEARCH_HOME/config/opensearch-security)
+#   OPENSEARCH_CONFIGURE_ONLY=1 write the files and stop (the caller starts the node)
 set -euo pipefail
 
 : "${OPENSEARCH_ADMIN_PASSWORD:?set OPENSEARCH_ADMIN_PASSWORD}"
 : "${OPENSEARCH_MEMGATE_PASSWORD:?set OPENSEARCH_MEMGATE_PASSWORD}"
-HOME_DIR=/usr/share/opensearch
-SEC=$HOME_DIR/config/opensearch-security
+HOME_DIR=${OPENSEARCH_HOME:-/usr/share/opensearch}
+SEC=${OPENSEARCH_SECURITY_CONFIG:-$HOME_DIR/config/opensearch-security}
 HASH=$HOME_DIR/plugins/opensearch-security/tools/hash.sh
 
 bcrypt() {  # the hash of $1 (hash.sh prints warnings before it)
@@ -60,4 +68,5 @@ memgate:
 YML
 fi
 
+if [[ ${OPENSEARCH_CONFIGURE_ONLY:-0} == 1 ]]; then exit 0; fi
 exec "$HOME_DIR/opensearch-docker-entrypoint.sh" opensearch

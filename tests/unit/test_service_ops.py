@@ -14,6 +14,7 @@ import pytest
 
 from memgate import Memory
 from memgate.apikeys import KeyStore
+from memgate.core.errors import AuthenticationError
 from memgate.service import PROBLEM_JSON, UNMATCHED, BackgroundServer, create_app
 from memgate.streams.kafka_probe import KafkaNotAnswering, probe_kafka
 from tests.unit.netfaults import Silent, closed_port
@@ -150,3 +151,27 @@ def test_refusals_before_routing_and_server_errors_keep_their_route(tmp_path: Pa
                   status="4xx") == 1  # fmt: skip
     assert sample(memory, "memgate_http_requests_total", route=search, method="POST",
                   status="5xx") == 1  # fmt: skip
+
+
+def test_a_store_refusing_the_login_is_a_503_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OpenSearch that refuses memgate's login (AuthenticationError, like a wrong setting)
+    is the deployment's problem: 503 with the one line, not an anonymous 500."""
+    line = (
+        "OpenSearch at https://localhost:9200 refused the login of user 'memgate' "
+        "(HTTP 401): check MEMGATE_OPENSEARCH_USERNAME and MEMGATE_OPENSEARCH_PASSWORD"
+    )
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AuthenticationError(line)
+
+    keys = KeyStore(tmp_path / "api_keys.json")
+    key, _ = keys.create("acme")
+    memory = Memory(data_dir=tmp_path / "data", embedder="hashing")
+    monkeypatch.setattr(memory, "search", refused)
+    with memory, BackgroundServer(create_app(memory, keys)) as server:
+        r = httpx.post(server.url + "/v1/tenants/acme/users/u/search", json={"query": "q"},
+                       headers={"Authorization": f"Bearer {key}"}, timeout=60)  # fmt: skip
+    assert r.status_code == 503, r.text
+    assert r.json()["detail"] == line

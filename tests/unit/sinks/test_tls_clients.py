@@ -3,9 +3,12 @@ test (ssl + http.server) holding the certificate deploy/certs.sh made for the se
 each client verifies it with the configured CA (and refuses a server whose CA it was not
 given) and sends its login only over that verified connection.
 
-(The real OpenSearch security plugin and a ClickHouse server cannot run here: the local
-OpenSearch is the embedded node without the plugin and there is no ClickHouse server
-binary; deploy/compose.yaml runs both.)
+The OpenSearch store's refusals are pinned here too, each as one line without the password:
+a CA it does not trust (no retry), plain HTTP to the TLS port, TLS to a plain port, a login
+refused (401) and a permission refused (403). The real security plugin runs in
+tests/integration/test_opensearch_secure_int.py (its own node, deploy/local/opensearch/
+secure-node.sh); a ClickHouse server cannot run here (no server binary), deploy/compose.yaml
+runs one.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ from typing import Any
 import pytest
 
 from memgate.backends import open_audit
-from memgate.core.errors import ConfigError, MemgateError
+from memgate.core.errors import (
+    AuthenticationError,
+    ConfigError,
+    MemgateError,
+    TransientError,
+)
 from memgate.core.settings import load_settings
 from memgate.sinks.opensearch import OpenSearchStore
 from tests.unit.tls_certs import make_certs
@@ -43,7 +51,7 @@ def other_ca(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class TLSServer:
     """An HTTPS server on 127.0.0.1 that records what each request carried."""
 
-    def __init__(self, cert: Path, key: Path, answer: tuple[int, bytes]) -> None:
+    def __init__(self, cert: Path | None, key: Path | None, answer: tuple[int, bytes]) -> None:
         self.requests: list[dict[str, Any]] = []
         outer = self
 
@@ -61,15 +69,16 @@ class TLSServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            do_GET = do_POST = do_HEAD = _any
+            do_GET = do_POST = do_HEAD = do_PUT = _any
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ctx.load_cert_chain(str(cert), str(key))
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        if cert is not None and key is not None:  # else plain HTTP
+            ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            ctx.load_cert_chain(str(cert), str(key))
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -190,3 +199,88 @@ def test_clickhouse_refuses_a_server_signed_by_another_ca(
         "connect by a host name the certificate names"
     )
     assert clickhouse.requests == []
+
+
+def _store(tmp_path: Path, url: str, ca: Path | None, **kw: Any) -> OpenSearchStore:
+    s = load_settings(
+        data_dir=tmp_path, opensearch_url=url, opensearch_username="memgate",
+        opensearch_password=PASSWORD, opensearch_ca_certs=ca, opensearch_index="memgate-facts",
+        **kw,
+    )  # fmt: skip
+    return OpenSearchStore.from_settings(s, dim=8)
+
+
+def _refusal(store: OpenSearchStore) -> MemgateError:
+    try:
+        with pytest.raises(MemgateError) as caught:
+            store.ensure_index()
+    finally:
+        store.close()
+    assert "\n" not in str(caught.value) and PASSWORD not in str(caught.value)
+    return caught.value
+
+
+def test_opensearch_an_untrusted_certificate_is_one_config_line_without_retries(
+    tmp_path: Path, other_ca: Path, opensearch: TLSServer
+) -> None:
+    url = f"https://localhost:{opensearch.port}"
+    err = _refusal(_store(tmp_path, url, other_ca / "ca.crt"))
+    assert isinstance(err, ConfigError)
+    assert str(err) == (
+        f"OpenSearch at {url} presented a certificate this client does not trust "
+        "(unable to get local issuer certificate): set MEMGATE_OPENSEARCH_CA_CERTS to the CA "
+        "that signed it and connect by a host name the certificate names"
+    )
+    assert opensearch.requests == []
+
+
+def test_opensearch_plain_http_to_a_tls_port_says_to_use_https(
+    tmp_path: Path, opensearch: TLSServer
+) -> None:
+    url = f"http://localhost:{opensearch.port}"
+    err = _refusal(_store(tmp_path, url, None, retry_max_attempts=2, retry_base_delay_s=0.01))
+    assert isinstance(err, TransientError)  # a restarting node drops connections too
+    assert str(err).endswith(
+        f"OpenSearch at {url} closed the connection without an answer: if it serves HTTPS "
+        "(a TLS port drops plain HTTP), use https:// in MEMGATE_OPENSEARCH_URL"
+    )
+
+
+def test_opensearch_tls_to_a_plain_port_is_one_config_line(tmp_path: Path, certs: Path) -> None:
+    plain = TLSServer(None, None, (200, OS_INFO))
+    try:
+        url = f"https://localhost:{plain.port}"
+        err = _refusal(_store(tmp_path, url, certs / "ca.crt"))
+    finally:
+        plain.close()
+    assert isinstance(err, ConfigError)
+    assert str(err).startswith(f"TLS with OpenSearch at {url} failed (it answers in plain HTTP?)")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ((401, b"Unauthorized"),
+         "refused the login of user 'memgate' (HTTP 401): check MEMGATE_OPENSEARCH_USERNAME "
+         "and MEMGATE_OPENSEARCH_PASSWORD"),
+        ((403, json.dumps({"error": {"type": "security_exception",
+                                     "reason": "no permissions for [indices:admin/create]"},
+                           "status": 403}).encode()),
+         "does not allow user 'memgate' to put index template on index memgate-facts (HTTP 403:"
+         " security_exception:"
+         " no permissions for [indices:admin/create]): point MEMGATE_OPENSEARCH_INDEX at an "
+         "index the user's role covers"),
+    ],
+)  # fmt: skip
+def test_opensearch_a_refused_login_or_permission_is_one_authentication_line(
+    tmp_path: Path, certs: Path, answer: tuple[int, bytes], expected: str
+) -> None:
+    server = TLSServer(certs / "opensearch.crt", certs / "opensearch.key", answer)
+    try:
+        url = f"https://localhost:{server.port}"
+        err = _refusal(_store(tmp_path, url, certs / "ca.crt"))
+    finally:
+        server.close()
+    assert isinstance(err, AuthenticationError)
+    assert str(err).startswith(f"OpenSearch at {url} {expected}")
+    assert len(server.requests) == 1  # refused for good: not retried
