@@ -447,3 +447,64 @@ class LifecycleContract(UsageStoreContract):
             assert again.counts == {}
         finally:
             audit.close()
+
+    def test_replay_through_another_extractor_at_a_given_now(
+        self, store: UsageStore, tmp_path: Path
+    ) -> None:
+        """The journal stored by the rule extractor, replayed through the hybrid one at a
+        given ``now``: the Portuguese episode only the hybrid reads is added, recorded at
+        that ``now`` with the new extractor's version; a second apply changes nothing."""
+        texts = [
+            ("s1", "I use vim as my editor.", T0),
+            ("s2", "Nadei no rio com o meu primo no sábado.", T0 + DAY),
+        ]
+        turns = [
+            TurnEvent(tenant_id="acme", user_id="u1", session_id=sid, turn_id=f"x{i}",
+                      role=Role.USER, content=text, ts=ts)
+            for i, (sid, text, ts) in enumerate(texts)
+        ]  # fmt: skip
+        emb = ContractEmbedder()
+        rules = Settings(data_dir=tmp_path / "data", extractor="rules")
+        at = T0 + 9 * DAY
+        audit = ClickHouseAudit.embedded(tmp_path / "audit")
+        try:
+            runner = InProcessRunner(build_pipeline(rules, emb), store, audit)  # type: ignore[arg-type]
+            try:
+                runner.run(turns)
+            finally:
+                runner.close()
+            self.refresh(store)  # type: ignore[arg-type]
+            same = replay(store, audit, emb, rules, tenant="acme", now=at)  # type: ignore[arg-type]
+            assert same.counts == {}
+            shadow = replay(store, audit, emb, rules, tenant="acme", now=at, extractor="hybrid")  # type: ignore[arg-type]
+            assert shadow.counts == {"added": 1}, shadow.by_reason
+            done = replay(
+                store,
+                audit,
+                emb,
+                rules,
+                tenant="acme",
+                apply=True,
+                now=at,
+                extractor="hybrid",  # type: ignore[arg-type]
+            )
+            assert done.counts == shadow.counts
+            (c,) = done.changes
+            assert "/hybrid-" in (c.new_version or "")
+            self.refresh(store)  # type: ignore[arg-type]
+            new = store.get("acme", "u1", c.new_fact_id)  # type: ignore[attr-defined]
+            assert new.status is FactStatus.ACTIVE and new.type is FactType.EVENT
+            assert new.extractor == "hybrid" and new.recorded_at == at
+            again = replay(
+                store,
+                audit,
+                emb,
+                rules,
+                tenant="acme",
+                apply=True,
+                now=at,
+                extractor="hybrid",  # type: ignore[arg-type]
+            )
+            assert again.counts == {}
+        finally:
+            audit.close()
