@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memgate.backends import build_pipeline
 from memgate.core.events import FactStatus, FactType, Role, StoredFact, TurnEvent
@@ -30,6 +31,8 @@ from memgate.recall import DecayPolicy, Recall, UsageBuffer
 from memgate.receipts import erase_user_facts
 from memgate.replay import replay
 from memgate.sinks.audit import ClickHouseAudit
+from memgate.stages import consolidate
+from memgate.stages.activity import Activity
 from memgate.stages.consolidate import LIFECYCLE, LifecyclePlan
 from memgate.streams.runner import InProcessRunner
 
@@ -278,6 +281,45 @@ class LifecycleContract(UsageStoreContract):
             "p0", "p1", "p2", "t2",
         ]  # fmt: skip
         assert self.run(store, T0 + 9 * DAY).empty  # idempotent
+
+    def test_a_fold_of_a_former_rule_is_read_again(
+        self, store: UsageStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # a former rule folded by cosine alone (simulated: every episode read as one
+        # activity): squash and cards with Ana in one habit. The current rule takes the
+        # cards back out as episodes (unfold), the habit keeps the three squash games and
+        # their provenance only, and a second run changes nothing
+        said = [
+            ("t0", "played squash with ana on saturday"),
+            ("t1", "played cards with ana on saturday"),
+            ("t2", "played squash with ana on sunday"),
+            ("t3", "played cards with ana on sunday"),
+            ("t4", "played squash with ana on a saturday"),
+        ]
+        episodes = [
+            self.fact(
+                v, turn=t, session=f"s{i}", type=FactType.EVENT, predicate="event",
+                text=f"user event {v}", valid_from=T0 + i * DAY,
+            )
+            for i, (t, v) in enumerate(said)
+        ]  # fmt: skip
+        self.put(store, *episodes)  # type: ignore[arg-type]
+        with monkeypatch.context() as m:
+            m.setattr(consolidate, "read_activity", lambda _text: Activity("play", ""))
+            assert self.run(store, T0 + 6 * DAY).counts() == {"fold": 5}
+        plan = self.run(store, T0 + 7 * DAY)
+        assert plan.counts() == {"unfold": 2}
+        (habit,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        got = store.get("acme", "u1", habit.fact_id)  # type: ignore[attr-defined]
+        assert got.status is FactStatus.ACTIVE and got.occurrences == 3
+        assert got.source_turn_ids == ["t0", "t2", "t4"]
+        for e in episodes:
+            now = store.get("acme", "u1", e.fact_id)  # type: ignore[attr-defined]
+            if "cards" in e.value:
+                assert now.status is FactStatus.ACTIVE and now.superseded_by is None
+            else:
+                assert now.superseded_by == habit.fact_id
+        assert self.run(store, T0 + 8 * DAY).empty  # idempotent
 
     # -- retention -----------------------------------------------------------------------
 
