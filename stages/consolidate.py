@@ -317,13 +317,14 @@ class _Run:
         A fold the current rule made passes unchanged: its episodes were folded by the
         same activity test, so a second run changes nothing."""
         cfg = self.cfg
+        by_fold: dict[str, list[StoredFact]] = {}
+        for f in self.current(FactStatus.SUPERSEDED, type_=FactType.EVENT):
+            if f.superseded_by:
+                by_fold.setdefault(f.superseded_by, []).append(f)
         for habit in self.current(FactStatus.ACTIVE):
             if habit.extractor != LIFECYCLE or habit.predicate != cfg.fold_predicate:
                 continue
-            members = [
-                f for f in self.current(FactStatus.SUPERSEDED, type_=FactType.EVENT)
-                if f.superseded_by == habit.fact_id
-            ]  # fmt: skip
+            members = by_fold.get(habit.fact_id, [])
             if not members:
                 continue
             activity = read_activity(habit.value)
