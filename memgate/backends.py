@@ -11,10 +11,14 @@ from typing import TYPE_CHECKING
 
 from memgate.core.embedding import Embedder, load_embedder
 from memgate.core.errors import ConfigError
+from memgate.core.events import utcnow
 from memgate.core.settings import Settings
 from memgate.core.transports import pem_file
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
     from memgate.core.stores import AnswerCache, AuditStore, RetrievalStore
     from memgate.stages.extract import Extractor
     from memgate.streams.pipeline import Pipeline
@@ -118,8 +122,13 @@ def make_shadow(settings: Settings) -> Extractor | None:
 
 
 def build_pipeline(
-    settings: Settings, embedder: Embedder, extractor: Extractor | None = None
+    settings: Settings,
+    embedder: Embedder,
+    extractor: Extractor | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
+    """The gate of ``settings``; ``clock`` (default: the real clock) is the time every
+    stage stamps on what it decides and records (a replay passes its own instant)."""
     from memgate.keys import hmac_key
     from memgate.lifecycle import tenant_write_policy
     from memgate.stages.dedupe import Resolver
@@ -129,13 +138,15 @@ def build_pipeline(
     from memgate.streams.pipeline import ExtractStep, Pipeline, TriageStep
 
     detector = Detector()
+    now = clock or utcnow
     return Pipeline(
-        triage=TriageStep(detector=detector, hmac_key=hmac_key(settings)),
+        triage=TriageStep(detector=detector, hmac_key=hmac_key(settings), clock=now),
         extract=ExtractStep(
             extractor=extractor or make_extractor(settings),
             context_chars=settings.context_chars,
             shadow=make_shadow(settings),
             detector=detector,
+            clock=now,
         ),
         redact=Redactor(
             detector=detector,
@@ -143,10 +154,12 @@ def build_pipeline(
             tenant_regulated={
                 t: p.regulated for t, p in settings.tenant_policies.items() if p.regulated
             },
+            clock=now,
         ),
         resolve=Resolver(
             policy=preset(settings.policy).with_trusted_sources(settings.trusted_sources),
             embedder=embedder,
             tenant_policies={t: tenant_write_policy(settings, t) for t in settings.tenant_policies},
+            clock=now,
         ),
     )

@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -73,6 +73,9 @@ from memgate.receipts import ERASED_PREFIX
 from memgate.stages.consolidate import LIFECYCLE
 from memgate.stages.detectors import Detector
 from memgate.stages.redact import mask_all
+
+#: The extractors a replay can run (``--extractor``; ``anthropic`` is Claude).
+ExtractorChoice = Literal["rules", "statements", "hybrid", "anthropic"]
 
 _PLACEHOLDER = re.compile(r"\[([A-Z][A-Z_]{1,30})\]")
 #: Journal reasons that name a turn's lost flags.
@@ -253,8 +256,15 @@ def replay(
     user: str | None = None,
     apply: bool = False,
     now: datetime | None = None,
+    extractor: ExtractorChoice | None = None,
 ) -> ReplayReport:
-    """Replay the journal through the gate of ``settings``; report (and ``apply``) the diff."""
+    """Replay the journal through the gate of ``settings``; report (and ``apply``) the diff.
+
+    ``extractor`` replaces the extractor of ``settings`` for the replay (``rules``,
+    ``statements``, ``hybrid``, ``anthropic``). ``now`` (default: the current time) is the
+    replay's one clock: every stage of the scratch gate stamps it on what it decides, and
+    the applied changes carry it (``recorded_at``, ``superseded_at``, ``decided_at``,
+    history ``at``), so a replay at a given ``now`` is deterministic."""
     from memgate.backends import build_pipeline
     from memgate.sinks.embedded import EmbeddedIndex
     from memgate.streams.runner import InProcessRunner
@@ -265,10 +275,13 @@ def replay(
     changes: list[ReplayChange] = []
     writes: list[StoredFact] = []
     at = now or utcnow()
+    if extractor is not None:
+        settings = settings.model_copy(update={"extractor": extractor})
     with tempfile.TemporaryDirectory(prefix="memgate-replay-") as tmp:
         index = EmbeddedIndex(Path(tmp) / "replay.sqlite3", dim=embedder.dim)
         try:
-            runner = InProcessRunner(build_pipeline(settings, embedder), index, scratch)
+            gate = build_pipeline(settings, embedder, clock=lambda: at)
+            runner = InProcessRunner(gate, index, scratch)
             try:
                 runner.run(turns)
             finally:

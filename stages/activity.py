@@ -1,7 +1,7 @@
 """What an episode is an episode of: the activity reader of the fold (issue 12, item 2).
 
 Two readings of one statement, from the word lists of ``memgate/data/activities.json``
-(en de fr es; classes of words, never phrasings):
+(en de fr es pt; classes of words, never phrasings):
 
 * :func:`read_activity`: the activity an episode's statement says, as an
   :class:`Activity` (its family and, for a light verb, the head of its object or
@@ -13,20 +13,23 @@ Two readings of one statement, from the word lists of ``memgate/data/activities.
   ("I went to the dentist with Sam": ``go`` + ``dentist``; "played chess": ``play`` +
   ``chess``); a verb that ends its clause (German) takes the nearest word before it that
   is not inside a prepositional phrase ("am Samstag mit Petra Tennis gespielt":
-  ``play`` + ``tennis``). The fold (:mod:`memgate.stages.consolidate`) folds only
-  episodes of the same activity; cosine similarity alone cannot tell "played tennis
-  with Marco" from "played chess with Marco".
-* :func:`said_as_episode`: whether a German, French or Spanish statement says a past
-  episode of the speaker (a first-person perfect, a German ``war`` + infinitive, a listed
-  or shaped preterite): the hybrid extractor types it ``event`` as the rule extractor
-  types the English ones, so that it can fold and retention counts it.
+  ``play`` + ``tennis``). The object is compared by its stem and its synonym group
+  (``objects`` in the lists: "films" = "film", "movie" = "film"; "went to the gym" =
+  "did a workout", a group that is an activity whatever verb carries it). The fold
+  (:mod:`memgate.stages.consolidate`) folds only episodes of the same activity; cosine
+  similarity alone cannot tell "played tennis with Marco" from "played chess with Marco".
+* :func:`said_as_episode`: whether a German, French, Spanish or Portuguese statement says
+  a past episode of the speaker (a first-person perfect, a German ``war`` + infinitive, a
+  listed or shaped preterite: "Joguei futebol no sábado"): the hybrid extractor types
+  it ``event`` as the rule extractor types the English ones, so that it can fold and
+  retention counts it.
 
 >>> read_activity("I went bouldering at the quarry with Ada")
 Activity(family='climb', head='')
 >>> read_activity("I went to the library with my son on Monday")
 Activity(family='go', head='library')
 >>> read_activity("Ich habe am Freitag mit Tim Fußball gespielt")
-Activity(family='play', head='fussball')
+Activity(family='play', head='football')
 >>> said_as_episode("Je suis allé courir avec Léa dimanche"), said_as_episode("J'ai un ami")
 (True, False)
 """
@@ -41,7 +44,12 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
-__all__ = ["Activity", "read_activity", "said_as_episode"]
+__all__ = ["LANGUAGES", "Activity", "read_activity", "said_as_episode"]
+
+#: The languages of the word lists.
+LANGUAGES: Final = ("en", "de", "fr", "es", "pt")
+#: The languages whose episodes :func:`said_as_episode` reads (English: the rule extractor).
+_EPISODE_LANGUAGES: Final = ("de", "fr", "es", "pt")
 
 #: A French or Italian elision (``j'``, ``l'``, ``qu'``) is a word; any other apostrophe
 #: or hyphen stays inside its word ("aujourd'hui", "week-end", "don't").
@@ -58,6 +66,39 @@ class Activity:
 
 
 @dataclass(frozen=True)
+class _Stemmer:
+    """The stem rules of one language (``objects.stem`` in activities.json): a word and
+    its plural stem alike; a stem is no dictionary form."""
+
+    min_stem: int
+    irregular: dict[str, str]
+    keep: frozenset[str]
+    keep_endings: tuple[str, ...]
+    steps: tuple[tuple[tuple[str, str], ...], ...]
+
+    def __call__(self, word: str) -> str:
+        word = self.irregular.get(word, word)
+        if word in self.keep or (self.keep_endings and word.endswith(self.keep_endings)):
+            return word
+        for step in self.steps:
+            for ending, instead in step:
+                if word.endswith(ending) and len(word) - len(ending) >= self.min_stem:
+                    word = word[: len(word) - len(ending)] + instead
+                    break
+        return word
+
+
+def _stemmer(raw: dict[str, Any]) -> _Stemmer:
+    return _Stemmer(
+        min_stem=int(raw["min_stem"]),
+        irregular={_plain(k): _plain(v) for k, v in raw["irregular"].items()},
+        keep=frozenset(_plain(w) for w in raw["keep"].split()),
+        keep_endings=tuple(raw["keep_endings"].split()),
+        steps=tuple(tuple((str(e), str(i)) for e, i in step) for step in raw["steps"]),
+    )
+
+
+@dataclass(frozen=True)
 class _Lists:
     content: dict[str, str]
     light: dict[str, str]
@@ -68,6 +109,11 @@ class _Lists:
     companion: frozenset[str]
     episode: dict[str, Any]
     forms_by_lang: dict[str, frozenset[str]]
+    #: the function words of each language whose stem rules there are (``objects``)
+    function: dict[str, frozenset[str]]
+    stemmers: dict[str, _Stemmer]
+    #: (language, stem of a form) -> (synonym group, whether it names the activity alone)
+    synonyms: dict[tuple[str, str], tuple[str, bool]]
 
 
 def _words(by_lang: dict[str, str]) -> frozenset[str]:
@@ -82,6 +128,14 @@ def _forms(families: dict[str, dict[str, str]]) -> dict[str, str]:
 def _lists() -> _Lists:
     raw = (resources.files("memgate") / "data" / "activities.json").read_text("utf-8")
     data: dict[str, Any] = json.loads(raw)
+    objects: dict[str, Any] = data["objects"]
+    stemmers = {lang: _stemmer(rules) for lang, rules in objects["stem"].items()}
+    function_words = {**data["episode"]["function_words"], **objects["function_words"]}
+    synonyms: dict[tuple[str, str], tuple[str, bool]] = {}
+    for group, by_lang in objects["synonyms"].items():
+        for lang, stem in stemmers.items():
+            for form in str(by_lang.get(lang, "")).split():
+                synonyms[(lang, stem(_plain(form)))] = (group, bool(by_lang.get("any_verb")))
     return _Lists(
         content=_forms(data["content"]),
         light=_forms(data["light"]),
@@ -98,8 +152,11 @@ def _lists() -> _Lists:
                 for by_lang in data[group].values()
                 for w in by_lang.get(lang, "").casefold().split()
             )
-            for lang in ("en", "de", "fr", "es")
+            for lang in LANGUAGES
         },
+        function={lang: frozenset(str(function_words[lang]).split()) for lang in stemmers},
+        stemmers=stemmers,
+        synonyms=synonyms,
     )
 
 
@@ -161,7 +218,26 @@ def _light(words: list[str], lists: _Lists) -> Activity | None:
         head = _object_before(words, v, masked, lists)
     else:
         head = _object_after(words, v, masked, lists)
-    return Activity(lists.light[words[v]], _plain(head)) if head else None
+    return _object(lists.light[words[v]], head, words, lists) if head else None
+
+
+def _object(family: str, head: str, words: list[str], lists: _Lists) -> Activity:
+    """The activity of light verb ``family`` with object ``head``: the head stemmed by the
+    rules of the clause's language (the language with most of its function words; on a
+    tie each of them, in the order of the lists), then its synonym group if it has one. A
+    group with ``any_verb`` is the activity by itself ("went to the gym" / "did a
+    workout"); another is the object of the same light verb ("watched a match" / "a game")."""
+    plain = _plain(head)
+    seen = set(words)
+    score = {lang: len(seen & fw) for lang, fw in lists.function.items()}
+    best = max(score.values())
+    langs = [lang for lang, n in score.items() if n == best]
+    for lang in langs:
+        group = lists.synonyms.get((lang, lists.stemmers[lang](plain)))
+        if group is not None:
+            name, any_verb = group
+            return Activity(name, "") if any_verb else Activity(family, name)
+    return Activity(family, lists.stemmers[langs[0]](plain))
 
 
 def _object_after(words: list[str], v: int, masked: set[int], lists: _Lists) -> str:
@@ -236,7 +312,7 @@ def _episode_lists() -> dict[str, _Episode]:
         return frozenset(str(ep[name].get(lang, "")).casefold().split())
 
     out: dict[str, _Episode] = {}
-    for lang in ("de", "fr", "es"):
+    for lang in _EPISODE_LANGUAGES:
         part: dict[str, str] = ep["participle"][lang]
         out[lang] = _Episode(
             subject=words("subject", lang),
@@ -324,7 +400,9 @@ def _perfect_after(low: list[str], lang: _Episode, *, need_subject: bool) -> boo
     return False
 
 
-def _spanish(low: list[str], lang: _Episode) -> bool:
+def _preterite(low: list[str], lang: _Episode) -> bool:
+    """Spanish and Portuguese: a perfect, a listed preterite, or a word of a preterite's
+    ending that opens its clause or follows a subject, clitic or time word."""
     if _perfect_after(low, lang, need_subject=False) or lang.preterite & set(low):
         return True
     for i, w in enumerate(low):
@@ -338,7 +416,7 @@ def _spanish(low: list[str], lang: _Episode) -> bool:
 
 
 def said_as_episode(statement: str) -> bool:
-    """Whether a German, French or Spanish ``statement`` says a past episode of the
+    """Whether a German, French, Spanish or Portuguese ``statement`` says a past episode of the
     speaker (see the module); English is read by the rule extractor, never here."""
     langs = _episode_lists()
     english = frozenset(str(_lists().episode["english"]).split())
@@ -351,7 +429,7 @@ def said_as_episode(statement: str) -> bool:
             return True
         if "fr" in read and _perfect_after(low, langs["fr"], need_subject=True):
             return True
-        if "es" in read and _spanish(low, langs["es"]):
+        if any(name in read and _preterite(low, langs[name]) for name in ("es", "pt")):
             return True
     return False
 

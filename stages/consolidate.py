@@ -22,7 +22,11 @@ Four jobs, in this order:
    (``fold_similarity``) into one semantic fact (``fold_predicate``)
    once there are ``fold_min_episodes``; the episodes are superseded by it and
    are its provenance (its source turns and sessions); a later alike episode
-   is folded into the existing semantic fact;
+   is folded into the existing semantic fact. Before folding, each existing fold
+   is read again under the current rule (a former rule folded by cosine alone):
+   an episode of another activity than the fold's is released (``unfold``), and
+   a fold left with fewer than ``fold_min_episodes`` is closed, its episodes free
+   to fold anew;
 4. **retain**: episodes last used more than ``episodic_ttl_days`` before
    ``now``, or beyond the ``episodic_max`` most recently used, are deleted from
    the retrieval store and folded into the user's digest fact, which keeps
@@ -117,7 +121,7 @@ class LifecyclePlan:
         return not (self.writes or self.deletes)
 
     def counts(self) -> dict[str, int]:
-        """Decisions by verdict (``merge``, ``settle``, ``fold``, ``retire``)."""
+        """Decisions by verdict (``merge``, ``settle``, ``unfold``, ``fold``, ``retire``)."""
         out: dict[str, int] = {}
         for d in self.decisions:
             out[d.verdict] = out.get(d.verdict, 0) + 1
@@ -302,6 +306,77 @@ class _Run:
                 )  # fmt: skip
 
     # -- 3. fold ------------------------------------------------------------------------
+
+    def recheck(self) -> None:
+        """Each fold made before the current rule, read again: an episode of another
+        activity than the fold's first one (the rule of a former version folded by
+        cosine alone: "played tennis" with "played chess") leaves it and is an episode
+        again (``unfold``, ``other_activity``); the fold keeps the rest if they are still
+        ``fold_min_episodes``, or is closed (``too_few_episodes``) and every episode is
+        free to fold again (``fold_closed``): the fold job that follows folds them anew.
+        A fold the current rule made passes unchanged: its episodes were folded by the
+        same activity test, so a second run changes nothing."""
+        cfg = self.cfg
+        by_fold: dict[str, list[StoredFact]] = {}
+        for f in self.current(FactStatus.SUPERSEDED, type_=FactType.EVENT):
+            if f.superseded_by:
+                by_fold.setdefault(f.superseded_by, []).append(f)
+        for habit in self.current(FactStatus.ACTIVE):
+            if habit.extractor != LIFECYCLE or habit.predicate != cfg.fold_predicate:
+                continue
+            members = by_fold.get(habit.fact_id, [])
+            if not members:
+                continue
+            activity = read_activity(habit.value)
+            out = [m for m in members if activity is None or read_activity(m.value) != activity]
+            if not out:
+                continue
+            keep = [m for m in members if m not in out]
+            other = {m.fact_id for m in out}
+            if len(keep) < cfg.fold_min_episodes:
+                out = members
+                self.put(
+                    habit.model_copy(
+                        update={"status": FactStatus.SUPERSEDED, "superseded_at": self.now,
+                                "valid_to": habit.valid_to or self.now}
+                    ),
+                    "unfold",
+                )  # fmt: skip
+                self.decide(
+                    Stage.CONSOLIDATE, "unfold", "too_few_episodes", habit, episodes=len(keep)
+                )
+            else:
+                self.put(self._provenance(habit, keep), "unfold")
+            for m in out:
+                self._release(m, habit, "other_activity" if m.fact_id in other else "fold_closed")
+
+    def _provenance(self, habit: StoredFact, keep: list[StoredFact]) -> StoredFact:
+        """``habit`` with the occurrences, sessions, turns and times of ``keep`` only."""
+        return habit.model_copy(
+            update={
+                "occurrences": sum(k.occurrences for k in keep),
+                "session_ids": _union(*(k.session_ids for k in keep)),
+                "source_turn_ids": _union(*(k.source_turn_ids for k in keep)),
+                "first_seen": min(k.first_seen for k in keep),
+                "last_seen": max(k.last_seen for k in keep),
+                "valid_from": min(k.valid_from for k in keep),
+                "rationale": f"folded from {len(keep)} episodes",
+            }
+        )
+
+    def _release(self, episode: StoredFact, habit: StoredFact, reason: str) -> None:
+        """``episode`` out of ``habit``: active again, as it was before the fold."""
+        closed_at = max(episode.valid_from, habit.valid_from)
+        self.put(
+            episode.model_copy(
+                update={
+                    "status": FactStatus.ACTIVE, "superseded_by": None, "superseded_at": None,
+                    "valid_to": None if episode.valid_to == closed_at else episode.valid_to,
+                }
+            ),
+            "unfold",
+        )  # fmt: skip
+        self.decide(Stage.CONSOLIDATE, "unfold", reason, episode, out_of=habit.fact_id)
 
     def fold(self) -> None:
         cfg = self.cfg
@@ -503,6 +578,7 @@ def plan_lifecycle(
     run = _Run(facts, policy, retention, cfg, now, policy_version, last_served)
     run.settle()
     run.merge()
+    run.recheck()
     run.fold()
     run.retain()
     return run.finish()

@@ -40,7 +40,7 @@ from memgate.usage_buffer import UsageBuffer
 if TYPE_CHECKING:
     from memgate.lifecycle import ConsolidateResult
     from memgate.receipts import ErasureReceipt
-    from memgate.replay import ReplayReport
+    from memgate.replay import ExtractorChoice, ReplayReport
     from memgate.streams.pipeline import Pipeline
 
 
@@ -431,10 +431,17 @@ class Memory(Closing):
         )  # fmt: skip
 
     def replay(
-        self, tenant: str | None = None, user: str | None = None, *, apply: bool = False
+        self,
+        tenant: str | None = None,
+        user: str | None = None,
+        *,
+        apply: bool = False,
+        now: datetime | None = None,
+        extractor: ExtractorChoice | None = None,
     ) -> ReplayReport:
         """``memgate replay``: the journal's redacted turns through the gate these settings
-        build; the facts added, dropped and superseded (written only with ``apply``)."""
+        build (``extractor`` replaces theirs); the facts added, dropped and superseded
+        (written only with ``apply``), at ``now`` (default: the current time)."""
         from memgate.replay import replay
 
         if tenant is not None:
@@ -446,7 +453,7 @@ class Memory(Closing):
         rt = self._open()
         return replay(
             self.recall.store, rt.audit, rt.embedder, self.settings,
-            tenant=tenant, user=user, apply=apply,
+            tenant=tenant, user=user, apply=apply, now=now, extractor=extractor,
         )  # fmt: skip
 
     def forget(self, tenant: str, user: str) -> ForgetResult:

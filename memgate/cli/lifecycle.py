@@ -104,16 +104,28 @@ def replay(
     apply: Annotated[bool, typer.Option("--apply", help="Write the changes.")] = False,
     tenant: Tenant = None,
     user: User = None,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            "--now",
+            help="ISO time the replay runs at: every decision and change it makes is stamped "
+            "with it (default: the current time).",
+            callback=check_time,
+        ),
+    ] = None,
 ) -> None:
     """Run the journal's turns (redacted text: the raw turns are never stored) through the
-    gate the current settings build (--policy, --extractor, tenant_policies) and report
-    the facts added, dropped and superseded, by tenant and reason; --apply writes them,
-    recording the old and new versions on every affected fact."""
+    gate the current settings build (--policy, --extractor rules|statements|hybrid|anthropic,
+    tenant_policies) and report the facts added, dropped and superseded, by tenant and
+    reason; --apply writes them, recording the old and new versions on every affected fact.
+    --now pins the replay's clock, so the same journal replays to the same result."""
     from memgate.replay import replay as run_replay
 
     if shadow == apply:
         raise typer.BadParameter("pass exactly one of --shadow and --apply", param_hint="--shadow")
-    report = _run_scoped(ctx, run_replay, tenant, user, apply=apply)
+    report = _run_scoped(
+        ctx, run_replay, tenant, user, apply=apply, now=parse_instant(now) if now else None
+    )
     if report is None:
         return
     verb = "changed" if apply else "would change"

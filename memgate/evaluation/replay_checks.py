@@ -2,8 +2,9 @@
 
 Two actions of :mod:`memgate.evaluation.scenarios`, each run on the whole
 journal of the scenario's gate (``tenant`` and ``user`` narrow it) through the
-gate a changed configuration builds (``policy``, ``regulated``,
-``tenant_policies`` merged over the scenario's own):
+gate a changed configuration builds (``policy``, ``extractor``, ``regulated``,
+``tenant_policies`` merged over the scenario's own), at ``now`` (default: the latest
+time a stored fact was last seen; never the real clock, so a check is deterministic):
 
 ``replay_shadow``
     the replay in shadow mode: passes when it wrote nothing (every fact, every
@@ -27,20 +28,23 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from memgate.core.embedding import Embedder
 from memgate.core.events import FactStatus, Ident, StoredFact
 from memgate.core.settings import Settings
 from memgate.core.tenant_policy import PolicyName, TenantPolicy
 from memgate.evaluation.common import Workspace
-from memgate.replay import ReplayReport, replay
+from memgate.replay import ExtractorChoice, ReplayReport, replay
 
 __all__ = ["ReplayApply", "ReplayShadow", "ReplayState", "run_replay_check"]
 
 _KINDS = ("added", "dropped", "superseded")
+#: The replay's clock when a scenario stores no fact at all.
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 class _ReplayCheck(BaseModel):
@@ -52,6 +56,14 @@ class _ReplayCheck(BaseModel):
     tenant: Ident | None = Field(default=None, description="Replay this tenant only.")
     user: Ident | None = Field(default=None, description="Replay this user only.")
     policy: PolicyName | None = None
+    extractor: ExtractorChoice | None = Field(
+        default=None, description="Replay through this extractor (default: the scenario's)."
+    )
+    now: AwareDatetime | None = Field(
+        default=None,
+        description="The replay's clock (default: the latest time a stored fact was last "
+        "seen, so that a replay never reads the real clock).",
+    )
     regulated: Literal["reject", "redact"] | None = None
     tenant_policies: dict[Ident, TenantPolicy] = Field(default_factory=dict)
     expect: dict[str, int] | None = Field(
@@ -65,6 +77,8 @@ class _ReplayCheck(BaseModel):
             self.tenant,
             self.user,
             self.policy,
+            self.extractor,
+            self.now,
             self.regulated,
             tuple(sorted((k, v.version()) for k, v in self.tenant_policies.items())),
         )
@@ -75,6 +89,8 @@ class _ReplayCheck(BaseModel):
         }
         if self.policy is not None:
             update["policy"] = self.policy
+        if self.extractor is not None:
+            update["extractor"] = self.extractor
         if self.regulated is not None:
             update["regulated"] = self.regulated
         return base.model_copy(update=update)
@@ -188,9 +204,7 @@ def _expectations(c: _ReplayCheck, rep: ReplayReport) -> list[str]:
     return bad
 
 
-def _versions(
-    ws: Workspace, rep: ReplayReport, before: Snapshot, after: Snapshot
-) -> list[str]:
+def _versions(ws: Workspace, rep: ReplayReport, before: Snapshot, after: Snapshot) -> list[str]:
     """Every affected fact has its replay decision (old and new versions) and history row."""
     decisions, history = _replay_records(ws)
     bad = []
@@ -222,9 +236,11 @@ def run_replay_check(
     settings = c.settings(ws.settings)
     before, records_before = _snapshot(ws), _replay_records(ws)
     apply = isinstance(c, ReplayApply)
+    at = c.now or max((f.last_seen for f in before.values()), default=_EPOCH)
     rep = replay(
-        ws.store, ws.audit_store, embedder, settings, tenant=c.tenant, user=c.user, apply=apply
-    )
+        ws.store, ws.audit_store, embedder, settings,
+        tenant=c.tenant, user=c.user, apply=apply, now=at,
+    )  # fmt: skip
     after = _snapshot(ws)
     changed, other = _store_diff(before, after)
     reported = _counts(rep)
@@ -250,6 +266,13 @@ def run_replay_check(
     state.shadow = None
     if rep.changes:
         bad += _versions(ws, rep, before, after)
+        late = [
+            c.key for c in rep.changes
+            if (c.new_fact_id in after and after[c.new_fact_id].recorded_at != at)
+            or (c.old_fact_id in after and after[c.old_fact_id].superseded_at != at)
+        ]  # fmt: skip
+        if late:
+            bad.append(f"{len(late)} change(s) not stamped with the replay's time {at}")
     elif after != before or _replay_records(ws) != records_before:
         bad.append("an apply with nothing to change wrote to the stores")
     return not bad, what + ("" if not bad else " - " + "; ".join(bad))

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memgate.backends import build_pipeline
 from memgate.core.events import FactStatus, FactType, Role, StoredFact, TurnEvent
@@ -30,6 +31,8 @@ from memgate.recall import DecayPolicy, Recall
 from memgate.receipts import erase_user_facts
 from memgate.replay import replay
 from memgate.sinks.audit import ClickHouseAudit
+from memgate.stages import consolidate
+from memgate.stages.activity import Activity
 from memgate.stages.consolidate import LIFECYCLE, LifecyclePlan
 from memgate.streams.runner import InProcessRunner
 from memgate.usage_buffer import UsageBuffer
@@ -280,6 +283,45 @@ class LifecycleContract(UsageStoreContract):
         ]  # fmt: skip
         assert self.run(store, T0 + 9 * DAY).empty  # idempotent
 
+    def test_a_fold_of_a_former_rule_is_read_again(
+        self, store: UsageStore, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # a former rule folded by cosine alone (simulated: every episode read as one
+        # activity): squash and cards with Ana in one habit. The current rule takes the
+        # cards back out as episodes (unfold), the habit keeps the three squash games and
+        # their provenance only, and a second run changes nothing
+        said = [
+            ("t0", "played squash with ana on saturday"),
+            ("t1", "played cards with ana on saturday"),
+            ("t2", "played squash with ana on sunday"),
+            ("t3", "played cards with ana on sunday"),
+            ("t4", "played squash with ana on a saturday"),
+        ]
+        episodes = [
+            self.fact(
+                v, turn=t, session=f"s{i}", type=FactType.EVENT, predicate="event",
+                text=f"user event {v}", valid_from=T0 + i * DAY,
+            )
+            for i, (t, v) in enumerate(said)
+        ]  # fmt: skip
+        self.put(store, *episodes)  # type: ignore[arg-type]
+        with monkeypatch.context() as m:
+            m.setattr(consolidate, "read_activity", lambda _text: Activity("play", ""))
+            assert self.run(store, T0 + 6 * DAY).counts() == {"fold": 5}
+        plan = self.run(store, T0 + 7 * DAY)
+        assert plan.counts() == {"unfold": 2}
+        (habit,) = [f for f in plan.writes if f.extractor == LIFECYCLE]
+        got = store.get("acme", "u1", habit.fact_id)  # type: ignore[attr-defined]
+        assert got.status is FactStatus.ACTIVE and got.occurrences == 3
+        assert got.source_turn_ids == ["t0", "t2", "t4"]
+        for e in episodes:
+            now = store.get("acme", "u1", e.fact_id)  # type: ignore[attr-defined]
+            if "cards" in e.value:
+                assert now.status is FactStatus.ACTIVE and now.superseded_by is None
+            else:
+                assert now.superseded_by == habit.fact_id
+        assert self.run(store, T0 + 8 * DAY).empty  # idempotent
+
     # -- retention -----------------------------------------------------------------------
 
     def test_retention_folds_what_falls_out_into_a_digest(self, store: UsageStore) -> None:
@@ -445,6 +487,67 @@ class LifecycleContract(UsageStoreContract):
                     assert old.superseded_by == new.fact_id and new.supersedes == old.fact_id
                     assert (c.new_version or "").startswith("conservative-1/")
             again = replay(store, audit, emb, strict, tenant="acme", apply=True, now=T0 + 9 * DAY)  # type: ignore[arg-type]
+            assert again.counts == {}
+        finally:
+            audit.close()
+
+    def test_replay_through_another_extractor_at_a_given_now(
+        self, store: UsageStore, tmp_path: Path
+    ) -> None:
+        """The journal stored by the rule extractor, replayed through the hybrid one at a
+        given ``now``: the Portuguese episode only the hybrid reads is added, recorded at
+        that ``now`` with the new extractor's version; a second apply changes nothing."""
+        texts = [
+            ("s1", "I use vim as my editor.", T0),
+            ("s2", "Nadei no rio com o meu primo no sábado.", T0 + DAY),
+        ]
+        turns = [
+            TurnEvent(tenant_id="acme", user_id="u1", session_id=sid, turn_id=f"x{i}",
+                      role=Role.USER, content=text, ts=ts)
+            for i, (sid, text, ts) in enumerate(texts)
+        ]  # fmt: skip
+        emb = ContractEmbedder()
+        rules = Settings(data_dir=tmp_path / "data", extractor="rules")
+        at = T0 + 9 * DAY
+        audit = ClickHouseAudit.embedded(tmp_path / "audit")
+        try:
+            runner = InProcessRunner(build_pipeline(rules, emb), store, audit)  # type: ignore[arg-type]
+            try:
+                runner.run(turns)
+            finally:
+                runner.close()
+            self.refresh(store)  # type: ignore[arg-type]
+            same = replay(store, audit, emb, rules, tenant="acme", now=at)  # type: ignore[arg-type]
+            assert same.counts == {}
+            shadow = replay(store, audit, emb, rules, tenant="acme", now=at, extractor="hybrid")  # type: ignore[arg-type]
+            assert shadow.counts == {"added": 1}, shadow.by_reason
+            done = replay(
+                store,
+                audit,
+                emb,
+                rules,
+                tenant="acme",
+                apply=True,
+                now=at,
+                extractor="hybrid",  # type: ignore[arg-type]
+            )
+            assert done.counts == shadow.counts
+            (c,) = done.changes
+            assert "/hybrid-" in (c.new_version or "")
+            self.refresh(store)  # type: ignore[arg-type]
+            new = store.get("acme", "u1", c.new_fact_id)  # type: ignore[attr-defined]
+            assert new.status is FactStatus.ACTIVE and new.type is FactType.EVENT
+            assert new.extractor == "hybrid" and new.recorded_at == at
+            again = replay(
+                store,
+                audit,
+                emb,
+                rules,
+                tenant="acme",
+                apply=True,
+                now=at,
+                extractor="hybrid",  # type: ignore[arg-type]
+            )
             assert again.counts == {}
         finally:
             audit.close()
