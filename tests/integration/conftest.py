@@ -3,6 +3,10 @@
 The services are started by the project's own script (``deploy/local/services.sh``),
 which is idempotent: under ``make test`` they are already up and this is a no-op.
 A service that cannot be started fails the tests; nothing is skipped.
+
+The test process computes in-process references that are compared with what ``memgate
+worker`` processes stored, vectors included, exactly; so it runs as a memgate process
+does: :func:`like_a_memgate_process` (autouse, once per session).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from memgate.core.embedding import limit_blas_threads
 from memgate.core.settings import Settings, load_settings
 from memgate.sinks.opensearch import OpenSearchStore
 
@@ -38,6 +43,24 @@ def _port_open(hostport: str) -> bool:
             return True
     except OSError:
         return False
+
+
+def like_a_memgate_process() -> list[str]:
+    """Cap this process's BLAS threads as every memgate entry point caps its own
+    (``settings.blas_threads``, read from the same ``MEMGATE_*`` environment a worker
+    started by :func:`worker_env` gets; default 1).
+
+    OpenBLAS's float32 matrix product splits its work by thread count, and the rows it
+    gives differ in the last bits between one thread and two: an in-process reference
+    computed with the library's default (one thread per core) holds vectors a few ulp
+    (about 1e-7) away from a worker's, for every fact. Returns the libraries capped."""
+    return limit_blas_threads(load_settings().blas_threads)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def memgate_process() -> None:
+    """The test process computes vectors as a memgate process does."""
+    like_a_memgate_process()
 
 
 @pytest.fixture(scope="session")
