@@ -56,6 +56,7 @@ from memgate.core.settings import mask_secrets
 from memgate.core.stores import SUBJECT_SCAN_LIMIT
 from memgate.core.text import MAX_QUERY_TERMS
 from memgate.sinks.opensearch_client import (
+    PermissionRefused,
     connection_reason,
     opensearch_client,
     refusal,
@@ -72,7 +73,6 @@ from memgate.sinks.opensearch_mapping import (
     PAGE_SIZE,
     RETRIEVAL_VECTOR_FIELD,
     SEARCH_TEXT_FIELD,
-    TEMPLATE_PRIORITY,
     VECTOR_FIELDS,
     BulkItemError,
     FloatVector,
@@ -94,11 +94,18 @@ from memgate.sinks.opensearch_queries import (
     subject_filters,
 )
 from memgate.sinks.opensearch_search import OpenSearchSearch
+from memgate.sinks.opensearch_template import (
+    SETUP_COMMAND,
+    not_installable,
+    template_body,
+    template_meta,
+    template_problem,
+)
 
 try:
     from opensearchpy import OpenSearch
     from opensearchpy.exceptions import ConnectionError as OSConnectionError
-    from opensearchpy.exceptions import RequestError, TransportError
+    from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
 except ImportError as exc:
     raise MissingExtra("opensearch", "the OpenSearch retrieval store", exc.name) from exc
 
@@ -207,20 +214,24 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
     def ensure_index(self) -> None:
         """Install the index template and create the index if missing (idempotent).
 
-        An existing index whose ``embedding`` field is not a ``knn_vector`` of
-        this store's dimension raises :class:`memgate.core.errors.ConfigError`.
+        A user whose role may not put index templates (HTTP 403, as memgate's role in
+        deploy/compose.yaml) goes on if the template installed (by ``memgate setup
+        opensearch``, :mod:`memgate.sinks.opensearch_template`) is the one it would have put,
+        else raises :class:`memgate.core.errors.ConfigError` naming that command. An existing
+        index whose ``embedding`` field is not a ``knn_vector`` of this store's dimension
+        raises :class:`memgate.core.errors.ConfigError`.
         """
         body = index_body(self.dim, shards=self.shards, replicas=self.replicas)
-        template = {
-            "index_patterns": [f"{self.index}*"],
-            "priority": TEMPLATE_PRIORITY,
-            "template": body,
-            "_meta": {"memgate_mapping_version": MAPPING_VERSION, "dim": self.dim},
-        }
-        self._call(
-            "put index template",
-            lambda: self._client.indices.put_index_template(name=self.template_name, body=template),
-        )
+        template = template_body(self.index, self.dim, body)
+        try:
+            self._call(
+                "put index template",
+                lambda: self._client.indices.put_index_template(
+                    name=self.template_name, body=template
+                ),
+            )
+        except PermissionRefused:  # a role that may not shape indices: an admin installed it?
+            self._require_template()
 
         def create() -> None:
             if self._client.indices.exists(index=self.index):
@@ -233,6 +244,28 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
 
         self._call("create index", create)
         self._check_mapping()
+
+    def _require_template(self) -> None:
+        """The installed template is the one :meth:`ensure_index` would put, else ConfigError."""
+
+        def get() -> Json | None:
+            try:
+                return cast(Json, self._client.indices.get_index_template(name=self.template_name))
+            except NotFoundError:
+                return None
+
+        try:
+            got = self._call("get index template", get)
+        except PermissionRefused as exc:
+            raise PermissionRefused(
+                exc.refused,
+                "grant the role indices:admin/index_template/get and have an administrator "
+                f"run `{SETUP_COMMAND}` once",
+            ) from None
+        problem = template_problem(template_meta(got, self.template_name), self.template_name,
+                                   self.dim)  # fmt: skip
+        if problem is not None:
+            raise not_installable(self._where, self.username, problem)
 
     def _check_mapping(self) -> None:
         got = self._call("get mapping", lambda: self._client.indices.get_mapping(index=self.index))

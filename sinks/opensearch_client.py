@@ -21,9 +21,21 @@ if TYPE_CHECKING:
     from memgate.core.settings import Settings
 
 __all__ = [
-    "connection_reason", "opensearch_client", "opensearch_client_kwargs", "refusal",
-    "tls_refusal",
+    "PermissionRefused", "connection_reason", "opensearch_client", "opensearch_client_kwargs",
+    "refusal", "tls_refusal",
 ]  # fmt: skip
+
+
+class PermissionRefused(AuthenticationError):
+    """The node took the login but refused the action (HTTP 403).
+
+    ``refused`` is the message without its advice (which node, user, action, index and the
+    node's reason), for a caller that knows better what to advise.
+    """
+
+    def __init__(self, refused: str, advice: str) -> None:
+        super().__init__(f"{refused}: {advice}")
+        self.refused = refused
 
 
 def opensearch_client_kwargs(settings: Settings) -> dict[str, Any]:
@@ -76,10 +88,10 @@ def refusal(
     if status == 403:
         who = f"user {username!r}" if username else "a client without a login"
         detail = f"HTTP 403: {reason}" if reason else "HTTP 403"
-        return AuthenticationError(
-            f"{where} does not allow {who} to {what} on index {index} ({detail}): point "
-            "MEMGATE_OPENSEARCH_INDEX at an index the user's role covers (memgate-* in "
-            "deploy/compose.yaml) or grant the role this index"
+        return PermissionRefused(
+            f"{where} does not allow {who} to {what} on index {index} ({detail})",
+            "point MEMGATE_OPENSEARCH_INDEX at an index the user's role covers (memgate-* in "
+            "deploy/compose.yaml) or grant the role this index",
         )
     return None
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Run by deploy/compose.yaml (service opensearch) instead of the image's own start: writes the
-# internal users (admin, and memgate with a role limited to memgate's indices) with bcrypt
-# hashes of OPENSEARCH_ADMIN_PASSWORD and OPENSEARCH_MEMGATE_PASSWORD, then starts the node
-# with the image's entrypoint. The security index takes these files on its first start only
+# internal users (admin, and memgate with a role limited to memgate's indices, which may
+# read index templates but not put them) with bcrypt hashes of OPENSEARCH_ADMIN_PASSWORD and
+# OPENSEARCH_MEMGATE_PASSWORD, then starts the node with the image's entrypoint. The security index takes these files on its first start only
 # (plugins.security.allow_default_init_securityindex); to change a password later, use the
 # security REST API or securityadmin.sh.
 #
@@ -45,17 +45,19 @@ YML
 if ! grep -q '^memgate:' "$SEC/roles.yml"; then
   cat >>"$SEC/roles.yml" <<'YML'
 
-# memgate: its own indices (memgate-*) and index templates, nothing else
+# memgate: its own indices (memgate-* and their usage indices usage.memgate-*), nothing
+# else. Index templates it may only read: the plugin grants template actions cluster-wide
+# (no index-name filter), so a role that may put memgate's template may put one for any
+# index. The admin installs memgate's once: `memgate setup opensearch` (the memgate-setup
+# service of deploy/compose.yaml).
 memgate:
   reserved: false
   cluster_permissions:
     - "cluster_composite_ops"
     - "cluster_monitor"
-    - "indices:admin/index_template/*"
-    - "indices:admin/template/*"
-    - "cluster:admin/component_template/*"
+    - "indices:admin/index_template/get"
   index_permissions:
-    - index_patterns: ["memgate-*"]
+    - index_patterns: ["memgate-*", "usage.memgate-*"]
       allowed_actions: ["indices_all"]
 YML
 fi

@@ -27,6 +27,7 @@ from memgate.cli import (
     scan,
     search,
     serve,
+    setup,
     worker,
 )
 from memgate.cli import eval as evaluation
@@ -86,6 +87,7 @@ app.add_typer(evaluation.app)
 app.add_typer(serve.app)  # serve
 app.add_typer(serve.keys_app, name="keys")
 app.add_typer(mcpserve.app)  # mcp
+app.add_typer(setup.app, name="setup")  # setup opensearch
 
 
 def run() -> None:

@@ -8,11 +8,16 @@ the node configuration of the compose layout (deploy/opensearch/opensearch.yml) 
 (deploy/opensearch/secure-entrypoint.sh: admin, and memgate limited to memgate-*), and a
 768 MB heap. It is stopped in a ``finally``; the shared node on 19200 is never touched.
 
-* the store, logged in as memgate over HTTPS with the CA, creates its template and index,
-  writes facts of two tenants and finds each tenant's own only;
+* the memgate role may not put index templates (the plugin grants template actions
+  cluster-wide: one for ``other-*`` or ``*`` would shape other indices), so before the admin
+  step the store, logged in as memgate, says in one line that an administrator runs
+  ``memgate setup opensearch``;
+* that command (the CLI, with the admin login from the environment) installs the template
+  and the index; then the store as memgate over HTTPS with the CA ensures its index, writes
+  facts of two tenants, finds each tenant's own only, and records usage (usage.memgate-*);
 * a wrong password, a client that does not trust the CA, plain HTTP to the TLS port, and
-  the memgate user writing an index outside memgate-* are each refused in one line that
-  never holds the password.
+  the memgate user on an index outside memgate-* are each refused in one line that never
+  holds the password.
 """
 
 from __future__ import annotations
@@ -29,12 +34,15 @@ from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch  # type: ignore[import-untyped,unused-ignore]
+from opensearchpy.exceptions import AuthorizationException  # type: ignore[import-untyped,unused-ignore]
 
+from memgate.core.embedding import HashingEmbedder
 from memgate.core.errors import AuthenticationError, ConfigError, MemgateError, TransientError
+from memgate.core.events import utcnow
 from memgate.core.settings import Settings, load_settings
-from memgate.core.stores import SearchQuery
+from memgate.core.stores import FactUsage, SearchQuery
 from memgate.sinks.opensearch import OpenSearchStore
-from tests.contracts.retrieval import DIM, RetrievalStoreContract
+from tests.contracts.retrieval import RetrievalStoreContract
 
 pytestmark = pytest.mark.integration
 
@@ -48,7 +56,20 @@ WRONG = "Not-the-Secret-9"
 START_TIMEOUT_S = 300
 URL = f"https://localhost:{PORT}"
 
-helper = RetrievalStoreContract()
+INDEX = "memgate-secure-facts"
+SETUP_LINE = (
+    "and user 'memgate' may not install index templates: an administrator runs `memgate setup "
+    "opensearch` once (with MEMGATE_OPENSEARCH_ADMIN_USERNAME and "
+    "MEMGATE_OPENSEARCH_ADMIN_PASSWORD set to an OpenSearch admin login)"
+)
+
+
+class _Helper(RetrievalStoreContract):
+    DIM = HashingEmbedder().dim  # the embedder `memgate setup opensearch --embedder hashing` sizes
+
+
+helper = _Helper()
+DIM = helper.DIM
 SettingsFor = Callable[..., Settings]
 
 
@@ -129,7 +150,7 @@ def secure_opensearch(
             "opensearch_username": "memgate",
             "opensearch_password": PASSWORD,
             "opensearch_ca_certs": certs / "ca.crt",
-            "opensearch_index": "memgate-secure-facts",
+            "opensearch_index": INDEX,
             "retry_max_attempts": 2,
             "retry_base_delay_s": 0.05,
         }
@@ -152,7 +173,12 @@ def secure_opensearch(
                 proc.wait(timeout=10)
 
 
-def test_facts_go_through_the_secured_node_as_user_memgate(
+def _as_memgate(certs: Path) -> OpenSearch:
+    return OpenSearch(hosts=[URL], http_auth=("memgate", PASSWORD), verify_certs=True,
+                      ca_certs=str(certs / "ca.crt"), max_retries=0, timeout=30)  # fmt: skip
+
+
+def test_memgate_may_not_put_index_templates_and_says_who_installs_its_own(
     secure_opensearch: SettingsFor, certs: Path
 ) -> None:
     admin = _admin(certs)
@@ -162,9 +188,81 @@ def test_facts_go_through_the_secured_node_as_user_memgate(
         assert "org.opensearch.knn.plugin.KNNPlugin" in plugins
         who = admin.transport.perform_request("GET", "/_plugins/_security/authinfo")
         assert who["user_name"] == "admin"
+        before = admin.transport.perform_request("GET", "/_index_template")["index_templates"]
     finally:
         admin.close()
+    raw = _as_memgate(certs)
+    try:  # a template that would shape other indices, or every index created later
+        for name, pattern in (("hijack-other", "other-*"), ("hijack-all", "*")):
+            body = {"index_patterns": [pattern], "priority": 1000,
+                    "template": {"settings": {"index": {"number_of_replicas": 0}}}}  # fmt: skip
+            with pytest.raises(AuthorizationException) as refused:
+                raw.indices.put_index_template(name=name, body=body)
+            assert refused.value.status_code == 403
+            assert "indices:admin/index_template/put" in str(refused.value)
+    finally:
+        raw.close()
+    store = OpenSearchStore.from_settings(secure_opensearch(opensearch_index="other-facts"),
+                                          dim=DIM)  # fmt: skip
+    try:
+        with pytest.raises(ConfigError) as other:
+            store.ensure_index()
+    finally:
+        store.close()
+    assert str(other.value) == (
+        f"OpenSearch at {URL}: index template other-facts-template is not installed, {SETUP_LINE}"
+    )
     store = OpenSearchStore.from_settings(secure_opensearch(), dim=DIM)
+    try:  # memgate's own index, before the admin step
+        with pytest.raises(ConfigError) as missing:
+            store.ensure_index()
+    finally:
+        store.close()
+    assert str(missing.value) == (
+        f"OpenSearch at {URL}: index template {INDEX}-template is not installed, {SETUP_LINE}"
+    )
+    assert PASSWORD not in str(missing.value)
+    admin = _admin(certs)
+    try:  # nothing was made
+        after = admin.transport.perform_request("GET", "/_index_template")["index_templates"]
+        assert after == before
+        assert not admin.indices.exists(index=INDEX)
+        assert not admin.indices.exists(index="other-facts")
+    finally:
+        admin.close()
+
+
+def _setup_cli(settings: Settings, certs: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``memgate setup opensearch`` as the admin, in its own process, as compose runs it."""
+    assert settings.opensearch_password is not None
+    return subprocess.run(
+        [sys.executable, "-m", "memgate.cli", "--embedder", "hashing", "setup", "opensearch"],
+        env={**os.environ, "MEMGATE_DATA_DIR": str(settings.data_dir),
+             "MEMGATE_OPENSEARCH_URL": URL, "MEMGATE_OPENSEARCH_INDEX": settings.opensearch_index,
+             "MEMGATE_OPENSEARCH_CA_CERTS": str(certs / "ca.crt"),
+             "MEMGATE_OPENSEARCH_USERNAME": "memgate",
+             "MEMGATE_OPENSEARCH_PASSWORD": PASSWORD, **env},
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_facts_go_through_the_secured_node_as_user_memgate(
+    secure_opensearch: SettingsFor, certs: Path
+) -> None:
+    settings = secure_opensearch()
+    started = time.monotonic()
+    done = _setup_cli(settings, certs, MEMGATE_OPENSEARCH_ADMIN_USERNAME="admin",
+                      MEMGATE_OPENSEARCH_ADMIN_PASSWORD=ADMIN_PASSWORD)  # fmt: skip
+    print(f"\nmemgate setup opensearch (admin) took {time.monotonic() - started:.1f} s",
+          file=sys.stderr)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert " ".join(done.stdout.split()) == (
+        f"index template {INDEX}-template ({INDEX}*, mapping version 2, dim {DIM}) and index "
+        f"{INDEX} are in place on OpenSearch at {URL} as user 'admin'"
+    )
+    assert ADMIN_PASSWORD not in done.stdout + done.stderr
+    assert PASSWORD not in done.stdout + done.stderr
+    store = OpenSearchStore.from_settings(settings, dim=DIM)
     try:
         store.ensure_index()
         store.ensure_index()  # idempotent under the memgate role too
@@ -182,8 +280,23 @@ def test_facts_go_through_the_secured_node_as_user_memgate(
         assert [h.fact.fact_id for h in other] == [theirs.fact_id]
         helper.assert_same(store.get("acme", "u1", mine[1].fact_id), mine[1])
         assert store.get("globex", "u1", mine[1].fact_id) is None
+        now = utcnow()
+        store.record_usage([FactUsage(tenant_id="acme", user_id="u1", fact_id=mine[0].fact_id,
+                                      served_count=2, last_served=now)])  # fmt: skip
+        got = store.usage("acme", "u1", [mine[0].fact_id])
+        assert got[mine[0].fact_id].served_count == 2  # usage.memgate-* is the role's too
     finally:
         store.close()
+    half = _setup_cli(settings, certs, MEMGATE_OPENSEARCH_ADMIN_USERNAME="admin")
+    assert half.returncode == 1
+    assert " ".join(half.stderr.split()) == (
+        "error: MEMGATE_OPENSEARCH_ADMIN_USERNAME is set but MEMGATE_OPENSEARCH_ADMIN_PASSWORD "
+        "is not: set both to an OpenSearch administrator's login"
+    )
+    # with the workers' login the command only checks (it may not put; the template is ours)
+    as_memgate = _setup_cli(settings, certs)
+    assert as_memgate.returncode == 0, as_memgate.stderr
+    assert as_memgate.stdout.split()[-2:] == ["user", "'memgate'"]
 
 
 def test_refusals_are_one_line_without_the_password(
@@ -224,17 +337,25 @@ def test_refusals_are_one_line_without_the_password(
         "HTTPS (a TLS port drops plain HTTP), use https:// in MEMGATE_OPENSEARCH_URL"
     )
     outside = refusal(ensure, opensearch_index="other-facts")
-    assert isinstance(outside, AuthenticationError)
+    assert isinstance(outside, ConfigError)  # no template of its own: refused before the index
     assert str(outside).startswith(
-        f"OpenSearch at {URL} does not allow user 'memgate' to create index on index "
-        "other-facts (HTTP 403"
+        f"OpenSearch at {URL}: index template other-facts-template is not installed"
     )
     written = refusal(lambda s: s.upsert([helper.make_fact("vim")], wait=True),
                       opensearch_index="other-facts")  # fmt: skip
-    assert isinstance(written, AuthenticationError)
-    assert "does not allow user 'memgate'" in str(written) and "other-facts" in str(written)
+    assert isinstance(written, ConfigError) and "other-facts" in str(written)
     admin = _admin(certs)
-    try:
+    try:  # even with a template an admin installed, the index is outside memgate's role
+        admin.indices.put_index_template(name="other-facts-template", body={
+            "index_patterns": ["other-facts*"], "priority": 100,
+            "_meta": {"memgate_mapping_version": 2, "dim": DIM}})  # fmt: skip
+        created = refusal(ensure, opensearch_index="other-facts")
+        assert isinstance(created, AuthenticationError)
+        assert str(created).startswith(
+            f"OpenSearch at {URL} does not allow user 'memgate' to create index on index "
+            "other-facts (HTTP 403"
+        )
         assert not admin.indices.exists(index="other-facts")  # nothing was written
     finally:
+        admin.indices.delete_index_template(name="other-facts-template")
         admin.close()

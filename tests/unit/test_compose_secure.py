@@ -174,12 +174,63 @@ def test_the_workers_settings_use_every_secured_transport(tmp_path: Path) -> Non
     assert s.kafka_sasl_password is not None
     assert s.opensearch_url.startswith("https://") and s.opensearch_password is not None
     assert s.clickhouse_url == "https://clickhouse:8443"
-    assert {str(s.kafka_ssl_cafile), str(s.opensearch_ca_certs), str(s.clickhouse_ca_cert)} == {
-        ca
-    }
+    assert {str(s.kafka_ssl_cafile), str(s.opensearch_ca_certs), str(s.clickhouse_ca_cert)} == {ca}
     kafka_env = SERVICES["kafka"]["environment"]
-    assert worker["environment"]["MEMGATE_KAFKA_SASL_PASSWORD"].split(":?")[0] == (
-        kafka_env["KAFKA_MEMGATE_PASSWORD"].split(":?")[0]
+    assert (
+        worker["environment"]["MEMGATE_KAFKA_SASL_PASSWORD"].split(":?")[0]
+        == (kafka_env["KAFKA_MEMGATE_PASSWORD"].split(":?")[0])
     )  # the workers log in with the password the broker was given
     assert "9092:kafka" in kafka_env["KAFKA_SECURE_LISTENERS"]
     assert s.kafka_bootstrap == "kafka:9092"
+
+
+def _memgate_role() -> dict[str, Any]:
+    """The memgate role that deploy/opensearch/secure-entrypoint.sh appends to roles.yml."""
+    script = (DEPLOY / "opensearch" / "secure-entrypoint.sh").read_text()
+    m = re.search(r"cat >>\"\$SEC/roles\.yml\" <<'YML'\n(.*?)\nYML\n", script, re.S)
+    assert m, "the roles.yml heredoc"
+    role: dict[str, Any] = yaml.safe_load(m[1])["memgate"]
+    return role
+
+
+def test_the_memgate_role_covers_its_indices_and_may_only_read_index_templates(
+    tmp_path: Path,
+) -> None:
+    from fnmatch import fnmatchcase
+
+    from memgate.sinks.opensearch_usage import usage_index_name
+
+    role = _memgate_role()
+    cluster = role["cluster_permissions"]
+    # template actions are cluster-wide in the security plugin: no name filter would hold
+    assert [p for p in cluster if "template" in p] == ["indices:admin/index_template/get"]
+    assert not any(p.endswith("*") and "admin" in p for p in cluster), cluster
+    patterns = [p for rule in role["index_permissions"] for p in rule["index_patterns"]]
+    worker = SERVICES["memgate-worker"]["environment"]
+    index = load_settings(data_dir=tmp_path, opensearch_index=worker.get(
+        "MEMGATE_OPENSEARCH_INDEX", "memgate-facts")).opensearch_index  # fmt: skip
+    for name in (index, f"{index}-000001", usage_index_name(index)):  # facts, rollover, usage
+        assert any(fnmatchcase(name, p) for p in patterns), (name, patterns)
+    assert not any(fnmatchcase("other-facts", p) for p in patterns)
+
+
+def test_the_admin_installs_the_index_template_before_the_workers_start(tmp_path: Path) -> None:
+    setup, worker = SERVICES["memgate-setup"], SERVICES["memgate-worker"]
+    assert setup["command"] == ["setup", "opensearch"]
+    assert (setup["image"], setup["build"]) == (worker["image"], worker["build"])
+    assert setup["restart"] == "no"
+    assert setup["depends_on"]["opensearch"]["condition"] == "service_healthy"
+    assert worker["depends_on"]["memgate-setup"]["condition"] == ("service_completed_successfully")
+    env = {k: _resolved(v) for k, v in setup["environment"].items()}
+    assert env["MEMGATE_OPENSEARCH_ADMIN_USERNAME"] == "admin"  # secure-entrypoint.sh's admin
+    admin_pw = setup["environment"]["MEMGATE_OPENSEARCH_ADMIN_PASSWORD"]
+    os_pw = SERVICES["opensearch"]["environment"]["OPENSEARCH_ADMIN_PASSWORD"]
+    assert admin_pw.split(":?")[0] == os_pw.split(":?")[0]  # the password the node was given
+    for key in ("MEMGATE_OPENSEARCH_URL", "MEMGATE_OPENSEARCH_INDEX",
+                "MEMGATE_OPENSEARCH_CA_CERTS", "MEMGATE_EMBEDDER"):  # fmt: skip
+        assert setup["environment"].get(key) == worker["environment"].get(key), key
+    assert _mounts("memgate-setup") == _mounts("memgate-worker")  # the same CA
+    overrides = {k.removeprefix("MEMGATE_").lower(): v for k, v in env.items()
+                 if "ADMIN" not in k}  # fmt: skip
+    s = load_settings(**{**overrides, "data_dir": str(tmp_path)})
+    assert s.opensearch_url.startswith("https://")

@@ -3,8 +3,9 @@
 # without Docker: the embedded node of services.sh (MemgateOpenSearch on the same jars, k-NN)
 # with the OpenSearch security plugin on its classpath, TLS on HTTP and transport with the
 # certificates of deploy/certs.sh, and the users admin and memgate (memgate may use only the
-# memgate-* indices and templates), written by deploy/opensearch/secure-entrypoint.sh from the
-# plugin's own config/*.yml, with deploy/opensearch/opensearch.yml as the node's configuration.
+# memgate-* indices and read index templates, not put them), written by
+# deploy/opensearch/secure-entrypoint.sh from the plugin's own config/*.yml, with
+# deploy/opensearch/opensearch.yml as the node's configuration.
 # tests/integration/test_opensearch_secure_int.py starts it; it is never part of
 # `services.sh up all`, and it shares nothing with the node on 19200 but the downloaded jars.
 #
