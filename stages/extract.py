@@ -189,6 +189,7 @@ from memgate.stages.extract_clauses import (
     _merge_events,
     _relative,
     _topic_retractions,
+    forget_topic_end,
 )
 from memgate.stages.extract_dates import parse_event_date
 from memgate.stages.extract_lexicon import C_STATED, MAX_OBJECT_CHARS
@@ -336,9 +337,11 @@ class RuleExtractor:
         found: list[tuple[int, int, str, str, bool, str]] = []  # span, orig', low', topic, subj
         fm = _FORGET_RE.search(low)
         if fm is not None:
-            o2, l2 = _cut(orig, low, [(fm.start("rest"), fm.end("rest"))])
+            # the topic ends where a clause with its own subject begins ("..., we use X")
+            end = forget_topic_end(low, fm.start("rest"), fm.end("rest"))
+            o2, l2 = _cut(orig, low, [(fm.start("rest"), end)])
             subj = "team" if re.search(r"\b(?:we|our|us)\b", l2) else "user"
-            found.append((fm.start(), fm.end(), o2, l2, fm.group("about") is not None, subj))
+            found.append((fm.start(), end, o2, l2, fm.group("about") is not None, subj))
         elif not (_NOT_ANYMORE_FIX_RE.search(low) or _NO_LONGER_FIX_RE.search(low)):
             spans = _clause_spans(low)
             for rx in (_NO_LONGER_RE, _NOT_ANYMORE_RE, _STOPPED_RE):
