@@ -242,7 +242,11 @@ class Resolver:
                 # a deletion request is honoured at once under every policy)
                 why = "needs_confirmation" + ("_or_evidence" if p.min_sessions > 1 else "")
                 return out(ResolutionAction.REJECT, why, [], {"op": "stop"})  # as the correction
-            return self._by_reference(c, view, now, out)
+            done = self._by_reference(c, view, now, out)
+            if reference_op(c) == "stop":
+                # a stop is a change too: "I left the hospital" makes the role there stale
+                return self._stale(c, done, view)
+            return done
 
         existing = view.by_key(c.tenant_id, c.user_id, key)
         value_n = normalise(c.object)

@@ -171,7 +171,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
-from memgate.core.text import is_question, split_sentences, starts_like_question
+from memgate.core.text import abbreviations, is_question, split_sentences, starts_like_question
 from memgate.stages.extract_build_statement import _statement_score
 from memgate.stages.extract_clauses import (
     _CORRECTION_LEAD_RE,
@@ -287,6 +287,11 @@ class RuleExtractor:
             orig = low
         if "." in low:
             low = _INNER_DOT_RE.sub("\u2024", low)  # "2.0" -> "2\u20240", same length
+            # "st. mary's" -> "st\u2024 mary's" in both (same length): no value ends there;
+            # the fact says it with its full stop again (_facts)
+            for at in _abbreviation_dots(low):
+                low = f"{low[:at]}\u2024{low[at + 1:]}"
+                orig = f"{orig[:at]}\u2024{orig[at + 1:]}"
         words = _TOKEN_RE.findall(low)
         if not words:
             return
@@ -510,7 +515,7 @@ class RuleExtractor:
         out: list[CandidateFact] = []
         source = claimed_source(turn.metadata)
         for h in hits:
-            obj = h.object.strip()[:MAX_OBJECT_CHARS].strip()
+            obj = h.object.replace("\u2024", ".").strip()[:MAX_OBJECT_CHARS].strip()
             if not obj:
                 continue
             key = (h.predicate, normalise(obj), h.retracts)
@@ -539,3 +544,17 @@ class RuleExtractor:
             if len(out) >= MAX_FACTS_PER_TURN:
                 break
         return out
+
+
+def _abbreviation_dots(low: str) -> list[int]:
+    """Where the full stops of abbreviations (``memgate/data/abbreviations.json``) stand
+    inside a sentence, so a value does not end there ("st. mary's hospital").
+
+    >>> _abbreviation_dots("i work at st. mary's; dr. hale. the end")
+    [12, 24]
+    """
+    return [
+        m.end() - 1
+        for m in re.finditer(r"(?<![\w.\u2024])([\w.\u2024]+)\.(?=\s+\S)", low)
+        if m.group(1).replace("\u2024", ".") in abbreviations()
+    ]

@@ -240,6 +240,36 @@ def _without_month_names(sentence: str) -> str:
     return normalise_text("".join(out))
 
 
+@cache
+def _reported_re() -> re.Pattern[str]:
+    lex = lexicon()
+    raw = (resources.files("memgate") / "data" / "paraphrase.json").read_text("utf-8")
+    persons = [w for ws in json.loads(raw)["persons"].values() for w in ws]
+    alt = "|".join(re.escape(w) for w in sorted(persons, key=len, reverse=True))
+    leads = "|".join(re.escape(w) for w in lex["possessive_lead"])
+    verbs = sorted(lex.get("saying_verbs", ()), key=len, reverse=True)
+    says = "|".join(re.escape(w) for w in verbs)
+    word = r"[^\s,;:]+"
+    return re.compile(
+        rf"^(?:(?:one|some|a few|several) of )?(?:{leads})\s*(?:{word}\s+){{0,2}}?"
+        rf"(?:{alt})\w{{0,2}}(?:,?\s+{word}){{0,2}}?,?\s*(?:{says})(?!\w)"
+    )
+
+
+def reported_speech(sentence: str) -> bool:
+    """Another person of the speaker says, thinks or claims something: "my colleague Tom
+    swears by Emacs", "Meine Mutter meint, ich sollte ...", "mon collègue dit que ..."
+    (``saying_verbs`` of statements.json, ``persons`` of paraphrase.json).
+
+    >>> reported_speech("My colleague Tom swears by Emacs"), reported_speech("My dad says hi")
+    (True, True)
+    >>> reported_speech("My colleague Tom uses Emacs"), reported_speech("I said no")
+    (False, False)
+    """
+    body = _strip_interjections(_LEAD_PUNCT_RE.sub("", normalise_text(sentence)))
+    return _reported_re().match(body) is not None
+
+
 def _strip_interjections(body: str) -> str:
     return _INTERJECTION_RE.sub("", body)
 

@@ -47,6 +47,7 @@ from memgate.stages.statement_text import (
     family,
     is_single_valued,
     lexicon,
+    reported_speech,
     split_statements,
     starts_with_correction,
     subject_of,
@@ -80,6 +81,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         c = cues(sentence)
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
+        if reported_speech(sentence):
+            continue  # "my colleague says ...": another person's word, not the speaker's fact
         if is_filler_sentence(sentence):
             continue
         p = frame_probability(sentence, model.probability(sentence))
@@ -298,7 +301,7 @@ def _aside(sentence: str) -> bool:
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
     sources = [s for s in sentences if _source_of(fact, s)]
     return bool(sources) and all(
-        any(cues(s)[v] for v in _RULE_VETO) for s in sources
+        any(cues(s)[v] for v in _RULE_VETO) or reported_speech(s) for s in sources
     )
 
 

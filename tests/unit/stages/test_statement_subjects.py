@@ -114,3 +114,22 @@ def test_an_inverted_copula_names_a_family_slot(text: str, slot: str | None) -> 
     from memgate.stages.slot_frames import inverted_slot
 
     assert inverted_slot(text) == slot
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My flatmate Jonas swears by Arch Linux.", "One of my neighbours said the road will close.",
+     "Mein Bruder meint, ich sollte Go lernen.", "Ma sœur dit que Lyon est plus calme.",
+     "Mi padre dice que el coche consume mucho."],
+)  # fmt: skip
+def test_what_another_person_says_is_no_memory_of_the_speaker(text: str) -> None:
+    """Reported speech (a person of paraphrase.json's persons, a saying verb): before, the
+    keep classifier stored it as the user's statement."""
+    assert HybridExtractor().extract(turn(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["My brother's name is Jonas.", "I told my manager I prefer async standups."]
+)
+def test_a_fact_about_a_person_without_a_saying_verb_is_not_reported_speech(text: str) -> None:
+    assert HybridExtractor().extract(turn(text))
