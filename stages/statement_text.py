@@ -256,6 +256,25 @@ def _reported_re() -> re.Pattern[str]:
     )
 
 
+def hedged(sentence: str) -> bool:
+    """The sentence opens with a hedge (``hedge_leads``: "ich glaube, ...", "je crois que",
+    "我好像"): what it says is believed, not stated.
+
+    >>> hedged("Ich glaube, wir nutzen Terraform."), hedged("我好像是用安卓手机的。")
+    (True, True)
+    >>> hedged("We use Terraform, I think."), hedged("I thinkpad daily")
+    (False, False)
+    """
+    body = _strip_interjections(_LEAD_PUNCT_RE.sub("", normalise_text(sentence)))
+    for lead in lexicon().get("hedge_leads", ()):
+        after = body[len(lead) : len(lead) + 1]
+        if body.startswith(lead) and (
+            _CJK_RE.search(lead) or lead.endswith("'") or after in ("", " ", ",")
+        ):
+            return True
+    return False
+
+
 def reported_speech(sentence: str) -> bool:
     """Another person of the speaker says, thinks or claims something: "my colleague Tom
     swears by Emacs", "Meine Mutter meint, ich sollte ...", "mon collègue dit que ..."

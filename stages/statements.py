@@ -45,6 +45,7 @@ from memgate.stages.statement_text import (
     clean_statement,
     cues,
     family,
+    hedged,
     is_single_valued,
     lexicon,
     reported_speech,
@@ -237,7 +238,7 @@ class HybridExtractor(StatementExtractor):
             out += self._merged_fact(
                 turn, parts, first, start=len(out), inferred=inferred, episode=bool(episodes)
             )
-        return out
+        return _believed(out, sentences)
 
     def _merged_fact(
         self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int,
@@ -281,6 +282,23 @@ class HybridExtractor(StatementExtractor):
 _RULE_VETO: Final = (
     "question", "social", "second_person", "hypothetical", "moment", "chatter",
 )
+
+
+#: The confidence of a fact said as a belief ("ich glaube, wir nutzen Terraform"): an
+#: inference from a clear statement on the scale of the domain guide.
+BELIEVED_CONFIDENCE: Final = 0.5
+
+
+def _believed(facts: list[CandidateFact], sentences: list[str]) -> list[CandidateFact]:
+    """The facts read only from hedged sentences (:func:`hedged`) at
+    :data:`BELIEVED_CONFIDENCE`: a write policy holds them until confirmed or repeated."""
+    out = []
+    for f in facts:
+        sources = [s for s in sentences if _source_of(f, s)]
+        if not f.retracts and sources and all(hedged(s) for s in sources):
+            f = f.model_copy(update={"confidence": min(f.confidence, BELIEVED_CONFIDENCE)})
+        out.append(f)
+    return out
 
 
 def _speaker(statement: str, subject: str) -> str:
