@@ -367,6 +367,11 @@ class Resolver:
             pend = new.model_copy(update={"status": FactStatus.PENDING})
             return out(ResolutionAction.PENDING, "needs_confirmation", [pend], details)
 
+        # 5b. a confirmed value for a key that holds one pending guess and no current
+        # value: the value the user confirmed closes the guess ("je crois que ... thé au
+        # café", then, confirmed, "je préfère le thé")
+        if c.confirmed and active is None and len(pending) == 1:
+            return self._supersede(pending[0], new, now, out, "confirmed_value", details)
         # 6. a new value for a key that has one: supersede
         if active is not None:
             done = self._supersede(active, new, now, out, "new_value", details)

@@ -48,3 +48,20 @@ def test_a_belief_is_pending_until_it_is_repeated(tmp_path: Path) -> None:
         after = [f for f in m.get_all("t", "u") if "Pulumi" in f.text]
     assert first == [FactStatus.PENDING]
     assert after and after[0].status is FactStatus.ACTIVE
+
+
+def test_a_confirmed_value_closes_the_pending_guess_of_its_key(tmp_path: Path) -> None:
+    """Before: the guess stayed pending beside the confirmed value of the same key."""
+    turns = [
+        {"tenant_id": "t", "user_id": "u", "session_id": "s1", "turn_id": "g1", "role": "user",
+         "content": "Je crois que je préfère le thé vert au café.", "ts": "2024-01-05T09:00:00Z"},
+        {"tenant_id": "t", "user_id": "u", "session_id": "s2", "turn_id": "g2", "role": "user",
+         "content": "Oui, c'est sûr, je préfère le thé vert.", "ts": "2024-02-05T09:00:00Z",
+         "confirmed": True},
+    ]  # fmt: skip
+    with Memory(data_dir=tmp_path) as m:
+        m.add(turns)
+        facts = m.get_all("t", "u", include_inactive=True)
+    status = {f.value: f.status for f in facts}
+    assert FactStatus.PENDING not in status.values(), status
+    assert any(s is FactStatus.ACTIVE and "thé vert" in v for v, s in status.items()), status
