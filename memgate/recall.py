@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -157,11 +159,67 @@ class Ranked:
     decay: float
     final: float
     usage: FactUsage | None = None
+    focus: float = 1.0
+    """The subject focus factor (:func:`subject_focus`): below 1 for another person's fact
+    that a first-person question does not name."""
 
     @property
     def fused_share(self) -> float:
         """The fused score as a share of the best possible one (rank 1 in both): 0 to 1."""
         return self.hit.score / BEST_FUSED
+
+
+@lru_cache(maxsize=1)
+def _focus_data() -> tuple[float, frozenset[str], tuple[str, ...]]:
+    raw = (resources.files("memgate") / "data" / "recall_focus.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(raw)
+    words = [str(w).lower() for w in data["first_person"]]
+    cjk = tuple(w for w in words if re.search("[\u4e00-\u9fff]", w))
+    return float(data["factor"]), frozenset(words), cjk
+
+
+_QWORD_RE = re.compile(r"[^\W\d_][\w']*")
+
+
+def subject_focus(question: str) -> Callable[[str], float]:
+    """The factor of a fact's subject for a question (``memgate/data/recall_focus.json``):
+    a question in the first person that does not name the person who links a fact to
+    someone else ("who is my manager" and "user's brother's boss": the brother) weighs that
+    fact less.
+
+    >>> f = subject_focus("who is my manager")
+    >>> f("user"), f("user's brother's boss"), f("team's checkout service")
+    (1.0, 0.8, 1.0)
+    >>> subject_focus("where does my sister live")("user's sister")
+    1.0
+    >>> subject_focus("what did Caroline's sister do")("user's sister's dog")
+    1.0
+    """
+    factor, first, cjk = _focus_data()
+    low = question.lower().replace("\u2019", "'")
+    words: set[str] = set()
+    for m in _QWORD_RE.finditer(low):
+        w = m.group(0)
+        words.add(w)
+        if "'" in w:  # "j'habite": the elided pronoun and the word
+            head, _, tail = w.partition("'")
+            words.update({head + "'", tail})
+    if not (words & first or any(c in low for c in cjk)):
+        return lambda _subject: 1.0
+    stems = {w[:4] for w in words if len(w) >= 3}
+
+    def focus(subject: str) -> float:
+        if not subject.startswith("user's "):
+            return 1.0
+        # the person who links the fact to someone else: the first of the chain
+        # ("user's brother's boss": brother)
+        person = subject[len("user's ") :].lower().split("'s ", 1)[0]
+        named = [w for w in _QWORD_RE.findall(person) if len(w) >= 3]
+        if not named or any(w[:4] in stems or w in low for w in named):
+            return 1.0
+        return factor
+
+    return focus
 
 
 @dataclass(frozen=True)
@@ -220,7 +278,7 @@ class Recall:
                     query.tenant_id, query.user_id, [h.fact.fact_id for h in hits]
                 )
         with phase("packing"):
-            return self._ranked(hits, vec, ref, decay, usage)
+            return self._ranked(hits, vec, ref, decay, usage, query.text)
 
     @staticmethod
     def _ranked(
@@ -229,8 +287,10 @@ class Recall:
         ref: datetime,
         decay: DecayPolicy | None,
         usage: Mapping[str, FactUsage],
+        question: str = "",
     ) -> list[Ranked]:
         out = []
+        focus = subject_focus(question)
         for h in hits:
             rel = h.vector_score
             if rel is None and h.fact.retrieval_vector is not None:
@@ -240,7 +300,10 @@ class Recall:
             if decay is not None:
                 age = (ref - reference_seen(h.fact, u, ref)).total_seconds() / DAY
                 f = decay.factor(h.fact.predicate, h.fact.type, age)
-            out.append(Ranked(hit=h, relevance=rel, decay=f, final=h.score * f, usage=u))
+            on = focus(h.fact.subject)
+            out.append(Ranked(
+                hit=h, relevance=rel, decay=f, final=h.score * f * on, usage=u, focus=on
+            ))  # fmt: skip
         out.sort(key=lambda r: -r.final)
         return out
 

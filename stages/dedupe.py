@@ -242,7 +242,11 @@ class Resolver:
                 # a deletion request is honoured at once under every policy)
                 why = "needs_confirmation" + ("_or_evidence" if p.min_sessions > 1 else "")
                 return out(ResolutionAction.REJECT, why, [], {"op": "stop"})  # as the correction
-            return self._by_reference(c, view, now, out)
+            done = self._by_reference(c, view, now, out)
+            if reference_op(c) == "stop":
+                # a stop is a change too: "I left the hospital" makes the role there stale
+                return self._stale(c, done, view)
+            return done
 
         existing = view.by_key(c.tenant_id, c.user_id, key)
         value_n = normalise(c.object)
@@ -363,6 +367,11 @@ class Resolver:
             pend = new.model_copy(update={"status": FactStatus.PENDING})
             return out(ResolutionAction.PENDING, "needs_confirmation", [pend], details)
 
+        # 5b. a confirmed value for a key that holds one pending guess and no current
+        # value: the value the user confirmed closes the guess ("je crois que ... thé au
+        # café", then, confirmed, "je préfère le thé")
+        if c.confirmed and active is None and len(pending) == 1:
+            return self._supersede(pending[0], new, now, out, "confirmed_value", details)
         # 6. a new value for a key that has one: supersede
         if active is not None:
             done = self._supersede(active, new, now, out, "new_value", details)

@@ -171,7 +171,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
-from memgate.core.text import is_question, split_sentences, starts_like_question
+from memgate.core.text import abbreviations, is_question, split_sentences, starts_like_question
 from memgate.stages.extract_build_statement import _statement_score
 from memgate.stages.extract_clauses import (
     _CORRECTION_LEAD_RE,
@@ -189,6 +189,7 @@ from memgate.stages.extract_clauses import (
     _merge_events,
     _relative,
     _topic_retractions,
+    forget_topic_end,
 )
 from memgate.stages.extract_dates import parse_event_date
 from memgate.stages.extract_lexicon import C_STATED, MAX_OBJECT_CHARS
@@ -286,6 +287,11 @@ class RuleExtractor:
             orig = low
         if "." in low:
             low = _INNER_DOT_RE.sub("\u2024", low)  # "2.0" -> "2\u20240", same length
+            # "st. mary's" -> "st\u2024 mary's" in both (same length): no value ends there;
+            # the fact says it with its full stop again (_facts)
+            for at in _abbreviation_dots(low):
+                low = f"{low[:at]}\u2024{low[at + 1:]}"
+                orig = f"{orig[:at]}\u2024{orig[at + 1:]}"
         words = _TOKEN_RE.findall(low)
         if not words:
             return
@@ -336,9 +342,11 @@ class RuleExtractor:
         found: list[tuple[int, int, str, str, bool, str]] = []  # span, orig', low', topic, subj
         fm = _FORGET_RE.search(low)
         if fm is not None:
-            o2, l2 = _cut(orig, low, [(fm.start("rest"), fm.end("rest"))])
+            # the topic ends where a clause with its own subject begins ("..., we use X")
+            end = forget_topic_end(low, fm.start("rest"), fm.end("rest"))
+            o2, l2 = _cut(orig, low, [(fm.start("rest"), end)])
             subj = "team" if re.search(r"\b(?:we|our|us)\b", l2) else "user"
-            found.append((fm.start(), fm.end(), o2, l2, fm.group("about") is not None, subj))
+            found.append((fm.start(), end, o2, l2, fm.group("about") is not None, subj))
         elif not (_NOT_ANYMORE_FIX_RE.search(low) or _NO_LONGER_FIX_RE.search(low)):
             spans = _clause_spans(low)
             for rx in (_NO_LONGER_RE, _NOT_ANYMORE_RE, _STOPPED_RE):
@@ -507,7 +515,7 @@ class RuleExtractor:
         out: list[CandidateFact] = []
         source = claimed_source(turn.metadata)
         for h in hits:
-            obj = h.object.strip()[:MAX_OBJECT_CHARS].strip()
+            obj = h.object.replace("\u2024", ".").strip()[:MAX_OBJECT_CHARS].strip()
             if not obj:
                 continue
             key = (h.predicate, normalise(obj), h.retracts)
@@ -536,3 +544,17 @@ class RuleExtractor:
             if len(out) >= MAX_FACTS_PER_TURN:
                 break
         return out
+
+
+def _abbreviation_dots(low: str) -> list[int]:
+    """Where the full stops of abbreviations (``memgate/data/abbreviations.json``) stand
+    inside a sentence, so a value does not end there ("st. mary's hospital").
+
+    >>> _abbreviation_dots("i work at st. mary's; dr. hale. the end")
+    [12, 24]
+    """
+    return [
+        m.end() - 1
+        for m in re.finditer(r"(?<![\w.\u2024])([\w.\u2024]+)\.(?=\s+\S)", low)
+        if m.group(1).replace("\u2024", ".") in abbreviations()
+    ]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
+from importlib import resources
 
 from memgate.core.events import FactType, normalise
 from memgate.stages.extract_lexicon import _CATEGORY_ALIASES, C_STATED, MAX_OBJECT_CHARS, _ws
@@ -72,6 +75,36 @@ _FORGET_RE = re.compile(
     r"info|information|fact) (?:about|on|regarding|that says) ))"
     r"(?P<rest>[^.!?;]+)"
 )
+@lru_cache(maxsize=1)
+def _clause_subjects() -> frozenset[str]:
+    """Words that open a clause as its subject (``clause_roles.json``: ``first_person`` and
+    ``subject_words``, every language)."""
+    d = json.loads((resources.files("memgate") / "data" / "clause_roles.json").read_text("utf-8"))
+    words = [w for k in ("first_person", "subject_words") for ws in d[k].values() for w in ws]
+    return frozenset(w.lower() for w in words)
+
+
+_COMMA_WORD_RE = re.compile(r",\s*([^\W\d_][\w']*)")
+
+
+def forget_topic_end(low: str, start: int, end: int) -> int:
+    """Where the topic of "forget what I said about <topic>" ends: at a comma that opens a
+    clause with a subject of its own ("... about Jenkins, we actually deploy with Argo CD":
+    the new clause is a statement, not part of what is withdrawn), else at ``end``.
+
+    >>> t = "ignore what i said about jenkins, we deploy with argo cd"
+    >>> t[25:forget_topic_end(t, 25, len(t))]
+    'jenkins'
+    >>> t = "forget what i said about my brother, tom"
+    >>> t[25:forget_topic_end(t, 25, len(t))]
+    'my brother, tom'
+    """
+    for m in _COMMA_WORD_RE.finditer(low, start, end):
+        if m.group(1) in _clause_subjects():
+            return m.start()
+    return end
+
+
 _NO_LONGER_RE = re.compile(
     r"\b(?P<subj>i|we)(?P<be>'m|'re| am| are)?\s+(?:(?:just|also|really|actually|simply)\s+)?"
     r"(?P<neg>no longer\s+)"

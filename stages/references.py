@@ -226,6 +226,7 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
             kept.append(f.model_copy(
                 update={"object": beside, "predicate": "statement", "multi_valued": True}
             ))  # fmt: skip
+    kept += _changes_beside(turn, refs, clauses, kept)
     source = claimed_source(turn.metadata)
     for i, r in enumerate(refs):
         kept.append(_candidate(
@@ -234,6 +235,35 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
             source=source, retracts=True,
         ))
     return kept
+
+
+def _changes_beside(
+    turn: TurnEvent, refs: list[Reference], clauses: list[str], kept: list[CandidateFact]
+) -> list[CandidateFact]:
+    """The new value said beside a reference clause in the same sentence, when no kept
+    candidate says it: "We dropped Slack, all team talk happens in Teams these days" or
+    "Ya no uso Sublime, me pasé a VS Code": the extractor read the stopped value from the
+    sentence (its clause is the reference), and the change beside it (:func:`said_beside`)
+    is a statement of its own, with the reference's subject."""
+    said = [normalise(f.object) for f in kept if not f.retracts and f.object]
+    source = claimed_source(turn.metadata)
+    out: list[CandidateFact] = []
+    for sentence in split_sentences(turn.content):
+        low = normalise(sentence)
+        mine = [(cl, r) for cl, r in zip(clauses, refs, strict=True) if cl and cl in low]
+        if not mine:
+            continue
+        beside = said_beside(sentence.strip().rstrip(".!?。！？ "), [cl for cl, _ in mine])
+        if beside is None:
+            continue
+        nb = normalise(beside)
+        if any(x in nb or nb in x for x in said if x):
+            continue
+        out.append(_candidate(
+            turn, "beside", len(out), subject=mine[0][1].subject, predicate="statement",
+            obj=beside, rationale=CHANGE_FRAME, source=source, multi_valued=True,
+        ))  # fmt: skip
+    return out
 
 
 def _references_of(turn: TurnEvent) -> tuple[list[Reference], list[str]]:

@@ -161,6 +161,13 @@ def _cos(a: list[float] | None, b: np.ndarray) -> float:
     return float(np.dot(np.asarray(a, dtype=np.float32), b))
 
 
+def _thing_named(thing: str, value: str) -> bool:
+    """The owner's thing of one side ("team's frontend": ``frontend``) is named in the other
+    side's statement, said by the owner alone ("todo el frontend lo escribimos en ...")."""
+    words = thing.split()
+    return bool(words) and all(w in set(normalise(value).split()) for w in words)
+
+
 def fold_target(
     c: CandidateFact,
     key: str,
@@ -207,8 +214,11 @@ def fold_target(
                 if not (_names_within(names_f, c) and _names_within(anchors_c - slot, f)):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
-                same_slot = bool(rest_c and rest_f == rest_c) or bool(
-                    fams_c & _families(f, rest_f, lex)
+                same_slot = (
+                    bool(rest_c and rest_f == rest_c)
+                    or bool(fams_c & _families(f, rest_f, lex))
+                    or _thing_named(rest_f, c.object)
+                    or _thing_named(rest_c, f.value)
                 )
                 if not same_slot and (
                     sim < fold.fold_similarity or substitution(f.value, c.object, lex)

@@ -202,11 +202,18 @@ ANCHOR_MAX_WORDS = 6
 
 def _is_sentence(f: StoredFact | CandidateFact) -> bool:
     """Whether the value is a sentence (its anchors are its names): a statement with no
-    slot, or an episode a statement extractor says with the turn's sentence (the hybrid's
-    ``event``)."""
+    slot, or what a statement extractor says with the turn's sentence: an episode (the
+    hybrid's ``event``) or a statement its family typed ("team's frontend stack Nuestro
+    frontend está escrito en TypeScript": a sentence with a verb, not a value)."""
     if f.predicate == "statement" or f.predicate.endswith(":other"):
         return True
-    return f.type is FactType.EVENT and f.extractor in _SENTENCE_EXTRACTORS
+    if f.extractor not in _SENTENCE_EXTRACTORS:
+        return False
+    return f.type is FactType.EVENT or len(_val(f).split()) > _SENTENCE_MIN_WORDS
+
+
+#: A value a statement extractor typed with more words than this is the turn's sentence.
+_SENTENCE_MIN_WORDS: Final = 3
 
 
 def _mentions(words: set[str], flat: str, term: str) -> bool:

@@ -32,7 +32,7 @@ from typing import Any, Final
 from memgate.core.text import bounded_alternation
 from memgate.stages.statement_text import cues, lexicon, normalise_text
 
-__all__ = ["FRAMES", "copula_slot", "frame_probability", "says_change"]
+__all__ = ["FRAMES", "copula_slot", "frame_probability", "inverted_slot", "says_change"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _END_RE: Final = re.compile(r"[\s.!?。！？…]+$")
@@ -108,6 +108,38 @@ def copula_slot(sentence: str) -> str | None:
     return slot
 
 
+@lru_cache(maxsize=1)
+def _inverted_re() -> re.Pattern[str]:
+    leads = _phrases(list(lexicon()["possessive_lead"]))
+    copulas = _phrases([c for cs in FRAMES["copulas"].values() for c in cs])
+    return re.compile(
+        rf"(?:'s|\s(?:{copulas}))\s+(?:{leads})\s*(?P<slot>[^\s,;:]+(?:\s[^\s,;:]+){{0,2}})"
+        r"\s*(?:[,;:]|$)"
+    )
+
+
+def inverted_slot(sentence: str) -> str | None:
+    """The slot of a clause that ends "<someone> <copula> my <noun>", where the noun names a
+    single-valued family of ``resolution.json`` ("so he's my boss now", "Wiebke ist meine
+    Chefin"): the value is said before the copula, often a clause earlier; None otherwise
+    ("it's my birthday today": no family).
+
+    >>> inverted_slot("Anke Vogt took over the unit, so she's my supervisor now")
+    'supervisor now'
+    >>> inverted_slot("It's my birthday today"), inverted_slot("My boss is Anke")
+    (None, None)
+    """
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    norm = _END_RE.sub("", normalise_text(sentence)).replace("\u2019", "'")
+    for m in _inverted_re().finditer(norm):
+        slot = m.group("slot").strip()
+        head = slot.split()[0]
+        if any(f.single and f.words is not None and f.words.search(head) for f in LEXICON.families):
+            return slot
+    return None
+
+
 def says_change(sentence: str) -> bool:
     """The sentence holds a verb of moving to another value ("switched to", "搬到")."""
     return _change_re().search(normalise_text(sentence)) is not None
@@ -118,7 +150,7 @@ def frame_probability(sentence: str, p: float) -> float:
     floor = float(FRAMES["keep_probability"])
     if p >= floor:
         return p
-    if copula_slot(sentence) is not None:
+    if copula_slot(sentence) is not None or inverted_slot(sentence) is not None:
         return floor
     c = cues(sentence)
     if (c["first_person"] or c["first_person_plural"]) and says_change(sentence):

@@ -178,7 +178,7 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "hypothetical": _starts("hypothetical", body) or (_has("hypothetical", norm) and question),
         "opinion": _has("opinion", norm),
         "chatter": _has("chatter", norm) and not starts_with_correction(sentence),
-        "uncertain": _has("uncertain", norm),
+        "uncertain": _has("uncertain", _without_month_names(sentence)),
         "session_only": _has("session_only", norm) and not standing,
         "digit": any(c.isdigit() for c in norm),
         "named_thing": named,
@@ -205,6 +205,88 @@ _INTERJECTION_RE: Final = re.compile(
     r"^(?:(?:wow|oh|ooh|yeah|yes|yep|haha\w*|lol|aw+|omg|hey|well|and|but|so|ok|okay|oui|ja|"
     r"sí|sim|ah|hmm|还有|哇|嗯|哈哈)[\s,!.，！]+)+"
 )
+
+
+def _without_month_names(sentence: str) -> str:
+    """The normalised sentence with the month names that are also words of doubt taken
+    out (``month_homographs``: English "May"): one after a word of ``month_leads`` ("in
+    May", "since May"), before a number ("May 3"), or capitalised inside the sentence.
+
+    >>> _without_month_names("He took over in May, so he's my boss now")
+    "he took over in , so he's my boss now"
+    >>> _without_month_names("I may move to Oslo"), _without_month_names("May I ask?")
+    ('i may move to oslo', 'may i ask?')
+    """
+    lex = lexicon()
+    months = lex.get("month_homographs", ())
+    if not months:
+        return normalise_text(sentence)
+    leads = set(lex.get("month_leads", ()))
+    alt = "|".join(re.escape(m) for m in months)
+    out: list[str] = []
+    pos = 0
+    for m in re.finditer(rf"(?i)(?<!\w)(?:{alt})(?!\w)", sentence):
+        before = sentence[: m.start()].split()
+        after = sentence[m.end() :].lstrip()
+        month = (
+            (before and before[-1].lower().strip(",") in leads)
+            or after[:1].isdigit()
+            or (m.start() > 0 and m.group(0)[:1].isupper() and bool(before))
+        )
+        if month:
+            out += [sentence[pos : m.start()]]
+            pos = m.end()
+    out.append(sentence[pos:])
+    return normalise_text("".join(out))
+
+
+@cache
+def _reported_re() -> re.Pattern[str]:
+    lex = lexicon()
+    raw = (resources.files("memgate") / "data" / "paraphrase.json").read_text("utf-8")
+    persons = [w for ws in json.loads(raw)["persons"].values() for w in ws]
+    alt = "|".join(re.escape(w) for w in sorted(persons, key=len, reverse=True))
+    leads = "|".join(re.escape(w) for w in lex["possessive_lead"])
+    verbs = sorted(lex.get("saying_verbs", ()), key=len, reverse=True)
+    says = "|".join(re.escape(w) for w in verbs)
+    word = r"[^\s,;:]+"
+    return re.compile(
+        rf"^(?:(?:one|some|a few|several) of )?(?:{leads})\s*(?:{word}\s+){{0,2}}?"
+        rf"(?:{alt})\w{{0,2}}(?:,?\s+{word}){{0,2}}?,?\s*(?:{says})(?!\w)"
+    )
+
+
+def hedged(sentence: str) -> bool:
+    """The sentence opens with a hedge (``hedge_leads``: "ich glaube, ...", "je crois que",
+    "我好像"): what it says is believed, not stated.
+
+    >>> hedged("Ich glaube, wir nutzen Terraform."), hedged("我好像是用安卓手机的。")
+    (True, True)
+    >>> hedged("We use Terraform, I think."), hedged("I thinkpad daily")
+    (False, False)
+    """
+    body = _strip_interjections(_LEAD_PUNCT_RE.sub("", normalise_text(sentence)))
+    for lead in lexicon().get("hedge_leads", ()):
+        after = body[len(lead) : len(lead) + 1]
+        if body.startswith(lead) and (
+            _CJK_RE.search(lead) or lead.endswith("'") or after in ("", " ", ",")
+        ):
+            return True
+    return False
+
+
+def reported_speech(sentence: str) -> bool:
+    """Another person of the speaker says, thinks or claims something: "my colleague Tom
+    swears by Emacs", "Meine Mutter meint, ich sollte ...", "mon collègue dit que ..."
+    (``saying_verbs`` of statements.json, ``persons`` of paraphrase.json).
+
+    >>> reported_speech("My colleague Tom swears by Emacs"), reported_speech("My dad says hi")
+    (True, True)
+    >>> reported_speech("My colleague Tom uses Emacs"), reported_speech("I said no")
+    (False, False)
+    """
+    body = _strip_interjections(_LEAD_PUNCT_RE.sub("", normalise_text(sentence)))
+    return _reported_re().match(body) is not None
 
 
 def _strip_interjections(body: str) -> str:
@@ -276,12 +358,39 @@ def subject_of(statement: str) -> str:
     if _has("first_person_singular", norm):
         return "user"
     noun = _noun_phrase(norm)
-    return noun or "user"
+    if noun:
+        return noun
+    # no pronoun (Spanish, Portuguese): a first-person plural verb says "we"
+    # ("todo el frontend lo escribimos en TypeScript")
+    plural = tuple(lexicon().get("pronoun_verb_endings", ()))
+    if plural and any(len(w) > 5 and w.endswith(plural) for w in re.findall(r"\w+", norm)):
+        return "team"
+    return "user"
 
 
 def _noun_phrase(text: str) -> str:
+    """The words before the clause's verb, its subject; the verb is one of ``verbs``, or
+    the first word after the subject's first word that is one of ``clause_adverbs`` or an
+    English past form ("my sister just moved", "my sister moved": ``sister``).
+
+    >>> _noun_phrase("sister just moved to glasgow"), _noun_phrase("brother relocated to oslo")
+    ('sister', 'brother')
+    >>> _noun_phrase("car is a toyota"), _noun_phrase("moved to berlin")
+    ('car', '')
+    """
     verb = _matcher("verbs").search(text)
-    head = text[: verb.start()] if verb is not None else ""
+    end = verb.start() if verb is not None else -1
+    adverbs = set(lexicon().get("clause_adverbs", ()))
+    at = 0
+    for i, m in enumerate(re.finditer(r"[\w'-]+", text)):
+        if end >= 0 and m.start() >= end:
+            break
+        w = m.group(0)
+        if i > 0 and (w in adverbs or (len(w) > 4 and w.endswith("ed") and w.isascii())):
+            end = at
+            break
+        at = m.end()
+    head = text[:end] if end >= 0 else ""
     head = re.sub(r"[^\w\s'-]", " ", head)
     words = [w for w in head.split() if w not in set(lexicon()["articles"])]
     if not words or len(words) > 4:
@@ -329,8 +438,9 @@ def _names_someone(statement: str, phrase: str) -> bool:
     if at < 0 or len(low) != len(statement):
         return True
     nxt = statement[at + len(phrase.strip()) :].lstrip(" ,:")
-    if nxt.lower().startswith(("a ", "an ", "the ")):
-        return False  # "joined a gym", "joined the call"
+    first = nxt.split(" ", 1)[0].lower()
+    if first in set(lexicon()["articles"]) or first in set(lexicon().get("object_pronouns", ())):
+        return False  # "joined a gym", "joined the call", "je suis chez le dentiste, chez moi"
     if not any(ch.isupper() for ch in statement[1:]):
         return True  # a writer who uses no capitals: nothing to read from case
     return not nxt or not nxt[0].isalpha() or not nxt[0].islower()

@@ -45,8 +45,10 @@ from memgate.stages.statement_text import (
     clean_statement,
     cues,
     family,
+    hedged,
     is_single_valued,
     lexicon,
+    reported_speech,
     split_statements,
     starts_with_correction,
     subject_of,
@@ -80,6 +82,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         c = cues(sentence)
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
+        if reported_speech(sentence):
+            continue  # "my colleague says ...": another person's word, not the speaker's fact
         if is_filler_sentence(sentence):
             continue
         p = frame_probability(sentence, model.probability(sentence))
@@ -234,7 +238,7 @@ class HybridExtractor(StatementExtractor):
             out += self._merged_fact(
                 turn, parts, first, start=len(out), inferred=inferred, episode=bool(episodes)
             )
-        return out
+        return _believed(out, sentences)
 
     def _merged_fact(
         self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int,
@@ -280,6 +284,23 @@ _RULE_VETO: Final = (
 )
 
 
+#: The confidence of a fact said as a belief ("ich glaube, wir nutzen Terraform"): an
+#: inference from a clear statement on the scale of the domain guide.
+BELIEVED_CONFIDENCE: Final = 0.5
+
+
+def _believed(facts: list[CandidateFact], sentences: list[str]) -> list[CandidateFact]:
+    """The facts read only from hedged sentences (:func:`hedged`) at
+    :data:`BELIEVED_CONFIDENCE`: a write policy holds them until confirmed or repeated."""
+    out = []
+    for f in facts:
+        sources = [s for s in sentences if _source_of(f, s)]
+        if not f.retracts and sources and all(hedged(s) for s in sources):
+            f = f.model_copy(update={"confidence": min(f.confidence, BELIEVED_CONFIDENCE)})
+        out.append(f)
+    return out
+
+
 def _speaker(statement: str, subject: str) -> str:
     """The subject of the speaker's own episode: the one the statement names (``user``,
     ``team``, ``user's sister``), else the person of its verb (Spanish says no pronoun:
@@ -298,7 +319,7 @@ def _aside(sentence: str) -> bool:
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
     sources = [s for s in sentences if _source_of(fact, s)]
     return bool(sources) and all(
-        any(cues(s)[v] for v in _RULE_VETO) for s in sources
+        any(cues(s)[v] for v in _RULE_VETO) or reported_speech(s) for s in sources
     )
 
 

@@ -22,8 +22,8 @@ from functools import cache
 from importlib import resources
 
 __all__ = [
-    "MAX_QUERY_TERMS", "bounded_alternation", "is_question", "query_terms", "question_starts",
-    "split_sentences", "starts_like_question",
+    "MAX_QUERY_TERMS", "abbreviations", "bounded_alternation", "ends_with_abbreviation",
+    "is_question", "query_terms", "question_starts", "split_sentences", "starts_like_question",
 ]
 
 # CJK sentence ends (。！？) need no space after them
@@ -39,8 +39,37 @@ _CLOSERS = " \"')]”"
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split on sentence punctuation and line breaks; drop empty pieces."""
-    return [s.strip() for s in _SENT_SPLIT_RE.split(text) if s and s.strip()]
+    """Split on sentence punctuation and line breaks; drop empty pieces. A full stop after
+    an abbreviation of ``memgate/data/abbreviations.json`` ends no sentence ("St. Mary's").
+
+    >>> split_sentences("I work at St. Mary's hospital. I said no. It is big.")
+    ["I work at St. Mary's hospital.", 'I said no.', 'It is big.']
+    """
+    out: list[str] = []
+    for piece in _SENT_SPLIT_RE.split(text):
+        if not piece or not piece.strip():
+            continue
+        piece = piece.strip()
+        if out and ends_with_abbreviation(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+@cache
+def abbreviations() -> frozenset[str]:
+    """The abbreviations after which a full stop ends no sentence, lower case."""
+    raw = (resources.files("memgate") / "data" / "abbreviations.json").read_text("utf-8")
+    return frozenset(str(w).casefold() for w in json.loads(raw)["words"])
+
+
+def ends_with_abbreviation(piece: str) -> bool:
+    """The text ends with an abbreviation and its full stop ("... at St.")."""
+    if not piece.endswith("."):
+        return False
+    words = piece[:-1].split()
+    return bool(words) and words[-1].casefold().lstrip("(\"'") in abbreviations()
 
 
 @cache

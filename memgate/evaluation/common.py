@@ -58,12 +58,16 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # issue 9 item 5: the fail-closed classes, six languages (dev2); e-mail shapes,
     # national ids of many countries and look-alikes (dev3)
     "leaks": ("leaks_dev2.jsonl", "leaks_dev3.jsonl"),
+    # durable facts versus states of the moment, requests and chatter in de fr es (dev2)
+    "labelled": ("labelled_turns_dev2.jsonl",),
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);
     # deletion, as_of, supersede, retraction, dedupe, noise in the frozen failure shapes (dev3);
     # supersede, as_of, dedupe in new words, moves, near-repeats, hard negatives (dev4);
     # changes through a slot family, household moves, retractions by reference, an
     # instruction replacing a preference (dev5);
     # supersede by role and tool words, paraphrase dedupe, as-of, in five languages (dev6);
+    # supersede in new words (jobs, bosses, cities with their time zone, tools), retraction
+    # and deletion by reference, paraphrase dedupe, noise, confirmation, en de fr es (dev7);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -72,6 +76,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev4.jsonl",
         "scenarios_dev5.jsonl",
         "scenarios_dev6.jsonl",
+        "scenarios_dev7.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),

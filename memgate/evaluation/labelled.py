@@ -36,6 +36,7 @@ recall), are not in it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -110,16 +111,21 @@ def value_form(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def load(path: Path) -> list[LabelledTurn]:
-    items = read_jsonl(path, LabelledTurn)
+def load(path: Path | Sequence[Path]) -> list[LabelledTurn]:
+    """The labelled turns of one file, or of several read as one corpus in order (a turn
+    id may not repeat within a tenant across them)."""
+    paths = [path] if isinstance(path, Path) else list(path)
+    items: list[LabelledTurn] = []
     seen: dict[tuple[str, str], str] = {}
-    for item in items:
-        key = (item.turn.tenant_id, item.turn.turn_id)
-        if key in seen:
-            raise CorpusError(
-                f"{path}: {item.id} reuses turn id {key[1]} of {seen[key]} in tenant {key[0]}"
-            )
-        seen[key] = item.id
+    for p in paths:
+        for item in read_jsonl(p, LabelledTurn):
+            key = (item.turn.tenant_id, item.turn.turn_id)
+            if key in seen:
+                raise CorpusError(
+                    f"{p}: {item.id} reuses turn id {key[1]} of {seen[key]} in tenant {key[0]}"
+                )
+            seen[key] = item.id
+            items.append(item)
     return items
 
 
@@ -207,14 +213,15 @@ class LabelledReport:
 
 
 def evaluate(
-    path: Path,
+    path: Path | Sequence[Path],
     settings: Settings,
     embedder: Embedder,
     *,
     pipeline_factory: PipelineFactory | None = None,
     stored_statuses: tuple[FactStatus, ...] = DEFAULT_STORED_STATUSES,
 ) -> LabelledReport:
-    """Run every labelled turn through a fresh gate and score stored versus ``keep``."""
+    """Run every labelled turn (of one file or several, as one corpus) through a fresh
+    gate and score stored versus ``keep``."""
     items = load(path)
     with Workspace(settings, embedder, pipeline_factory) as ws:
         summary = ws.ingest(i.turn for i in items)
@@ -229,7 +236,7 @@ def evaluate(
             by_turn.setdefault((f.tenant_id, turn_id), []).append((f.text, f.status))
 
     report = LabelledReport(
-        path=str(path),
+        path=str(path) if isinstance(path, Path) else ", ".join(str(p) for p in path),
         policy=settings.policy,
         extractor=extractor_id,
         embedder=embedder_name(embedder),

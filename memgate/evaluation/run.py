@@ -401,10 +401,8 @@ def run_eval(
     if dev is not None:
         run.dev = SplitFigures()
         if "labelled" in dev:
-            say(f"labelled turns: {dev['labelled'][0].name}")
-            lrep = labelled_eval.evaluate(
-                dev["labelled"][0], settings, embedder, pipeline_factory=pf
-            )
+            say(f"labelled turns: {', '.join(p.name for p in dev['labelled'])}")
+            lrep = labelled_eval.evaluate(dev["labelled"], settings, embedder, pipeline_factory=pf)
             run.dev_reports["labelled"] = lrep
             run.dev.labelled = summarise_labelled(lrep)
             run.extractor = lrep.extractor
