@@ -24,6 +24,10 @@ Guarantees:
   raised and the entries are kept); :meth:`UsageBuffer.close` stops the flusher
   and flushes. The flusher runs only while something is pending (a buffer left
   idle holds no thread).
+* **Read through.** :meth:`UsageBuffer.read_through` reads the store with no
+  write in flight and adds what is still buffered, so a reader sees each
+  serving once, whether the flusher has written it yet or not (a background
+  write landing between two reads changes nothing they return).
 * **Per owner.** Entries are keyed by tenant, user and fact, and written with
   their tenant and user (the stores record only an owner's own facts).
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from memgate.core.errors import StoreError
@@ -145,6 +150,35 @@ class UsageBuffer:
         if a is None or b is None:
             return a or b
         return (a[0] + b[0], max(a[1], b[1]))
+
+    def read_through(
+        self,
+        tenant_id: str,
+        user_id: str,
+        fact_ids: Iterable[str],
+        read: Callable[[], dict[str, FactUsage]],
+    ) -> dict[str, FactUsage]:
+        """The usage of an owner's facts as the store will hold it once everything
+        counted is written: ``read()`` (the store's usage of those facts) runs while no
+        write is in flight, and what is still buffered is added to it."""
+        wanted = set(fact_ids)
+        with self._io:  # no write starts or ends while the store is read
+            stored = read()
+            with self._lock:
+                extra = {
+                    k[2]: e
+                    for k, e in self._pending.items()
+                    if k[:2] == (tenant_id, user_id) and k[2] in wanted
+                }
+        out = dict(stored)
+        for fid, (n, at) in extra.items():
+            was = out.get(fid)
+            out[fid] = FactUsage(
+                tenant_id=tenant_id, user_id=user_id, fact_id=fid,
+                served_count=n + (was.served_count if was else 0),
+                last_served=max(at, was.last_served) if was else at,
+            )  # fmt: skip
+        return out
 
     # -- writing -----------------------------------------------------------------------
 

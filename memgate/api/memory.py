@@ -31,7 +31,7 @@ from memgate.core.closing import Closing
 from memgate.core.errors import InvalidRequest, MemgateError
 from memgate.core.events import FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
-from memgate.core.stores import SearchQuery, UsageStore
+from memgate.core.stores import FactUsage, SearchQuery, UsageStore
 from memgate.recall import Recall, tenant_decay
 from memgate.runtime import Runtime
 from memgate.streams.metrics import Metrics
@@ -332,11 +332,19 @@ class Memory(Closing):
         tenant, user = check_id("tenant", tenant), check_id("user", user)
         store = self.recall.store
         facts = store.list_facts(tenant, user, include_inactive=include_inactive)
-        usage = (
-            store.usage(tenant, user, [f.fact_id for f in facts])
-            if isinstance(store, UsageStore)
-            else {}
-        )
+        ids = [f.fact_id for f in facts]
+        usage: dict[str, FactUsage] = {}
+        if isinstance(store, UsageStore):
+            usage_store = store
+
+            def read() -> dict[str, FactUsage]:
+                return usage_store.usage(tenant, user, ids)
+
+            # with what is counted but not written yet: the same answer before and
+            # after the background flusher writes it
+            usage = (
+                read() if self._usage is None else self._usage.read_through(tenant, user, ids, read)
+            )
         return [MemoryFact.of(f, usage.get(f.fact_id)) for f in facts]
 
     def get(self, fact_id: str, tenant: str, user: str) -> MemoryFact:

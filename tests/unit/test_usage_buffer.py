@@ -258,3 +258,59 @@ def test_drop_waits_for_the_write_in_flight(tmp_path: Path) -> None:
         assert not dropper.is_alive()
         assert buf.pending("acme", "alice", ids[1]) is None
         assert served(store, ids[:1]) == {ids[0]: 1}  # the write in flight finished first
+
+
+# -- read through ----------------------------------------------------------------------
+
+
+def test_get_all_counts_each_serving_once_before_during_and_after_the_write(
+    tmp_path: Path,
+) -> None:
+    with Memory(data_dir=tmp_path, embedder="hashing", usage_flush_facts=1000) as m:
+        m.add(demo_turns())
+        store = m.recall.store
+        assert isinstance(store, UsageStore)
+
+        def counts() -> dict[str, int]:
+            return {f.fact_id: f.usage.served_count for f in m.get_all("acme", "alice")}
+
+        hits = m.search("deploy", "acme", "alice", min_score=-1, k=2).hits
+        ids = [h.fact.fact_id for h in hits]
+        before = counts()  # buffered only: not in the store yet
+        assert served(store, ids) == {} and all(before[f] == 1 for f in ids)
+        gate = Gate(store, hold=True)
+        w = threading.Thread(target=m.flush)
+        w.start()
+        assert gate.entered.wait(WAIT)
+        # a read while the write is in flight waits for it, then counts it once
+        got: list[dict[str, int]] = []
+        r = threading.Thread(target=lambda: got.append(counts()))
+        r.start()
+        r.join(0.2)
+        assert r.is_alive()  # held behind the write
+        gate.open()
+        w.join(WAIT)
+        r.join(WAIT)
+        assert got == [before]
+        assert served(store, ids) == dict.fromkeys(ids, 1)
+        assert counts() == before  # written: the same answer
+
+
+def test_read_through_adds_what_is_buffered_to_what_is_stored(tmp_path: Path) -> None:
+    with Memory(data_dir=tmp_path, embedder="hashing") as m:
+        m.add(demo_turns())
+        store = m.recall.store
+        assert isinstance(store, UsageStore)
+        ids = fact_ids(m)[:2]
+        buf = UsageBuffer(store, max_facts=100, interval_s=60)
+        buf.add("acme", "alice", ids, AT)
+        buf.flush()
+        later = datetime(2026, 2, 1, tzinfo=UTC)
+        buf.add("acme", "alice", ids[:1], later)
+        buf.add("acme", "bob", ids[:1], later)  # another owner's count is not added
+        got = buf.read_through("acme", "alice", ids, lambda: store.usage("acme", "alice", ids))
+        assert {f: (u.served_count, u.last_served) for f, u in got.items()} == {
+            ids[0]: (2, later),
+            ids[1]: (1, AT),
+        }
+        buf.close()
