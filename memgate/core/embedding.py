@@ -25,7 +25,8 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
+from concurrent.futures import CancelledError, Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -39,6 +40,7 @@ __all__ = [
     "MINILM_PACKAGE",
     "MINILM_PIP_INSTALL",
     "Embedder",
+    "EncodesAhead",
     "FloatArray",
     "HashingEmbedder",
     "MiniLMEmbedder",
@@ -67,6 +69,22 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """Return an ``(len(texts), dim)`` float32 array with unit-norm rows."""
         ...
+
+
+@runtime_checkable
+class EncodesAhead(Protocol):
+    """An embedder whose calls can be given their encoding computed ahead, in another thread
+    (:mod:`memgate.streams.prefetch`): :meth:`misses` says what a call would encode,
+    :meth:`encode_distinct` encodes it, :meth:`encode_ahead` hands the result over to the
+    call that encodes exactly those texts. A call's vectors stay what they would have been."""
+
+    def misses(self, texts: Sequence[str], known: Set[str] = frozenset()) -> tuple[str, ...]: ...
+
+    def encode_distinct(self, texts: Sequence[str]) -> FloatArray: ...
+
+    def encode_ahead(self, texts: tuple[str, ...], result: Future[FloatArray]) -> None: ...
+
+    def forget_ahead(self, keys: Sequence[tuple[str, ...]]) -> None: ...
 
 
 class ModelFilesNotFoundError(FileNotFoundError):
@@ -472,6 +490,9 @@ class MiniLMEmbedder:
         self._cache_lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
+        # encodings computed ahead (another thread), by the exact texts a call will encode
+        self._ahead: dict[tuple[str, ...], Future[FloatArray]] = {}
+        self._ahead_lock = threading.Lock()
 
     # -- loading -----------------------------------------------------------
 
@@ -561,7 +582,9 @@ class MiniLMEmbedder:
             return out
 
         uniq = list(todo)
-        vecs = self._encode(uniq)
+        vecs = self._take_ahead(uniq)
+        if vecs is None:
+            vecs = self._encode(uniq)
         for text, vec in zip(uniq, vecs, strict=True):
             out[todo[text]] = vec
             if self.cache_size:
@@ -569,6 +592,55 @@ class MiniLMEmbedder:
                 row.setflags(write=False)
                 self._cache_put(text, row)
         return out
+
+    # -- encoding ahead (memgate.streams.prefetch) --------------------------
+
+    def misses(self, texts: Sequence[str], known: Set[str] = frozenset()) -> tuple[str, ...]:
+        """The distinct texts :meth:`embed` would encode for ``texts`` now, in the order it
+        would encode them, counting those of ``known`` as cached by then."""
+        out: dict[str, None] = {}
+        for text in _check_texts(texts):
+            if text in out:
+                continue
+            if self.cache_size and (text in known or self._cached(text)):
+                continue
+            out[text] = None
+        return tuple(out)
+
+    def encode_distinct(self, texts: Sequence[str]) -> FloatArray:
+        """The vectors :meth:`embed` computes for these distinct texts when none is
+        cached (the cache is neither read nor written)."""
+        return self._encode(list(texts))
+
+    def encode_ahead(self, texts: tuple[str, ...], result: Future[FloatArray]) -> None:
+        """``result`` (of :meth:`encode_distinct` on ``texts``) serves the next :meth:`embed`
+        call that has exactly ``texts`` to encode: a call's vectors are the same whether
+        they were computed ahead or not; the cache is written by the call, as always."""
+        with self._ahead_lock:
+            self._ahead[texts] = result
+
+    def forget_ahead(self, keys: Sequence[tuple[str, ...]]) -> None:
+        """Drop what :meth:`encode_ahead` registered under ``keys`` and no call took."""
+        with self._ahead_lock:
+            dropped = [f for f in (self._ahead.pop(k, None) for k in keys) if f is not None]
+        for fut in dropped:
+            fut.cancel()  # not started yet: never runs
+
+    def _cached(self, text: str) -> bool:
+        with self._cache_lock:
+            return _text_key(text) in self._cache
+
+    def _take_ahead(self, texts: list[str]) -> FloatArray | None:
+        if not self._ahead:
+            return None
+        with self._ahead_lock:
+            fut = self._ahead.pop(tuple(texts), None)
+        if fut is None:
+            return None
+        try:
+            return fut.result()  # what encode_distinct raised there is raised here
+        except CancelledError:
+            return None
 
     def _encode(self, texts: list[str]) -> FloatArray:
         """Embed distinct texts (no cache), in batches of similar token length."""
