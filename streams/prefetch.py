@@ -13,10 +13,14 @@ before the runner applies the first of them:
    what the runner will skip is not computed (nor sent to an extraction API);
 2. runs those turns' front stages now, keeping each step's outputs, or the exception it
    raised, for the runner to take when it reaches that step (:meth:`ReadAhead.take`);
-3. queues the embedding calls the dedupe stage will make for each candidate
-   (:meth:`memgate.stages.dedupe.Resolver.embed_calls`), in the order it will make
-   them, on one background thread (ONNX Runtime and numpy's matrix products release
-   the GIL: the second core works while this one goes on with the stateful steps).
+3. tokenises the texts of the embedding calls the dedupe stage will make for each
+   candidate (:meth:`memgate.stages.dedupe.Resolver.embed_calls`) and queues their
+   forward passes, in the order the calls will come, on one background thread (ONNX
+   Runtime and numpy's matrix products release the GIL: the second core works while
+   this one goes on with the stateful steps). The thread gets them a few at a time
+   (:data:`PASSES_PER_JOB`) and does nothing but the forward passes: every time it needs
+   the GIL back, the thread running Python must give it up, and on a loaded machine
+   waits to get it again, so the fewer hand-overs the better.
 
 Nothing here decides anything, and nothing the runner computes differs. A call of the
 embedder is handed the vectors computed ahead only for exactly the texts it would encode
@@ -35,10 +39,10 @@ import itertools
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from memgate.core.embedding import EncodesAhead
+from memgate.core.embedding import EncodesAhead, EncodingPlan, FloatArray
 from memgate.core.events import RedactedCandidate, Stage, TurnEvent
 from memgate.stages.dedupe import Resolver
 from memgate.streams.topology import ROUTES, Route, admit, effects, next_route
@@ -48,6 +52,11 @@ __all__ = ["DEFAULT_WINDOW", "Ahead", "ReadAhead"]
 
 #: Input turns read ahead at a time (setting ``ingest_window``; 1: none).
 DEFAULT_WINDOW = 64
+#: Embedding calls handed to the background thread at once (the first ones of a window go
+#: as soon as there are this many, so that the thread starts early).
+PASSES_PER_JOB = 4
+
+_Job = list[tuple[EncodingPlan, Future[FloatArray]]]
 
 Step = Callable[[object], Sequence[object]]
 
@@ -105,6 +114,7 @@ class ReadAhead:
         self._pool: ThreadPoolExecutor | None = None
         self._done: dict[int, Ahead] = {}
         self._keys: list[tuple[str, ...]] = []  # encodings registered with the embedder
+        self._job: _Job = []  # planned, not handed to the thread yet
         self._known: set[str] = set()  # texts the embedder will have cached by then
 
     def turns(self, source: Iterable[TurnEvent]) -> Iterator[TurnEvent]:
@@ -146,7 +156,8 @@ class ReadAhead:
                 continue  # a replay or a conflict: the runner will not run it
             seen[key] = (turn.user_id, digest)
             if not self._front(ROUTES[0], turn):
-                return  # a fatal error: the run stops at this turn
+                break  # a fatal error: the run stops at this turn
+        self._submit()
 
     def _front(self, route: Route, item: object) -> bool:
         """``item`` through ``route`` and the front stages after it, depth first as the
@@ -175,15 +186,43 @@ class ReadAhead:
             todo = emb.misses(texts, self._known)
             if not todo:
                 continue
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="memgate-embed-ahead")
-            emb.encode_ahead(todo, self._pool.submit(emb.encode_distinct, todo))
+            fut: Future[FloatArray] = Future()
+            emb.encode_ahead(todo, fut)
             self._keys.append(todo)
             self._known.update(todo)
+            try:
+                self._job.append((emb.plan_encoding(todo), fut))
+            except Exception as exc:  # raised by the call that takes it, as it would be
+                fut.set_exception(exc)
+            if len(self._job) >= PASSES_PER_JOB:
+                self._submit()
+
+    def _submit(self) -> None:
+        if not self._job or self._embedder is None:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="memgate-embed-ahead")
+        self._pool.submit(_run_job, self._embedder, self._job)
+        self._job = []
 
     def _clear(self) -> None:
         self._done.clear()
+        for _plan, fut in self._job:
+            fut.cancel()
+        self._job = []
         if self._embedder is not None and self._keys:
             self._embedder.forget_ahead(self._keys)
         self._keys = []
         self._known = set()
+
+
+def _run_job(emb: EncodesAhead, job: _Job) -> None:
+    """The background thread's work: each plan's forward passes, its future set as soon as
+    they are done (a future cancelled meanwhile is skipped)."""
+    for plan, fut in job:
+        if not fut.set_running_or_notify_cancel():
+            continue
+        try:
+            fut.set_result(emb.run_encoding(plan))
+        except BaseException as exc:  # the call that takes it raises it
+            fut.set_exception(exc)

@@ -27,6 +27,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence, Set
 from concurrent.futures import CancelledError, Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -41,6 +42,7 @@ __all__ = [
     "MINILM_PIP_INSTALL",
     "Embedder",
     "EncodesAhead",
+    "EncodingPlan",
     "FloatArray",
     "HashingEmbedder",
     "MiniLMEmbedder",
@@ -75,16 +77,29 @@ class Embedder(Protocol):
 class EncodesAhead(Protocol):
     """An embedder whose calls can be given their encoding computed ahead, in another thread
     (:mod:`memgate.streams.prefetch`): :meth:`misses` says what a call would encode,
-    :meth:`encode_distinct` encodes it, :meth:`encode_ahead` hands the result over to the
-    call that encodes exactly those texts. A call's vectors stay what they would have been."""
+    :meth:`plan_encoding` tokenises it (in the caller's thread), :meth:`run_encoding` runs
+    the plan's forward passes (in another: they release the GIL), :meth:`encode_ahead`
+    hands the result over to the call that encodes exactly those texts. A call's vectors
+    stay what they would have been."""
 
     def misses(self, texts: Sequence[str], known: Set[str] = frozenset()) -> tuple[str, ...]: ...
 
-    def encode_distinct(self, texts: Sequence[str]) -> FloatArray: ...
+    def plan_encoding(self, texts: Sequence[str]) -> EncodingPlan: ...
+
+    def run_encoding(self, plan: EncodingPlan) -> FloatArray: ...
 
     def encode_ahead(self, texts: tuple[str, ...], result: Future[FloatArray]) -> None: ...
 
     def forget_ahead(self, keys: Sequence[tuple[str, ...]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class EncodingPlan:
+    """The forward passes that embed some distinct texts: each pass's rows (the texts'
+    positions), its padded word-piece ids and mask, and whether it runs in int8."""
+
+    texts: tuple[str, ...]
+    passes: tuple[tuple[list[int], npt.NDArray[np.int64], FloatArray, bool], ...]
 
 
 class ModelFilesNotFoundError(FileNotFoundError):
@@ -607,13 +622,38 @@ class MiniLMEmbedder:
             out[text] = None
         return tuple(out)
 
-    def encode_distinct(self, texts: Sequence[str]) -> FloatArray:
-        """The vectors :meth:`embed` computes for these distinct texts when none is
-        cached (the cache is neither read nor written)."""
-        return self._encode(list(texts))
+    def plan_encoding(self, texts: Sequence[str]) -> EncodingPlan:
+        """How :meth:`embed` encodes these distinct texts when none is cached: tokenised,
+        planned into forward passes (:func:`plan_batches`), padded."""
+        tok, _ = self._ensure_loaded()
+        id_lists = [e.ids for e in tok.encode_batch(list(texts), add_special_tokens=True)]
+        lengths = [len(ids) for ids in id_lists]
+        passes = []
+        for chunk in plan_batches(lengths, self.batch_size, self.token_budget, INT8_MIN_TOKENS):
+            seq = max(len(id_lists[j]) for j in chunk)
+            ids = np.zeros((len(chunk), seq), dtype=np.int64)  # [PAD] id is 0
+            mask = np.zeros((len(chunk), seq), dtype=np.float32)
+            for row, j in enumerate(chunk):
+                n = len(id_lists[j])
+                ids[row, :n] = id_lists[j]
+                mask[row, :n] = 1.0
+            passes.append((chunk, ids, mask, self._int8 is not None and seq >= INT8_MIN_TOKENS))
+        return EncodingPlan(tuple(texts), tuple(passes))
+
+    def run_encoding(self, plan: EncodingPlan) -> FloatArray:
+        """The vectors of a plan's texts, unit length (the cache is neither read nor
+        written): its forward passes, which release the GIL."""
+        _, model = self._ensure_loaded()
+        result = np.empty((len(plan.texts), self.dim), dtype=np.float32)
+        for chunk, ids, mask, int8 in plan.passes:
+            enc = self._int8 if int8 and self._int8 is not None else model
+            pooled = enc.encode(ids, mask)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            result[chunk] = pooled / np.maximum(norms, np.float32(1e-12))
+        return result
 
     def encode_ahead(self, texts: tuple[str, ...], result: Future[FloatArray]) -> None:
-        """``result`` (of :meth:`encode_distinct` on ``texts``) serves the next :meth:`embed`
+        """``result`` (of :meth:`run_encoding` on ``texts``' plan) serves the next :meth:`embed`
         call that has exactly ``texts`` to encode: a call's vectors are the same whether
         they were computed ahead or not; the cache is written by the call, as always."""
         with self._ahead_lock:
@@ -644,23 +684,7 @@ class MiniLMEmbedder:
 
     def _encode(self, texts: list[str]) -> FloatArray:
         """Embed distinct texts (no cache), in batches of similar token length."""
-        tok, model = self._ensure_loaded()
-        id_lists = [e.ids for e in tok.encode_batch(texts, add_special_tokens=True)]
-        lengths = [len(ids) for ids in id_lists]
-        result = np.empty((len(texts), self.dim), dtype=np.float32)
-        for chunk in plan_batches(lengths, self.batch_size, self.token_budget, INT8_MIN_TOKENS):
-            seq = max(len(id_lists[j]) for j in chunk)
-            ids = np.zeros((len(chunk), seq), dtype=np.int64)  # [PAD] id is 0
-            mask = np.zeros((len(chunk), seq), dtype=np.float32)
-            for row, j in enumerate(chunk):
-                n = len(id_lists[j])
-                ids[row, :n] = id_lists[j]
-                mask[row, :n] = 1.0
-            enc = self._int8 if self._int8 is not None and seq >= INT8_MIN_TOKENS else model
-            pooled = enc.encode(ids, mask)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            result[chunk] = pooled / np.maximum(norms, np.float32(1e-12))
-        return result
+        return self.run_encoding(self.plan_encoding(texts))
 
 
 def plan_batches(

@@ -4,7 +4,7 @@ the dedupe embeddings computed in the background, its failures reported as befor
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memgate.backends import build_pipeline
-from memgate.core.embedding import MiniLMEmbedder
+from memgate.core.embedding import EncodingPlan, MiniLMEmbedder
 from memgate.core.errors import FatalError
 from memgate.core.events import CandidateFact, TurnEvent
 from memgate.core.settings import Settings, load_settings
@@ -128,13 +128,13 @@ def runs(tmp_path: Path) -> Iterator[tuple[Run, Run]]:
 def _encodes_on(emb: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The threads the embedder's forward passes run on, one name a call."""
     threads: list[str] = []
-    encode = emb._encode
+    run = emb.run_encoding
 
-    def spy(texts: list[str]) -> Any:
+    def spy(plan: EncodingPlan) -> Any:
         threads.append(threading.current_thread().name)
-        return encode(texts)
+        return run(plan)
 
-    monkeypatch.setattr(emb, "_encode", spy)
+    monkeypatch.setattr(emb, "run_encoding", spy)
     return threads
 
 
@@ -161,23 +161,29 @@ def test_read_ahead_stores_exactly_what_one_turn_at_a_time_stores(
 
 
 class FailingEmbedder(MiniLMEmbedder):
-    """Fails every forward pass that has a text naming Coltrane."""
+    """Fails every forward pass that has a text naming Coltrane (in the background when
+    read ahead), and the tokenisation of every text naming Porto (in the main thread)."""
 
-    def _encode(self, texts: list[str]) -> Any:
-        if any("Coltrane" in t for t in texts):
+    def run_encoding(self, plan: EncodingPlan) -> Any:
+        if any("Coltrane" in t for t in plan.texts):
             raise ValueError("the encoder failed on this text")
-        return super()._encode(texts)
+        return super().run_encoding(plan)
+
+    def plan_encoding(self, texts: Sequence[str]) -> EncodingPlan:
+        if any("Porto" in t for t in texts):
+            raise RuntimeError("the tokenizer failed on this text")
+        return super().plan_encoding(texts)
 
 
 def test_a_failure_in_the_background_fails_the_same_turn_the_same_way(tmp_path: Path) -> None:
     one = Run(tmp_path, "one", FailingEmbedder())
     ahead = Run(tmp_path, "ahead", FailingEmbedder())
     try:
-        turns = _turns()[:40]
+        turns = _turns()[:50]
         one.runner(window=1, extractor=Refusing(0, fail=7)).run(turns)
         ahead.runner(window=8, extractor=Refusing(0, fail=7)).run(turns)
         kinds = {e.split("(")[1].split(":")[0] for e in one.errors if "processed (" in e}
-        assert kinds == {"ZeroDivisionError", "ValueError"}, one.errors
+        assert kinds == {"ZeroDivisionError", "ValueError", "RuntimeError"}, one.errors
         assert one.records() == ahead.records()
     finally:
         one.close()
