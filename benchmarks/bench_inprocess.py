@@ -28,6 +28,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runtime", choices=["numpy", "onnx-int8"], default="numpy")
     ap.add_argument("--limit", type=int, default=0, help="first N turns only (0: all)")
+    ap.add_argument(
+        "--window",
+        type=int,
+        default=0,
+        help="turns read ahead at a time (0: the ingest_window setting; 1: none)",
+    )
     a = ap.parse_args()
     from memgate.backends import build_pipeline
     from memgate.streams.runner import InProcessRunner
@@ -40,14 +46,17 @@ def main() -> None:
         turns = list(read_turns(LOCOMO, ReadErrors()))
         if a.limit:
             turns = turns[: a.limit]
-        runner = InProcessRunner(build_pipeline(s, rt.embedder), rt.retrieval, rt.audit)
+        window = a.window or s.ingest_window
+        runner = InProcessRunner(
+            build_pipeline(s, rt.embedder), rt.retrieval, rt.audit, window=window
+        )
         t0, c0 = time.perf_counter(), time.process_time()
         summary = runner.run(turns)
         runner.close()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         m = runner.metrics
         rows = [{
-            "what": f"in-process chain, {a.runtime}",
+            "what": f"in-process chain, {a.runtime}, window {window}",
             "figure": f"{len(turns) / wall:.1f}",
             "unit": "turns/s (wall)",
             "note": f"{len(turns) / cpu:.1f} turns per CPU-second; {len(turns)} turns, "

@@ -281,7 +281,7 @@ def replay(
         index = EmbeddedIndex(Path(tmp) / "replay.sqlite3", dim=embedder.dim)
         try:
             gate = build_pipeline(settings, embedder, clock=lambda: at)
-            runner = InProcessRunner(gate, index, scratch)
+            runner = InProcessRunner(gate, index, scratch, window=settings.ingest_window)
             try:
                 runner.run(turns)
             finally:

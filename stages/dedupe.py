@@ -113,6 +113,12 @@ def retraction_targets_in_sentences(
     ]
 
 
+def _reference_texts(c: CandidateFact) -> list[str]:
+    """What resolving a reference (a retraction, a deletion request, a stop) embeds: its
+    topic, compared with the stored facts (:func:`referenced_facts`)."""
+    return [c.object]
+
+
 def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
@@ -140,12 +146,26 @@ class Resolver:
         c = event.candidate
         if c.tenant_id in self.tenant_policies:
             return self.for_tenant(c.tenant_id)(event, view)
-        text = c.text()
-        search = render_search_text(text, c.context)
-        if search == text:
-            return self.resolve(event, view, self.embedder.embed([text])[0])
-        vecs = self.embedder.embed([text, search])  # one batch: the statement, then with context
-        return self.resolve(event, view, vecs[0], vecs[1])
+        texts = self.dedupe_texts(event)
+        vecs = self.embedder.embed(texts)  # one batch: the statement, then with context
+        return self.resolve(event, view, vecs[0], vecs[1] if len(texts) > 1 else None)
+
+    def dedupe_texts(self, event: RedactedCandidate) -> list[str]:
+        """What :meth:`__call__` embeds, in one call: the statement, then (when its
+        source context adds anything) the statement with its context."""
+        text = event.candidate.text()
+        search = render_search_text(text, event.candidate.context)
+        return [text] if search == text else [text, search]
+
+    def embed_calls(self, event: RedactedCandidate) -> list[list[str]]:
+        """The embedding calls resolving ``event`` may make, in their order: the
+        :meth:`dedupe_texts` call, then a reference's topic (:meth:`_by_reference`, when its
+        policy gates let it that far). For reading ahead (:mod:`memgate.streams.prefetch`):
+        a call that does not come costs only the work done ahead."""
+        calls = [self.dedupe_texts(event)]
+        if is_reference(event.candidate):
+            calls.append(_reference_texts(event.candidate))
+        return calls
 
     # ------------------------------------------------------------------ core
 
@@ -685,7 +705,7 @@ class Resolver:
             )
             if any(f.superseded_by == marker for f in closed_by):
                 return out(ResolutionAction.DUPLICATE, "redelivered", [])
-        found = referenced_facts(c, view, self.embedder.embed([c.object])[0])
+        found = referenced_facts(c, view, self.embedder.embed(_reference_texts(c))[0])
         if not found:
             return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
         ends = c.valid_from or c.turn_ts

@@ -31,6 +31,11 @@ audit rows, then fact writes), and are applied in batches:
   goes on then, in order. So a burst of one user in a file delays the other users'
   turns by at most the user's ``burst`` turns (and the quota's share since), and every
   user's turns are still applied in their order.
+* **Reading ahead** (``window``, setting ``ingest_window``,
+  :mod:`memgate.streams.prefetch`): the front stages of the next ``window`` input turns
+  run before the first of them is applied, and their candidates' embeddings are
+  computed in a background thread while the turns are applied in order; what is
+  stored, audited and reported is the same as one turn at a time (``window=1``).
 * **Signals.** During :meth:`InProcessRunner.run` (in the main thread) the
   first SIGINT or SIGTERM lets the current turn finish, saves what was done
   and raises :class:`Interrupted`; a second one abandons the current turn
@@ -70,9 +75,17 @@ from memgate.stages.seal import seal
 from memgate.streams.fairness import FairGate
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
+from memgate.streams.prefetch import DEFAULT_WINDOW, ReadAhead
 from memgate.streams.recent import RecentFacts
 from memgate.streams.topology import ROUTES, Effects, Route, admit, effects, next_route
-from memgate.streams.turns import BatchStore, JournalLedger, TurnIdConflict, TurnLedger, TurnState
+from memgate.streams.turns import (
+    BatchStore,
+    JournalLedger,
+    Seen,
+    TurnIdConflict,
+    TurnLedger,
+    TurnState,
+)
 from memgate.streams.turns import classify_turn as _classify
 
 log = logging.getLogger("memgate.runner")
@@ -174,7 +187,9 @@ class InProcessRunner:
     * ``batch_seconds``: ... or once it is this old (it also bounds how long the
       embedded store's write lock is held);
     * ``on_error``: called with one line per refused or failed turn (also kept
-      in :attr:`dead_letters` and logged).
+      in :attr:`dead_letters` and logged);
+    * ``window``: input turns read ahead at a time (:mod:`memgate.streams.prefetch`; 1:
+      none).
     """
 
     def __init__(
@@ -188,8 +203,12 @@ class InProcessRunner:
         batch_seconds: float = 5.0,
         on_error: Callable[[str], None] | None = None,
         fairness: FairGate | None = None,
+        window: int = DEFAULT_WINDOW,
     ) -> None:
+        if window < 1:
+            raise ConfigError(f"the read-ahead window must be at least 1 turn, not {window}")
         self.pipeline = pipeline
+        self.window = window
         self.fairness = fairness
         #: turns over their user's quota, in the order they came, with their sequence number
         self.deferred: collections.deque[tuple[int, TurnEvent]] = collections.deque()
@@ -217,6 +236,7 @@ class InProcessRunner:
         self._pending: dict[tuple[str, str], tuple[str, str]] = {}  # their ledger entries
         self._batch_t0: float | None = None
         self._stop: int | None = None
+        self._ahead: ReadAhead | None = None
 
     # ------------------------------------------------------------------ API
 
@@ -225,6 +245,28 @@ class InProcessRunner:
     ) -> RunSummary:
         """Process every turn and save them; raises :class:`Interrupted` after a signal."""
         self._stop = None
+        if self.window > 1:
+            self._ahead = ReadAhead(
+                self._steps,
+                self.pipeline.resolve,
+                window=self.window,
+                digest=self.pipeline.triage.digest,
+                seen=self._seen,
+                fatal=FATAL_ERRORS,
+                stopped=lambda: self._stop is not None,
+            )
+            turns = self._ahead.turns(turns)
+        try:
+            self._run(turns, progress)
+        finally:
+            if self._ahead is not None:
+                self._ahead.close()
+                self._ahead = None
+        if self._stop is not None:
+            raise Interrupted(self._stop)
+        return self.summary
+
+    def _run(self, turns: Iterable[TurnEvent], progress: Callable[[int], None] | None) -> None:
         with self._signals():
             try:
                 for turn in turns:
@@ -246,9 +288,6 @@ class InProcessRunner:
             except BaseException:
                 self._save_what_is_done()
                 raise
-        if self._stop is not None:
-            raise Interrupted(self._stop)
-        return self.summary
 
     def process(self, turn: TurnEvent) -> None:
         """One turn through the gate: applied, or skipped as a replay.
@@ -360,6 +399,14 @@ class InProcessRunner:
             self.batch_seconds
         )
 
+    def _seen(self, tenant_id: str, turn_ids: list[str]) -> dict[str, Seen]:
+        """What :meth:`_classify` reads for these turn ids (for reading ahead)."""
+        seen = dict(self._ledger.seen_turns(tenant_id, turn_ids))
+        for turn_id in turn_ids:
+            if (got := self._pending.get((tenant_id, turn_id))) is not None:
+                seen[turn_id] = got
+        return seen
+
     def _classify(self, turn: TurnEvent, digest: str) -> TurnState:
         seen = self._pending.get((turn.tenant_id, turn.turn_id))
         if seen is None:
@@ -432,9 +479,14 @@ class InProcessRunner:
         """One event through its stage, then what it forwards through the next (depth first)."""
         m = self.metrics
         m.events_in.labels(stage=route.stage.value).inc()
-        t0 = time.perf_counter()
-        done = effects(route.stage, self._steps[route.stage](item))
-        m.latency.labels(stage=route.stage.value).observe(time.perf_counter() - t0)
+        ahead = self._ahead.take(route.stage, item) if self._ahead is not None else None
+        if ahead is not None:  # computed ahead: its outputs, or what it raised
+            done = effects(route.stage, ahead.result())
+            m.latency.labels(stage=route.stage.value).observe(ahead.seconds)
+        else:
+            t0 = time.perf_counter()
+            done = effects(route.stage, self._steps[route.stage](item))
+            m.latency.labels(stage=route.stage.value).observe(time.perf_counter() - t0)
         nxt = next_route(route)
         for out in done.forward:
             assert nxt is not None  # only a stage with a next one forwards

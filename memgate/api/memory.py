@@ -229,7 +229,12 @@ class Memory(Closing):
             pipeline = self._pipeline
         errors: list[str] = []
         runner = InProcessRunner(
-            pipeline, rt.retrieval, rt.audit, metrics=self.metrics, on_error=errors.append
+            pipeline,
+            rt.retrieval,
+            rt.audit,
+            metrics=self.metrics,
+            on_error=errors.append,
+            window=self.settings.ingest_window,
         )
         try:
             summary = runner.run(turns)

@@ -39,7 +39,12 @@ def ingest_file(
     s = rt.settings
     fair = FairGate(s.fair_turns_per_s, s.fair_burst) if s.fair_turns_per_s > 0 else None
     runner = InProcessRunner(
-        pipeline, rt.retrieval, rt.audit, on_error=read_errors.add, fairness=fair
+        pipeline,
+        rt.retrieval,
+        rt.audit,
+        on_error=read_errors.add,
+        fairness=fair,
+        window=s.ingest_window,
     )
     with render.progress(err, disable=quiet) as progress:
         task = progress.add_task(f"ingest {clean(path.name)}", total=total)

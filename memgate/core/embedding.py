@@ -25,7 +25,9 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
+from concurrent.futures import CancelledError, Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -39,6 +41,8 @@ __all__ = [
     "MINILM_PACKAGE",
     "MINILM_PIP_INSTALL",
     "Embedder",
+    "EncodesAhead",
+    "EncodingPlan",
     "FloatArray",
     "HashingEmbedder",
     "MiniLMEmbedder",
@@ -67,6 +71,35 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """Return an ``(len(texts), dim)`` float32 array with unit-norm rows."""
         ...
+
+
+@runtime_checkable
+class EncodesAhead(Protocol):
+    """An embedder whose calls can be given their encoding computed ahead, in another thread
+    (:mod:`memgate.streams.prefetch`): :meth:`misses` says what a call would encode,
+    :meth:`plan_encoding` tokenises it (in the caller's thread), :meth:`run_encoding` runs
+    the plan's forward passes (in another: they release the GIL), :meth:`encode_ahead`
+    hands the result over to the call that encodes exactly those texts. A call's vectors
+    stay what they would have been."""
+
+    def misses(self, texts: Sequence[str], known: Set[str] = frozenset()) -> tuple[str, ...]: ...
+
+    def plan_encoding(self, texts: Sequence[str]) -> EncodingPlan: ...
+
+    def run_encoding(self, plan: EncodingPlan) -> FloatArray: ...
+
+    def encode_ahead(self, texts: tuple[str, ...], result: Future[FloatArray]) -> None: ...
+
+    def forget_ahead(self, keys: Sequence[tuple[str, ...]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class EncodingPlan:
+    """The forward passes that embed some distinct texts: each pass's rows (the texts'
+    positions), its padded word-piece ids and mask, and whether it runs in int8."""
+
+    texts: tuple[str, ...]
+    passes: tuple[tuple[list[int], npt.NDArray[np.int64], FloatArray, bool], ...]
 
 
 class ModelFilesNotFoundError(FileNotFoundError):
@@ -472,6 +505,9 @@ class MiniLMEmbedder:
         self._cache_lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
+        # encodings computed ahead (another thread), by the exact texts a call will encode
+        self._ahead: dict[tuple[str, ...], Future[FloatArray]] = {}
+        self._ahead_lock = threading.Lock()
 
     # -- loading -----------------------------------------------------------
 
@@ -561,7 +597,9 @@ class MiniLMEmbedder:
             return out
 
         uniq = list(todo)
-        vecs = self._encode(uniq)
+        vecs = self._take_ahead(uniq)
+        if vecs is None:
+            vecs = self._encode(uniq)
         for text, vec in zip(uniq, vecs, strict=True):
             out[todo[text]] = vec
             if self.cache_size:
@@ -570,12 +608,27 @@ class MiniLMEmbedder:
                 self._cache_put(text, row)
         return out
 
-    def _encode(self, texts: list[str]) -> FloatArray:
-        """Embed distinct texts (no cache), in batches of similar token length."""
-        tok, model = self._ensure_loaded()
-        id_lists = [e.ids for e in tok.encode_batch(texts, add_special_tokens=True)]
+    # -- encoding ahead (memgate.streams.prefetch) --------------------------
+
+    def misses(self, texts: Sequence[str], known: Set[str] = frozenset()) -> tuple[str, ...]:
+        """The distinct texts :meth:`embed` would encode for ``texts`` now, in the order it
+        would encode them, counting those of ``known`` as cached by then."""
+        out: dict[str, None] = {}
+        for text in _check_texts(texts):
+            if text in out:
+                continue
+            if self.cache_size and (text in known or self._cached(text)):
+                continue
+            out[text] = None
+        return tuple(out)
+
+    def plan_encoding(self, texts: Sequence[str]) -> EncodingPlan:
+        """How :meth:`embed` encodes these distinct texts when none is cached: tokenised,
+        planned into forward passes (:func:`plan_batches`), padded."""
+        tok, _ = self._ensure_loaded()
+        id_lists = [e.ids for e in tok.encode_batch(list(texts), add_special_tokens=True)]
         lengths = [len(ids) for ids in id_lists]
-        result = np.empty((len(texts), self.dim), dtype=np.float32)
+        passes = []
         for chunk in plan_batches(lengths, self.batch_size, self.token_budget, INT8_MIN_TOKENS):
             seq = max(len(id_lists[j]) for j in chunk)
             ids = np.zeros((len(chunk), seq), dtype=np.int64)  # [PAD] id is 0
@@ -584,11 +637,54 @@ class MiniLMEmbedder:
                 n = len(id_lists[j])
                 ids[row, :n] = id_lists[j]
                 mask[row, :n] = 1.0
-            enc = self._int8 if self._int8 is not None and seq >= INT8_MIN_TOKENS else model
+            passes.append((chunk, ids, mask, self._int8 is not None and seq >= INT8_MIN_TOKENS))
+        return EncodingPlan(tuple(texts), tuple(passes))
+
+    def run_encoding(self, plan: EncodingPlan) -> FloatArray:
+        """The vectors of a plan's texts, unit length (the cache is neither read nor
+        written): its forward passes, which release the GIL."""
+        _, model = self._ensure_loaded()
+        result = np.empty((len(plan.texts), self.dim), dtype=np.float32)
+        for chunk, ids, mask, int8 in plan.passes:
+            enc = self._int8 if int8 and self._int8 is not None else model
             pooled = enc.encode(ids, mask)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             result[chunk] = pooled / np.maximum(norms, np.float32(1e-12))
         return result
+
+    def encode_ahead(self, texts: tuple[str, ...], result: Future[FloatArray]) -> None:
+        """``result`` (of :meth:`run_encoding` on ``texts``' plan) serves the next :meth:`embed`
+        call that has exactly ``texts`` to encode: a call's vectors are the same whether
+        they were computed ahead or not; the cache is written by the call, as always."""
+        with self._ahead_lock:
+            self._ahead[texts] = result
+
+    def forget_ahead(self, keys: Sequence[tuple[str, ...]]) -> None:
+        """Drop what :meth:`encode_ahead` registered under ``keys`` and no call took."""
+        with self._ahead_lock:
+            dropped = [f for f in (self._ahead.pop(k, None) for k in keys) if f is not None]
+        for fut in dropped:
+            fut.cancel()  # not started yet: never runs
+
+    def _cached(self, text: str) -> bool:
+        with self._cache_lock:
+            return _text_key(text) in self._cache
+
+    def _take_ahead(self, texts: list[str]) -> FloatArray | None:
+        if not self._ahead:
+            return None
+        with self._ahead_lock:
+            fut = self._ahead.pop(tuple(texts), None)
+        if fut is None:
+            return None
+        try:
+            return fut.result()  # what encode_distinct raised there is raised here
+        except CancelledError:
+            return None
+
+    def _encode(self, texts: list[str]) -> FloatArray:
+        """Embed distinct texts (no cache), in batches of similar token length."""
+        return self.run_encoding(self.plan_encoding(texts))
 
 
 def plan_batches(

@@ -104,6 +104,14 @@ class Settings(BaseSettings):
         "products (the onnx extra; graph built from the shipped weights at start, "
         "cosine within 0.01 of float32).",
     )
+    ingest_window: int = Field(
+        default=64,
+        ge=1,
+        description="In process (memgate ingest, the library's add): input turns read ahead "
+        "at a time: their triage, extraction and redaction run before the first of them is "
+        "applied, and their candidates' embeddings in a background thread while the turns "
+        "are applied in order (the same facts and audit rows as one at a time; 1: none).",
+    )
     blas_threads: int = Field(
         default=1,
         ge=0,

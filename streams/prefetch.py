@@ -1,0 +1,228 @@
+"""Reading ahead for the in-process runner: the front of the chain a window early, the
+dedupe stage's embeddings in a background thread.
+
+:class:`memgate.streams.runner.InProcessRunner` applies turns one at a time, in order,
+each through every stage. Most of a turn's CPU goes to two things that do not depend on
+what the turns before it wrote: the front stages (triage → extract → redact, functions
+of the turn alone) and the embedding of each candidate's texts for the dedupe stage (a
+function of the texts). :class:`ReadAhead` takes the next ``window`` input turns and,
+before the runner applies the first of them:
+
+1. predicts which of them the runner will apply (not a replay or a conflict, against
+   the turn ledger, the batch being written and the window's earlier turns), so that
+   what the runner will skip is not computed (nor sent to an extraction API);
+2. runs those turns' front stages now, keeping each step's outputs, or the exception it
+   raised, for the runner to take when it reaches that step (:meth:`ReadAhead.take`);
+3. tokenises the texts of the embedding calls the dedupe stage will make for each
+   candidate (:meth:`memgate.stages.dedupe.Resolver.embed_calls`) and queues their
+   forward passes, in the order the calls will come, on one background thread (ONNX
+   Runtime and numpy's matrix products release the GIL: the second core works while
+   this one goes on with the stateful steps). The thread gets them a few at a time
+   (:data:`PASSES_PER_JOB`) and does nothing but the forward passes: every time it needs
+   the GIL back, the thread running Python must give it up, and on a loaded machine
+   waits to get it again, so the fewer hand-overs the better.
+
+Nothing here decides anything, and nothing the runner computes differs. A call of the
+embedder is handed the vectors computed ahead only for exactly the texts it would encode
+itself (:class:`memgate.core.embedding.EncodesAhead`), computed by the same function;
+the embedder's cache is written by the calls only, in the same order as without reading
+ahead. A prediction that turns out wrong (a turn that failed, so that its repeat is new
+after all; a turn the fairness gate defers past the window; a reference that is not
+resolved) only costs the work done ahead: the runner computes what it does not find.
+What the background raised is raised by the embedder call that takes it, in the dedupe
+step of the candidate it belongs to, as the call would have raised it itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from memgate.core.embedding import EncodesAhead, EncodingPlan, FloatArray
+from memgate.core.events import RedactedCandidate, Stage, TurnEvent
+from memgate.stages.dedupe import Resolver
+from memgate.streams.topology import ROUTES, Route, admit, effects, next_route
+from memgate.streams.turns import Seen, classify_turn
+
+__all__ = ["DEFAULT_WINDOW", "Ahead", "ReadAhead"]
+
+#: Input turns read ahead at a time (setting ``ingest_window``; 1: none).
+DEFAULT_WINDOW = 64
+#: Embedding calls handed to the background thread at once (the first ones of a window go
+#: as soon as there are this many, so that the thread starts early).
+PASSES_PER_JOB = 4
+
+_Job = list[tuple[EncodingPlan, Future[FloatArray]]]
+
+Step = Callable[[object], Sequence[object]]
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """One step computed ahead: its outputs, or what it raised, and the time it took."""
+
+    item: object  # kept, so that its id() keys it until it is taken
+    outputs: Sequence[object] | None
+    error: Exception | None
+    seconds: float
+
+    def result(self) -> Sequence[object]:
+        if self.error is not None:
+            raise self.error
+        assert self.outputs is not None
+        return self.outputs
+
+
+class ReadAhead:
+    """The read-ahead of one :meth:`InProcessRunner.run`: :meth:`turns` yields the input
+    turns, each window read ahead before its first turn is yielded; :meth:`close` after.
+
+    * ``steps``: the runner's stage steps (the front ones are run ahead);
+    * ``resolver``: the dedupe stage's resolver (its embedder, its embedding calls);
+    * ``digest``: a turn's ledger digest; ``seen``: what the ledger and the batch being
+      written hold for a tenant's turn ids (as the runner classifies turns);
+    * ``fatal``: errors that stop the run: a window is not read further ahead after one;
+    * ``stopped``: whether the run was asked to stop (a signal): nothing more is read ahead.
+    """
+
+    def __init__(
+        self,
+        steps: Mapping[Stage, Step],
+        resolver: Resolver,
+        *,
+        window: int,
+        digest: Callable[[TurnEvent], str],
+        seen: Callable[[str, list[str]], Mapping[str, Seen]],
+        fatal: tuple[type[BaseException], ...] = (),
+        stopped: Callable[[], bool] = lambda: False,
+    ) -> None:
+        if window < 1:
+            raise ValueError("window must be >= 1")
+        self.window = window
+        self._steps = steps
+        self._resolver = resolver
+        self._digest = digest
+        self._seen = seen
+        self._fatal = fatal
+        self._stopped = stopped
+        emb = resolver.embedder
+        self._embedder: EncodesAhead | None = emb if isinstance(emb, EncodesAhead) else None
+        self._pool: ThreadPoolExecutor | None = None
+        self._done: dict[int, Ahead] = {}
+        self._keys: list[tuple[str, ...]] = []  # encodings registered with the embedder
+        self._job: _Job = []  # planned, not handed to the thread yet
+        self._known: set[str] = set()  # texts the embedder will have cached by then
+
+    def turns(self, source: Iterable[TurnEvent]) -> Iterator[TurnEvent]:
+        """The turns of ``source`` in order, read ``window`` at a time."""
+        it = iter(source)
+        while chunk := list(itertools.islice(it, self.window)):
+            self._fill(chunk)
+            yield from chunk
+            self._clear()
+
+    def take(self, stage: Stage, item: object) -> Ahead | None:
+        """What ``stage``'s step did ahead on ``item`` (taken: asked once), or None."""
+        got = self._done.pop(id(item), None)
+        return got if got is not None and got.item is item else None
+
+    def close(self) -> None:
+        """Drop what was not taken; stop the background thread (after its current call)."""
+        self._clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    # ------------------------------------------------------------- internals
+
+    def _fill(self, chunk: list[TurnEvent]) -> None:
+        ids: dict[str, list[str]] = defaultdict(list)
+        for turn in chunk:
+            ids[turn.tenant_id].append(turn.turn_id)
+        seen: dict[tuple[str, str], Seen] = {}
+        for tenant, turn_ids in ids.items():
+            for turn_id, s in self._seen(tenant, sorted(set(turn_ids))).items():
+                seen[(tenant, turn_id)] = s
+        for turn in chunk:
+            if self._stopped():
+                return
+            key = (turn.tenant_id, turn.turn_id)
+            digest = self._digest(turn)
+            if not admit(classify_turn(turn, digest, seen.get(key))):
+                continue  # a replay or a conflict: the runner will not run it
+            seen[key] = (turn.user_id, digest)
+            if not self._front(ROUTES[0], turn):
+                break  # a fatal error: the run stops at this turn
+        self._submit()
+
+    def _front(self, route: Route, item: object) -> bool:
+        """``item`` through ``route`` and the front stages after it, depth first as the
+        runner goes; False after a fatal error."""
+        if route.stage is Stage.DEDUPE:
+            if isinstance(item, RedactedCandidate):
+                self._embed_ahead(item)
+            return True
+        t0 = time.perf_counter()
+        try:
+            out = self._steps[route.stage](item)
+        except Exception as exc:  # the runner raises it when it reaches this step
+            self._done[id(item)] = Ahead(item, None, exc, time.perf_counter() - t0)
+            return not isinstance(exc, self._fatal)
+        self._done[id(item)] = Ahead(item, out, None, time.perf_counter() - t0)
+        nxt = next_route(route)
+        if nxt is None:
+            return True
+        return all(self._front(nxt, o) for o in effects(route.stage, out).forward)
+
+    def _embed_ahead(self, item: RedactedCandidate) -> None:
+        emb = self._embedder
+        if emb is None:
+            return
+        for texts in self._resolver.embed_calls(item):
+            todo = emb.misses(texts, self._known)
+            if not todo:
+                continue
+            fut: Future[FloatArray] = Future()
+            emb.encode_ahead(todo, fut)
+            self._keys.append(todo)
+            self._known.update(todo)
+            try:
+                self._job.append((emb.plan_encoding(todo), fut))
+            except Exception as exc:  # raised by the call that takes it, as it would be
+                fut.set_exception(exc)
+            if len(self._job) >= PASSES_PER_JOB:
+                self._submit()
+
+    def _submit(self) -> None:
+        if not self._job or self._embedder is None:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="memgate-embed-ahead")
+        self._pool.submit(_run_job, self._embedder, self._job)
+        self._job = []
+
+    def _clear(self) -> None:
+        self._done.clear()
+        for _plan, fut in self._job:
+            fut.cancel()
+        self._job = []
+        if self._embedder is not None and self._keys:
+            self._embedder.forget_ahead(self._keys)
+        self._keys = []
+        self._known = set()
+
+
+def _run_job(emb: EncodesAhead, job: _Job) -> None:
+    """The background thread's work: each plan's forward passes, its future set as soon as
+    they are done (a future cancelled meanwhile is skipped)."""
+    for plan, fut in job:
+        if not fut.set_running_or_notify_cancel():
+            continue
+        try:
+            fut.set_result(emb.run_encoding(plan))
+        except BaseException as exc:  # the call that takes it raises it
+            fut.set_exception(exc)
