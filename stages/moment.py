@@ -5,8 +5,8 @@ of: a state of the moment ("I'm swamped this week", "out of office until Monday"
 moment word and a state word together), a one-off request ("translate this paragraph":
 a task verb first, after any "please" / "can you", with no standing cue such as "from
 now on" or "always"), chatter about the conversation ("as I said", "let's change the
-subject"), a comment on what was just said with no first person in it ("It was so much
-fun!", "They're priceless."), a question, or a hypothetical. The word lists are data
+subject"), a comment on what was just said with no first person and no name in it ("It
+was so much fun!", "They're priceless."), a question, or a hypothetical. The word lists are data
 (``memgate/data/statements.json``), read through :func:`memgate.stages.statement_text.cues`.
 Chinese is split on 。！？ like every other language (:func:`split_statements`).
 
@@ -57,8 +57,11 @@ def _kind(sentence: str) -> str | None:
     if c["standing"] or (c["question"] and c["first_person"] and not c["one_off"]):
         return None  # "do you know I'm vegan?" says something about the speaker
     # a comment on what was just said ("it was so much fun", "they're priceless"): its
-    # subject is a pronoun only the conversation resolves, and the speaker is not in it
-    c["comment"] = c["anaphoric"] and not (c["first_person"] or c["first_person_plural"])
+    # subject is a pronoun only the conversation resolves, the speaker is not in it and it
+    # names nothing ("It's Shia LaBeouf!" answers a question)
+    c["comment"] = c["anaphoric"] and not (
+        c["first_person"] or c["first_person_plural"] or c["named_thing"]
+    )
     for name in _ORDER:
         if c[name]:
             return name

@@ -206,7 +206,7 @@ def _read_cues(sentence: str) -> dict[str, bool]:
     )
     words = sentence.split()
     first = _has("first_person_singular", norm)
-    named = _names_a_thing(words) or bool(
+    named = any(w[:1].isupper() for w in words[1:]) or bool(
         re.search(r"[A-Za-z]", sentence) and _CJK_RE.search(sentence)
     )
     return {
@@ -237,45 +237,6 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and not plural
         and not standing,
     }
-
-
-_EDGE_PUNCT_RE: Final = re.compile(r"^[^\w]+|[^\w]+$")
-
-
-def _names_a_thing(words: list[str]) -> bool:
-    """A capitalised word after the first: a name. German capitalises every noun, so in a
-    German sentence (``german_words``) a capitalised word that closes a noun phrase opened
-    by a determiner (``german_determiners``: "der", "ein", "meine", "im", with at most one
-    adjective between: "bei der Deutschen Bahn", "im Büro", "eine kurze Nacht") is a common
-    noun, not a name; all capitals ("TK", "SAP") or a word after no determiner ("auf
-    Azure", "in Darmstadt") still names one.
-
-    >>> _names_a_thing("I moved to Porto".split()), _names_a_thing("I moved there".split())
-    (True, False)
-    >>> _names_a_thing("Gestern war ein Chaos im Büro.".split())
-    False
-    >>> _names_a_thing("Wir setzen bei der Arbeit auf Azure.".split())
-    True
-    """
-    plain = [_EDGE_PUNCT_RE.sub("", w) for w in words]
-    lex = lexicon()
-    german = frozenset(lex.get("german_words", ()))
-    determiners = frozenset(lex.get("german_determiners", ()))
-    is_german = sum(w.casefold() in german for w in plain) >= 2
-    for i, w in enumerate(plain):
-        if i == 0 or not w[:1].isupper():
-            continue
-        if is_german and not (len(w) > 1 and w.isupper()):
-            before = [x.casefold() for x in plain[max(0, i - 2) : i]]
-            if before[-1] in determiners or (
-                len(before) == 2
-                and before[0] in determiners
-                and before[1][:1].islower()
-                and before[1] not in determiners
-            ):
-                continue  # a common noun: "ein Chaos", "der Deutschen Bahn"
-        return True
-    return False
 
 
 #: A sentence longer than this (words; Chinese characters count two to a word) is not

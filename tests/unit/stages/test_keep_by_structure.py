@@ -146,15 +146,6 @@ def test_a_standing_word_inside_a_hypothetical_opening_is_no_standing_cue() -> N
     assert cues("Si tu écris du Python, utilise toujours des type hints.")["standing"]
 
 
-@pytest.mark.parametrize(
-    ("text", "named"),
-    [
-        ("Gestern war ein Chaos im Büro.", False),
-        ("Die Hälfte der Leute hatte eine kurze Nacht.", False),
-        ("Wir setzen bei der Arbeit ganz auf Azure.", True),
-        ("Meine Krankenkasse ist die TK.", True),
-        ("I had lunch with Dana.", True),
-    ],
-)
-def test_german_common_nouns_are_no_sign_of_a_name(text: str, named: bool) -> None:
-    assert cues(text)["named_thing"] is named
+def test_a_comment_that_names_something_answers_and_is_kept() -> None:
+    verdict, _ = triage(turn("It's the Rijksmuseum, in Amsterdam!"))
+    assert verdict is TriageVerdict.KEEP
