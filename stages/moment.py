@@ -5,7 +5,8 @@ of: a state of the moment ("I'm swamped this week", "out of office until Monday"
 moment word and a state word together), a one-off request ("translate this paragraph":
 a task verb first, after any "please" / "can you", with no standing cue such as "from
 now on" or "always"), chatter about the conversation ("as I said", "let's change the
-subject"), a question, or a hypothetical. The word lists are data
+subject"), a comment on what was just said with no first person and no name in it ("It
+was so much fun!", "They're priceless."), a question, or a hypothetical. The word lists are data
 (``memgate/data/statements.json``), read through :func:`memgate.stages.statement_text.cues`.
 Chinese is split on 。！？ like every other language (:func:`split_statements`).
 
@@ -17,6 +18,8 @@ Chinese is split on 。！？ like every other language (:func:`split_statements
 'moment'
 >>> moment_reason(["I'm swamped this week.", "I moved to Denver last month."]) is None
 True
+>>> moment_reason(["Wow, it was so much fun!"]), moment_reason(["It was fun, I loved it."])
+('chatter', None)
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from memgate.stages.statement_text import cues, split_statements
 __all__ = ["moment_reason", "split_statements"]
 
 _ORDER = (
-    "moment", "one_off", "session_only", "chatter", "social", "second_person", "hypothetical",
+    "moment",
+    "one_off",
+    "session_only",
+    "chatter",
+    "social",
+    "second_person",
+    "comment",
+    "hypothetical",
     "question",
 )
 _REASON = {
@@ -36,6 +46,7 @@ _REASON = {
     "chatter": "chatter",
     "social": "chatter",
     "second_person": "chatter",
+    "comment": "chatter",
     "hypothetical": "question_only",
     "question": "question_only",
 }
@@ -45,6 +56,12 @@ def _kind(sentence: str) -> str | None:
     c = cues(sentence)
     if c["standing"] or (c["question"] and c["first_person"] and not c["one_off"]):
         return None  # "do you know I'm vegan?" says something about the speaker
+    # a comment on what was just said ("it was so much fun", "they're priceless"): its
+    # subject is a pronoun only the conversation resolves, the speaker is not in it and it
+    # names nothing ("It's Shia LaBeouf!" answers a question)
+    c["comment"] = c["anaphoric"] and not (
+        c["first_person"] or c["first_person_plural"] or c["named_thing"]
+    )
     for name in _ORDER:
         if c[name]:
             return name

@@ -38,6 +38,8 @@ __all__ = [
     "is_single_valued",
     "lexicon",
     "normalise_text",
+    "rules_read",
+    "said_of_another",
     "split_statements",
     "subject_of",
     "word_pattern",
@@ -46,8 +48,28 @@ __all__ = [
 _CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RE: Final = re.compile(f"[{_CJK}]")
 _ABBREV: Final = frozenset(
-    {"mr", "mrs", "ms", "dr", "st", "vs", "etc", "e.g", "i.e", "z.b", "m", "mme", "mlle", "sr",
-     "sra", "dra", "no", "nr", "approx", "ca"}
+    {
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "z.b",
+        "m",
+        "mme",
+        "mlle",
+        "sr",
+        "sra",
+        "dra",
+        "no",
+        "nr",
+        "approx",
+        "ca",
+    }
 )
 # after sentence punctuation and white space; after Chinese sentence punctuation; line breaks
 _SPLIT_RE: Final = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])|\n+")
@@ -123,9 +145,24 @@ _Q_END_RE: Final = re.compile(r"[?？][\s\"'”)»]*$")
 
 #: The structural cues, in the order the classifier reads them.
 CUE_NAMES: Final = (
-    "first_person", "first_person_plural", "question", "moment", "one_off", "standing",
-    "hypothetical", "opinion", "chatter", "uncertain", "session_only", "digit", "named_thing",
-    "cjk", "long", "social", "second_person", "anaphoric",
+    "first_person",
+    "first_person_plural",
+    "question",
+    "moment",
+    "one_off",
+    "standing",
+    "hypothetical",
+    "opinion",
+    "chatter",
+    "uncertain",
+    "session_only",
+    "digit",
+    "named_thing",
+    "cjk",
+    "long",
+    "social",
+    "second_person",
+    "anaphoric",
 )
 
 
@@ -135,7 +172,7 @@ def _strip_request_lead(norm: str) -> str:
         m = _matcher("request_lead").match(rest)
         if m is None:
             break
-        rest = _LEAD_PUNCT_RE.sub("", rest[m.end():])
+        rest = _LEAD_PUNCT_RE.sub("", rest[m.end() :])
     return rest
 
 
@@ -152,9 +189,13 @@ def cues(sentence: str) -> dict[str, bool]:
 def _read_cues(sentence: str) -> dict[str, bool]:
     norm = normalise_text(sentence)
     body = _LEAD_PUNCT_RE.sub("", norm)
-    standing = _has("standing", norm)
-    question = bool(_Q_END_RE.search(norm)) or norm.startswith("¿") or (
-        not norm.endswith((".", "!", "。", "！")) and _starts("question_words", body)
+    # a standing word inside a hypothetical opening ("si jamais": if ever) is no standing cue
+    hypo = _matcher("hypothetical").match(body)
+    standing = _has("standing", norm if hypo is None else body[hypo.end() :])
+    question = (
+        bool(_Q_END_RE.search(norm))
+        or norm.startswith("¿")
+        or (not norm.endswith((".", "!", "。", "！")) and _starts("question_words", body))
     )
     plural = _has("first_person_plural", norm)
     one_off = (
@@ -175,7 +216,7 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
         "one_off": one_off,
         "standing": standing,
-        "hypothetical": _starts("hypothetical", body) or (_has("hypothetical", norm) and question),
+        "hypothetical": hypo is not None or (_has("hypothetical", norm) and question),
         "opinion": _has("opinion", norm),
         "chatter": _has("chatter", norm) and not starts_with_correction(sentence),
         "uncertain": _has("uncertain", _without_month_names(sentence)),
@@ -191,7 +232,9 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "anaphoric": _starts("anaphoric_lead", _strip_interjections(body)),
         # about the other person only ("you're always so creative"): a second-person word
         # among the first words, no first person
-        "second_person": _has("second_person", _lead_words(norm)) and not first and not plural
+        "second_person": _has("second_person", _lead_words(norm))
+        and not first
+        and not plural
         and not standing,
     }
 
@@ -240,20 +283,38 @@ def _without_month_names(sentence: str) -> str:
     return normalise_text("".join(out))
 
 
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
 @cache
-def _reported_re() -> re.Pattern[str]:
-    lex = lexicon()
+def _persons() -> str:
     raw = (resources.files("memgate") / "data" / "paraphrase.json").read_text("utf-8")
-    persons = [w for ws in json.loads(raw)["persons"].values() for w in ws]
-    alt = "|".join(re.escape(w) for w in sorted(persons, key=len, reverse=True))
+    return _alternation([w for ws in json.loads(raw)["persons"].values() for w in ws])
+
+
+@cache
+def _reported_re(verbs_key: str = "saying_verbs") -> re.Pattern[str]:
+    """Another person of the speaker (a possessive lead, at most two words, a person noun,
+    at most two words), then a verb of ``verbs_key``."""
+    lex = lexicon()
     leads = "|".join(re.escape(w) for w in lex["possessive_lead"])
-    verbs = sorted(lex.get("saying_verbs", ()), key=len, reverse=True)
-    says = "|".join(re.escape(w) for w in verbs)
+    says = _alternation(list(lex.get(verbs_key, ())))
     word = r"[^\s,;:]+"
     return re.compile(
         rf"^(?:(?:one|some|a few|several) of )?(?:{leads})\s*(?:{word}\s+){{0,2}}?"
-        rf"(?:{alt})\w{{0,2}}(?:,?\s+{word}){{0,2}}?,?\s*(?:{says})(?!\w)"
+        rf"(?:{_persons()})\w{{0,2}}(?:,?\s+{word}){{0,2}}?,?\s*(?:{says})(?!\w)"
     )
+
+
+@cache
+def _attributed_re() -> re.Pattern[str]:
+    """An attribution lead, then a person noun within three words ("laut meiner Chefin")."""
+    word = r"[^\s,;:]+"
+    leads = _alternation(list(lexicon().get("attribution_leads", ())))
+    if not leads:
+        return re.compile(r"(?!x)x")
+    return re.compile(rf"^(?:{leads})\s+(?:{word}\s+){{0,2}}?(?:{_persons()})\w{{0,2}}(?!\w)")
 
 
 def hedged(sentence: str) -> bool:
@@ -289,6 +350,54 @@ def reported_speech(sentence: str) -> bool:
     return _reported_re().match(body) is not None
 
 
+def said_of_another(sentence: str) -> bool:
+    """What another person of the speaker says (:func:`reported_speech`, or said after an
+    attribution lead: "Laut meiner Chefin ...", "según mi jefe ...") or plans
+    (``intention_verbs``: "Meine Schwester will im Sommer umziehen", "my friend wants to
+    ..."): no fact of the speaker's.
+
+    >>> said_of_another("Laut meiner Chefin sollen wir bis Freitag fertig sein.")
+    True
+    >>> said_of_another("Mi hermano quiere abrir un bar."), said_of_another("My sister is a vet")
+    (True, False)
+    >>> said_of_another("Mein Kollege meinte, das sei zu teuer."), said_of_another("Laut lachen")
+    (True, False)
+    """
+    body = _strip_interjections(_LEAD_PUNCT_RE.sub("", normalise_text(sentence)))
+    return (
+        _reported_re().match(body) is not None
+        or _reported_re("intention_verbs").match(body) is not None
+        or _attributed_re().match(body) is not None
+    )
+
+
+@cache
+def _language_words() -> tuple[frozenset[str], frozenset[str]]:
+    lex = lexicon()
+    return frozenset(lex["rule_language_words"]), frozenset(lex["other_language_words"])
+
+
+def rules_read(text: str) -> bool:
+    """Whether the rule extractor, which reads English, reads this text: more English
+    function words than German, French, Spanish or Portuguese ones, and not mostly Chinese
+    (``rule_language_words``, ``other_language_words``).
+
+    >>> rules_read("Sorry, long day. We run all our batch jobs on Airflow.")
+    True
+    >>> rules_read("Puh, endlich Feierabend. Ich wohne übrigens in Darmstadt.")
+    False
+    >>> rules_read("刚开完会。我们的代码都放在GitLab上。"), rules_read("Ok!")
+    (False, True)
+    """
+    norm = normalise_text(text)
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]*)?", norm)
+    latin = [w for w in words if not _CJK_RE.search(w)]
+    if len(_CJK_RE.findall(norm)) > 2 * len(latin):
+        return False
+    english, other = _language_words()
+    return sum(w in english for w in latin) >= sum(w in other for w in latin)
+
+
 def _strip_interjections(body: str) -> str:
     return _INTERJECTION_RE.sub("", body)
 
@@ -318,7 +427,7 @@ def clean_statement(sentence: str) -> str:
         m = _matcher("discourse_lead").match(s.casefold())
         if m is None:
             break
-        rest = s[m.end():]
+        rest = s[m.end() :]
         # "and" in "Andes": a lead must be followed by a pause or a space
         if (
             not re.match(r"^[\s,:;，：]", rest)
@@ -346,7 +455,7 @@ def subject_of(statement: str) -> str:
     lead = _matcher("possessive_lead").match(norm)
     if lead is not None:
         owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
-        rest = norm[lead.end():].lstrip()
+        rest = norm[lead.end() :].lstrip()
         first = rest.split(" ", 1)[0]
         if first.endswith(tuple(lexicon().get("pronoun_verb_endings", ()))):
             return owner  # "nos mudamos": a pronoun before a verb, not "our mudamos"

@@ -40,7 +40,7 @@ from memgate.stages.activity import said_as_episode
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.policy import claimed_source
-from memgate.stages.slot_frames import frame_probability
+from memgate.stages.slot_frames import FRAMES, frame_probability
 from memgate.stages.statement_text import (
     clean_statement,
     cues,
@@ -48,7 +48,8 @@ from memgate.stages.statement_text import (
     hedged,
     is_single_valued,
     lexicon,
-    reported_speech,
+    rules_read,
+    said_of_another,
     split_statements,
     starts_with_correction,
     subject_of,
@@ -65,9 +66,24 @@ MAX_MERGED_CHARS: Final = 600
 #: that the rules found nothing in (chat narrates; most of its sentences are not memories).
 LONG_TURN_THRESHOLD: Final = 0.97
 SHORT_TURN_THRESHOLD: Final = 0.6
+#: ... and, in a turn the (English) rules do not read (:func:`rules_read`), a sentence
+#: with the speaker as its subject this probable: the keep probability of a value frame
+#: (``memgate/data/slot_frames.json``). The narrated-turn bar is calibrated on English
+#: chat, where the rules say the durable facts and a sentence left to the classifier is
+#: mostly narration; in German, French, Spanish, Portuguese or Chinese the classifier's
+#: sentence is all that says the fact ("Sorry, war beim Einkaufen. Übrigens, ich bin seit
+#: drei Jahren bei der Bahn als Fahrdienstleiterin.").
+RULELESS_TURN_THRESHOLD: Final = float(FRAMES["keep_probability"])
 _VETO: Final = (
-    "question", "moment", "one_off", "hypothetical", "opinion", "chatter", "uncertain",
-    "session_only", "second_person",
+    "question",
+    "moment",
+    "one_off",
+    "hypothetical",
+    "opinion",
+    "chatter",
+    "uncertain",
+    "session_only",
+    "second_person",
 )
 #: Vetoes that a standing cue ("always", "every") does not lift: "they're always there for
 #: us" is still a comment on something said before.
@@ -82,8 +98,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         c = cues(sentence)
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
-        if reported_speech(sentence):
-            continue  # "my colleague says ...": another person's word, not the speaker's fact
+        if said_of_another(sentence):
+            continue  # "my colleague says ...", "my sister wants to ...": another person's
         if is_filler_sentence(sentence):
             continue
         p = frame_probability(sentence, model.probability(sentence))
@@ -118,7 +134,10 @@ class StatementExtractor:
         return self._facts(turn, [s for _, s in kept_statements(turn.content, self.model)])
 
     def _facts(
-        self, turn: TurnEvent, sentences: list[str], start: int = 0,
+        self,
+        turn: TurnEvent,
+        sentences: list[str],
+        start: int = 0,
         max_chars: int = MAX_OBJECT_CHARS,
     ) -> list[CandidateFact]:
         out: list[CandidateFact] = []
@@ -186,6 +205,9 @@ class HybridExtractor(StatementExtractor):
     long_turn_threshold: float = LONG_TURN_THRESHOLD
     #: ... and a turn with one sentence left to judge, a sentence this probable.
     short_threshold: float = SHORT_TURN_THRESHOLD
+    #: ... and a turn of several that the rules do not read, a sentence of the speaker's
+    #: own this probable.
+    ruleless_threshold: float = RULELESS_TURN_THRESHOLD
 
     def __init__(self, model: KeepModel | None = None) -> None:
         super().__init__(model)
@@ -201,7 +223,8 @@ class HybridExtractor(StatementExtractor):
         typed = [f for f in facts if f.predicate not in generic or f.retracts]
         sentences = split_statements(turn.content)
         loose = [
-            f for f in facts
+            f
+            for f in facts
             if f.predicate in generic and not f.retracts and not _only_from_vetoed(f, sentences)
         ]
         # a sentence a typed rule fact was read from is said by that fact
@@ -215,19 +238,29 @@ class HybridExtractor(StatementExtractor):
         }  # fmt: skip
         chosen |= episodes
         unplaced = [f for f in loose if not any(_source_of(f, s) for s in sentences)]
-        kept = [(p, s) for p, s in kept_statements(turn.content, self.model)
-                if sentences.index(s) not in taken]
+        kept = [
+            (p, s)
+            for p, s in kept_statements(turn.content, self.model)
+            if sentences.index(s) not in taken
+        ]
         content = [s for s in sentences if not is_filler_sentence(s)]
         rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
         # narrated turn of several: only a sentence the classifier is nearly sure of
         bar = self.short_threshold if len(rest) <= 1 else self.long_turn_threshold
+        if bar > self.ruleless_threshold and not rules_read(turn.content):
+            # a language the rules do not read: a sentence the speaker says of themselves
+            # or their team is held to the bar of a value frame
+            kept_own = [(p, s) for p, s in kept if _own(s)]
+            if any(p >= self.ruleless_threshold for p, _ in kept_own):
+                bar = self.ruleless_threshold
         if chosen or any(p >= bar for p, _ in kept):
             # the turn holds a memory: say it with every sentence that is not filler, a
             # question, a social formula, a request or already said by a typed rule fact
             # (the context a reader needs: "we went to the lake; the kids loved it")
             chosen |= {
-                i for i, s in enumerate(sentences)
+                i
+                for i, s in enumerate(sentences)
                 if i not in taken and s in content and not _aside(s)
             }
         parts = [p for p in (clean_statement(sentences[i]) for i in sorted(chosen)) if p]
@@ -241,8 +274,13 @@ class HybridExtractor(StatementExtractor):
         return _believed(out, sentences)
 
     def _merged_fact(
-        self, turn: TurnEvent, parts: list[str], rule_fact: CandidateFact | None, start: int,
-        inferred: list[CandidateFact], episode: bool = False,
+        self,
+        turn: TurnEvent,
+        parts: list[str],
+        rule_fact: CandidateFact | None,
+        start: int,
+        inferred: list[CandidateFact],
+        episode: bool = False,
     ) -> list[CandidateFact]:
         facts = self._facts(turn, [_merge(parts)], start=start, max_chars=MAX_MERGED_CHARS)
         if not facts:
@@ -262,9 +300,12 @@ class HybridExtractor(StatementExtractor):
                 # says it: the text tells what it is, and the lifecycle jobs (fold,
                 # retention) are calibrated on episodes said so (memgate/data/lifecycle.json)
                 update["predicate"] = rule_fact.predicate
-        elif rule_fact is None and episode and f.type is FactType.FACT and update.get(
-            "predicate", f.predicate
-        ) == "statement":
+        elif (
+            rule_fact is None
+            and episode
+            and f.type is FactType.FACT
+            and update.get("predicate", f.predicate) == "statement"
+        ):
             # a de/fr/es episode is typed and said as the rules say an English one, about
             # the speaker
             update.update(
@@ -280,7 +321,12 @@ class HybridExtractor(StatementExtractor):
 #: A generic rule fact read only from sentences with one of these cues is not a memory
 #: (the rules' "event" from "have you ever been to Lisbon?" or "good luck at the race!").
 _RULE_VETO: Final = (
-    "question", "social", "second_person", "hypothetical", "moment", "chatter",
+    "question",
+    "social",
+    "second_person",
+    "hypothetical",
+    "moment",
+    "chatter",
 )
 
 
@@ -311,6 +357,12 @@ def _speaker(statement: str, subject: str) -> str:
     return "team" if any(w.endswith(plural) for w in normalise(statement).split()[:3]) else "user"
 
 
+def _own(sentence: str) -> bool:
+    """The speaker or the speaker's team is the sentence's subject or owner."""
+    c = cues(sentence)
+    return c["first_person"] or c["first_person_plural"]
+
+
 def _aside(sentence: str) -> bool:
     c = cues(sentence)
     return c["question"] or c["social"] or c["one_off"]
@@ -319,7 +371,7 @@ def _aside(sentence: str) -> bool:
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
     sources = [s for s in sentences if _source_of(fact, s)]
     return bool(sources) and all(
-        any(cues(s)[v] for v in _RULE_VETO) or reported_speech(s) for s in sources
+        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) for s in sources
     )
 
 

@@ -58,8 +58,15 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # issue 9 item 5: the fail-closed classes, six languages (dev2); e-mail shapes,
     # national ids of many countries and look-alikes (dev3)
     "leaks": ("leaks_dev2.jsonl", "leaks_dev3.jsonl"),
-    # durable facts versus states of the moment, requests and chatter in de fr es (dev2)
-    "labelled": ("labelled_turns_dev2.jsonl",),
+    # durable facts versus states of the moment, requests and chatter in de fr es (dev2);
+    # the keep decision on unseen wording, half German, six languages, facts about the
+    # speaker and the things they work with, hard negatives (dev3); long turns, one durable
+    # fact among sentences of the moment, and long turns of the moment (dev4)
+    "labelled": (
+        "labelled_turns_dev2.jsonl",
+        "labelled_turns_dev3.jsonl",
+        "labelled_turns_dev4.jsonl",
+    ),
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);
     # deletion, as_of, supersede, retraction, dedupe, noise in the frozen failure shapes (dev3);
     # supersede, as_of, dedupe in new words, moves, near-repeats, hard negatives (dev4);

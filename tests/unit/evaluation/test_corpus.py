@@ -392,6 +392,41 @@ def test_the_second_labelled_file_is_read_with_the_first_as_one_corpus() -> None
     assert len(both) == len(labelled.load(EVAL_DIR / "labelled_turns.jsonl")) + len(extra)
 
 
+def test_the_third_labelled_file_is_half_german_in_six_languages() -> None:
+    """labelled_turns_dev3.jsonl: the keep decision on wording written before the work it
+    measures; at least half German, keeps and drops in each of six languages and three
+    domains; read with the other labelled files as one development corpus."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "labelled_turns_dev3.jsonl" in DEV_EXTRA_FILES["labelled"]
+    extra = labelled.load(EVAL_DIR / "labelled_turns_dev3.jsonl")
+    assert len(extra) >= 60
+    assert 2 * sum(i.lang == "de" for i in extra) >= len(extra)
+    for lang in ("de", "en", "fr", "es", "pt", "zh"):
+        mine = [i for i in extra if i.lang == lang]
+        assert sum(i.keep for i in mine) >= 3 and sum(not i.keep for i in mine) >= 3, lang
+    assert {i.domain for i in extra} == {"personal", "coding", "support"}
+    assert all(i.expect_value for i in extra if i.keep)
+    names = ("labelled_turns.jsonl", *DEV_EXTRA_FILES["labelled"])
+    everything = labelled.load([EVAL_DIR / n for n in names])
+    assert len({i.id for i in everything}) == len(everything)
+
+
+def test_the_fourth_labelled_file_holds_long_turns_in_six_languages() -> None:
+    """labelled_turns_dev4.jsonl: turns of several sentences, a durable fact among sentences
+    of the moment (keep) or only the moment (drop), in six languages, half German or more."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+    from memgate.stages.statement_text import split_statements
+
+    assert "labelled_turns_dev4.jsonl" in DEV_EXTRA_FILES["labelled"]
+    extra = labelled.load(EVAL_DIR / "labelled_turns_dev4.jsonl")
+    assert 2 * sum(i.lang == "de" for i in extra) >= len(extra)
+    for lang in ("de", "en", "fr", "es", "pt", "zh"):
+        mine = [i for i in extra if i.lang == lang]
+        assert any(i.keep for i in mine) and any(not i.keep for i in mine), lang
+    assert all(len(split_statements(i.turn.content)) >= 2 for i in extra)
+
+
 def test_a_turn_id_repeated_across_labelled_files_is_named(tmp_path: Path) -> None:
     line = (EVAL_DIR / "labelled_turns_dev2.jsonl").read_text(encoding="utf-8").splitlines()[0]
     twin = tmp_path / "twin.jsonl"
