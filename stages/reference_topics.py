@@ -43,6 +43,7 @@ __all__ = [
     "edits_a_thing",
     "family_reach",
     "loose_references",
+    "negated_request",
 ]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
@@ -80,6 +81,8 @@ class _Words:
     tasks: re.Pattern[str]
     heads: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     sets: dict[str, re.Pattern[str]]
+    neg_before: re.Pattern[str]
+    neg_after: re.Pattern[str]
 
 
 @cache
@@ -104,6 +107,13 @@ def _words() -> _Words:
         tasks=_phrases(_flat(d["task_nouns"])),
         heads=tuple((_phrases(f["heads"]), tuple(f["sets"])) for f in d["families"]),
         sets={name: _phrases(ws) for name, ws in d["sets"].items()},
+        # a negation right before the verb (at most one word between: "don't ever forget")
+        neg_before=re.compile(
+            "(?:" + _phrases(d["request_negations"]["before"]).pattern + r")\s*(?:\w+\s+)?$"
+        ),
+        neg_after=re.compile(
+            r"^\s*,?\s*(?:" + _phrases(d["request_negations"]["after"]).pattern + ")"
+        ),
     )
 
 
@@ -191,6 +201,28 @@ def edits_a_thing(sentence: str, topic: str) -> bool:
     outside = low.replace(t, " ", 1) if i >= 0 else low
     where = t[len(head) :] if t.startswith(head) else ""
     return bool(w.tasks.search(outside) or w.tasks.search(where))
+
+
+def negated_request(sentence: str) -> bool:
+    """Every verb of withdrawing or deleting in the sentence is negated: "don't forget what
+    I told you about my allergy", "vergiss nicht, was ...", "n'oublie pas ...", "别忘了 ..."
+    ask to remember, not to forget.
+
+    >>> negated_request("Don't forget what I told you about my allergy.")
+    True
+    >>> negated_request("Forget what I told you about my allergy."), negated_request("Hi.")
+    (False, False)
+    """
+    w = _words()
+    low = sentence.lower().replace("’", "'")
+    found = False
+    for verbs in (w.delete, w.retract):
+        for m in verbs.finditer(low):
+            found = True
+            before, after = low[: m.start()], low[m.end() :]
+            if not (w.neg_before.search(before) or w.neg_after.search(after)):
+                return False
+    return found
 
 
 def asks_not_to_keep(text: str) -> bool:

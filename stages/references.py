@@ -37,6 +37,7 @@ from memgate.stages.reference_topics import (
     edits_a_thing,
     family_reach,
     loose_references,
+    negated_request,
 )
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
@@ -110,6 +111,8 @@ def _read_default(text: str) -> tuple[Reference, ...]:
 def _read(text: str, lex: Lexicon) -> list[Reference]:
     out: list[Reference] = []
     for sentence in split_sentences(text):
+        if negated_request(sentence):
+            continue  # "don't forget what I told you about ...": remember, not forget
         low = sentence.lower()
         orig = sentence if len(sentence) == len(low) else low
         taken: list[tuple[int, int]] = []

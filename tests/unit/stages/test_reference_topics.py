@@ -146,3 +146,26 @@ def test_a_kind_of_activity_reaches_every_member_said() -> None:
     reach = family_reach("my workouts")
     assert reach.search("I lift weights on Mondays") and reach.search("I swim on Fridays")
     assert not reach.search("I work at a bank")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't forget what I told you about my allergy.",
+        "Please don't delete what you know about my address.",
+        "Vergiss nicht, was ich dir über meine Allergie gesagt habe.",
+        "N'oublie pas ce que je t'ai dit sur mon allergie.",
+        "Não esquece daquilo que eu falei do jantar.",
+        "别忘了我说的关于过敏的事。",
+    ],
+)
+def test_a_negated_verb_of_forgetting_asks_to_remember(text: str) -> None:
+    assert find_references(text) == []
+
+
+def test_a_no_before_the_request_is_no_negation_of_it() -> None:
+    assert _refs("No, forget what I said about the gym.") == [("delete", ("gym",))]
+
+
+def test_an_edit_of_the_docs_is_no_deletion_of_memory() -> None:
+    assert _refs("Delete everything about the old API from the docs.") == []
