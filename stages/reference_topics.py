@@ -83,6 +83,7 @@ class _Words:
     sets: dict[str, re.Pattern[str]]
     neg_before: re.Pattern[str]
     neg_after: re.Pattern[str]
+    self_cues: re.Pattern[str]
 
 
 @cache
@@ -111,6 +112,7 @@ def _words() -> _Words:
         neg_before=re.compile(
             "(?:" + _phrases(d["request_negations"]["before"]).pattern + r")\s*(?:\w+\s+)?$"
         ),
+        self_cues=_phrases(_flat(d["self_error_cues"])),
         neg_after=re.compile(
             r"^\s*,?\s*(?:" + _phrases(d["request_negations"]["after"]).pattern + ")"
         ),
@@ -234,7 +236,8 @@ def asks_not_to_keep(text: str) -> bool:
 def anaphoric_reference(text: str) -> str | None:
     """``retract`` or ``delete`` when a clause of ``text`` is a verb of withdrawing with a
     bare anaphor ("scratch that", "vergiss das bitte", "olvídalo", "当我没说") and the
-    verb is a strong one or the text says what was said was wrong; else None."""
+    verb is a strong one or the speaker says they were wrong ("my bad", "me confundí");
+    "no, that's wrong, forget it" may be said of an answer: None."""
     w = _words()
     low = text.lower()
     for sentence in re.split(r"(?<=[.!?。！？])\s*", low):
@@ -243,7 +246,7 @@ def anaphoric_reference(text: str) -> str | None:
             verb = _anaphor_verb(clause, tokens, w)
             if verb is None:
                 continue
-            if verb in w.strong or w.cues.search(low) or w.memory.search(low):
+            if verb in w.strong or w.self_cues.search(low.replace("’", "'")):
                 return "delete" if w.delete.search(verb) else "retract"
     return None
 

@@ -69,8 +69,8 @@ def test_no_reference_without_a_memory_word_or_with_a_thing_being_edited(text: s
     "text",
     [
         "Hmm, no, scratch that, I was thinking of a different project.",
-        "Ignore that, it was wrong.",
-        "Vergiss das bitte, das war falsch.",
+        "Ignore that, my bad.",
+        "Vergiss das bitte, ich hab mich vertan.",
         "Olvídalo, me confundí.",
         "当我没说。",
     ],
@@ -80,7 +80,15 @@ def test_a_bare_anaphor_points_at_the_previous_turn(text: str) -> None:
     assert len(refs) == 1 and refs[0].previous, refs
 
 
-@pytest.mark.parametrize("text", ["Forget it, I'll do it myself.", "Ignore that warning."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Forget it, I'll do it myself.",
+        "Ignore that warning.",
+        "No, that's wrong. Forget it.",
+        "Forget it, I know the answer already.",
+    ],
+)
 def test_a_bare_anaphor_without_a_word_of_error_is_no_reference(text: str) -> None:
     assert find_references(text) == []
 
