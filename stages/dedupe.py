@@ -47,6 +47,7 @@ from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, is_retracted_deletion, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_confirm import confirmed_guess
 from memgate.stages.resolve_paraphrase import fold_target, possessed_subject, restated_value
 from memgate.stages.resolve_semantic import (
     DELETED_PREDICATE,
@@ -254,8 +255,11 @@ class Resolver:
             return out(ResolutionAction.REJECT, "task_failed", [])
 
         if is_reference(c):
-            if (reference_op(c) == "stop" and c.type in p.confirmation_required_types
-                    and not c.confirmed):
+            if (
+                reference_op(c) == "stop"
+                and c.type in p.confirmation_required_types
+                and not c.confirmed
+            ):
                 # "we moved from X to Y": the stop of X is the other half of the correction
                 # to Y; a policy that holds corrections for confirmation holds both, so the
                 # old value stays current until the new one is confirmed (a retraction or
@@ -392,6 +396,11 @@ class Resolver:
         # café", then, confirmed, "je préfère le thé")
         if c.confirmed and active is None and len(pending) == 1:
             return self._supersede(pending[0], new, now, out, "confirmed_value", details)
+        # 5c. the same, the guess said under another key ("我好像是用安卓手机的" -> "对，我用的是…")
+        guess = confirmed_guess(c, key, view, vec) if active is None else None
+        if guess is not None:
+            details.update({"match": guess.why, "similarity": round(guess.similarity, 4)})
+            return self._supersede(guess.fact, new, now, out, "confirmed_value", details)
         # 6. a new value for a key that has one: supersede
         if active is not None:
             done = self._supersede(active, new, now, out, "new_value", details)

@@ -31,6 +31,14 @@ from memgate.core.memo import TextMemo
 from memgate.core.text import split_sentences
 from memgate.stages.policy import claimed_source
 from memgate.stages.reference_clauses import clause_references
+from memgate.stages.reference_topics import (
+    anaphoric_reference,
+    asks_not_to_keep,
+    edits_a_thing,
+    family_reach,
+    loose_references,
+    negated_request,
+)
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
 __all__ = [
@@ -39,6 +47,7 @@ __all__ = [
     "Reference",
     "change_frames",
     "find_references",
+    "is_previous",
     "is_reference",
     "is_retracted_deletion",
     "with_references",
@@ -58,6 +67,9 @@ _VERSION: Final = "1.0.0"
 #: The rationale of a change sentence kept as the new fact (:func:`change_frames`).
 CHANGE_FRAME: Final = "change frame"
 _RETRACTED: Final = ":retracted"
+#: The rationale suffix of a reference by a bare anaphor ("scratch that"): it points at
+#: the facts of the user's latest turn before it.
+_PREVIOUS: Final = ":previous"
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,7 @@ class Reference:
     clause: str  # the lower-cased sentence span of the clause ("" for a change frame)
     sentence: str = ""  # the sentence of a change frame, as said
     retracted: bool = False  # a retraction said with a verb of deleting ("forget what I said")
+    previous: bool = False  # a bare anaphor ("scratch that"): the latest turn's facts
 
 
 def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
@@ -98,6 +111,8 @@ def _read_default(text: str) -> tuple[Reference, ...]:
 def _read(text: str, lex: Lexicon) -> list[Reference]:
     out: list[Reference] = []
     for sentence in split_sentences(text):
+        if negated_request(sentence):
+            continue  # "don't forget what I told you about ...": remember, not forget
         low = sentence.lower()
         orig = sentence if len(sentence) == len(low) else low
         taken: list[tuple[int, int]] = []
@@ -112,6 +127,8 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                 topic = topic.strip(" \t'\"“”«»:-")
                 if not lex.topic_terms(topic):
                     continue
+                if rp.op != "stop" and edits_a_thing(low, topic):
+                    continue  # "remove the part about logging from the script": an edit
                 taken.append(m.span())
                 subject = "team" if _TEAM_RE.search(low[: m.end()]) else "user"
                 clause = low[m.start() : m.end()]
@@ -123,10 +140,40 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                 out.append(Reference(op, topic, subject, clause, retracted=forget))
         if not taken:
             # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
-            for op, topic, clause in clause_references(sentence):
-                if lex.topic_terms(topic):
+            found = clause_references(sentence)
+            for op, topic, clause in found:
+                if lex.topic_terms(topic) and not (op != "stop" and edits_a_thing(low, topic)):
                     subject = "team" if _TEAM_RE.search(clause or low) else "user"
                     out.append(Reference(op, topic, subject, clause, "" if clause else sentence))
+            if not found:
+                out += _loose(sentence, text, lex)
+    if not out:
+        # a bare anaphor ("scratch that"), only when nothing else in the turn is meant
+        said = anaphoric_reference(text)
+        if said is not None:
+            low = text.lower()
+            subject = "team" if _TEAM_RE.search(low) else "user"
+            out.append(Reference(said, "that", subject, low, previous=True))
+    return out
+
+
+def _loose(sentence: str, text: str, lex: Lexicon) -> list[Reference]:
+    """A sentence's references said loosely (:mod:`memgate.stages.reference_topics`): the
+    topic before or after the request, a broader word; a withdrawal beside a wish not
+    to keep it ("drop the pet stuff, I'd rather you didn't keep that") deletes."""
+    out: list[Reference] = []
+    for op, topic, clause in loose_references(sentence):
+        terms = lex.topic_terms(topic)
+        # a clause said as the topic ("which school my kid goes to"): the words of a
+        # topic or a kind are what it is about, not its verbs
+        known = [t for t in terms if lex.topic_of(t) or family_reach(t).search(t)]
+        if known:
+            topic = " ".join(known)
+        elif not terms:
+            continue
+        forget = op == "retract" and (lex.is_deletion(clause) or asks_not_to_keep(text))
+        subject = "team" if _TEAM_RE.search(topic.lower()) else "user"
+        out.append(Reference("delete" if forget else op, topic, subject, clause, retracted=forget))
     return out
 
 
@@ -138,6 +185,11 @@ def is_reference(c: CandidateFact) -> bool:
 def reference_op(c: CandidateFact) -> str:
     """``retract``, ``delete`` or ``stop``."""
     return c.rationale.removeprefix(_RATIONALE_PREFIX).split(":", 1)[0]
+
+
+def is_previous(c: CandidateFact) -> bool:
+    """A reference by a bare anaphor ("scratch that"): the latest turn's facts are meant."""
+    return c.rationale.endswith(_PREVIOUS)
 
 
 def is_retracted_deletion(c: CandidateFact) -> bool:
@@ -199,10 +251,19 @@ def change_frames(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candidate
     for i, r in enumerate(refs):
         said = r.sentence.strip().rstrip(".!?。！？ ")
         if said:
-            out.append(_candidate(
-                turn, "change", i, subject=r.subject, predicate="statement", obj=said,
-                rationale=CHANGE_FRAME, source=source, multi_valued=True,
-            ))
+            out.append(
+                _candidate(
+                    turn,
+                    "change",
+                    i,
+                    subject=r.subject,
+                    predicate="statement",
+                    obj=said,
+                    rationale=CHANGE_FRAME,
+                    source=source,
+                    multi_valued=True,
+                )
+            )
     return out
 
 
@@ -229,11 +290,22 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     kept += _changes_beside(turn, refs, clauses, kept)
     source = claimed_source(turn.metadata)
     for i, r in enumerate(refs):
-        kept.append(_candidate(
-            turn, "reference", i, subject=r.subject, predicate=REFERENCE_PREDICATE, obj=r.topic,
-            rationale=_RATIONALE_PREFIX + r.op + (_RETRACTED if r.retracted else ""),
-            source=source, retracts=True,
-        ))
+        kept.append(
+            _candidate(
+                turn,
+                "reference",
+                i,
+                subject=r.subject,
+                predicate=REFERENCE_PREDICATE,
+                obj=r.topic,
+                rationale=_RATIONALE_PREFIX
+                + r.op
+                + (_RETRACTED if r.retracted else "")
+                + (_PREVIOUS if r.previous else ""),
+                source=source,
+                retracts=True,
+            )
+        )
     return kept
 
 
@@ -275,8 +347,17 @@ def _references_of(turn: TurnEvent) -> tuple[list[Reference], list[str]]:
 
 
 def _candidate(
-    turn: TurnEvent, kind: str, i: int, *, subject: str, predicate: str, obj: str,
-    rationale: str, source: str, retracts: bool = False, multi_valued: bool = False,
+    turn: TurnEvent,
+    kind: str,
+    i: int,
+    *,
+    subject: str,
+    predicate: str,
+    obj: str,
+    rationale: str,
+    source: str,
+    retracts: bool = False,
+    multi_valued: bool = False,
 ) -> CandidateFact:
     """The ``i``-th candidate of ``kind`` ("change" or "reference") read from ``turn``."""
     return CandidateFact.from_turn(

@@ -165,7 +165,11 @@ def _thing_named(thing: str, value: str) -> bool:
     """The owner's thing of one side ("team's frontend": ``frontend``) is named in the other
     side's statement, said by the owner alone ("todo el frontend lo escribimos en ...")."""
     words = thing.split()
-    return bool(words) and all(w in set(normalise(value).split()) for w in words)
+    low = normalise(value)
+    if _CJK_RE.search(thing):
+        flat = low.replace(" ", "")  # no spaces in Chinese: "后端我们一直都用Go"
+        return bool(words) and all(w in flat for w in words)
+    return bool(words) and all(w in set(low.split()) for w in words)
 
 
 def fold_target(

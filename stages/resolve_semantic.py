@@ -29,7 +29,7 @@ Word lists, families, topics and the implication table: ``memgate/data/resolutio
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -38,7 +38,8 @@ import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView
-from memgate.stages.references import reference_op
+from memgate.stages.reference_topics import family_reach
+from memgate.stages.references import is_previous, reference_op
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
 __all__ = [
@@ -204,6 +205,14 @@ def referenced_facts(
         ):
             pool[f.fact_id] = f
         pool = {k: f for k, f in pool.items() if f.predicate != DELETED_PREDICATE}
+    if is_previous(c):
+        # "scratch that": whatever the latest turn was about, whoever its subject is
+        for f, _sim in view.nearest(
+            c.tenant_id, c.user_id, topic_vec, k=SUBJECT_SCAN_LIMIT, statuses=_CURRENT
+        ):
+            pool[f.fact_id] = f
+        return _latest_said(pool.values(), c)
+    reach = family_reach(c.object)
     out: list[tuple[StoredFact, str]] = []
     near: list[tuple[float, StoredFact]] = []
     for f in sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id)):
@@ -214,6 +223,8 @@ def referenced_facts(
             out.append((f, "topic_words"))  # a topic's word or one of its synonyms
         elif f.predicate in predicates or any(p in f.value for p in placeholders):
             out.append((f, "topic_predicate"))
+        elif reach.search(text):
+            out.append((f, "topic_family"))  # a member of the kind the topic names
         elif op != "stop" and f.status is not FactStatus.SUPERSEDED:
             sim = cosine(f.embedding, topic_vec)
             if sim >= REFERENCE_MIN_SIMILARITY:
@@ -222,6 +233,20 @@ def referenced_facts(
         # no fact names the topic: the one nearest in meaning is meant, not every near one
         out.append((max(near, key=lambda x: (x[0], x[1].fact_id))[1], "similarity"))
     return out
+
+
+def _latest_said(pool: Iterable[StoredFact], c: CandidateFact) -> list[tuple[StoredFact, str]]:
+    """The current facts last said in the user's latest turn before ``c``, a reference by
+    a bare anaphor ("scratch that"): what was just said is what is meant, nothing older."""
+    before = [f for f in pool if f.last_seen < c.turn_ts and f.status is not FactStatus.SUPERSEDED]
+    if not before:
+        return []
+    latest = max(f.last_seen for f in before)
+    return [
+        (f, "previous_turn")
+        for f in sorted(before, key=lambda f: (f.recorded_at, f.fact_id))
+        if f.last_seen == latest
+    ]
 
 
 def implied_stale(

@@ -55,6 +55,10 @@ _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _CJK_RUN_RE: Final = re.compile(r"[\u3400-\u9fff]+")
 _TOKEN_RE: Final = re.compile(r"[^\W_](?:[\w.+#-]*[^\W_])?", re.UNICODE)
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+#: Where Chinese meets another script with no space between them.
+_SCRIPT_EDGE_RE: Final = re.compile(
+    r"(?<=[\u3400-\u9fff])(?=[^\u3400-\u9fff\s])|(?<=[^\u3400-\u9fff\s])(?=[\u3400-\u9fff])"
+)
 _OWNER_RE: Final = re.compile(r"^(user|team)s?\b\s*(.*)$")
 #: The extractors whose values are the user's whole sentences (stages/statements.py).
 _SENTENCE_EXTRACTORS: Final = frozenset({"statements", "hybrid"})
@@ -121,6 +125,8 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
     ['stripe']
     >>> sorted(anchors("我们用 Travis CI 做持续集成", sentence=True))
     ['ci', 'travis']
+    >>> sorted(anchors("我们的后端是用Go写的", sentence=True))
+    ['go']
     """
     return set(_anchors(value, sentence))
 
@@ -140,6 +146,9 @@ def _anchors(value: str, sentence: bool) -> frozenset[str]:
             for w in normalise(text).split()
             if len(w) > 1 and w not in lex.stopwords and w not in lex.clause_stopwords
         )
+    if cjk:
+        # no spaces in Chinese: a Latin name inside it is a token of its own ("用Go写的")
+        text = _SCRIPT_EDGE_RE.sub(" ", text)
     out: set[str] = set()
     for i, m in enumerate(_TOKEN_RE.finditer(text)):
         tok = m.group(0)
@@ -406,8 +415,13 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
     if differ and not (_anchors_within(a, b) and _anchors_within(b, a)):
         return False
     fa, fb = lex.family(a.predicate, _val(a)), lex.family(b.predicate, _val(b))
-    if fa is not None and fa is fb and not fa.additive and (
-        anchors(_val(a), sentence=_is_sentence(a)) or anchors(_val(b), sentence=_is_sentence(b))
+    if (
+        fa is not None
+        and fa is fb
+        and not fa.additive
+        and (
+            anchors(_val(a), sentence=_is_sentence(a)) or anchors(_val(b), sentence=_is_sentence(b))
+        )
     ):
         # one family (an employer said as ``works_at`` and as a sentence): the same value
         # when the names agree; without names the clauses are compared below

@@ -75,6 +75,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # supersede by role and tool words, paraphrase dedupe, as-of, in five languages (dev6);
     # supersede in new words (jobs, bosses, cities with their time zone, tools), retraction
     # and deletion by reference, paraphrase dedupe, noise, confirmation, en de fr es (dev7);
+    # retraction and deletion by a broader word or a pronoun, paraphrase dedupe with near
+    # misses, confirmation, noise, six languages (dev8);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -84,6 +86,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev5.jsonl",
         "scenarios_dev6.jsonl",
         "scenarios_dev7.jsonl",
+        "scenarios_dev8.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),

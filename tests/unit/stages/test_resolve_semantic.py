@@ -715,7 +715,7 @@ def test_a_topic_synonym_refers_to_a_fact_named_in_another_language(store: Embed
 def test_similarity_alone_refers_to_the_nearest_fact_only(store: EmbeddedIndex) -> None:
     for i, text in enumerate(["I lift weights on Mondays", "I swim on Fridays"]):
         apply(store, cand(text, "statement", days=i, multi=True))
-    topic_vec = EMB.embed(["my workouts"])[0]
+    topic_vec = EMB.embed(["my routine"])[0]
     near = [float(x) for x in topic_vec]
     off = [float(x) for x in (topic_vec * 0.8 + EMB.embed(["zzz"])[0] * 0.6)]
     both = list(facts(store).values())
@@ -726,7 +726,7 @@ def test_similarity_alone_refers_to_the_nearest_fact_only(store: EmbeddedIndex) 
         ],
         wait=True,
     )
-    found = referenced_facts(ref("my workouts", "retract", days=9).candidate, store, topic_vec)
+    found = referenced_facts(ref("my routine", "retract", days=9).candidate, store, topic_vec)
     assert [(f.fact_id, why) for f, why in found] == [(both[0].fact_id, "similarity")]
 
 
