@@ -23,6 +23,12 @@ The guarantees:
   written first out). An entry younger than ``ttl_s`` is never dropped silently: the
   store is refreshed first. An entry older than ``ttl_s`` (longer than the store's
   refresh interval) is searchable in the store and is dropped on the next read.
+
+Over a store that reads ahead (:mod:`memgate.core.read_ahead`: OpenSearch answers a
+resolution's known reads in one ``_msearch``), :meth:`RecentFacts.read_ahead` refreshes
+first when cold, asks the plan of the store, and merges this cache over each answer as
+over a single read; after a :meth:`RecentFacts.reset` the answers read ahead are not
+served any more.
 """
 
 from __future__ import annotations
@@ -31,10 +37,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from memgate.core.events import FactStatus, StoredFact
+from memgate.core.read_ahead import Nearest, ReadAhead, ReadPlan
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, subject_key_prefixes
 
 __all__ = ["RecentFacts"]
@@ -72,10 +80,9 @@ class RecentFacts:
         self._clock = clock
         self._lock = threading.RLock()
         # (tenant, user) -> fact id -> (written at, fact); least recently written first
-        self._facts: OrderedDict[_User, OrderedDict[str, tuple[float, StoredFact]]] = (
-            OrderedDict()
-        )
+        self._facts: OrderedDict[_User, OrderedDict[str, tuple[float, StoredFact]]] = OrderedDict()
         self._cold = True
+        self._epoch = 0  # counts resets: a read-ahead taken before one is not served
         self.refreshes = 0
         self.hits = 0
 
@@ -105,6 +112,7 @@ class RecentFacts:
         with self._lock:
             self._facts.clear()
             self._cold = True
+            self._epoch += 1
 
     def forget(self, tenant_id: str, user_id: str) -> None:
         """Drop one user's entries (their facts were rewritten elsewhere and the store,
@@ -147,9 +155,7 @@ class RecentFacts:
     # -- reads (FactView) ----------------------------------------------------------
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        mine = self._mine(tenant_id, user_id)
-        found = self.store.by_key(tenant_id, user_id, key)
-        return self._merge(found, mine, lambda f: f.key == key)
+        return self._by_key(self.store, tenant_id, user_id, key)
 
     def by_subject(
         self,
@@ -162,8 +168,70 @@ class RecentFacts:
         limit: int = SUBJECT_SCAN_LIMIT,
         vectors: bool = True,
     ) -> list[StoredFact]:
+        return self._by_subject(
+            self.store, tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
+            limit=limit, vectors=vectors,
+        )  # fmt: skip
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        return self._nearest(
+            self.store, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+        )
+
+    # -- read-ahead (memgate.core.read_ahead) ----------------------------------------
+
+    def read_ahead(self, plan: ReadPlan) -> FactView:
+        """A view for one resolution: the plan's reads asked of the store together (when
+        it can read ahead), this cache merged over every answer as over a single read.
+
+        The cold refresh comes first (:meth:`_mine`), so the answers see every durable
+        write; a k-nearest read asks the store for as many more as it would on its own
+        (the cached facts replace the store's copies). After a :meth:`reset` the view
+        reads the store again, as a fresh read would."""
+        if not isinstance(self.store, ReadAhead):
+            return self
+        owners = {(r.tenant_id, r.user_id) for r in plan.reads}
+        extra = {o: len(self._mine(*o)) for o in owners}
+        reads = [
+            replace(r, k=r.k + extra[(r.tenant_id, r.user_id)])
+            if isinstance(r, Nearest) and extra[(r.tenant_id, r.user_id)]
+            else r
+            for r in plan.reads
+        ]
+        with self._lock:
+            epoch = self._epoch
+        return _RecentOver(self, self.store.read_ahead(ReadPlan(tuple(reads))), epoch)
+
+    # -- reads over a given store ------------------------------------------------------
+
+    def _by_key(self, store: FactView, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
         mine = self._mine(tenant_id, user_id)
-        found = self.store.by_subject(
+        found = store.by_key(tenant_id, user_id, key)
+        return self._merge(found, mine, lambda f: f.key == key)
+
+    def _by_subject(
+        self,
+        store: FactView,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        mine = self._mine(tenant_id, user_id)
+        found = store.by_subject(
             tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit,
             vectors=vectors,
         )  # fmt: skip
@@ -176,8 +244,9 @@ class RecentFacts:
         )
         return merged[-limit:]
 
-    def nearest(
+    def _nearest(
         self,
+        store: FactView,
         tenant_id: str,
         user_id: str,
         vector: np.ndarray,
@@ -188,12 +257,12 @@ class RecentFacts:
     ) -> list[tuple[StoredFact, float]]:
         mine = self._mine(tenant_id, user_id)
         if not mine:
-            return self.store.nearest(
+            return store.nearest(
                 tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
             )
         # the store's copies of cached ids may be stale and are replaced: ask for that
         # many more, so that k remain
-        found = self.store.nearest(
+        found = store.nearest(
             tenant_id, user_id, vector, k=k + len(mine), statuses=statuses, predicate=predicate
         )
         wanted = {FactStatus(s) for s in statuses}
@@ -224,6 +293,55 @@ class RecentFacts:
         out += extra
         out.sort(key=lambda f: (f.recorded_at, f.fact_id))
         return out
+
+
+class _RecentOver:
+    """:class:`RecentFacts` merged over a read-ahead view of its store (``ahead``), for
+    one resolution; after a reset of the cache, over the store itself again."""
+
+    def __init__(self, recent: RecentFacts, ahead: FactView, epoch: int) -> None:
+        self.recent = recent
+        self.ahead = ahead
+        self._epoch = epoch
+
+    def _store(self) -> FactView:
+        with self.recent._lock:
+            fresh = self.recent._epoch == self._epoch
+        return self.ahead if fresh else self.recent.store
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        return self.recent._by_key(self._store(), tenant_id, user_id, key)
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        return self.recent._by_subject(
+            self._store(), tenant_id, user_id, subject, statuses=statuses,
+            qualified=qualified, limit=limit, vectors=vectors,
+        )  # fmt: skip
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        return self.recent._nearest(
+            self._store(), tenant_id, user_id, vector, k=k, statuses=statuses,
+            predicate=predicate,
+        )  # fmt: skip
 
 
 def _cosine(q: np.ndarray, qn: float, v: Sequence[float]) -> float:
