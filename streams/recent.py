@@ -48,6 +48,8 @@ from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, subject_key_prefix
 __all__ = ["RecentFacts"]
 
 _User = tuple[str, str]
+#: which view a read over the cache asks, given the user and their live entries
+_Pick = Callable[[str, str, dict[str, StoredFact]], FactView]
 
 
 class RecentFacts:
@@ -155,7 +157,7 @@ class RecentFacts:
     # -- reads (FactView) ----------------------------------------------------------
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        return self._by_key(self.store, tenant_id, user_id, key)
+        return self._by_key(self._plain, tenant_id, user_id, key)
 
     def by_subject(
         self,
@@ -169,7 +171,7 @@ class RecentFacts:
         vectors: bool = True,
     ) -> list[StoredFact]:
         return self._by_subject(
-            self.store, tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
+            self._plain, tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
             limit=limit, vectors=vectors,
         )  # fmt: skip
 
@@ -184,8 +186,11 @@ class RecentFacts:
         predicate: str | None = None,
     ) -> list[tuple[StoredFact, float]]:
         return self._nearest(
-            self.store, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+            self._plain, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
         )
+
+    def _plain(self, tenant_id: str, user_id: str, mine: dict[str, StoredFact]) -> FactView:
+        return self.store
 
     # -- read-ahead (memgate.core.read_ahead) ----------------------------------------
 
@@ -195,32 +200,34 @@ class RecentFacts:
 
         The cold refresh comes first (:meth:`_mine`), so the answers see every durable
         write; a k-nearest read asks the store for as many more as it would on its own
-        (the cached facts replace the store's copies). After a :meth:`reset` the view
-        reads the store again, as a fresh read would."""
+        (the cached facts replace the store's copies). After a :meth:`reset`, and once
+        an entry held at the read-ahead has left the cache (expired, dropped, forgotten:
+        the answers may predate its becoming searchable), the view reads the store
+        again, as a fresh read would."""
         if not isinstance(self.store, ReadAhead):
             return self
-        owners = {(r.tenant_id, r.user_id) for r in plan.reads}
-        extra = {o: len(self._mine(*o)) for o in owners}
+        with self._lock:
+            epoch = self._epoch
+        owners = dict.fromkeys((r.tenant_id, r.user_id) for r in plan.reads)
+        held = {o: frozenset(self._mine(*o)) for o in owners}
         reads = [
-            replace(r, k=r.k + extra[(r.tenant_id, r.user_id)])
-            if isinstance(r, Nearest) and extra[(r.tenant_id, r.user_id)]
+            replace(r, k=r.k + len(held[(r.tenant_id, r.user_id)]))
+            if isinstance(r, Nearest) and held[(r.tenant_id, r.user_id)]
             else r
             for r in plan.reads
         ]
-        with self._lock:
-            epoch = self._epoch
-        return _RecentOver(self, self.store.read_ahead(ReadPlan(tuple(reads))), epoch)
+        return _RecentOver(self, self.store.read_ahead(ReadPlan(tuple(reads))), epoch, held)
 
     # -- reads over a given store ------------------------------------------------------
 
-    def _by_key(self, store: FactView, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+    def _by_key(self, pick: _Pick, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
         mine = self._mine(tenant_id, user_id)
-        found = store.by_key(tenant_id, user_id, key)
+        found = pick(tenant_id, user_id, mine).by_key(tenant_id, user_id, key)
         return self._merge(found, mine, lambda f: f.key == key)
 
     def _by_subject(
         self,
-        store: FactView,
+        pick: _Pick,
         tenant_id: str,
         user_id: str,
         subject: str,
@@ -231,7 +238,7 @@ class RecentFacts:
         vectors: bool = True,
     ) -> list[StoredFact]:
         mine = self._mine(tenant_id, user_id)
-        found = store.by_subject(
+        found = pick(tenant_id, user_id, mine).by_subject(
             tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit,
             vectors=vectors,
         )  # fmt: skip
@@ -246,7 +253,7 @@ class RecentFacts:
 
     def _nearest(
         self,
-        store: FactView,
+        pick: _Pick,
         tenant_id: str,
         user_id: str,
         vector: np.ndarray,
@@ -257,12 +264,12 @@ class RecentFacts:
     ) -> list[tuple[StoredFact, float]]:
         mine = self._mine(tenant_id, user_id)
         if not mine:
-            return store.nearest(
+            return pick(tenant_id, user_id, mine).nearest(
                 tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
             )
         # the store's copies of cached ids may be stale and are replaced: ask for that
         # many more, so that k remain
-        found = store.nearest(
+        found = pick(tenant_id, user_id, mine).nearest(
             tenant_id, user_id, vector, k=k + len(mine), statuses=statuses, predicate=predicate
         )
         wanted = {FactStatus(s) for s in statuses}
@@ -297,20 +304,32 @@ class RecentFacts:
 
 class _RecentOver:
     """:class:`RecentFacts` merged over a read-ahead view of its store (``ahead``), for
-    one resolution; after a reset of the cache, over the store itself again."""
+    one resolution. A user's answers are read from ``ahead`` only while the cache holds
+    every entry it held for that user at the read-ahead (``held``) and was not reset
+    since (``epoch``); otherwise from the store, as a fresh read."""
 
-    def __init__(self, recent: RecentFacts, ahead: FactView, epoch: int) -> None:
+    def __init__(
+        self,
+        recent: RecentFacts,
+        ahead: FactView,
+        epoch: int,
+        held: dict[tuple[str, str], frozenset[str]],
+    ) -> None:
         self.recent = recent
         self.ahead = ahead
         self._epoch = epoch
+        self._held = held
 
-    def _store(self) -> FactView:
+    def _pick(self, tenant_id: str, user_id: str, mine: dict[str, StoredFact]) -> FactView:
+        held = self._held.get((tenant_id, user_id))
         with self.recent._lock:
             fresh = self.recent._epoch == self._epoch
-        return self.ahead if fresh else self.recent.store
+        if fresh and held is not None and held <= mine.keys():
+            return self.ahead
+        return self.recent.store
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        return self.recent._by_key(self._store(), tenant_id, user_id, key)
+        return self.recent._by_key(self._pick, tenant_id, user_id, key)
 
     def by_subject(
         self,
@@ -324,7 +343,7 @@ class _RecentOver:
         vectors: bool = True,
     ) -> list[StoredFact]:
         return self.recent._by_subject(
-            self._store(), tenant_id, user_id, subject, statuses=statuses,
+            self._pick, tenant_id, user_id, subject, statuses=statuses,
             qualified=qualified, limit=limit, vectors=vectors,
         )  # fmt: skip
 
@@ -339,7 +358,7 @@ class _RecentOver:
         predicate: str | None = None,
     ) -> list[tuple[StoredFact, float]]:
         return self.recent._nearest(
-            self._store(), tenant_id, user_id, vector, k=k, statuses=statuses,
+            self._pick, tenant_id, user_id, vector, k=k, statuses=statuses,
             predicate=predicate,
         )  # fmt: skip
 

@@ -146,3 +146,29 @@ def test_without_a_store_that_reads_ahead_the_cache_is_read_as_it_is(tmp_path: P
     assert read_ahead(recent, ReadPlan((ByKey("acme", "u1", "k"),))) is recent
     ra = RecentFacts(NearRealTimeReadAhead(store.index), store.refresh)
     assert isinstance(read_ahead(ra, ReadPlan((ByKey("acme", "u1", "k"),))).ahead, Prefetched)  # type: ignore[attr-defined]
+
+
+def test_an_entry_expired_since_the_read_ahead_is_read_from_the_store(tmp_path: Path) -> None:
+    store = NearRealTimeReadAhead(EmbeddedIndex(tmp_path / "f.db", dim=DIM))
+    now = [0.0]
+    recent = RecentFacts(store, store.refresh, ttl_s=5.0, clock=lambda: now[0])
+    recent.by_key("acme", "u1", "k")  # the cold refresh
+    f = _fact("vim")
+    store.upsert([f])  # durable, not searchable yet: the cache has it
+    recent.remember([f])
+    view = read_ahead(recent, ReadPlan((ByKey("acme", "u1", f.key),)))
+    # a slow resolution: the store refreshes on its own and the entry expires meanwhile;
+    # the answer read ahead predates the refresh and must not be served without it
+    store.refresh()
+    now[0] += 10.0
+    trips = store.trips
+    assert view.by_key("acme", "u1", f.key) == [f]
+    assert store.trips == trips + 1 and len(recent) == 0
+    # while the cache still holds every entry it held, the answer read ahead is served
+    g = _fact("emacs")
+    store.upsert([g])
+    recent.remember([g])
+    view = read_ahead(recent, ReadPlan((ByKey("acme", "u1", g.key),)))
+    trips = store.trips
+    assert [x.fact_id for x in view.by_key("acme", "u1", g.key)] == [f.fact_id, g.fact_id]
+    assert store.trips == trips
