@@ -48,8 +48,8 @@ from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, subject_key_prefix
 __all__ = ["RecentFacts"]
 
 _User = tuple[str, str]
-#: which view a read over the cache asks, given the user and their live entries
-_Pick = Callable[[str, str, dict[str, StoredFact]], FactView]
+#: for a user: the view a read asks, and the cached entries merged over its answer
+_Source = Callable[[str, str], tuple[FactView, dict[str, StoredFact]]]
 
 
 class RecentFacts:
@@ -189,8 +189,10 @@ class RecentFacts:
             self._plain, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
         )
 
-    def _plain(self, tenant_id: str, user_id: str, mine: dict[str, StoredFact]) -> FactView:
-        return self.store
+    def _plain(self, tenant_id: str, user_id: str) -> tuple[FactView, dict[str, StoredFact]]:
+        """A read now: the store, and the user's live entries (refreshing when cold)."""
+        mine = self._mine(tenant_id, user_id)
+        return self.store, mine
 
     # -- read-ahead (memgate.core.read_ahead) ----------------------------------------
 
@@ -200,16 +202,17 @@ class RecentFacts:
 
         The cold refresh comes first (:meth:`_mine`), so the answers see every durable
         write; a k-nearest read asks the store for as many more as it would on its own
-        (the cached facts replace the store's copies). After a :meth:`reset`, and once
-        an entry held at the read-ahead has left the cache (expired, dropped, forgotten:
-        the answers may predate its becoming searchable), the view reads the store
-        again, as a fresh read would."""
+        (the cached facts replace the store's copies). Every read of the view merges the
+        entries the cache held at the read-ahead (taken with the answers: all the reads
+        happen at that moment; a dedupe step writes nothing while it reads, so no entry
+        comes in meanwhile, and one that expires meanwhile is still merged, as it was
+        then). After a :meth:`reset` the view reads as a fresh read again."""
         if not isinstance(self.store, ReadAhead):
             return self
         with self._lock:
             epoch = self._epoch
         owners = dict.fromkeys((r.tenant_id, r.user_id) for r in plan.reads)
-        held = {o: frozenset(self._mine(*o)) for o in owners}
+        held = {o: self._mine(*o) for o in owners}
         reads = [
             replace(r, k=r.k + len(held[(r.tenant_id, r.user_id)]))
             if isinstance(r, Nearest) and held[(r.tenant_id, r.user_id)]
@@ -220,14 +223,14 @@ class RecentFacts:
 
     # -- reads over a given store ------------------------------------------------------
 
-    def _by_key(self, pick: _Pick, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        mine = self._mine(tenant_id, user_id)
-        found = pick(tenant_id, user_id, mine).by_key(tenant_id, user_id, key)
+    def _by_key(self, src: _Source, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        store, mine = src(tenant_id, user_id)
+        found = store.by_key(tenant_id, user_id, key)
         return self._merge(found, mine, lambda f: f.key == key)
 
     def _by_subject(
         self,
-        pick: _Pick,
+        src: _Source,
         tenant_id: str,
         user_id: str,
         subject: str,
@@ -237,8 +240,8 @@ class RecentFacts:
         limit: int = SUBJECT_SCAN_LIMIT,
         vectors: bool = True,
     ) -> list[StoredFact]:
-        mine = self._mine(tenant_id, user_id)
-        found = pick(tenant_id, user_id, mine).by_subject(
+        store, mine = src(tenant_id, user_id)
+        found = store.by_subject(
             tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit,
             vectors=vectors,
         )  # fmt: skip
@@ -253,7 +256,7 @@ class RecentFacts:
 
     def _nearest(
         self,
-        pick: _Pick,
+        src: _Source,
         tenant_id: str,
         user_id: str,
         vector: np.ndarray,
@@ -262,14 +265,14 @@ class RecentFacts:
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         predicate: str | None = None,
     ) -> list[tuple[StoredFact, float]]:
-        mine = self._mine(tenant_id, user_id)
+        store, mine = src(tenant_id, user_id)
         if not mine:
-            return pick(tenant_id, user_id, mine).nearest(
+            return store.nearest(
                 tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
             )
         # the store's copies of cached ids may be stale and are replaced: ask for that
         # many more, so that k remain
-        found = pick(tenant_id, user_id, mine).nearest(
+        found = store.nearest(
             tenant_id, user_id, vector, k=k + len(mine), statuses=statuses, predicate=predicate
         )
         wanted = {FactStatus(s) for s in statuses}
@@ -304,32 +307,32 @@ class RecentFacts:
 
 class _RecentOver:
     """:class:`RecentFacts` merged over a read-ahead view of its store (``ahead``), for
-    one resolution. A user's answers are read from ``ahead`` only while the cache holds
-    every entry it held for that user at the read-ahead (``held``) and was not reset
-    since (``epoch``); otherwise from the store, as a fresh read."""
+    one resolution: a planned user's reads ask ``ahead`` and merge the entries the cache
+    held for them at the read-ahead (``held``); after a reset of the cache (``epoch``
+    moved), and for any other user, a read is a fresh read of the cache and the store."""
 
     def __init__(
         self,
         recent: RecentFacts,
         ahead: FactView,
         epoch: int,
-        held: dict[tuple[str, str], frozenset[str]],
+        held: dict[tuple[str, str], dict[str, StoredFact]],
     ) -> None:
         self.recent = recent
         self.ahead = ahead
         self._epoch = epoch
         self._held = held
 
-    def _pick(self, tenant_id: str, user_id: str, mine: dict[str, StoredFact]) -> FactView:
+    def _source(self, tenant_id: str, user_id: str) -> tuple[FactView, dict[str, StoredFact]]:
         held = self._held.get((tenant_id, user_id))
         with self.recent._lock:
             fresh = self.recent._epoch == self._epoch
-        if fresh and held is not None and held <= mine.keys():
-            return self.ahead
-        return self.recent.store
+        if fresh and held is not None:
+            return self.ahead, held
+        return self.recent._plain(tenant_id, user_id)
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        return self.recent._by_key(self._pick, tenant_id, user_id, key)
+        return self.recent._by_key(self._source, tenant_id, user_id, key)
 
     def by_subject(
         self,
@@ -343,7 +346,7 @@ class _RecentOver:
         vectors: bool = True,
     ) -> list[StoredFact]:
         return self.recent._by_subject(
-            self._pick, tenant_id, user_id, subject, statuses=statuses,
+            self._source, tenant_id, user_id, subject, statuses=statuses,
             qualified=qualified, limit=limit, vectors=vectors,
         )  # fmt: skip
 
@@ -358,7 +361,7 @@ class _RecentOver:
         predicate: str | None = None,
     ) -> list[tuple[StoredFact, float]]:
         return self.recent._nearest(
-            self._pick, tenant_id, user_id, vector, k=k, statuses=statuses,
+            self._source, tenant_id, user_id, vector, k=k, statuses=statuses,
             predicate=predicate,
         )  # fmt: skip
 
