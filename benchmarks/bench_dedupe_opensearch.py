@@ -55,9 +55,13 @@ def run(wait: bool, turns: int, url: str) -> tuple[float, float, int, int]:
 
     index = f"memgate-bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        s = load_settings(data_dir=Path(tmp) / "data", retrieval_backend="opensearch",
-                          opensearch_url=url, opensearch_index=index,
-                          dedupe_wait_for_refresh=wait)
+        s = load_settings(
+            data_dir=Path(tmp) / "data",
+            retrieval_backend="opensearch",
+            opensearch_url=url,
+            opensearch_index=index,
+            dedupe_wait_for_refresh=wait,
+        )
         limit_blas_threads(s.blas_threads)
         rt = Runtime(s)
         retrieval = open_retrieval(s, rt.embedder.dim)
@@ -102,16 +106,25 @@ def main() -> None:
     url = os.environ.get("MEMGATE_OPENSEARCH_URL", "http://127.0.0.1:19200")
     rows = []
     for wait in (False,) if a.cache_only else (True, False):
-        what = ("dedupe on OpenSearch, " + ("refresh=wait_for per write (before)" if wait
-                else "read-your-writes cache, no wait (after)"))
+        what = "dedupe on OpenSearch, " + (
+            "refresh=wait_for per write (before)"
+            if wait
+            else "read-your-writes cache, no wait (after)"
+        )
         if not reachable(url.split("//")[-1]):
             rows.append({"what": what, "figure": NOT_RUN, "unit": "", "note": url})
             continue
         cands, turns_s, n, trips = run(wait, a.turns, url)
-        rows.append({"what": what, "figure": f"{cands:.1f}", "unit": "candidates/s",
-                     "note": f"{n} candidates of {a.turns} LoCoMo turns; whole chain "
-                             f"{turns_s:.1f} turns/s (audit agent not measured); "
-                             f"{trips / max(n, 1):.2f} search round trips per candidate"})
+        rows.append(
+            {
+                "what": what,
+                "figure": f"{cands:.1f}",
+                "unit": "candidates/s",
+                "note": f"{n} candidates of {a.turns} LoCoMo turns; whole chain "
+                f"{turns_s:.1f} turns/s (audit agent not measured); "
+                f"{trips / max(n, 1):.2f} search round trips per candidate",
+            }
+        )
     write("dedupe-opensearch", rows)
 
 
