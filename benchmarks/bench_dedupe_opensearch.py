@@ -3,7 +3,8 @@ the messages passed in memory instead of Kafka): candidates/s with every fact wr
 waiting for a refresh (``dedupe_wait_for_refresh``, the old path) and with the
 read-your-writes cache (writes return once durable), on a fresh index each. Each row
 also gives the store's search round trips per candidate (``_search`` and ``_msearch``
-requests; the dedupe stage is the only reader here, and a read-ahead is one request).
+requests; the dedupe stage is the only reader here, and a read-ahead is one request) and
+the wall-clock milliseconds spent in them.
 
     MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 .venv/bin/python \\
         benchmarks/bench_dedupe_opensearch.py [--turns 400] [--cache-only]
@@ -35,21 +36,26 @@ from memgate.streams.metrics import Metrics
 from memgate.streams.topology import AUDIT_TOPIC, ROUTES
 
 
-def _count_trips(store: object) -> list[int]:
-    """Count the store's search requests (one per ``_search`` or ``_msearch``)."""
-    trips = [0]
+def _count_trips(store: object) -> list[float]:
+    """Count the store's search requests (one per ``_search`` or ``_msearch``) and the
+    seconds spent in them: ``[requests, seconds]``."""
+    trips = [0.0, 0.0]
     for name in ("_search", "_msearch"):
         fn = getattr(store, name)
 
         def counted(*a: object, _fn: object = fn, **k: object) -> object:
-            trips[0] += 1
-            return _fn(*a, **k)  # type: ignore[operator]
+            t0 = time.perf_counter()
+            try:
+                return _fn(*a, **k)  # type: ignore[operator]
+            finally:
+                trips[0] += 1
+                trips[1] += time.perf_counter() - t0
 
         setattr(store, name, counted)
     return trips
 
 
-def run(wait: bool, turns: int, url: str) -> tuple[float, float, int, int]:
+def run(wait: bool, turns: int, url: str) -> tuple[float, float, int, list[float]]:
     from memgate.backends import build_pipeline, open_retrieval
     from memgate.runtime import Runtime
 
@@ -95,7 +101,7 @@ def run(wait: bool, turns: int, url: str) -> tuple[float, float, int, int]:
         retrieval.client.indices.delete(index=index)  # type: ignore[attr-defined]
         retrieval.close()
         rt.close()
-    return n / dedupe_s if dedupe_s else 0.0, turns / wall, n, trips[0]
+    return n / dedupe_s if dedupe_s else 0.0, turns / wall, n, trips
 
 
 def main() -> None:
@@ -122,7 +128,8 @@ def main() -> None:
                 "unit": "candidates/s",
                 "note": f"{n} candidates of {a.turns} LoCoMo turns; whole chain "
                 f"{turns_s:.1f} turns/s (audit agent not measured); "
-                f"{trips / max(n, 1):.2f} search round trips per candidate",
+                f"{trips[0] / max(n, 1):.2f} search round trips and "
+                f"{1000 * trips[1] / max(n, 1):.0f} ms in them per candidate",
             }
         )
     write("dedupe-opensearch", rows)
