@@ -69,11 +69,9 @@ from memgate.sinks.opensearch_mapping import (
     BULK_MAX_DOCS,
     MAPPING_VERSION,
     MAX_BACKOFF_S,
-    MAX_WINDOW,
     PAGE_SIZE,
     RETRIEVAL_VECTOR_FIELD,
     SEARCH_TEXT_FIELD,
-    VECTOR_FIELDS,
     BulkItemError,
     FloatVector,
     Json,
@@ -92,6 +90,13 @@ from memgate.sinks.opensearch_queries import (
     owner_filters,
     scope_filters,
     subject_filters,
+)
+from memgate.sinks.opensearch_reads import (
+    OpenSearchReads,
+    key_filters,
+    nearest_body,
+    scan_body,
+    scores,
 )
 from memgate.sinks.opensearch_search import OpenSearchSearch
 from memgate.sinks.opensearch_template import (
@@ -121,7 +126,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
+class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Closing):
     """A :class:`memgate.core.stores.RetrievalStore` in one OpenSearch index.
 
     * ``client``: an :class:`opensearchpy.OpenSearch` client (thread-safe;
@@ -455,16 +460,7 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
         out: list[StoredFact] = []
         after: list[Any] | None = None
         while True:
-            body: Json = {
-                "size": PAGE_SIZE,
-                "track_total_hits": False,
-                "query": {"bool": {"filter": filters}},
-                "sort": [{"recorded_at": "asc"}, {"fact_id": "asc"}],
-            }
-            if not vectors:
-                body["_source"] = {"excludes": list(VECTOR_FIELDS)}
-            if after is not None:
-                body["search_after"] = after
+            body = scan_body(filters, vectors=vectors, after=after)
             hits = self._search(body, what)["hits"]["hits"]
             out += [self._fact(h) for h in hits]
             if len(hits) < PAGE_SIZE:
@@ -662,7 +658,7 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
         """Every fact with this key, any status, oldest recorded first."""
-        return self._scan([*self._owner(tenant_id, user_id), {"term": {"key": key}}], "by_key")
+        return self._scan(key_filters(tenant_id, user_id, key), "by_key")
 
     def by_subject(
         self,
@@ -706,18 +702,9 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, Closing):
         wanted = sorted({FactStatus(s).value for s in statuses})
         if not wanted or k <= 0 or not np.any(q):
             return []
-        k = min(k, MAX_WINDOW)
-        filters = [*self._owner(tenant_id, user_id), {"terms": {"status": wanted}}]
-        if predicate is not None:
-            filters.append({"term": {"predicate": predicate}})
-        body = {
-            "size": k,
-            "query": self._knn(q, k, filters),
-            "sort": [{"_score": "desc"}, {"fact_id": "asc"}],
-        }
+        body = nearest_body(tenant_id, user_id, q, k, wanted, predicate)
         hits = self._search(body, "nearest")["hits"]["hits"]
-        # Lucene's cosinesimil score is (1 + cos) / 2
-        return [(self._fact(h), max(-1.0, min(1.0, 2.0 * h["_score"] - 1.0))) for h in hits]
+        return list(zip([self._fact(h) for h in hits], scores(hits), strict=True))
 
     # -- deletion and accounting ----------------------------------------------------
 

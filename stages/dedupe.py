@@ -43,6 +43,7 @@ from memgate.core.events import (
     stable_id,
     utcnow,
 )
+from memgate.core.read_ahead import ByKey, BySubject, Nearest, ReadPlan, read_ahead
 from memgate.core.stores import FactView
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, is_retracted_deletion, reference_op
@@ -63,6 +64,10 @@ from memgate.stages.resolve_wish import wish_update_target
 #: How many of a candidate's nearest facts (active or superseded) the redelivery check
 #: reads for one under another key that already cites the candidate's turn.
 _ABSORB_PROBE = 10
+_ABSORB_STATUSES = (FactStatus.ACTIVE, FactStatus.SUPERSEDED)
+#: What the near-duplicate check under another key (step 4) compares with.
+_NEAR_PROBE = 3
+_NEAR_STATUSES = (FactStatus.ACTIVE,)
 #: What a fact's value becomes when the user asks for it to be deleted.
 DELETED_VALUE = "[deleted at the user's request]"
 
@@ -124,6 +129,19 @@ def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
     return float(np.dot(np.asarray(a, dtype=np.float32), b))
+
+
+def _erased_key(c: CandidateFact, fact_id: str) -> str:
+    """The key of the tombstone a deletion request leaves for ``fact_id``."""
+    return fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, fact_id)
+
+
+def _paraphrase_subjects(c: CandidateFact) -> tuple[str, ...]:
+    """The subjects whose active facts the paraphrase check (step 4b) reads for ``c``."""
+    if c.retracts:
+        return ()
+    root = normalise(c.subject).split(" ", 1)[0]
+    return ("user", "team") if root in ("user", "users", "team", "teams") else ()
 
 
 @dataclass(frozen=True)
@@ -272,6 +290,8 @@ class Resolver:
                 return self._stale(c, done, view)
             return done
 
+        # the reads known now, asked together where the store can (memgate.core.read_ahead)
+        view = read_ahead(view, self._read_plan(c, key, vec))
         existing = view.by_key(c.tenant_id, c.user_id, key)
         value_n = normalise(c.object)
 
@@ -283,9 +303,7 @@ class Resolver:
         # since: its tombstone has the same id (ids derive from key, value, first turn),
         # and a redelivery must not bring the content back
         made = fact_id_for(key, c.object, turn_id)
-        if view.by_key(c.tenant_id, c.user_id, fact_key(
-            c.tenant_id, c.user_id, "user", DELETED_PREDICATE, made
-        )):  # fmt: skip
+        if view.by_key(c.tenant_id, c.user_id, _erased_key(c, made)):
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": made})
 
         current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
@@ -340,7 +358,9 @@ class Resolver:
 
         # 4. near-duplicate under another key (different wording, same fact)
         details: dict[str, str | int | float] = {}
-        for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=3, statuses=(FactStatus.ACTIVE,)):
+        for f, sim in view.nearest(
+            c.tenant_id, c.user_id, vec, k=_NEAR_PROBE, statuses=_NEAR_STATUSES
+        ):
             if f.key == key:
                 continue
             if (
@@ -431,6 +451,28 @@ class Resolver:
 
     # --------------------------------------------------------------- helpers
 
+    @staticmethod
+    def _read_plan(c: CandidateFact, key: str, vec: np.ndarray) -> ReadPlan:
+        """The reads of steps 2 to 4b, as :meth:`resolve` and its helpers make them
+        (answered together where the view can read ahead; a read left out, or changed
+        without changing this, is only read on its own, never answered otherwise)."""
+        t, u = c.tenant_id, c.user_id
+        made = fact_id_for(key, c.object, c.source_turn_ids[0])
+        reads: list[ByKey | BySubject | Nearest] = [
+            ByKey(t, u, key),
+            ByKey(t, u, _erased_key(c, made)),
+        ]
+        if not c.retracts:
+            reads += [
+                Nearest.of(t, u, vec, k=_ABSORB_PROBE, statuses=_ABSORB_STATUSES),
+                Nearest.of(t, u, vec, k=_NEAR_PROBE, statuses=_NEAR_STATUSES),
+            ]
+        reads += [
+            BySubject.of(t, u, s, statuses=(FactStatus.ACTIVE,), qualified=True, vectors=False)
+            for s in _paraphrase_subjects(c)
+        ]
+        return ReadPlan(tuple(reads))
+
     def _other_readings(self, f: StoredFact, view: FactView, now: datetime) -> list[StoredFact]:
         """The other pending readings of the turn a confirmed inference came from.
 
@@ -467,12 +509,7 @@ class Resolver:
 
     def _paraphrase_of(self, c: CandidateFact, key: str, view: FactView) -> StoredFact | None:
         """An active fact of the same speaker saying what ``c`` says in other words."""
-        if c.retracts:
-            return None
-        root = normalise(c.subject).split(" ", 1)[0]
-        if root not in ("user", "users", "team", "teams"):
-            return None
-        for subject in ("user", "team"):
+        for subject in _paraphrase_subjects(c):
             # read for the text alone (every active fact of the speaker, per candidate): the
             # one found is read again by key, with its vectors, before it is written back
             for f in view.by_subject(
@@ -514,8 +551,9 @@ class Resolver:
                 return f
         if c.retracts:
             return None
-        statuses = (FactStatus.ACTIVE, FactStatus.SUPERSEDED)
-        for f, sim in view.nearest(c.tenant_id, c.user_id, vec, k=_ABSORB_PROBE, statuses=statuses):
+        for f, sim in view.nearest(
+            c.tenant_id, c.user_id, vec, k=_ABSORB_PROBE, statuses=_ABSORB_STATUSES
+        ):
             if sim < near:
                 break
             if f.key != key and f.type == c.type and turn_id in f.source_turn_ids:

@@ -23,6 +23,12 @@ The guarantees:
   written first out). An entry younger than ``ttl_s`` is never dropped silently: the
   store is refreshed first. An entry older than ``ttl_s`` (longer than the store's
   refresh interval) is searchable in the store and is dropped on the next read.
+
+Over a store that reads ahead (:mod:`memgate.core.read_ahead`: OpenSearch answers a
+resolution's known reads in one ``_msearch``), :meth:`RecentFacts.read_ahead` refreshes
+first when cold, asks the plan of the store, and merges this cache over each answer as
+over a single read; after a :meth:`RecentFacts.reset` the answers read ahead are not
+served any more.
 """
 
 from __future__ import annotations
@@ -31,15 +37,19 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from memgate.core.events import FactStatus, StoredFact
+from memgate.core.read_ahead import Nearest, ReadAhead, ReadPlan
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, subject_key_prefixes
 
 __all__ = ["RecentFacts"]
 
 _User = tuple[str, str]
+#: for a user: the view a read asks, and the cached entries merged over its answer
+_Source = Callable[[str, str], tuple[FactView, dict[str, StoredFact]]]
 
 
 class RecentFacts:
@@ -72,10 +82,9 @@ class RecentFacts:
         self._clock = clock
         self._lock = threading.RLock()
         # (tenant, user) -> fact id -> (written at, fact); least recently written first
-        self._facts: OrderedDict[_User, OrderedDict[str, tuple[float, StoredFact]]] = (
-            OrderedDict()
-        )
+        self._facts: OrderedDict[_User, OrderedDict[str, tuple[float, StoredFact]]] = OrderedDict()
         self._cold = True
+        self._epoch = 0  # counts resets: a read-ahead taken before one is not served
         self.refreshes = 0
         self.hits = 0
 
@@ -105,6 +114,7 @@ class RecentFacts:
         with self._lock:
             self._facts.clear()
             self._cold = True
+            self._epoch += 1
 
     def forget(self, tenant_id: str, user_id: str) -> None:
         """Drop one user's entries (their facts were rewritten elsewhere and the store,
@@ -147,9 +157,7 @@ class RecentFacts:
     # -- reads (FactView) ----------------------------------------------------------
 
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        mine = self._mine(tenant_id, user_id)
-        found = self.store.by_key(tenant_id, user_id, key)
-        return self._merge(found, mine, lambda f: f.key == key)
+        return self._by_key(self._plain, tenant_id, user_id, key)
 
     def by_subject(
         self,
@@ -162,8 +170,78 @@ class RecentFacts:
         limit: int = SUBJECT_SCAN_LIMIT,
         vectors: bool = True,
     ) -> list[StoredFact]:
+        return self._by_subject(
+            self._plain, tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
+            limit=limit, vectors=vectors,
+        )  # fmt: skip
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        return self._nearest(
+            self._plain, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+        )
+
+    def _plain(self, tenant_id: str, user_id: str) -> tuple[FactView, dict[str, StoredFact]]:
+        """A read now: the store, and the user's live entries (refreshing when cold)."""
         mine = self._mine(tenant_id, user_id)
-        found = self.store.by_subject(
+        return self.store, mine
+
+    # -- read-ahead (memgate.core.read_ahead) ----------------------------------------
+
+    def read_ahead(self, plan: ReadPlan) -> FactView:
+        """A view for one resolution: the plan's reads asked of the store together (when
+        it can read ahead), this cache merged over every answer as over a single read.
+
+        The cold refresh comes first (:meth:`_mine`), so the answers see every durable
+        write; a k-nearest read asks the store for as many more as it would on its own
+        (the cached facts replace the store's copies). Every read of the view merges the
+        entries the cache held at the read-ahead (taken with the answers: all the reads
+        happen at that moment; a dedupe step writes nothing while it reads, so no entry
+        comes in meanwhile, and one that expires meanwhile is still merged, as it was
+        then). After a :meth:`reset` the view reads as a fresh read again."""
+        if not isinstance(self.store, ReadAhead):
+            return self
+        with self._lock:
+            epoch = self._epoch
+        owners = dict.fromkeys((r.tenant_id, r.user_id) for r in plan.reads)
+        held = {o: self._mine(*o) for o in owners}
+        reads = [
+            replace(r, k=r.k + len(held[(r.tenant_id, r.user_id)]))
+            if isinstance(r, Nearest) and held[(r.tenant_id, r.user_id)]
+            else r
+            for r in plan.reads
+        ]
+        return _RecentOver(self, self.store.read_ahead(ReadPlan(tuple(reads))), epoch, held)
+
+    # -- reads over a given store ------------------------------------------------------
+
+    def _by_key(self, src: _Source, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        store, mine = src(tenant_id, user_id)
+        found = store.by_key(tenant_id, user_id, key)
+        return self._merge(found, mine, lambda f: f.key == key)
+
+    def _by_subject(
+        self,
+        src: _Source,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        store, mine = src(tenant_id, user_id)
+        found = store.by_subject(
             tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit,
             vectors=vectors,
         )  # fmt: skip
@@ -176,8 +254,9 @@ class RecentFacts:
         )
         return merged[-limit:]
 
-    def nearest(
+    def _nearest(
         self,
+        src: _Source,
         tenant_id: str,
         user_id: str,
         vector: np.ndarray,
@@ -186,14 +265,14 @@ class RecentFacts:
         statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
         predicate: str | None = None,
     ) -> list[tuple[StoredFact, float]]:
-        mine = self._mine(tenant_id, user_id)
+        store, mine = src(tenant_id, user_id)
         if not mine:
-            return self.store.nearest(
+            return store.nearest(
                 tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
             )
         # the store's copies of cached ids may be stale and are replaced: ask for that
         # many more, so that k remain
-        found = self.store.nearest(
+        found = store.nearest(
             tenant_id, user_id, vector, k=k + len(mine), statuses=statuses, predicate=predicate
         )
         wanted = {FactStatus(s) for s in statuses}
@@ -224,6 +303,67 @@ class RecentFacts:
         out += extra
         out.sort(key=lambda f: (f.recorded_at, f.fact_id))
         return out
+
+
+class _RecentOver:
+    """:class:`RecentFacts` merged over a read-ahead view of its store (``ahead``), for
+    one resolution: a planned user's reads ask ``ahead`` and merge the entries the cache
+    held for them at the read-ahead (``held``); after a reset of the cache (``epoch``
+    moved), and for any other user, a read is a fresh read of the cache and the store."""
+
+    def __init__(
+        self,
+        recent: RecentFacts,
+        ahead: FactView,
+        epoch: int,
+        held: dict[tuple[str, str], dict[str, StoredFact]],
+    ) -> None:
+        self.recent = recent
+        self.ahead = ahead
+        self._epoch = epoch
+        self._held = held
+
+    def _source(self, tenant_id: str, user_id: str) -> tuple[FactView, dict[str, StoredFact]]:
+        held = self._held.get((tenant_id, user_id))
+        with self.recent._lock:
+            fresh = self.recent._epoch == self._epoch
+        if fresh and held is not None:
+            return self.ahead, held
+        return self.recent._plain(tenant_id, user_id)
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        return self.recent._by_key(self._source, tenant_id, user_id, key)
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        return self.recent._by_subject(
+            self._source, tenant_id, user_id, subject, statuses=statuses,
+            qualified=qualified, limit=limit, vectors=vectors,
+        )  # fmt: skip
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        return self.recent._nearest(
+            self._source, tenant_id, user_id, vector, k=k, statuses=statuses,
+            predicate=predicate,
+        )  # fmt: skip
 
 
 def _cosine(q: np.ndarray, qn: float, v: Sequence[float]) -> float:

@@ -1,7 +1,8 @@
 """A store with OpenSearch's near-real-time reads, made of the embedded index: a write is
 durable when ``upsert`` returns, but searches (``by_key``, ``nearest``, ``by_subject``,
 ``list_facts``) see it only after :meth:`refresh` (or at once with ``wait=True``, as
-``refresh=wait_for`` does)."""
+``refresh=wait_for`` does); :class:`NearRealTimeReadAhead` also reads ahead, as
+OpenSearch does."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from memgate.core.events import FactStatus, StoredFact
-from memgate.core.stores import SUBJECT_SCAN_LIMIT, SearchHit, SearchQuery
+from memgate.core.read_ahead import Answer, ByKey, BySubject, Prefetched, ReadPlan, ReadRequest
+from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, SearchHit, SearchQuery
 from memgate.sinks.embedded import EmbeddedIndex
 
 
@@ -91,3 +93,75 @@ class NearRealTimeIndex:
 
     def close(self) -> None:
         self.index.close()
+
+
+class CountingIndex(NearRealTimeIndex):
+    """:class:`NearRealTimeIndex` counting its reads as a remote store's round trips."""
+
+    def __init__(self, index: EmbeddedIndex) -> None:
+        super().__init__(index)
+        self.trips = 0
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        self.trips += 1
+        return super().by_key(tenant_id, user_id, key)
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        self.trips += 1
+        return super().nearest(
+            tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+        )
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        self.trips += 1
+        return super().by_subject(
+            tenant_id, user_id, subject, statuses=statuses, qualified=qualified, limit=limit,
+            vectors=vectors,
+        )  # fmt: skip
+
+
+class NearRealTimeReadAhead(CountingIndex):
+    """:class:`CountingIndex` that reads ahead (:mod:`memgate.core.read_ahead`) in one round
+    trip, whatever the plan's length (the planned reads answered by the single reads)."""
+
+    def __init__(self, index: EmbeddedIndex) -> None:
+        super().__init__(index)
+        self.plans: list[ReadPlan] = []
+
+    def read_ahead(self, plan: ReadPlan) -> FactView:
+        self.trips += 1
+        self.plans.append(plan)
+        answers: dict[ReadRequest, Answer] = {}
+        for r in plan.reads:
+            if isinstance(r, ByKey):
+                answers[r] = tuple(NearRealTimeIndex.by_key(self, r.tenant_id, r.user_id, r.key))
+            elif isinstance(r, BySubject):
+                answers[r] = tuple(NearRealTimeIndex.by_subject(
+                    self, r.tenant_id, r.user_id, r.subject, statuses=r.statuses,
+                    qualified=r.qualified, limit=r.limit, vectors=r.vectors,
+                ))  # fmt: skip
+            else:
+                answers[r] = tuple(NearRealTimeIndex.nearest(
+                    self, r.tenant_id, r.user_id, r.vector, k=r.k, statuses=r.statuses,
+                    predicate=r.predicate,
+                ))  # fmt: skip
+        return Prefetched(self, answers)
