@@ -34,9 +34,10 @@ import uuid
 from contextlib import ExitStack
 from pathlib import Path
 
+import common
 from bench_pipeline import BASE_PORT, PARTITIONS, Worker, drop, produce, settings, wait_drained
 from bench_pipeline import worker_env as pipeline_env
-from common import LOCOMO, NOT_RUN, reachable, write
+from common import NOT_RUN, reachable, write
 
 from memgate.core.events import TurnEvent
 from memgate.core.settings import Settings
@@ -184,7 +185,7 @@ def main() -> None:
     if not (reachable(kafka) and reachable(url)):
         write("failover", [{"what": "failover on Kafka", "figure": NOT_RUN, "unit": ""}])
         return
-    convs = load_locomo(LOCOMO)
+    convs = load_locomo(common.LOCOMO)  # looked up here: importing needs no LoCoMo file
     pool = [t for group in zip(*(c.turns for c in convs), strict=False) for t in group]
     n = 20 + int(args.rate * args.seconds)
     rows = []

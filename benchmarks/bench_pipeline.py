@@ -32,7 +32,8 @@ import uuid
 from contextlib import ExitStack
 from pathlib import Path
 
-from common import LOCOMO, NOT_RUN, reachable, write
+import common
+from common import NOT_RUN, reachable, write
 
 from memgate.core.events import TurnEvent
 from memgate.core.settings import Settings, load_settings
@@ -269,7 +270,7 @@ def main() -> None:
             "pipeline", [{"what": "pipeline on Kafka + OpenSearch", "figure": NOT_RUN, "unit": ""}]
         )
         return
-    convs = load_locomo(LOCOMO)
+    convs = load_locomo(common.LOCOMO)  # looked up here: importing needs no LoCoMo file
     # turns of several conversations interleaved, so that two partitions both have work
     pool = [t for group in zip(*(c.turns for c in convs), strict=False) for t in group]
     rows = []
