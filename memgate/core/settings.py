@@ -105,12 +105,13 @@ class Settings(BaseSettings):
         "cosine within 0.01 of float32).",
     )
     ingest_window: int = Field(
-        default=64,
+        default=1,
         ge=1,
         description="In process (memgate ingest, the library's add): input turns read ahead "
         "at a time: their triage, extraction and redaction run before the first of them is "
         "applied, and their candidates' embeddings in a background thread while the turns "
-        "are applied in order (the same facts and audit rows as one at a time; 1: none).",
+        "are applied in order (the same facts and audit rows as one at a time; 1: none, the "
+        "default until a signal during the read-ahead is handled reliably).",
     )
     blas_threads: int = Field(
         default=1,
@@ -496,7 +497,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     except SettingsError as exc:  # a list or table setting whose value is not JSON
         raise ConfigError(
             f"{exc}: list settings are JSON in the environment, e.g. "
-            'MEMGATE_TRUSTED_SOURCES=\'["acme:system_of_record"]\''
+            "MEMGATE_TRUSTED_SOURCES='[\"acme:system_of_record\"]'"
         ) from None
     except ValidationError as exc:
         problems = "; ".join(_problem(e) for e in exc.errors(include_url=False))
