@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -64,3 +65,20 @@ def gate(tmp_path: Path) -> Iterator[Gate]:
     finally:
         retrieval.close()
         audit.close()
+
+
+@pytest.fixture
+def sigint_default() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt here and in child processes, whatever was inherited.
+
+    A test run started in the background by a non-interactive shell (``make test &``,
+    nohup, some CI runners) inherits SIGINT as *ignored*; Python then installs no
+    handler, the gate leaves an ignored SIGINT ignored (as it should), and a test that
+    sends SIGINT would measure the shell, not the gate. A child inherits ``SIG_DFL``
+    from this (a Python handler is reset on exec), so its Python raises on SIGINT too.
+    """
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)

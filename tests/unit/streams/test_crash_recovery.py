@@ -39,7 +39,9 @@ EVAL = REPO / "memgate" / "data" / "eval"
 SEED = 20261201
 #: per audit table, the column stamped at ingest time (wall clock), left out of comparisons
 INGEST_TIME = {
-    "journal": "ingested_at", "decisions": "decided_at", "fact_history": "at",
+    "journal": "ingested_at",
+    "decisions": "decided_at",
+    "fact_history": "at",
     "disagreements": "decided_at",
 }
 #: fact fields stamped with the wall clock when the fact is written
@@ -245,6 +247,7 @@ def test_a_rerun_killed_again_still_converges(
     _assert_same(data_dir, clean)
 
 
+@pytest.mark.usefixtures("sigint_default")
 def test_sigint_saves_what_was_done_exits_130_and_a_rerun_gives_the_clean_run(
     workload: tuple[Path, Path, int], tmp_path: Path
 ) -> None:

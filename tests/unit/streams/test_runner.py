@@ -174,9 +174,20 @@ def test_the_year_one_turn_of_the_issue_no_longer_aborts_the_file(tmp_path: Path
     )
     data = tmp_path / "data"
     done = subprocess.run(
-        [sys.executable, "-c", "from memgate.cli import run; run()", "--embedder", "hashing",
-         "--data-dir", str(data), "ingest", str(path)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "from memgate.cli import run; run()",
+            "--embedder",
+            "hashing",
+            "--data-dir",
+            str(data),
+            "ingest",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "MEMGATE_HMAC_KEY": KEY},
     )
     assert done.returncode == 1, done.stderr
@@ -293,6 +304,7 @@ def test_facts_are_committed_only_with_their_audit_rows(gate: Gate, tmp_path: Pa
 # -- signals --------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("sigint_default")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig: int) -> None:
     turns = [turn(f"t{i}", f"I prefer tool number {i} for scripting.", minutes=i) for i in range(6)]
@@ -320,6 +332,37 @@ def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig
     assert len(gate.rows("SELECT turn_id FROM journal")) == 6
 
 
+def test_an_ignored_sigint_stays_ignored_and_sigterm_still_stops_the_run(gate: Gate) -> None:
+    """A run started with SIGINT ignored (nohup, ``cmd &`` in a script) is not stopped by
+    it, as the caller asked; SIGTERM still finishes the turn and stops."""
+    turns = [turn(f"t{i}", f"I prefer tool number {i} for scripting.", minutes=i) for i in range(6)]
+    runner = InProcessRunner(gate.pipeline(), gate.retrieval, gate.audit)
+    done = 0
+
+    def progress(n: int) -> None:
+        nonlocal done
+        done += n
+        if done == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        if done == 4:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(Interrupted) as info:
+            runner.run(turns, progress)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert info.value.exit_code == 128 + signal.SIGTERM
+    assert set(gate.retrieval.seen_turns("acme", [t.turn_id for t in turns])) == {
+        "t0",
+        "t1",
+        "t2",
+        "t3",
+    }
+
+
 # -- a retrieval store without transactions (OpenSearch) -------------------------------------
 
 
@@ -342,8 +385,17 @@ class NoBatches:
         self.inner.upsert(facts, wait=wait)
 
     def __getattr__(self, name: str) -> object:
-        if name in {"begin", "commit", "rollback", "savepoint", "release", "rollback_to",
-                    "seen_turns", "record_turns", "in_batch"}:
+        if name in {
+            "begin",
+            "commit",
+            "rollback",
+            "savepoint",
+            "release",
+            "rollback_to",
+            "seen_turns",
+            "record_turns",
+            "in_batch",
+        }:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
