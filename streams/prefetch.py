@@ -51,7 +51,7 @@ from memgate.streams.turns import Seen, classify_turn
 __all__ = ["DEFAULT_WINDOW", "Ahead", "ReadAhead"]
 
 #: Input turns read ahead at a time (setting ``ingest_window``; 1: none).
-DEFAULT_WINDOW = 1  # read-ahead off until a signal during it is handled reliably
+DEFAULT_WINDOW = 64
 #: Embedding calls handed to the background thread at once (the first ones of a window go
 #: as soon as there are this many, so that the thread starts early).
 PASSES_PER_JOB = 4

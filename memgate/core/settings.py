@@ -105,13 +105,12 @@ class Settings(BaseSettings):
         "cosine within 0.01 of float32).",
     )
     ingest_window: int = Field(
-        default=1,
+        default=64,
         ge=1,
         description="In process (memgate ingest, the library's add): input turns read ahead "
         "at a time: their triage, extraction and redaction run before the first of them is "
         "applied, and their candidates' embeddings in a background thread while the turns "
-        "are applied in order (the same facts and audit rows as one at a time; 1: none, the "
-        "default until a signal during the read-ahead is handled reliably).",
+        "are applied in order (the same facts and audit rows as one at a time; 1: none).",
     )
     blas_threads: int = Field(
         default=1,

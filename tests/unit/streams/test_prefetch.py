@@ -226,8 +226,7 @@ def test_a_fatal_error_ahead_stops_reading_ahead_and_the_run_at_its_turn(
 
 
 def test_the_window_default_is_the_settings_default() -> None:
-    # off by default until a signal during the read-ahead is handled reliably
-    assert Settings.model_fields["ingest_window"].default == DEFAULT_WINDOW == 1
+    assert Settings.model_fields["ingest_window"].default == DEFAULT_WINDOW > 1
 
 
 def test_misses_counts_the_cache_and_what_will_be_cached() -> None:
