@@ -45,21 +45,36 @@ from memgate.core.events import (
 )
 from memgate.core.read_ahead import ByKey, BySubject, Nearest, ReadPlan, read_ahead
 from memgate.core.stores import FactView
+from memgate.stages.fact_keys import DELETED_VALUE, fact_id_for, fact_key
 from memgate.stages.policy import WritePolicy
-from memgate.stages.references import is_reference, is_retracted_deletion, reference_op
+from memgate.stages.references import is_reference, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_confirm import confirmed_guess
+from memgate.stages.resolve_forget import (
+    by_reference,
+    erased_key,
+    reference_texts,
+    retract,
+    retraction_targets_in_sentences,
+)
 from memgate.stages.resolve_paraphrase import fold_target, possessed_subject, restated_value
 from memgate.stages.resolve_semantic import (
-    DELETED_PREDICATE,
     changed_predicate,
     implied_stale,
-    referenced_facts,
     semantic_target,
     stale_on_arrival,
 )
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 from memgate.stages.resolve_wish import wish_update_target
+
+# the keys and the retraction helpers were here first: still importable from here
+__all__ = [
+    "DELETED_VALUE",
+    "Resolver",
+    "fact_id_for",
+    "fact_key",
+    "retraction_targets_in_sentences",
+]
 
 #: How many of a candidate's nearest facts (active or superseded) the redelivery check
 #: reads for one under another key that already cites the candidate's turn.
@@ -68,72 +83,12 @@ _ABSORB_STATUSES = (FactStatus.ACTIVE, FactStatus.SUPERSEDED)
 #: What the near-duplicate check under another key (step 4) compares with.
 _NEAR_PROBE = 3
 _NEAR_STATUSES = (FactStatus.ACTIVE,)
-#: What a fact's value becomes when the user asks for it to be deleted.
-DELETED_VALUE = "[deleted at the user's request]"
-
-
-def fact_key(
-    tenant_id: str, user_id: str, subject: str, predicate: str, value: str | None = None
-) -> str:
-    """The stable key of a fact.
-
-    >>> fact_key("acme", "u1", " The User ", "Prefers:Editor")
-    'acme/u1/the user/prefers:editor'
-    >>> fact_key("acme", "u1", "user", "likes", "Hiking!")
-    'acme/u1/user/likes/hiking'
-    """
-    key = f"{tenant_id}/{user_id}/{normalise(subject)}/{normalise(predicate)}"
-    if value is not None:
-        key += "/" + normalise(value)
-    return key
-
-
-def fact_id_for(key: str, value: str, first_turn_id: str) -> str:
-    """Deterministic: the same candidate replayed gets the same id on every worker."""
-    return stable_id("fact", key, normalise(value), first_turn_id)
-
-
-def retraction_targets_in_sentences(
-    c: CandidateFact,
-    value_n: str,
-    view: FactView,
-    statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-) -> list[StoredFact]:
-    """Facts (current ones by default) of the retraction's subject and predicate whose
-    value is a sentence naming every word of the retracted value ("forget that I like
-    jazz" withdraws ``likes: I like jazz, especially Coltrane``), checked on whole words."""
-    words = set(value_n.split())
-    predicate = normalise(c.predicate)
-    return [
-        f
-        for f in view.by_subject(
-            c.tenant_id,
-            c.user_id,
-            c.subject,
-            statuses=statuses,
-            qualified=normalise(c.subject) == "user",
-        )
-        if normalise(f.predicate) == predicate
-        and normalise(f.value) != value_n
-        and words <= set(normalise(f.value).split())
-    ]
-
-
-def _reference_texts(c: CandidateFact) -> list[str]:
-    """What resolving a reference (a retraction, a deletion request, a stop) embeds: its
-    topic, compared with the stored facts (:func:`referenced_facts`)."""
-    return [c.object]
 
 
 def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
     return float(np.dot(np.asarray(a, dtype=np.float32), b))
-
-
-def _erased_key(c: CandidateFact, fact_id: str) -> str:
-    """The key of the tombstone a deletion request leaves for ``fact_id``."""
-    return fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, fact_id)
 
 
 def _paraphrase_subjects(c: CandidateFact) -> tuple[str, ...]:
@@ -178,12 +133,12 @@ class Resolver:
 
     def embed_calls(self, event: RedactedCandidate) -> list[list[str]]:
         """The embedding calls resolving ``event`` may make, in their order: the
-        :meth:`dedupe_texts` call, then a reference's topic (:meth:`_by_reference`, when its
+        :meth:`dedupe_texts` call, then a reference's topic (:func:`by_reference`, when its
         policy gates let it that far). For reading ahead (:mod:`memgate.streams.prefetch`):
         a call that does not come costs only the work done ahead."""
         calls = [self.dedupe_texts(event)]
         if is_reference(event.candidate):
-            calls.append(_reference_texts(event.candidate))
+            calls.append(reference_texts(event.candidate))
         return calls
 
     # ------------------------------------------------------------------ core
@@ -284,7 +239,7 @@ class Resolver:
                 # a deletion request is honoured at once under every policy)
                 why = "needs_confirmation" + ("_or_evidence" if p.min_sessions > 1 else "")
                 return out(ResolutionAction.REJECT, why, [], {"op": "stop"})  # as the correction
-            done = self._by_reference(c, view, now, out)
+            done = by_reference(c, view, now, out, self.embedder)
             if reference_op(c) == "stop":
                 # a stop is a change too: "I left the hospital" makes the role there stale
                 return self._stale(c, done, view)
@@ -303,7 +258,7 @@ class Resolver:
         # since: its tombstone has the same id (ids derive from key, value, first turn),
         # and a redelivery must not bring the content back
         made = fact_id_for(key, c.object, turn_id)
-        if view.by_key(c.tenant_id, c.user_id, _erased_key(c, made)):
+        if view.by_key(c.tenant_id, c.user_id, erased_key(c, made)):
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": made})
 
         current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
@@ -320,7 +275,7 @@ class Resolver:
                 named = retraction_targets_in_sentences(c, value_n, view, every)
                 existing = [*existing, *named]
                 current = [f for f in named if f.status is not FactStatus.SUPERSEDED]
-            return self._retract(c, existing, current, value_n, vec, now, out)
+            return retract(c, existing, current, value_n, vec, now, out, p.near_duplicate)
 
         # 3. same key, same value (or same meaning): count the occurrence. A candidate that
         # says something changed ("now", "ahora", "现在") and names another value is an
@@ -460,7 +415,7 @@ class Resolver:
         made = fact_id_for(key, c.object, c.source_turn_ids[0])
         reads: list[ByKey | BySubject | Nearest] = [
             ByKey(t, u, key),
-            ByKey(t, u, _erased_key(c, made)),
+            ByKey(t, u, erased_key(c, made)),
         ]
         if not c.retracts:
             reads += [
@@ -540,7 +495,7 @@ class Resolver:
         near-duplicate under another key (step 4), whatever that fact's status is
         now (a later turn may have superseded or retracted it). Finding it makes a
         redelivery a no-op, so a turn counts at most once towards a fact.
-        Retractions are recognised by their marker instead (:meth:`_retract`).
+        Retractions are recognised by their marker instead (:func:`retract`).
         """
         turn_id = c.source_turn_ids[0]
         near = self.policy.near_duplicate
@@ -559,50 +514,6 @@ class Resolver:
             if f.key != key and f.type == c.type and turn_id in f.source_turn_ids:
                 return f
         return None
-
-    def _retract(
-        self,
-        c: CandidateFact,
-        existing: list[StoredFact],
-        current: list[StoredFact],
-        value_n: str,
-        vec: np.ndarray,
-        now: datetime,
-        out: Callable[..., list[Resolution | DecisionRecord]],
-    ) -> list[Resolution | DecisionRecord]:
-        """Close the fact the user withdraws: validity ends, no successor, history kept."""
-        marker = stable_id("retraction", c.candidate_id)
-        if any(f.superseded_by == marker for f in existing):
-            return out(ResolutionAction.DUPLICATE, "redelivered", [])
-        # only what was last said before the retraction: a later statement stands, and
-        # one of the same instant too (their order cannot be told, nor can a redelivered
-        # retraction's: the outcome must not depend on the order they arrive in)
-        targets = [
-            f
-            for f in current
-            if f.last_seen < c.turn_ts
-            and (
-                normalise(f.value) == value_n
-                or _cos(f.embedding, vec) >= self.policy.near_duplicate
-                or not value_n
-                or set(value_n.split()) <= set(normalise(f.value).split())  # named in a sentence
-            )
-        ]
-        if not targets:
-            return out(ResolutionAction.REJECT, "nothing_to_retract", [])
-        ends = c.valid_from or c.turn_ts
-        closed = [
-            f.model_copy(
-                update={
-                    "status": FactStatus.SUPERSEDED,
-                    "valid_to": max(ends, f.valid_from),
-                    "superseded_by": marker,
-                    "superseded_at": now,
-                }
-            )
-            for f in targets
-        ]
-        return out(ResolutionAction.SUPERSEDE, "retracted", closed, {"retracted": len(closed)})
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
         if confirmed:
@@ -734,66 +645,3 @@ class Resolver:
             res.model_copy(update={"writes": [*res.writes, *stale]}),
             dec.model_copy(update={"details": details}),
         ]
-
-    def _by_reference(
-        self,
-        c: CandidateFact,
-        view: FactView,
-        now: datetime,
-        out: Callable[..., list[Resolution | DecisionRecord]],
-    ) -> list[Resolution | DecisionRecord]:
-        """Close the facts a retraction, deletion request or stop points at by topic."""
-        marker = stable_id("retraction", c.candidate_id)
-        op = reference_op(c)
-        retracted = is_retracted_deletion(c)
-        for subject in ("user", "team"):
-            closed_by = view.by_subject(
-                c.tenant_id, c.user_id, subject, statuses=(FactStatus.SUPERSEDED,), qualified=True
-            )
-            if any(f.superseded_by == marker for f in closed_by):
-                return out(ResolutionAction.DUPLICATE, "redelivered", [])
-        found = referenced_facts(c, view, self.embedder.embed(_reference_texts(c))[0])
-        if not found:
-            return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
-        ends = c.valid_from or c.turn_ts
-        closed: list[StoredFact] = []
-        for f, _why in found:
-            update: dict[str, object] = {
-                "status": FactStatus.SUPERSEDED,
-                "valid_to": max(ends, f.valid_from),
-                "superseded_by": marker,
-                "superseded_at": now,
-            }
-            if op == "delete":
-                # a deletion request erases the content, key and subject included; the
-                # closed row keeps ids and times only: the audit of the erasure
-                update.update(
-                    {
-                        "key": fact_key(
-                            c.tenant_id, c.user_id, "user", DELETED_PREDICATE, f.fact_id
-                        ),
-                        "subject": "user",
-                        "predicate": DELETED_PREDICATE,
-                        # an explicit request: no link to the turn it was said in (the
-                        # erasure's id stands for it); a retraction still names that turn
-                        "source_turn_ids": f.source_turn_ids if retracted else [marker],
-                        "supersedes": None,
-                        "value": DELETED_VALUE,
-                        "text": DELETED_VALUE,
-                        "context": "",
-                        "rationale": "",
-                        "embedding": None,
-                        "search_embedding": None,
-                    }
-                )
-            closed.append(f.model_copy(update=update))
-        reason = {"delete": "deletion_requested", "stop": "stopped_by_reference"}.get(
-            op, "retracted_by_reference"
-        )
-        whys = sorted({why for _f, why in found})
-        return out(
-            ResolutionAction.SUPERSEDE,
-            reason,
-            closed,
-            {"op": op, "closed": len(closed), "matched_by": ",".join(whys)},
-        )

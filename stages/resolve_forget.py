@@ -1,0 +1,192 @@
+"""What the user withdraws: retractions, and deletion requests, retractions and stops
+that point at facts by topic (for :class:`memgate.stages.dedupe.Resolver`).
+
+* :func:`retract`: "I no longer like hiking" closes the fact of its key (or the
+  sentence naming it): validity ends, no successor, history kept.
+* :func:`by_reference`: "please forget that I like jazz", "scratch that", "we
+  stopped using Jenkins" close the facts their topic points at; a deletion
+  request also erases their content, leaving a tombstone (ids and times only).
+
+Both are pure, like the stage: what is stored is read through a
+:class:`~memgate.core.stores.FactView`, and the verdict is made by the
+resolver's ``out`` (a :class:`Resolution` and its :class:`DecisionRecord`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import numpy as np
+
+from memgate.core.embedding import Embedder
+from memgate.core.events import (
+    CandidateFact,
+    DecisionRecord,
+    FactStatus,
+    Resolution,
+    ResolutionAction,
+    StoredFact,
+    normalise,
+    stable_id,
+)
+from memgate.core.stores import FactView
+from memgate.stages.fact_keys import DELETED_VALUE, fact_key
+from memgate.stages.references import is_retracted_deletion, reference_op
+from memgate.stages.resolve_semantic import DELETED_PREDICATE, cosine, referenced_facts
+
+__all__ = [
+    "Out",
+    "by_reference",
+    "erased_key",
+    "reference_texts",
+    "retract",
+    "retraction_targets_in_sentences",
+]
+
+#: The resolver's verdict maker: (action, reason, writes, details) -> resolution, decision.
+Out = Callable[..., list[Resolution | DecisionRecord]]
+
+
+def erased_key(c: CandidateFact, fact_id: str) -> str:
+    """The key of the tombstone a deletion request leaves for ``fact_id``."""
+    return fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, fact_id)
+
+
+def reference_texts(c: CandidateFact) -> list[str]:
+    """What resolving a reference (a retraction, a deletion request, a stop) embeds: its
+    topic, compared with the stored facts (:func:`referenced_facts`)."""
+    return [c.object]
+
+
+def retraction_targets_in_sentences(
+    c: CandidateFact,
+    value_n: str,
+    view: FactView,
+    statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+) -> list[StoredFact]:
+    """Facts (current ones by default) of the retraction's subject and predicate whose
+    value is a sentence naming every word of the retracted value ("forget that I like
+    jazz" withdraws ``likes: I like jazz, especially Coltrane``), checked on whole words."""
+    words = set(value_n.split())
+    predicate = normalise(c.predicate)
+    return [
+        f
+        for f in view.by_subject(
+            c.tenant_id,
+            c.user_id,
+            c.subject,
+            statuses=statuses,
+            qualified=normalise(c.subject) == "user",
+        )
+        if normalise(f.predicate) == predicate
+        and normalise(f.value) != value_n
+        and words <= set(normalise(f.value).split())
+    ]
+
+
+def retract(
+    c: CandidateFact,
+    existing: list[StoredFact],
+    current: list[StoredFact],
+    value_n: str,
+    vec: np.ndarray,
+    now: datetime,
+    out: Out,
+    near_duplicate: float,
+) -> list[Resolution | DecisionRecord]:
+    """Close the fact the user withdraws: validity ends, no successor, history kept."""
+    marker = stable_id("retraction", c.candidate_id)
+    if any(f.superseded_by == marker for f in existing):
+        return out(ResolutionAction.DUPLICATE, "redelivered", [])
+    # only what was last said before the retraction: a later statement stands, and
+    # one of the same instant too (their order cannot be told, nor can a redelivered
+    # retraction's: the outcome must not depend on the order they arrive in)
+    targets = [
+        f
+        for f in current
+        if f.last_seen < c.turn_ts
+        and (
+            normalise(f.value) == value_n
+            or cosine(f.embedding, vec) >= near_duplicate
+            or not value_n
+            or set(value_n.split()) <= set(normalise(f.value).split())  # named in a sentence
+        )
+    ]
+    if not targets:
+        return out(ResolutionAction.REJECT, "nothing_to_retract", [])
+    ends = c.valid_from or c.turn_ts
+    closed = [
+        f.model_copy(
+            update={
+                "status": FactStatus.SUPERSEDED,
+                "valid_to": max(ends, f.valid_from),
+                "superseded_by": marker,
+                "superseded_at": now,
+            }
+        )
+        for f in targets
+    ]
+    return out(ResolutionAction.SUPERSEDE, "retracted", closed, {"retracted": len(closed)})
+
+
+def by_reference(
+    c: CandidateFact,
+    view: FactView,
+    now: datetime,
+    out: Out,
+    embedder: Embedder,
+) -> list[Resolution | DecisionRecord]:
+    """Close the facts a retraction, deletion request or stop points at by topic."""
+    marker = stable_id("retraction", c.candidate_id)
+    op = reference_op(c)
+    retracted = is_retracted_deletion(c)
+    for subject in ("user", "team"):
+        closed_by = view.by_subject(
+            c.tenant_id, c.user_id, subject, statuses=(FactStatus.SUPERSEDED,), qualified=True
+        )
+        if any(f.superseded_by == marker for f in closed_by):
+            return out(ResolutionAction.DUPLICATE, "redelivered", [])
+    found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0])
+    if not found:
+        return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
+    ends = c.valid_from or c.turn_ts
+    closed: list[StoredFact] = []
+    for f, _why in found:
+        update: dict[str, object] = {
+            "status": FactStatus.SUPERSEDED,
+            "valid_to": max(ends, f.valid_from),
+            "superseded_by": marker,
+            "superseded_at": now,
+        }
+        if op == "delete":
+            # a deletion request erases the content, key and subject included; the
+            # closed row keeps ids and times only: the audit of the erasure
+            update.update(
+                {
+                    "key": fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, f.fact_id),
+                    "subject": "user",
+                    "predicate": DELETED_PREDICATE,
+                    # an explicit request: no link to the turn it was said in (the
+                    # erasure's id stands for it); a retraction still names that turn
+                    "source_turn_ids": f.source_turn_ids if retracted else [marker],
+                    "supersedes": None,
+                    "value": DELETED_VALUE,
+                    "text": DELETED_VALUE,
+                    "context": "",
+                    "rationale": "",
+                    "embedding": None,
+                    "search_embedding": None,
+                }
+            )
+        closed.append(f.model_copy(update=update))
+    reason = {"delete": "deletion_requested", "stop": "stopped_by_reference"}.get(
+        op, "retracted_by_reference"
+    )
+    whys = sorted({why for _f, why in found})
+    return out(
+        ResolutionAction.SUPERSEDE,
+        reason,
+        closed,
+        {"op": op, "closed": len(closed), "matched_by": ",".join(whys)},
+    )
