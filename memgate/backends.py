@@ -139,8 +139,9 @@ def build_pipeline(
 
     detector = Detector()
     now = clock or utcnow
+    key = hmac_key(settings)
     return Pipeline(
-        triage=TriageStep(detector=detector, hmac_key=hmac_key(settings), clock=now),
+        triage=TriageStep(detector=detector, hmac_key=key, clock=now),
         extract=ExtractStep(
             extractor=extractor or make_extractor(settings),
             context_chars=settings.context_chars,
@@ -161,5 +162,6 @@ def build_pipeline(
             embedder=embedder,
             tenant_policies={t: tenant_write_policy(settings, t) for t in settings.tenant_policies},
             clock=now,
+            erasure_key=key,
         ),
     )

@@ -52,7 +52,9 @@ from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_confirm import confirmed_guess
 from memgate.stages.resolve_forget import (
     by_reference,
+    candidate_marks,
     erased_key,
+    erased_tombstone,
     reference_texts,
     retract,
     retraction_targets_in_sentences,
@@ -108,6 +110,11 @@ class Resolver:
     clock: Callable[[], datetime] = field(default=utcnow)
     tenant_policies: Mapping[str, WritePolicy] = field(default_factory=dict)
     """A tenant's own write policy (settings ``tenant_policies``), in place of ``policy``."""
+    erasure_key: bytes = field(default=b"", repr=False)
+    """The deployment's key (:func:`memgate.keys.hmac_key`) naming the tombstones deletion
+    requests leave, so that every turn a deleted fact held finds its tombstone
+    (:func:`~memgate.stages.resolve_forget.erased_tombstone`); empty: tombstones are named
+    by fact id, found from the turn that made the fact only."""
 
     def for_tenant(self, tenant_id: str) -> Resolver:
         """This resolver under the tenant's own policy (itself when the tenant has none)."""
@@ -239,7 +246,7 @@ class Resolver:
                 # a deletion request is honoured at once under every policy)
                 why = "needs_confirmation" + ("_or_evidence" if p.min_sessions > 1 else "")
                 return out(ResolutionAction.REJECT, why, [], {"op": "stop"})  # as the correction
-            done = by_reference(c, view, now, out, self.embedder)
+            done = by_reference(c, view, now, out, self.embedder, self.erasure_key)
             if reference_op(c) == "stop":
                 # a stop is a change too: "I left the hospital" makes the role there stale
                 return self._stale(c, done, view)
@@ -254,12 +261,13 @@ class Resolver:
         absorbed = self._absorbed_by(c, key, existing, view, value_n, vec)
         if absorbed is not None:
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": absorbed.fact_id})
-        # the fact this candidate made the first time was erased at the user's request
-        # since: its tombstone has the same id (ids derive from key, value, first turn),
-        # and a redelivery must not bring the content back
+        # the fact this candidate went into the first time was erased at the user's
+        # request since: its tombstone is named by the keyed digest of its key and value
+        # (or by its id), and a redelivery must not bring the content back
         made = fact_id_for(key, c.object, turn_id)
-        if view.by_key(c.tenant_id, c.user_id, erased_key(c, made)):
-            return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": made})
+        erased = erased_tombstone(c, key, made, view, self.erasure_key)
+        if erased is not None:
+            return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": erased.fact_id})
 
         current = [f for f in existing if f.status is not FactStatus.SUPERSEDED]
         active = next((f for f in current if f.status is FactStatus.ACTIVE), None)
@@ -406,16 +414,15 @@ class Resolver:
 
     # --------------------------------------------------------------- helpers
 
-    @staticmethod
-    def _read_plan(c: CandidateFact, key: str, vec: np.ndarray) -> ReadPlan:
+    def _read_plan(self, c: CandidateFact, key: str, vec: np.ndarray) -> ReadPlan:
         """The reads of steps 2 to 4b, as :meth:`resolve` and its helpers make them
         (answered together where the view can read ahead; a read left out, or changed
         without changing this, is only read on its own, never answered otherwise)."""
         t, u = c.tenant_id, c.user_id
         made = fact_id_for(key, c.object, c.source_turn_ids[0])
-        reads: list[ByKey | BySubject | Nearest] = [
-            ByKey(t, u, key),
-            ByKey(t, u, erased_key(c, made)),
+        reads: list[ByKey | BySubject | Nearest] = [ByKey(t, u, key)]
+        reads += [
+            ByKey(t, u, erased_key(c, m)) for m in candidate_marks(c, key, made, self.erasure_key)
         ]
         if not c.retracts:
             reads += [

@@ -27,6 +27,7 @@ from memgate.core.events import (
     Resolution,
     ResolutionAction,
     StoredFact,
+    content_hmac,
     normalise,
     stable_id,
 )
@@ -38,19 +39,83 @@ from memgate.stages.resolve_semantic import DELETED_PREDICATE, cosine, reference
 __all__ = [
     "Out",
     "by_reference",
+    "candidate_marks",
     "erased_key",
+    "erased_tombstone",
+    "erasure_mark",
     "reference_texts",
     "retract",
     "retraction_targets_in_sentences",
+    "tombstone_mark",
 ]
 
 #: The resolver's verdict maker: (action, reason, writes, details) -> resolution, decision.
 Out = Callable[..., list[Resolution | DecisionRecord]]
 
 
-def erased_key(c: CandidateFact, fact_id: str) -> str:
-    """The key of the tombstone a deletion request leaves for ``fact_id``."""
-    return fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, fact_id)
+def erased_key(c: CandidateFact, mark: str) -> str:
+    """The key of a tombstone of ``c``'s owner: ``mark`` is the erased fact's
+    :func:`erasure_mark` (or, for a tombstone left without a key, its fact id)."""
+    return fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, mark)
+
+
+def erasure_mark(key: bytes, tenant_id: str, user_id: str, fact_key_: str, value: str) -> str:
+    """What names the tombstone of an erased fact: a keyed digest (HMAC-SHA256 under the
+    deployment's key, :mod:`memgate.keys`, as the journal's) of its owner, key and
+    normalised value, which every candidate that would make that fact again computes
+    (the turn it came from is no part of it, and no digest anyone can compute without
+    the key: an unkeyed one would let a guess of the erased value be confirmed).
+
+    >>> a = erasure_mark(b"k" * 32, "acme", "u1", "acme/u1/user/likes/jazz", "Jazz!")
+    >>> a == erasure_mark(b"k" * 32, "acme", "u1", "acme/u1/user/likes/jazz", "jazz")
+    True
+    >>> a == erasure_mark(b"j" * 32, "acme", "u1", "acme/u1/user/likes/jazz", "jazz")
+    False
+    """
+    text = "\x1f".join(("erased", tenant_id, user_id, fact_key_, normalise(value)))
+    return content_hmac(key, text)[:32]
+
+
+def tombstone_mark(f: StoredFact, key: bytes) -> str:
+    """The mark of the tombstone a deletion request leaves for ``f``: its
+    :func:`erasure_mark`, or its id when the resolver has no key."""
+    if not key:
+        return f.fact_id
+    return erasure_mark(key, f.tenant_id, f.user_id, f.key, f.value)
+
+
+def candidate_marks(c: CandidateFact, key: str, made: str, erasure_key: bytes) -> list[str]:
+    """The tombstone marks a candidate looks under (:func:`erased_tombstone`): the id of the
+    fact it would make (a tombstone left without a key) and, with a key, the mark of a fact
+    of its key and value."""
+    if not erasure_key:
+        return [made]
+    return [made, erasure_mark(erasure_key, c.tenant_id, c.user_id, key, c.object)]
+
+
+def erased_tombstone(
+    c: CandidateFact, key: str, made: str, view: FactView, erasure_key: bytes
+) -> StoredFact | None:
+    """The tombstone of a fact erased at the user's request that held ``c``'s turn.
+
+    Found by the id of the fact ``c`` made (a tombstone left without a key, from the
+    turn that made the fact), or by the mark of ``c``'s key and value, then told from a
+    later statement of the same thing by what the tombstone keeps of its turns: ``c``'s
+    turn was said no later than the last one the fact held (``last_seen``), in one of its
+    sessions. A statement of the same fact in one of those sessions before that time,
+    arriving for the first time after the deletion, is taken as erased too: it is what
+    the request asked to forget. A turn folded into the fact under another key or value
+    (a near-duplicate, a paraphrase) is not found this way.
+    """
+    made_mark, *marks = candidate_marks(c, key, made, erasure_key)
+    found = view.by_key(c.tenant_id, c.user_id, erased_key(c, made_mark))
+    if found:
+        return found[0]
+    for mark in marks:
+        for f in view.by_key(c.tenant_id, c.user_id, erased_key(c, mark)):
+            if c.turn_ts <= f.last_seen and c.session_id in f.session_ids:
+                return f
+    return None
 
 
 def reference_texts(c: CandidateFact) -> list[str]:
@@ -136,6 +201,7 @@ def by_reference(
     now: datetime,
     out: Out,
     embedder: Embedder,
+    erasure_key: bytes = b"",
 ) -> list[Resolution | DecisionRecord]:
     """Close the facts a retraction, deletion request or stop points at by topic."""
     marker = stable_id("retraction", c.candidate_id)
@@ -164,7 +230,7 @@ def by_reference(
             # closed row keeps ids and times only: the audit of the erasure
             update.update(
                 {
-                    "key": fact_key(c.tenant_id, c.user_id, "user", DELETED_PREDICATE, f.fact_id),
+                    "key": erased_key(c, tombstone_mark(f, erasure_key)),
                     "subject": "user",
                     "predicate": DELETED_PREDICATE,
                     # an explicit request: no link to the turn it was said in (the

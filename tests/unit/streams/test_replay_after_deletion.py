@@ -1,18 +1,16 @@
-"""A known bug, found by the replay property (test_replays.py) on 2026-12-02 and kept here as
-a strict expected failure until it is fixed: a fact said in two turns, then deleted at the
-user's request ("Please forget that I like jazz"), comes back when the turns are delivered
-again before the audit agent journaled them. The deletion's tombstone is found by the id
-the *first* turn made (key, value, first turn); the second turn's redelivery makes another
-id, finds no tombstone and stores the erased content again (then the replayed request
-closes it: superseded, with its content). Fixing it needs the tombstone findable from every
-turn it absorbed without naming those turns in clear."""
+"""Found by the replay property (test_replays.py) on 2026-12-02, kept as a strict expected
+failure until fixed: a fact said in two turns, then deleted at the user's request ("Please
+forget that I like jazz"), came back when the turns were delivered again before the audit
+agent journaled them. The deletion's tombstone was found by the id the *first* turn made
+(key, value, first turn); the second turn's redelivery made another id, found no tombstone
+and stored the erased content again. The tombstone is now named by a keyed digest of the
+fact's owner, key and value (:func:`memgate.stages.resolve_forget.erasure_mark`), which
+every turn that would make the fact again computes, without naming the turns."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-import pytest
 
 from memgate.core.events import Role, TurnEvent
 from memgate.core.settings import load_settings
@@ -30,8 +28,6 @@ def _turn(i: int, text: str, minute: int = 0) -> TurnEvent:
     )  # fmt: skip
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: a fact said twice and deleted comes back "
-                   "when its second turn is redelivered before the journal has it")  # fmt: skip
 def test_a_deleted_fact_said_twice_stays_deleted_when_both_turns_come_again(
     tmp_path: Path,
 ) -> None:

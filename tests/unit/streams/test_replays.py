@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memgate.core.events import TurnEvent
@@ -112,19 +112,6 @@ def _name() -> str:
     return f"replay_{next(_names)}"
 
 
-def _said_twice_then_deleted(turns: list[TurnEvent]) -> bool:
-    """A user's deletion request after a fact sentence that user said in two turns."""
-    said: dict[tuple[str, str, str], int] = {}
-    for t in turns:
-        owner = (t.tenant_id, t.user_id)
-        if t.content.startswith("Please forget") and any(
-            n >= 2 for (tenant, user, _), n in said.items() if (tenant, user) == owner
-        ):
-            return True
-        said[(*owner, t.content)] = said.get((*owner, t.content), 0) + 1
-    return False
-
-
 def _replayed(turns: list[TurnEvent], prefix: int, times: int) -> list[TurnEvent]:
     return turns[:prefix] * times
 
@@ -167,11 +154,6 @@ def test_through_the_agents_a_replayed_prefix_changes_nothing(
 def test_through_the_agents_a_replay_before_the_journal_is_stored_changes_no_fact(
     audit_path: Path, gate_settings: Settings, turns: list[TurnEvent], data: st.DataObject
 ) -> None:
-    # the known bug of test_replay_after_deletion.py (strict xfail there): a fact said in
-    # two turns and then deleted comes back when its turns are redelivered before the
-    # journal has them; left out here until it is fixed, so that this property keeps
-    # guarding everything else
-    assume(not _said_twice_then_deleted(turns))
     prefix = data.draw(st.integers(1, len(turns)), label="prefix")
     times = data.draw(st.integers(1, 2), label="times")
     once = through_agents(gate_settings, audit_path, _name(), [turns], audit_lag=True)
