@@ -52,7 +52,52 @@ _User = tuple[str, str]
 _Source = Callable[[str, str], tuple[FactView, dict[str, StoredFact]]]
 
 
-class RecentFacts:
+class _SourcedReads:
+    """The :class:`FactView` reads of :class:`RecentFacts` and of its read-ahead view
+    (:class:`_RecentOver`), written once: each asks the view's source (:meth:`_reads`:
+    the cache that merges, and where a read asks and which entries it merges)."""
+
+    def _reads(self) -> tuple[RecentFacts, _Source]:
+        raise NotImplementedError
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        recent, src = self._reads()
+        return recent._by_key(src, tenant_id, user_id, key)
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = SUBJECT_SCAN_LIMIT,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        recent, src = self._reads()
+        return recent._by_subject(
+            src, tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
+            limit=limit, vectors=vectors,
+        )  # fmt: skip
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        recent, src = self._reads()
+        return recent._nearest(
+            src, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
+        )
+
+
+class RecentFacts(_SourcedReads):
     """A :class:`FactView` over ``store`` that also sees this worker's recent writes.
 
     * ``refresh``: makes every durable write searchable (``OpenSearchStore.refresh``);
@@ -154,40 +199,10 @@ class RecentFacts:
                 del self._facts[(tenant_id, user_id)]
             return {fid: f for fid, (_, f) in mine.items()}
 
-    # -- reads (FactView) ----------------------------------------------------------
+    # -- reads (FactView: _SourcedReads, over _plain) ----------------------------------
 
-    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        return self._by_key(self._plain, tenant_id, user_id, key)
-
-    def by_subject(
-        self,
-        tenant_id: str,
-        user_id: str,
-        subject: str,
-        *,
-        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-        qualified: bool = False,
-        limit: int = SUBJECT_SCAN_LIMIT,
-        vectors: bool = True,
-    ) -> list[StoredFact]:
-        return self._by_subject(
-            self._plain, tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
-            limit=limit, vectors=vectors,
-        )  # fmt: skip
-
-    def nearest(
-        self,
-        tenant_id: str,
-        user_id: str,
-        vector: np.ndarray,
-        *,
-        k: int = 5,
-        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-        predicate: str | None = None,
-    ) -> list[tuple[StoredFact, float]]:
-        return self._nearest(
-            self._plain, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
-        )
+    def _reads(self) -> tuple[RecentFacts, _Source]:
+        return self, self._plain
 
     def _plain(self, tenant_id: str, user_id: str) -> tuple[FactView, dict[str, StoredFact]]:
         """A read now: the store, and the user's live entries (refreshing when cold)."""
@@ -305,7 +320,7 @@ class RecentFacts:
         return out
 
 
-class _RecentOver:
+class _RecentOver(_SourcedReads):
     """:class:`RecentFacts` merged over a read-ahead view of its store (``ahead``), for
     one resolution: a planned user's reads ask ``ahead`` and merge the entries the cache
     held for them at the read-ahead (``held``); after a reset of the cache (``epoch``
@@ -331,39 +346,8 @@ class _RecentOver:
             return self.ahead, held
         return self.recent._plain(tenant_id, user_id)
 
-    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        return self.recent._by_key(self._source, tenant_id, user_id, key)
-
-    def by_subject(
-        self,
-        tenant_id: str,
-        user_id: str,
-        subject: str,
-        *,
-        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-        qualified: bool = False,
-        limit: int = SUBJECT_SCAN_LIMIT,
-        vectors: bool = True,
-    ) -> list[StoredFact]:
-        return self.recent._by_subject(
-            self._source, tenant_id, user_id, subject, statuses=statuses,
-            qualified=qualified, limit=limit, vectors=vectors,
-        )  # fmt: skip
-
-    def nearest(
-        self,
-        tenant_id: str,
-        user_id: str,
-        vector: np.ndarray,
-        *,
-        k: int = 5,
-        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
-        predicate: str | None = None,
-    ) -> list[tuple[StoredFact, float]]:
-        return self.recent._nearest(
-            self._source, tenant_id, user_id, vector, k=k, statuses=statuses,
-            predicate=predicate,
-        )  # fmt: skip
+    def _reads(self) -> tuple[RecentFacts, _Source]:
+        return self.recent, self._source
 
 
 def _cosine(q: np.ndarray, qn: float, v: Sequence[float]) -> float:
