@@ -6,7 +6,9 @@ keyed digest of the fact's owner, key and value (``Resolver.erasure_key``, the
 deployment's key), so every candidate that went into the fact, delivered again,
 finds it: not only the one from the turn that made the fact (whose id names the
 fact), as before (the known bug of tests/unit/streams/test_replay_after_deletion.py).
-A statement of the same thing made after the request is a new fact.
+A statement of the same thing made after the request is a new fact. A turn folded into
+the fact under another key (a near-duplicate in other words) still finds no tombstone: a
+known limit, kept as a strict expected failure below.
 """
 
 from __future__ import annotations
@@ -121,3 +123,27 @@ def test_a_tombstone_left_without_a_key_is_still_found_from_its_first_turn(
     _said_twice_then_deleted(Resolver(preset("balanced"), EMB, clock=CLOCK), store)
     r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
     assert apply(r, store, _said(0)).reason == "redelivered"
+
+
+# seven words and one more: near-duplicates for the hashing embedder (cosine >= 0.92)
+HIKES = "long hikes in the mountains near the lake"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit: a turn folded into the deleted fact under another key finds no "
+    "tombstone (named by the fact's own key and value)",
+)
+def test_a_turn_folded_in_under_another_key_finds_the_tombstone(store: EmbeddedIndex) -> None:
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
+    apply(r, store, cand(HIKES, predicate="likes", multi=True))
+    folded = cand(HIKES + " with friends", predicate="likes", multi=True, n=1)
+    assert apply(r, store, folded).reason == "near_duplicate"
+    delete = _delete(days=1)
+    c = delete.candidate.model_copy(update={"object": "hikes"})
+    assert apply(r, store, delete.model_copy(update={"candidate": c})).reason == (
+        "deletion_requested"
+    )
+    once = _facts(store)
+    assert apply(r, store, folded).reason == "redelivered"
+    assert _facts(store) == once
