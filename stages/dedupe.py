@@ -283,7 +283,7 @@ class Resolver:
                 named = retraction_targets_in_sentences(c, value_n, view, every)
                 existing = [*existing, *named]
                 current = [f for f in named if f.status is not FactStatus.SUPERSEDED]
-            return retract(c, existing, current, value_n, vec, now, out, p.near_duplicate)
+            return retract(c, existing, current, value_n, vec, now, out, p.near_duplicate, view)
 
         # 3. same key, same value (or same meaning): count the occurrence. A candidate that
         # says something changed ("now", "ahora", "现在") and names another value is an

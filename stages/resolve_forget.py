@@ -159,6 +159,7 @@ def retract(
     now: datetime,
     out: Out,
     near_duplicate: float,
+    view: FactView,
 ) -> list[Resolution | DecisionRecord]:
     """Close the fact the user withdraws: validity ends, no successor, history kept."""
     marker = stable_id("retraction", c.candidate_id)
@@ -179,6 +180,8 @@ def retract(
         )
     ]
     if not targets:
+        if _erased_since(c, marker, view):
+            return out(ResolutionAction.DUPLICATE, "redelivered", [])
         return out(ResolutionAction.REJECT, "nothing_to_retract", [])
     ends = c.valid_from or c.turn_ts
     closed = [
@@ -193,6 +196,19 @@ def retract(
         for f in targets
     ]
     return out(ResolutionAction.SUPERSEDE, "retracted", closed, {"retracted": len(closed)})
+
+
+def _erased_since(c: CandidateFact, marker: str, view: FactView) -> bool:
+    """Whether a fact this retraction (``marker``) closed was erased since by a deletion
+    request (said with it: "please forget that I like jazz" is both): the tombstone keeps
+    the ids of what closed the fact (:func:`by_reference`), so a redelivered retraction
+    finds it and does not decide again that there was nothing to retract."""
+    return any(
+        f.predicate == DELETED_PREDICATE and marker in f.source_turn_ids
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, "user", statuses=(FactStatus.SUPERSEDED,), qualified=True
+        )
+    )
 
 
 def by_reference(
@@ -211,7 +227,7 @@ def by_reference(
         closed_by = view.by_subject(
             c.tenant_id, c.user_id, subject, statuses=(FactStatus.SUPERSEDED,), qualified=True
         )
-        if any(f.superseded_by == marker for f in closed_by):
+        if any(f.superseded_by == marker or marker in f.source_turn_ids for f in closed_by):
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
     found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0])
     if not found:
@@ -226,6 +242,7 @@ def by_reference(
             "superseded_at": now,
         }
         if op == "delete":
+            before = [f.superseded_by] if f.superseded_by and f.superseded_by != marker else []
             # a deletion request erases the content, key and subject included; the
             # closed row keeps ids and times only: the audit of the erasure
             update.update(
@@ -234,8 +251,10 @@ def by_reference(
                     "subject": "user",
                     "predicate": DELETED_PREDICATE,
                     # an explicit request: no link to the turn it was said in (the
-                    # erasure's id stands for it); a retraction still names that turn
-                    "source_turn_ids": f.source_turn_ids if retracted else [marker],
+                    # erasure's id stands for it, then the id of what closed the fact
+                    # before, if anything: a retraction said with the request finds it
+                    # when delivered again); a retraction still names that turn
+                    "source_turn_ids": f.source_turn_ids if retracted else [marker, *before],
                     "supersedes": None,
                     "value": DELETED_VALUE,
                     "text": DELETED_VALUE,

@@ -41,3 +41,25 @@ def test_a_deleted_fact_said_twice_stays_deleted_when_both_turns_come_again(
         again = through_agents(s, tmp_path / "audit", "again", [turns, turns], audit_lag=True)
     assert again.facts == once.facts
     assert not any("Coltrane" in str(f.get("value")) for f in again.facts)
+
+
+def test_a_redelivered_deletion_request_keeps_the_decision_of_its_retraction(
+    tmp_path: Path,
+) -> None:
+    """Found by the replay property with more examples (2026-12-02), on main as well: "Please
+    forget that I like jazz" makes a retraction by key and a deletion request by topic. The
+    retraction closes the fact (marked with its id), then the deletion erases it and marks it
+    with its own. Delivered again before the journal had the turn, the retraction found
+    neither the fact (erased: no key, no predicate) nor its mark, and wrote
+    ``nothing_to_retract`` over its own ``retracted`` decision (the facts unchanged). The
+    tombstone now keeps the id of what closed the fact before the erasure."""
+    turns = [_turn(0, "I like jazz, especially Coltrane."),
+             _turn(1, "Please forget that I like jazz.", 1)]  # fmt: skip
+    s = load_settings(data_dir=tmp_path / "data", embedder="hashing", hmac_key=KEY)
+    with ClickHouseAudit.embedded(tmp_path / "audit"):
+        once = through_agents(s, tmp_path / "audit", "once", [turns], audit_lag=True)
+        again = through_agents(s, tmp_path / "audit", "again", [turns, turns], audit_lag=True)
+    assert again.facts == once.facts
+    decided = {r["event_id"]: (r["verdict"], r["reason"]) for r in again.audit["decisions"]}
+    for r in once.audit["decisions"]:
+        assert decided[r["event_id"]] == (r["verdict"], r["reason"]), r
