@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DISABLED_FUSIONS", "OnnxEncoder", "build_model", "cache_dir", "int8_model_path"]
+__all__ = ["OnnxEncoder", "build_model", "cache_dir", "int8_model_path"]
 
 _OPSET = 17
 
@@ -38,9 +38,8 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
     from safetensors.numpy import load_file
 
     raw = {k.removeprefix("bert."): v for k, v in load_file(str(weights_path)).items()}
-    t = {
-        k: np.ascontiguousarray(v, dtype=np.float32) for k, v in raw.items() if v.dtype.kind == "f"
-    }
+    t = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in raw.items()
+         if v.dtype.kind == "f"}
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
     dh = hidden // heads
@@ -85,17 +84,17 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
     for i in range(int(config["num_hidden_layers"])):
         pre = f"encoder.layer.{i}"
         a = f"{pre}.attention"
-        wq = np.concatenate([t[f"{a}.self.{n}.weight"] for n in ("query", "key", "value")], axis=0)
+        wq = np.concatenate(
+            [t[f"{a}.self.{n}.weight"] for n in ("query", "key", "value")], axis=0
+        )
         bq = np.concatenate([t[f"{a}.self.{n}.bias"] for n in ("query", "key", "value")])
         qkv = lin(x, wq, bq, f"l{i}.qkv")
         qkv = node("Reshape", [qkv, split_shape], f"l{i}.qkv5")
         qkv = node("Transpose", [qkv], f"l{i}.qkvT", perm=[2, 0, 3, 1, 4])
         parts = [f"l{i}.q0", f"l{i}.k0", f"l{i}.v0"]
-        nodes.append(
-            helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0, num_outputs=3)
-            if _OPSET >= 18
-            else helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0)
-        )
+        nodes.append(helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0,
+                                      num_outputs=3) if _OPSET >= 18 else
+                     helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0))
         ax0 = const(f"l{i}.ax0", np.array([0], dtype=np.int64))
         q, k, v = (node("Squeeze", [n, ax0], n[:-1]) for n in parts)
         kt = node("Transpose", [k], f"l{i}.kT", perm=[0, 1, 3, 2])
@@ -109,15 +108,10 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
         o = lin(c, t[f"{a}.output.dense.weight"], t[f"{a}.output.dense.bias"], f"l{i}.proj")
         o = node("Add", [o, x], f"l{i}.res1")
         x = ln(o, f"{a}.output.LayerNorm", f"l{i}.ln1")
-        h = lin(
-            x,
-            t[f"{pre}.intermediate.dense.weight"],
-            t[f"{pre}.intermediate.dense.bias"],
-            f"l{i}.inter",
-        )
-        # exact GELU: h * (1 + erf(h / sqrt 2)) / 2, written with Div so that ONNX Runtime
-        # fuses it into one Gelu kernel (the same vectors, bit for bit)
-        g = node("Div", [h, const(f"l{i}.rs2", np.float32(math.sqrt(2.0)))], f"l{i}.g1")
+        h = lin(x, t[f"{pre}.intermediate.dense.weight"], t[f"{pre}.intermediate.dense.bias"],
+                f"l{i}.inter")
+        # exact GELU: h * (1 + erf(h / sqrt 2)) / 2
+        g = node("Mul", [h, const(f"l{i}.rs2", np.float32(1.0 / math.sqrt(2.0)))], f"l{i}.g1")
         g = node("Erf", [g], f"l{i}.g2")
         g = node("Add", [g, const(f"l{i}.one", np.float32(1.0))], f"l{i}.g3")
         g = node("Mul", [g, h], f"l{i}.g4")
@@ -126,12 +120,8 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
         o = node("Add", [o, x], f"l{i}.res2")
         x = ln(o, f"{pre}.output.LayerNorm", f"l{i}.ln2")
     m3 = node("Unsqueeze", ["mask", const("ax2", np.array([2], dtype=np.int64))], "mask3")
-    summed = node(
-        "ReduceSum",
-        [node("Mul", [x, m3], "masked"), const("ax1", np.array([1]))],
-        "summed",
-        keepdims=0,
-    )
+    summed = node("ReduceSum", [node("Mul", [x, m3], "masked"), const("ax1", np.array([1]))],
+                  "summed", keepdims=0)
     count = node("ReduceSum", ["mask", const("ax1b", np.array([1]))], "count", keepdims=1)
     count = node("Max", [count, const("tiny", np.float32(1e-9))], "count1")
     node("Div", [summed, count], "pooled")
@@ -216,52 +206,26 @@ def _keep(data: bytes, path: Path) -> None:
         pass
 
 
-#: ONNX Runtime graph fusions left out (issue 14). ``SkipLayerNormFusion`` turns each
-#: residual ``Add`` and ``LayerNormalization`` into one ``SkipLayerNormalization``, whose CPU
-#: kernel measured 0.22 ms a call against 0.07 ms for the two it replaces (457 passes of
-#: 1,000 LoCoMo turns, one thread): without it and with GELU fused, about 20 % less CPU a
-#: forward pass. The vectors move within int8 noise (cosine to the fused ones at least 0.994,
-#: mean 0.9995; to float32 the same as before: mean 0.9963).
-DISABLED_FUSIONS = ("SkipLayerNormFusion",)
-
-
-def _session(data: bytes, threads: int, save_optimised: Path | None = None) -> Any:
-    import onnxruntime as ort  # type: ignore[import-untyped]
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = max(1, threads)
-    opts.inter_op_num_threads = 1
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    if save_optimised is not None:
-        opts.optimized_model_filepath = str(save_optimised)
-    return ort.InferenceSession(
-        data,
-        sess_options=opts,
-        providers=["CPUExecutionProvider"],
-        disabled_optimizers=list(DISABLED_FUSIONS),
-    )
-
-
 class OnnxEncoder:
     """Runs :func:`build_model`'s graph (fp32, or ``int8``: dynamically quantised) on
-    ONNX Runtime with ``threads`` intra-op threads; built once, in a temporary folder.
-    ``save_optimised``: also write the graph as the session optimised it (for tests)."""
+    ONNX Runtime with ``threads`` intra-op threads; built once, in a temporary folder."""
 
     def __init__(
-        self,
-        weights_path: Path,
-        config: dict[str, Any],
-        *,
-        int8: bool,
-        threads: int = 1,
-        save_optimised: Path | None = None,
+        self, weights_path: Path, config: dict[str, Any], *, int8: bool, threads: int = 1
     ) -> None:
         import onnx
+        import onnxruntime as ort  # type: ignore[import-untyped]
 
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         kept = int8_model_path(weights_path, config) if int8 else None
         if kept is not None and kept.is_file():
             try:
-                self._session = _session(kept.read_bytes(), threads, save_optimised)
+                self._session = ort.InferenceSession(
+                    kept.read_bytes(), sess_options=opts, providers=["CPUExecutionProvider"]
+                )
                 return
             except Exception:  # a damaged file: built anew below and replaced
                 pass
@@ -273,7 +237,9 @@ class OnnxEncoder:
                 path = Path(tmp) / "minilm.onnx"
                 onnx.save(model, str(path))
                 data = path.read_bytes()
-        self._session = _session(data, threads, save_optimised)
+        self._session = ort.InferenceSession(
+            data, sess_options=opts, providers=["CPUExecutionProvider"]
+        )
         if kept is not None:
             _keep(data, kept)
 
