@@ -2,6 +2,7 @@
 turns/s overall and per stage, extraction calls per 1,000 turns, peak RSS.
 
     .venv/bin/python benchmarks/bench_inprocess.py [--runtime numpy|onnx-int8] [--limit N]
+        [--window W] [--embedder-threads T]
 
 Per stage: events the stage took, divided by the time spent in its step (the dedupe step
 includes the embedding of each candidate and its reads of the store). Wall-clock figures
@@ -34,12 +35,19 @@ def main() -> None:
         default=0,
         help="turns read ahead at a time (0: the ingest_window setting; 1: none)",
     )
+    ap.add_argument(
+        "--embedder-threads",
+        type=int,
+        default=0,
+        help="ONNX Runtime intra-op threads of the int8 embedder (0: the embedder_threads setting)",
+    )
     a = ap.parse_args()
     from memgate.backends import build_pipeline
     from memgate.streams.runner import InProcessRunner
 
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        s = load_settings(data_dir=Path(tmp) / "data", embedder_runtime=a.runtime)
+        own = {"embedder_threads": a.embedder_threads} if a.embedder_threads else {}
+        s = load_settings(data_dir=Path(tmp) / "data", embedder_runtime=a.runtime, **own)
         limit_blas_threads(s.blas_threads)
         rt = Runtime(s)
         rt.embedder.embed(["warm up"])  # load the model outside the timing
@@ -55,32 +63,44 @@ def main() -> None:
         runner.close()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         m = runner.metrics
-        rows = [{
-            "what": f"in-process chain, {a.runtime}, window {window}",
-            "figure": f"{len(turns) / wall:.1f}",
-            "unit": "turns/s (wall)",
-            "note": f"{len(turns) / cpu:.1f} turns per CPU-second; {len(turns)} turns, "
-                    f"{summary.candidates} candidates, {summary.stored} facts stored",
-        }]
+        rows = [
+            {
+                "what": f"in-process chain, {a.runtime}, window {window}, "
+                f"embedder threads {s.embedder_threads}",
+                "figure": f"{len(turns) / wall:.1f}",
+                "unit": "turns/s (wall)",
+                "note": f"{len(turns) / cpu:.1f} turns per CPU-second; {len(turns)} turns, "
+                f"{summary.candidates} candidates, {summary.stored} facts stored",
+            }
+        ]
         for stage in Stage:
             n = m.events_in.labels(stage=stage.value)._value.get()
             spent = _latency_sum(m, stage.value)
             if n and spent:
-                rows.append({
-                    "what": f"stage {stage.value}, {a.runtime}",
-                    "figure": f"{n / spent:.1f}",
-                    "unit": "events/s",
-                    "note": f"{int(n)} events, {spent:.1f} s in the step",
-                })
+                rows.append(
+                    {
+                        "what": f"stage {stage.value}, {a.runtime}",
+                        "figure": f"{n / spent:.1f}",
+                        "unit": "events/s",
+                        "note": f"{int(n)} events, {spent:.1f} s in the step",
+                    }
+                )
         calls = m.events_in.labels(stage=Stage.EXTRACT.value)._value.get()
-        rows.append({
-            "what": "extraction calls per 1,000 turns",
-            "figure": f"{1000 * calls / len(turns):.0f}",
-            "unit": "calls",
-            "note": f"extractor {s.extractor}; triage dropped {sum(summary.dropped.values())}",
-        })
-        rows.append({"what": f"peak RSS, in-process chain, {a.runtime}",
-                     "figure": f"{rss_mib():.0f}", "unit": "MiB"})
+        rows.append(
+            {
+                "what": "extraction calls per 1,000 turns",
+                "figure": f"{1000 * calls / len(turns):.0f}",
+                "unit": "calls",
+                "note": f"extractor {s.extractor}; triage dropped {sum(summary.dropped.values())}",
+            }
+        )
+        rows.append(
+            {
+                "what": f"peak RSS, in-process chain, {a.runtime}",
+                "figure": f"{rss_mib():.0f}",
+                "unit": "MiB",
+            }
+        )
         rt.close()
     write(f"inprocess-{a.runtime}", rows)
 
@@ -92,7 +112,6 @@ def _latency_sum(m: object, stage: str) -> float:
             if sample.name.endswith("_sum"):
                 return float(sample.value)
     return 0.0
-
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def make_embedder(settings: Settings) -> Embedder:
-    return load_embedder(settings.embedder, settings.embedder_runtime)
+    return load_embedder(settings.embedder, settings.embedder_runtime, settings.embedder_threads)
 
 
 def open_retrieval(settings: Settings, dim: int) -> RetrievalStore:

@@ -122,12 +122,14 @@ def cosine(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
 
 def load_embedder(
-    kind: Literal["minilm", "hashing"], runtime: Literal["numpy", "onnx-int8"] = "numpy"
+    kind: Literal["minilm", "hashing"],
+    runtime: Literal["numpy", "onnx-int8"] = "numpy",
+    threads: int = 1,
 ) -> Embedder:
-    """Build an embedder by kind: ``"minilm"`` (real model, on ``runtime``) or
-    ``"hashing"`` (tests)."""
+    """Build an embedder by kind: ``"minilm"`` (real model, on ``runtime``, ``threads``
+    ONNX Runtime intra-op threads) or ``"hashing"`` (tests)."""
     if kind == "minilm":
-        return MiniLMEmbedder(runtime=runtime)
+        return MiniLMEmbedder(runtime=runtime, threads=threads)
     if kind == "hashing":
         return HashingEmbedder()
     raise ValueError(f"unknown embedder kind {kind!r}; expected 'minilm' or 'hashing'")
@@ -448,6 +450,8 @@ class MiniLMEmbedder:
       (sentence-transformers uses 256 for this model; texts of at most
       ``max_length`` word pieces give identical results.)
     * ``cache_size``: LRU cache of embeddings keyed by text (0 disables it).
+    * ``threads``: ONNX Runtime intra-op threads (runtime ``onnx-int8``); the vectors
+      are the same for any number.
 
     The weights are loaded once per instance, lazily on the first ``embed``
     call (or eagerly via :meth:`load`).  Loading and the cache are guarded by
@@ -466,7 +470,10 @@ class MiniLMEmbedder:
         cache_size: int = 4096,
         runtime: Literal["numpy", "onnx-int8"] = "numpy",
         token_budget: int = TOKEN_BUDGET,
+        threads: int = 1,
     ) -> None:
+        if threads < 1:
+            raise ValueError("threads must be >= 1")
         if runtime not in ("numpy", "onnx-int8"):
             raise ValueError(f"unknown embedder runtime {runtime!r}; expected numpy or onnx-int8")
         if batch_size <= 0:
@@ -493,6 +500,7 @@ class MiniLMEmbedder:
         self.max_length = max_length
         self.cache_size = cache_size
         self.runtime = runtime
+        self.threads = threads
 
         self._model: _Encoder | None = None
         #: the int8 encoder (runtime onnx-int8), used for batches of at least
@@ -536,7 +544,7 @@ class MiniLMEmbedder:
                 if self.runtime == "onnx-int8":
                     from memgate.core.embedding_onnx import OnnxEncoder
 
-                    self._int8 = OnnxEncoder(weights, self._config, int8=True)
+                    self._int8 = OnnxEncoder(weights, self._config, int8=True, threads=self.threads)
                 self._tokenizer = tok
                 self._model = model
             return self._tokenizer, self._model
@@ -626,7 +634,9 @@ class MiniLMEmbedder:
         """How :meth:`embed` encodes these distinct texts when none is cached: tokenised,
         planned into forward passes (:func:`plan_batches`), padded."""
         tok, _ = self._ensure_loaded()
-        id_lists = [e.ids for e in tok.encode_batch(list(texts), add_special_tokens=True)]
+        # one text at a time: encode_batch hands even two texts to a thread pool, which
+        # measured 6.6 ms a call on the loaded machine against 0.1 ms (same word pieces)
+        id_lists = [tok.encode(t, add_special_tokens=True).ids for t in texts]
         lengths = [len(ids) for ids in id_lists]
         passes = []
         for chunk in plan_batches(lengths, self.batch_size, self.token_budget, INT8_MIN_TOKENS):

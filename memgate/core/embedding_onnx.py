@@ -38,8 +38,9 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
     from safetensors.numpy import load_file
 
     raw = {k.removeprefix("bert."): v for k, v in load_file(str(weights_path)).items()}
-    t = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in raw.items()
-         if v.dtype.kind == "f"}
+    t = {
+        k: np.ascontiguousarray(v, dtype=np.float32) for k, v in raw.items() if v.dtype.kind == "f"
+    }
     hidden = int(config["hidden_size"])
     heads = int(config["num_attention_heads"])
     dh = hidden // heads
@@ -84,17 +85,17 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
     for i in range(int(config["num_hidden_layers"])):
         pre = f"encoder.layer.{i}"
         a = f"{pre}.attention"
-        wq = np.concatenate(
-            [t[f"{a}.self.{n}.weight"] for n in ("query", "key", "value")], axis=0
-        )
+        wq = np.concatenate([t[f"{a}.self.{n}.weight"] for n in ("query", "key", "value")], axis=0)
         bq = np.concatenate([t[f"{a}.self.{n}.bias"] for n in ("query", "key", "value")])
         qkv = lin(x, wq, bq, f"l{i}.qkv")
         qkv = node("Reshape", [qkv, split_shape], f"l{i}.qkv5")
         qkv = node("Transpose", [qkv], f"l{i}.qkvT", perm=[2, 0, 3, 1, 4])
         parts = [f"l{i}.q0", f"l{i}.k0", f"l{i}.v0"]
-        nodes.append(helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0,
-                                      num_outputs=3) if _OPSET >= 18 else
-                     helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0))
+        nodes.append(
+            helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0, num_outputs=3)
+            if _OPSET >= 18
+            else helper.make_node("Split", [qkv], parts, name=f"l{i}.split", axis=0)
+        )
         ax0 = const(f"l{i}.ax0", np.array([0], dtype=np.int64))
         q, k, v = (node("Squeeze", [n, ax0], n[:-1]) for n in parts)
         kt = node("Transpose", [k], f"l{i}.kT", perm=[0, 1, 3, 2])
@@ -108,8 +109,12 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
         o = lin(c, t[f"{a}.output.dense.weight"], t[f"{a}.output.dense.bias"], f"l{i}.proj")
         o = node("Add", [o, x], f"l{i}.res1")
         x = ln(o, f"{a}.output.LayerNorm", f"l{i}.ln1")
-        h = lin(x, t[f"{pre}.intermediate.dense.weight"], t[f"{pre}.intermediate.dense.bias"],
-                f"l{i}.inter")
+        h = lin(
+            x,
+            t[f"{pre}.intermediate.dense.weight"],
+            t[f"{pre}.intermediate.dense.bias"],
+            f"l{i}.inter",
+        )
         # exact GELU: h * (1 + erf(h / sqrt 2)) / 2
         g = node("Mul", [h, const(f"l{i}.rs2", np.float32(1.0 / math.sqrt(2.0)))], f"l{i}.g1")
         g = node("Erf", [g], f"l{i}.g2")
@@ -120,8 +125,12 @@ def build_model(weights_path: Path, config: dict[str, Any]) -> Any:
         o = node("Add", [o, x], f"l{i}.res2")
         x = ln(o, f"{pre}.output.LayerNorm", f"l{i}.ln2")
     m3 = node("Unsqueeze", ["mask", const("ax2", np.array([2], dtype=np.int64))], "mask3")
-    summed = node("ReduceSum", [node("Mul", [x, m3], "masked"), const("ax1", np.array([1]))],
-                  "summed", keepdims=0)
+    summed = node(
+        "ReduceSum",
+        [node("Mul", [x, m3], "masked"), const("ax1", np.array([1]))],
+        "summed",
+        keepdims=0,
+    )
     count = node("ReduceSum", ["mask", const("ax1b", np.array([1]))], "count", keepdims=1)
     count = node("Max", [count, const("tiny", np.float32(1e-9))], "count1")
     node("Div", [summed, count], "pooled")
@@ -219,6 +228,9 @@ class OnnxEncoder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
+        # the pool's threads sleep between passes instead of spinning on the core the
+        # main thread needs (issue 14: embedder_threads)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         kept = int8_model_path(weights_path, config) if int8 else None
         if kept is not None and kept.is_file():

@@ -104,6 +104,14 @@ class Settings(BaseSettings):
         "products (the onnx extra; graph built from the shipped weights at start, "
         "cosine within 0.01 of float32).",
     )
+    embedder_threads: int = Field(
+        default=2,
+        ge=1,
+        description="ONNX Runtime intra-op threads of the int8 embedder's forward passes "
+        "(embedder_runtime onnx-int8; they sleep when idle). The vectors are the same "
+        "for any number. 2: the read-ahead's forward passes also use what the main thread "
+        "leaves of the second core (faster in wall time, a few per cent more CPU).",
+    )
     ingest_window: int = Field(
         default=64,
         ge=1,
