@@ -60,7 +60,7 @@ class Worker:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        port = int(env["MEMGATE_METRICS_PORT"])
+        self.port = port = int(env["MEMGATE_METRICS_PORT"])
         deadline = time.monotonic() + 120
         while free(port):
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -73,16 +73,34 @@ class Worker:
                 return int(line.split()[1]) / 1024
         return 0.0
 
+    def step_seconds(self) -> dict[str, tuple[float, int]]:
+        """Per stage: seconds spent in its step (``memgate_stage_latency_seconds``) and
+        events, from the worker's ``/metrics``."""
+        import re
+        import urllib.request
+
+        port = self.port
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+        out: dict[str, tuple[float, int]] = {}
+        pat = r'memgate_stage_latency_seconds_(sum|count)\{stage="(\w+)"\} ([0-9.e+-]+)'
+        for kind, stage, value in re.findall(pat, text.decode()):
+            total, n = out.get(stage, (0.0, 0))
+            out[stage] = (float(value), n) if kind == "sum" else (total, int(float(value)))
+        return out
+
     def cpu_s(self) -> float:
         """User + system CPU seconds of the worker process so far."""
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    #: py-spy sampling: wall clock, idle included (MEMGATE_BENCH_SPY_GIL=1: the GIL holder only)
+    spy_args = ("--gil",) if os.environ.get("MEMGATE_BENCH_SPY_GIL") else ("--idle",)
+
     def profile(self, out: Path) -> subprocess.Popen[bytes]:
-        """py-spy sampling of the worker (wall clock, idle included) until interrupted."""
+        """py-spy sampling of the worker (threads apart) until interrupted."""
         spy = Path(sys.executable).parent / "py-spy"
         return subprocess.Popen(
-            [str(spy), "record", "--pid", str(self.proc.pid), "--idle", "--threads",
+            [str(spy), "record", "--pid", str(self.proc.pid), *self.spy_args, "--threads",
              "-f", "raw", "-r", "50", "-o", str(out)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
@@ -253,6 +271,10 @@ def sustained(
         wait_drained(s)
         elapsed = time.monotonic() - t0 - 2.0  # wait_drained's settle time
         cpu = sum(w.cpu_s() for w in workers) - cpu0
+        for i, w in enumerate(workers):
+            steps = w.step_seconds()
+            print(f"worker {i} step seconds (events): "
+                  + ", ".join(f"{k} {v[0]:.2f} ({v[1]})" for k, v in steps.items()))  # fmt: skip
         for spy in spies:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)

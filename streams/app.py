@@ -64,6 +64,7 @@ from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStor
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
 from memgate.streams.acks import LaterAcks, all_acked
 from memgate.streams.consolidator import Consolidator
+from memgate.streams.embed_ahead import EmbedAhead
 from memgate.streams.fair_agents import wire_input
 from memgate.streams.fairness import FairGate
 from memgate.streams.health import Readiness
@@ -188,6 +189,9 @@ class Worker:
     #: what the dedupe stage reads: the store, and this worker's recent writes on a store
     #: that needs a refresh before a search sees a write (:mod:`memgate.streams.recent`)
     recent: RecentFacts | None = field(init=False)
+    #: the dedupe embeddings of the candidates the redact stage forwards, computed ahead in
+    #: a background thread (:mod:`memgate.streams.embed_ahead`; off with ``ingest_window`` 1)
+    ahead: EmbedAhead | None = field(init=False)
 
     def __post_init__(self) -> None:
         if self.gate is None:
@@ -198,6 +202,10 @@ class Worker:
             )  # fmt: skip
         self.ledger = JournalLedger(self.audit)
         self.recent = recent_facts(self.settings, self.retrieval)
+        self.ahead = None
+        if self.settings.ingest_window > 1:
+            ahead = EmbedAhead(self.pipeline.resolve)
+            self.ahead = ahead if ahead.enabled else None
         if hasattr(self.retrieval, "on_retry"):  # a store that retries inside (OpenSearch)
             retries = self.metrics.store_retries.labels(store="retrieval")
             self.retrieval.on_retry = lambda _what: retries.inc()
@@ -207,6 +215,13 @@ class Worker:
         self.facts_lock = (
             self.consolidator.lock if self.consolidator is not None else asyncio.Lock()
         )
+
+    def warm(self) -> None:
+        """Load the embedding model now (tokenizer, weights; the int8 model built or read
+        from its cache), not on the first candidate: a worker about to join its group."""
+        load = getattr(self.pipeline.resolve.embedder, "load", None)
+        if callable(load):
+            load()
 
     def stages_backlog(self) -> int:
         """Messages waiting in this worker's stage topics after triage (committed lag)."""
@@ -314,6 +329,8 @@ class Worker:
             await self.dead_letter(send, stage, origin, raw, _failure(stage, exc), exc)
             return None
         m.latency.labels(stage=stage).observe(loop.time() - t0)
+        if route.stage is Stage.REDACT and self.ahead is not None:
+            self.ahead.candidates(done.forward)
         outs: list[tuple[str, str, bytes]] = []
         for out in done.forward:
             assert route.forward_to is not None  # only a stage with a next one forwards
@@ -726,6 +743,8 @@ def create_app(worker: Worker) -> faust.App:
 
     @app.on_before_shutdown.connect
     def close_lag_reader(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> Awaitable[None]:
+        if worker.ahead is not None:  # the queued forward passes are not waited for
+            worker.ahead.close()
         return lag_reader.close()
 
     app.timer(interval=2.0)(report_lag)

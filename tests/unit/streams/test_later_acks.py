@@ -6,6 +6,7 @@ audit rows that explain them were acknowledged."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,9 +111,7 @@ def test_facts_are_written_only_after_what_explains_them_was_acknowledged(
 
     async def run() -> None:
         ((raw, origin),) = topics.take(route.source, 1)
-        body = asyncio.ensure_future(
-            worker.handle(route, raw, origin, topics.send, topics.enqueue)
-        )
+        body = asyncio.ensure_future(worker.handle(route, raw, origin, topics.send, topics.enqueue))
         for _ in range(50):
             await asyncio.sleep(0.01)
             if topics.acks:
@@ -143,3 +142,22 @@ def test_later_acks_acknowledge_on_success_and_stop_the_agent_on_failure() -> No
             acks.check()
 
     asyncio.run(run())
+
+
+def test_warm_loads_the_embedding_model_before_the_first_candidate(gate: Gate) -> None:
+    from memgate.core.embedding import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    pipeline = gate.pipeline()
+    resolve = dataclasses.replace(pipeline.resolve, embedder=embedder)
+    worker = Worker(
+        gate.settings,
+        dataclasses.replace(pipeline, resolve=resolve),
+        gate.retrieval,
+        gate.audit,
+        Metrics(),
+    )
+    assert not embedder.loaded
+    worker.warm()
+    assert embedder.loaded
+    _worker(gate).warm()  # an embedder without a model to load: nothing to do
