@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -59,7 +60,7 @@ class Worker:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        port = int(env["MEMGATE_METRICS_PORT"])
+        self.port = port = int(env["MEMGATE_METRICS_PORT"])
         deadline = time.monotonic() + 120
         while free(port):
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -71,6 +72,38 @@ class Worker:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         return 0.0
+
+    def step_seconds(self) -> dict[str, tuple[float, int]]:
+        """Per stage: seconds spent in its step (``memgate_stage_latency_seconds``) and
+        events, from the worker's ``/metrics``."""
+        import re
+        import urllib.request
+
+        port = self.port
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+        out: dict[str, tuple[float, int]] = {}
+        pat = r'memgate_stage_latency_seconds_(sum|count)\{stage="(\w+)"\} ([0-9.e+-]+)'
+        for kind, stage, value in re.findall(pat, text.decode()):
+            total, n = out.get(stage, (0.0, 0))
+            out[stage] = (float(value), n) if kind == "sum" else (total, int(float(value)))
+        return out
+
+    def cpu_s(self) -> float:
+        """User + system CPU seconds of the worker process so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    #: py-spy sampling: wall clock, idle included (MEMGATE_BENCH_SPY_GIL=1: the GIL holder only)
+    spy_args = ("--gil",) if os.environ.get("MEMGATE_BENCH_SPY_GIL") else ("--idle",)
+
+    def profile(self, out: Path) -> subprocess.Popen[bytes]:
+        """py-spy sampling of the worker (threads apart) until interrupted."""
+        spy = Path(sys.executable).parent / "py-spy"
+        return subprocess.Popen(
+            [str(spy), "record", "--pid", str(self.proc.pid), *self.spy_args, "--threads",
+             "-f", "raw", "-r", "50", "-o", str(out)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -218,7 +251,10 @@ def drop(s: Settings) -> None:
     c.indices.delete(index=f"{s.opensearch_index}*", ignore_unavailable=True)
 
 
-def sustained(n_workers: int, turns: list[TurnEvent], kafka: str, url: str) -> tuple[float, float]:
+def sustained(
+    n_workers: int, turns: list[TurnEvent], kafka: str, url: str, profile: Path | None = None
+) -> tuple[float, float, float]:
+    """Turns/s, peak worker RSS (MiB) and the workers' CPU seconds during the run."""
     run = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
         s = settings(run, Path(tmp) / "w0", kafka, url)
@@ -228,13 +264,23 @@ def sustained(n_workers: int, turns: list[TurnEvent], kafka: str, url: str) -> t
             w = Worker(worker_env(s, data, BASE_PORT + i), Path(tmp) / f"w{i}.log")
             stack.callback(w.stop)
             workers.append(w)
+        spies = [w.profile(profile / f"w{i}.txt") for i, w in enumerate(workers)] if profile else []
+        cpu0 = sum(w.cpu_s() for w in workers)
         t0 = time.monotonic()
         produce(s, turns, None)
         wait_drained(s)
         elapsed = time.monotonic() - t0 - 2.0  # wait_drained's settle time
+        cpu = sum(w.cpu_s() for w in workers) - cpu0
+        for i, w in enumerate(workers):
+            steps = w.step_seconds()
+            print(f"worker {i} step seconds (events): "
+                  + ", ".join(f"{k} {v[0]:.2f} ({v[1]})" for k, v in steps.items()))  # fmt: skip
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=60)
         rss = max(w.peak_rss_mib() for w in workers)
         stack.callback(drop, s)
-    return len(turns) / elapsed, rss
+    return len(turns) / elapsed, rss, cpu
 
 
 def latency(rate: float, turns: list[TurnEvent], kafka: str, url: str) -> tuple[float, float, int]:
@@ -262,7 +308,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--turns", type=int, default=400, help="turns for the sustained runs")
     ap.add_argument("--paced", type=int, default=120, help="turns for each latency run")
+    ap.add_argument(
+        "--workers", default="1,2", help="worker counts of the sustained runs (comma-separated)"
+    )
+    ap.add_argument(
+        "--shares", default="0.25,0.5,0.9",
+        help="shares of the 1-worker rate of the latency runs (comma-separated; empty: none)",
+    )  # fmt: skip
+    ap.add_argument("--profile", type=Path, help="py-spy (raw, wall clock) of each worker here")
     args = ap.parse_args()
+    counts = [int(n) for n in args.workers.split(",") if n]
+    shares = [float(x) for x in args.shares.split(",") if x]
     kafka = os.environ.get("MEMGATE_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
     url = os.environ.get("MEMGATE_OPENSEARCH_URL", "http://127.0.0.1:19200")
     if not (reachable(kafka) and reachable(url)):
@@ -275,8 +331,8 @@ def main() -> None:
     pool = [t for group in zip(*(c.turns for c in convs), strict=False) for t in group]
     rows = []
     rate1 = 0.0
-    for n in (1, 2):
-        rate, rss = sustained(n, pool[: args.turns], kafka, url)
+    for n in counts:
+        rate, rss, cpu = sustained(n, pool[: args.turns], kafka, url, args.profile)
         rate1 = rate1 or rate
         rows.append(
             {
@@ -284,11 +340,13 @@ def main() -> None:
                 "figure": f"{rate:.1f}",
                 "unit": "turns/s",
                 "note": f"{args.turns} LoCoMo dev turns, {PARTITIONS} "
-                f"partitions, OpenSearch; peak worker RSS {rss:.0f} MiB",
+                f"partitions, OpenSearch; peak worker RSS {rss:.0f} MiB; workers' CPU "
+                f"{cpu:.1f} s, {args.turns / cpu:.1f} turns per CPU-second; load "
+                f"{os.getloadavg()[0]:.1f}",
             }
         )
     offset = args.turns
-    for share in (0.25, 0.5, 0.9):
+    for share in shares:
         batch = pool[offset : offset + args.paced]
         offset += args.paced
         p50, p99, n = latency(rate1 * share, batch, kafka, url)

@@ -148,9 +148,6 @@ def _cell(value: Any, kind: str) -> Any:
     return value
 
 
-
-
-
 JOURNAL = Table(
     name="journal",
     record_type=JournalRecord,
@@ -210,7 +207,6 @@ FACT_HISTORY = Table(
         ("at", _TS),
     ),
 )
-
 
 
 #: Shadow mode (``shadow_extractor``): turns the two extractors read differently.
@@ -303,9 +299,7 @@ def _migrate_journal(client: Client, database: str) -> None:
     columns = {str(r[0]) for r in result.result_rows}
     if _UNKEYED_DIGEST_COLUMN not in columns:
         return
-    ddl = JOURNAL.ddl(database).replace(
-        f"`{database}`.`journal`", f"{db}.`{_MIGRATION_TABLE}`", 1
-    )
+    ddl = JOURNAL.ddl(database).replace(f"`{database}`.`journal`", f"{db}.`{_MIGRATION_TABLE}`", 1)
     client.command(ddl)
     names = [c for c in JOURNAL.column_names if c in columns]
     select = ", ".join(f"`{c}`" for c in names)
@@ -492,6 +486,24 @@ class ClickHouseAudit(Closing):
             columns = self._probe_columns(statement, parameters or {})
         return columns, rows
 
+    def journal_turns(self, tenant_id: str, turn_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """turn id -> (user id, content digest) of the tenant's journaled turns among
+        ``turn_ids``: the worker's turn ledger, asked for every turn. One engine query: the
+        statement is this store's own (nothing to check), parameters bound server-side."""
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return {}
+        try:
+            result = self.client.query(
+                "SELECT turn_id, user_id, content_hmac FROM journal "
+                "WHERE tenant_id = {tenant:String} AND has({turns:Array(String)}, turn_id)",
+                parameters={"tenant": tenant_id, "turns": ids},
+                settings={"readonly": 2, "final": 1},
+            )
+        except Exception as exc:
+            raise _translate(exc, "reading the turn ledger (journal)") from exc
+        return {str(t): (str(u), str(d)) for t, u, d in result.result_rows}
+
     def _explain(self, statement: str, parameters: dict[str, Any]) -> list[str]:
         """The engine's own parse tree of ``statement`` (``EXPLAIN AST`` runs nothing)."""
         try:
@@ -635,9 +647,7 @@ class ClickHouseAudit(Closing):
         :mod:`memgate.sinks.audit_skeleton`), so that counts still add up; rows per table."""
         specs = [(t.name, t.column_names, t.column_types) for t in TABLES]
         try:
-            counts = keep_skeleton(
-                self.client, self.database, specs, tenant_id, user_id, pseudonym
-            )
+            counts = keep_skeleton(self.client, self.database, specs, tenant_id, user_id, pseudonym)
         except MemgateError:
             raise
         except Exception as exc:

@@ -62,7 +62,9 @@ from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
+from memgate.streams.acks import LaterAcks, all_acked
 from memgate.streams.consolidator import Consolidator
+from memgate.streams.embed_ahead import EmbedAhead
 from memgate.streams.fair_agents import wire_input
 from memgate.streams.fairness import FairGate
 from memgate.streams.health import Readiness
@@ -187,6 +189,9 @@ class Worker:
     #: what the dedupe stage reads: the store, and this worker's recent writes on a store
     #: that needs a refresh before a search sees a write (:mod:`memgate.streams.recent`)
     recent: RecentFacts | None = field(init=False)
+    #: the dedupe embeddings of the candidates the redact stage forwards, computed ahead in
+    #: a background thread (:mod:`memgate.streams.embed_ahead`; off with ``ingest_window`` 1)
+    ahead: EmbedAhead | None = field(init=False)
 
     def __post_init__(self) -> None:
         if self.gate is None:
@@ -197,6 +202,10 @@ class Worker:
             )  # fmt: skip
         self.ledger = JournalLedger(self.audit)
         self.recent = recent_facts(self.settings, self.retrieval)
+        self.ahead = None
+        if self.settings.ingest_window > 1:
+            ahead = EmbedAhead(self.pipeline.resolve)
+            self.ahead = ahead if ahead.enabled else None
         if hasattr(self.retrieval, "on_retry"):  # a store that retries inside (OpenSearch)
             retries = self.metrics.store_retries.labels(store="retrieval")
             self.retrieval.on_retry = lambda _what: retries.inc()
@@ -206,6 +215,13 @@ class Worker:
         self.facts_lock = (
             self.consolidator.lock if self.consolidator is not None else asyncio.Lock()
         )
+
+    def warm(self) -> None:
+        """Load the embedding model now (tokenizer, weights; the int8 model built or read
+        from its cache), not on the first candidate: a worker about to join its group."""
+        load = getattr(self.pipeline.resolve.embedder, "load", None)
+        if callable(load):
+            load()
 
     def stages_backlog(self) -> int:
         """Messages waiting in this worker's stage topics after triage (committed lag)."""
@@ -250,13 +266,22 @@ class Worker:
             return fn(item)
         return await self.retry(route.reads, lambda: fn(item))
 
-    async def handle(self, route: Route, raw: bytes, origin: Origin, send: Send) -> None:
+    async def handle(
+        self, route: Route, raw: bytes, origin: Origin, send: Send, enqueue: Enqueue | None = None
+    ) -> Awaitable[None] | None:
         """A stage agent's body for one message: parse, step, carry out the effects.
 
-        Returns once every effect is done (sent and acknowledged by the broker,
+        Returns None once every effect is done (sent and acknowledged by the broker,
         written and confirmed by the store) or the message is dead-lettered; only
         then may the message be acknowledged. Raises what must leave it
         unacknowledged (a broker failure, a cancellation).
+
+        With ``enqueue``, the messages it sends are handed to the producer in order and
+        their acknowledgements awaited together (one broker round trip, not one each).
+        When the message writes no fact, it returns at once what completes once the
+        broker acknowledged them all (or raises): only then may the message be
+        acknowledged, and the agent may go on meanwhile. Facts are written only after
+        the forwarded events and the audit rows that explain them were acknowledged.
         """
         stage = route.stage.value
         try:
@@ -264,25 +289,36 @@ class Worker:
         except (InvalidEvent, ValidationError, ValueError) as exc:
             self.metrics.events_in.labels(stage=stage).inc()
             await self.dead_letter(send, stage, origin, raw, f"invalid event: {exc}", exc)
-            return
-        await self.handle_item(route, item, raw, origin, send)
+            return None
+        return await self.handle_item(route, item, raw, origin, send, enqueue)
 
     async def handle_item(
-        self, route: Route, item: Any, raw: bytes, origin: Origin, send: Send
-    ) -> None:
+        self,
+        route: Route,
+        item: Any,
+        raw: bytes,
+        origin: Origin,
+        send: Send,
+        enqueue: Enqueue | None = None,
+    ) -> Awaitable[None] | None:
         """:meth:`handle` of a message already parsed (``item``)."""
         self.metrics.events_in.labels(stage=route.stage.value).inc()
         if route.stage is Stage.TRIAGE and self.consolidator is not None:
             self.consolidator.saw(item.tenant_id, item.user_id, origin.partition)
         if route.stage is Stage.DEDUPE:  # a read-modify-write of the user's facts
             async with self.facts_lock:
-                await self._handle(route, item, raw, origin, send)
-        else:
-            await self._handle(route, item, raw, origin, send)
+                return await self._handle(route, item, raw, origin, send, enqueue)
+        return await self._handle(route, item, raw, origin, send, enqueue)
 
     async def _handle(
-        self, route: Route, item: Any, raw: bytes, origin: Origin, send: Send
-    ) -> None:
+        self,
+        route: Route,
+        item: Any,
+        raw: bytes,
+        origin: Origin,
+        send: Send,
+        enqueue: Enqueue | None,
+    ) -> Awaitable[None] | None:
         m = self.metrics
         stage = route.stage.value
         loop = asyncio.get_running_loop()
@@ -291,13 +327,24 @@ class Worker:
             done = effects(route.stage, await self.step(route, item))
         except Exception as exc:
             await self.dead_letter(send, stage, origin, raw, _failure(stage, exc), exc)
-            return
+            return None
         m.latency.labels(stage=stage).observe(loop.time() - t0)
+        if route.stage is Stage.REDACT and self.ahead is not None:
+            self.ahead.candidates(done.forward)
+        outs: list[tuple[str, str, bytes]] = []
         for out in done.forward:
             assert route.forward_to is not None  # only a stage with a next one forwards
-            await send(route.forward_to, out.partition_key, out.model_dump_json().encode())
-        for rec in done.audit:
-            await send(AUDIT_TOPIC, rec.partition_key, encode_audit(rec))
+            outs.append((route.forward_to, out.partition_key, out.model_dump_json().encode()))
+        outs.extend((AUDIT_TOPIC, rec.partition_key, encode_audit(rec)) for rec in done.audit)
+        if enqueue is None:
+            for name, key, payload in outs:
+                await send(name, key, payload)
+        else:
+            acks = [await enqueue(name, key, payload) for name, key, payload in outs]
+            if not done.facts:
+                m.record_effects(route.stage, done)
+                return all_acked(acks) if acks else None
+            await all_acked(acks)
         if done.facts:
             facts = list(done.facts)
             # with the recent writes in memory, a write need not wait until it is searchable:
@@ -307,10 +354,11 @@ class Worker:
                 await self.retry("retrieval", lambda: self.retrieval.upsert(facts, wait=wait))
             except Exception as exc:
                 await self.dead_letter(send, stage, origin, raw, _failure(stage, exc), exc)
-                return
+                return None
             if self.recent is not None:
                 self.recent.remember(facts)
         m.record_effects(route.stage, done)
+        return None
 
     async def take_turn(
         self, raw: bytes, origin: Origin, send: Send, enqueue: Enqueue
@@ -342,7 +390,9 @@ class Worker:
             return self._delivered(await enqueue(DLQ_TOPIC, dlq_key, payload))
         key = turn.partition_key
         if not gate.defers(key):
-            await self.handle_item(route, turn, raw, origin, send)
+            later = await self.handle_item(route, turn, raw, origin, send, enqueue)
+            if later is not None:
+                await later
             return None
         gate.deferring(key)
         try:
@@ -609,6 +659,14 @@ def create_app(worker: Worker) -> faust.App:
         fut = await topics[name].send(key=key.encode(), value=payload)
         await fut  # wait for the broker's ack before the source event is acknowledged
 
+    async def enqueue(name: str, key: str, payload: bytes) -> Awaitable[int]:
+        fut = await topics[name].send(key=key.encode(), value=payload)
+
+        async def offset() -> int:
+            return int((await fut).offset)
+
+        return offset()
+
     # Faust acknowledges a message in a ``finally`` once the body is done with it, even
     # when the body raised or was cancelled: the agents take one more reference on each
     # message and give it back only after the body returned, so that a message whose
@@ -616,10 +674,15 @@ def create_app(worker: Worker) -> faust.App:
 
     def stage_agent(route: Route) -> None:
         async def agent(stream: faust.StreamT[bytes]) -> None:
+            acks = LaterAcks()
             async for event in stream.events():
+                acks.check()
                 event.message.incref()
-                await worker.handle(route, event.value, _origin(event), send)
-                event.ack()
+                later = await worker.handle(route, event.value, _origin(event), send, enqueue)
+                if later is None:
+                    event.ack()
+                else:  # acknowledged once the broker acknowledged what it sent
+                    acks.ack_when(later, event.ack)
 
         agent.__name__ = f"{route.stage.value}_agent"
         app.agent(topics[route.source], name=f"{s.topic_prefix}.{route.stage.value}")(agent)
@@ -680,6 +743,8 @@ def create_app(worker: Worker) -> faust.App:
 
     @app.on_before_shutdown.connect
     def close_lag_reader(sender: Any, /, *args: Any, signal: Any, **kwargs: Any) -> Awaitable[None]:
+        if worker.ahead is not None:  # the queued forward passes are not waited for
+            worker.ahead.close()
         return lag_reader.close()
 
     app.timer(interval=2.0)(report_lag)

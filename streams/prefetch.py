@@ -56,7 +56,7 @@ DEFAULT_WINDOW = 64
 #: as soon as there are this many, so that the thread starts early).
 PASSES_PER_JOB = 4
 
-_Job = list[tuple[EncodingPlan, Future[FloatArray]]]
+Job = list[tuple[EncodingPlan, Future[FloatArray]]]
 
 Step = Callable[[object], Sequence[object]]
 
@@ -114,7 +114,7 @@ class ReadAhead:
         self._pool: ThreadPoolExecutor | None = None
         self._done: dict[int, Ahead] = {}
         self._keys: list[tuple[str, ...]] = []  # encodings registered with the embedder
-        self._job: _Job = []  # planned, not handed to the thread yet
+        self._job: Job = []  # planned, not handed to the thread yet
         self._known: set[str] = set()  # texts the embedder will have cached by then
 
     def turns(self, source: Iterable[TurnEvent]) -> Iterator[TurnEvent]:
@@ -202,7 +202,7 @@ class ReadAhead:
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="memgate-embed-ahead")
-        self._pool.submit(_run_job, self._embedder, self._job)
+        self._pool.submit(run_job, self._embedder, self._job)
         self._job = []
 
     def _clear(self) -> None:
@@ -216,7 +216,7 @@ class ReadAhead:
         self._known = set()
 
 
-def _run_job(emb: EncodesAhead, job: _Job) -> None:
+def run_job(emb: EncodesAhead, job: Job) -> None:
     """The background thread's work: each plan's forward passes, its future set as soon as
     they are done (a future cancelled meanwhile is skipped)."""
     for plan, fut in job:

@@ -131,6 +131,13 @@ class BatchStore(Protocol):
     def record_turns(self, turns: Sequence[tuple[str, str, str, str]]) -> None: ...
 
 
+@runtime_checkable
+class JournalReader(Protocol):
+    """An audit store that reads the journal's turns itself (one query, its own statement)."""
+
+    def journal_turns(self, tenant_id: str, turn_ids: Sequence[str]) -> dict[str, Seen]: ...
+
+
 class JournalLedger:
     """The audit journal as a :class:`TurnLedger` (one row per tenant and turn id)."""
 
@@ -141,6 +148,8 @@ class JournalLedger:
         ids = list(dict.fromkeys(turn_ids))
         if not ids:
             return {}
+        if isinstance(self.audit, JournalReader):  # one engine query, no statement check
+            return self.audit.journal_turns(tenant_id, ids)
         _, rows = self.audit.query(
             "SELECT turn_id, user_id, content_hmac FROM journal FINAL "
             "WHERE tenant_id = {tenant:String} AND has({turns:Array(String)}, turn_id)",

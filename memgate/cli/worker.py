@@ -64,6 +64,7 @@ def worker(
             metrics=metrics,
             consolidator=worker_consolidator(rt, metrics),
         )
+        w.warm()  # the model before the first candidate, not during it
         fapp = create_app(w)
         created = asyncio.run(ensure_topics(s))
         if created:

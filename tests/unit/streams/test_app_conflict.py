@@ -88,3 +88,28 @@ def test_a_store_call_is_retried_while_it_fails_transiently(gate: Gate) -> None:
 
     with pytest.raises(ValueError, match="bad row"):  # not transient: raised at once
         asyncio.run(worker.retry("audit", bad))
+
+
+def test_the_journal_ledger_asks_the_audit_engine_once_per_check(
+    gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The triage step checks every turn: one engine query each, not three (no EXPLAIN of
+    the ledger's own fixed statement, no column probe of an empty answer)."""
+    p = gate.pipeline()
+    known = turn("t1", "one")
+    gate.audit.write([e for e in p.triage(known) if isinstance(e, JournalRecord)])
+    ledger = JournalLedger(gate.audit)
+    client = gate.audit.client
+    asked: list[str] = []
+    real = client.query
+
+    def counted(sql: str, *args: object, **kwargs: object) -> object:
+        asked.append(sql)
+        return real(sql, *args, **kwargs)
+
+    monkeypatch.setattr(client, "query", counted)
+    assert check_turn(ledger, turn("t9", "new"), "d") is TurnState.NEW  # an empty answer
+    assert check_turn(ledger, known, p.triage.digest(known)) is TurnState.REPLAY
+    assert len(asked) == 2, asked
+    # tenant-scoped: another tenant's turn of the same id is new
+    assert ledger.seen_turns("globex", ["t1"]) == {}
