@@ -1,0 +1,115 @@
+"""Issue 9 item 3, by word class and frame (development file scenarios_dev9.jsonl): a change
+said beside a stop in Chinese keeps its new value, a stop said with a verb of deleting is a
+deletion, a broader word (a relationship, a computer, family life) reaches its members, a
+topic said as 'everything to do with X', and states of the moment on the move."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.stages.moment import moment_reason
+from memgate.stages.reference_topics import family_reach
+from memgate.stages.references import find_references, said_beside
+from memgate.stages.resolution_lexicon import LEXICON
+
+
+def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(r.op, LEXICON.topic_terms(r.topic)) for r in find_references(text)]
+
+
+@pytest.mark.parametrize(
+    ("obj", "clause", "beside"),
+    [
+        # Chinese has no spaces: the cue ("改成") sits inside the word run of the new value
+        (
+            "我们已经不用Jenkins了，持续集成改成了GitLab CI",
+            "我们已经不用jenkins",
+            "持续集成改成了GitLab CI",
+        ),
+        ("我已经不用微信了，现在改用Signal", "我已经不用微信", "现在改用Signal"),
+    ],
+)
+def test_a_change_beside_a_stop_in_chinese_is_said(obj: str, clause: str, beside: str) -> None:
+    assert said_beside(obj, [clause]) == beside
+
+
+def test_a_cue_alone_beside_a_stop_says_nothing() -> None:
+    assert said_beside("我们已经不用Jenkins了，现在", ["我们已经不用jenkins"]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        (
+            "Je ne veux plus que tu gardes quoi que ce soit sur ma vie de famille, supprime ça.",
+            "famille",
+        ),
+        ("I no longer want you to keep anything about my kids, delete it.", "kids"),
+        ("Ich will nicht mehr, dass du was über meine Familie speicherst, lösch das.", "familie"),
+    ],
+)
+def test_a_stop_with_a_verb_of_deleting_is_a_deletion(text: str, term: str) -> None:
+    got = _refs(text)
+    assert [o for o, _ in got] == ["delete"], got
+    assert got[0][1] == (term,), got
+
+
+def test_a_stop_without_a_verb_of_deleting_stays_a_stop() -> None:
+    assert [o for o, _ in _refs("We no longer use Jenkins.")] == ["stop"]
+
+
+@pytest.mark.parametrize(
+    ("text", "term"),
+    [
+        ("Bitte vergiss alles, was mit meiner Beziehung zu tun hat.", "beziehung"),
+        ("Please forget everything to do with my relationship.", "relationship"),
+        ("Borra todo lo que tenga que ver con mi relación.", "relación"),
+    ],
+)
+def test_everything_to_do_with_a_topic_is_a_reference(text: str, term: str) -> None:
+    got = _refs(text)
+    assert [o for o, _ in got] == ["delete"], got
+    assert term in got[0][1], got
+
+
+@pytest.mark.parametrize(
+    ("topic", "reached", "not_reached"),
+    [
+        ("meine Beziehung", "user's boyfriend name is luca", "user spielt schach im verein"),
+        ("o meu namoro", "user's girlfriend name is júlia", "user trabalha como engenheiro"),
+        ("my love life", "user is married to jana", "user cooks italian food"),
+        ("mi ordenador", "mi portátil del trabajo es un thinkpad x1", "trabajo en el equipo"),
+        ("my computer", "my work laptop is a macbook pro", "i work on the data team"),
+        ("我的电脑", "我的笔记本是联想的", "我喜欢打羽毛球"),
+    ],
+)
+def test_a_broader_word_reaches_its_members(topic: str, reached: str, not_reached: str) -> None:
+    reach = family_reach(topic)
+    assert reach.search(reached)
+    assert not reach.search(not_reached)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Je suis coincée dans les bouchons, j'arrive dans vingt minutes.",
+        "I'm stuck in traffic, I'll be there in ten minutes.",
+        "我现在在地铁上，信号不太好。",
+        "I'm on the train right now, the signal is bad.",
+        "Estoy en el metro ahora, luego te escribo.",
+    ],
+)
+def test_a_state_on_the_move_is_the_moment(text: str) -> None:
+    assert moment_reason([text]) == "moment"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My commute is forty minutes by train.",
+        "I take the train to work every day.",
+        "我每天坐地铁上班。",
+    ],
+)
+def test_a_durable_trip_is_not_the_moment(text: str) -> None:
+    assert moment_reason([text]) is None
