@@ -1,16 +1,31 @@
 """Issue 9 item 3, by word class and frame (development file scenarios_dev9.jsonl): a change
 said beside a stop in Chinese keeps its new value, a stop said with a verb of deleting is a
 deletion, a broader word (a relationship, a computer, family life) reaches its members, a
-topic said as 'everything to do with X', and states of the moment on the move."""
+topic said as 'everything to do with X', states of the moment on the move, a thing named by its
+name, a Chinese adverb of seeming, and the team chat as one single-valued tool."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
+from memgate.core.events import FactStatus
+from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.moment import moment_reason
 from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import find_references, said_beside
 from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.statement_text import hedged
+from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
+    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
+    yield s
+    s.close()
 
 
 def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -113,3 +128,73 @@ def test_a_state_on_the_move_is_the_moment(text: str) -> None:
 )
 def test_a_durable_trip_is_not_the_moment(text: str) -> None:
     assert moment_reason([text]) is None
+
+
+_K8S = "Nuestro clúster de Kubernetes está en Google Cloud"
+
+
+@pytest.mark.parametrize(
+    ("said", "folds"),
+    [
+        # the thing is named by its name, with another verb: the same slot, the same value
+        ("El Kubernetes lo tenemos montado sobre Google Cloud", True),
+        # the thing named, another value: a second fact
+        ("El Kubernetes lo tenemos montado sobre AWS", False),
+    ],
+)
+def test_a_thing_named_by_its_name_is_the_same_slot(
+    store: EmbeddedIndex, said: str, folds: bool
+) -> None:
+    thing = "team's clúster de kubernetes"
+    apply(store, cand(_K8S, "statement", days=0, subject=thing, multi=True))
+    res, dec = apply(store, cand(said, "statement", days=30, subject="team", multi=True))
+    got = facts(store)
+    assert got[_K8S].status is FactStatus.ACTIVE
+    if folds:
+        assert res.action.value == "DUPLICATE", dec.reason
+        assert dec.details["match"] == "paraphrase:family"
+        assert said not in got and got[_K8S].occurrences == 2
+    else:
+        assert res.action.value != "DUPLICATE"
+        assert got[said].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("sentence", "believed"),
+    [
+        # a Chinese adverb of seeming stands after the subject and topic, not first
+        ("我记得我们的数据库好像是PostgreSQL 14。", True),
+        ("我们的CI似乎是跑在Jenkins上的。", True),
+        ("我们的数据库是PostgreSQL 14。", False),
+    ],
+)
+def test_a_chinese_hedge_adverb_inside_the_clause_says_a_belief(
+    sentence: str, believed: bool
+) -> None:
+    assert hedged(sentence) is believed
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Für Chats im Team nutzen wir Slack",
+            "Slack haben wir abgeschafft, wir schreiben uns jetzt nur noch über Microsoft Teams",
+        ),
+        ("Our team chat is on Mattermost", "We moved team chat over to Slack now"),
+    ],
+)
+def test_a_new_chat_tool_replaces_the_old_one(store: EmbeddedIndex, old: str, new: str) -> None:
+    """The team chat is a single-valued tool of the speaker and the team (one pool)."""
+    apply(store, cand(old, "statement", days=0, subject="user", multi=True))
+    res, dec = apply(store, cand(new, "statement", days=30, subject="team", multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    got = facts(store)
+    assert got[old].status is FactStatus.SUPERSEDED
+    assert got[new].status is FactStatus.ACTIVE
+
+
+def test_a_second_chat_tool_without_a_change_cue_stands_beside(store: EmbeddedIndex) -> None:
+    apply(store, cand("Our team chat is on Slack", "statement", days=0, subject="team", multi=True))
+    apply(store, cand("The community talks on Discord", "statement", days=30, subject="team"))
+    assert facts(store)["Our team chat is on Slack"].status is FactStatus.ACTIVE
