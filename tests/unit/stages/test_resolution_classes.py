@@ -198,3 +198,38 @@ def test_a_second_chat_tool_without_a_change_cue_stands_beside(store: EmbeddedIn
     apply(store, cand("Our team chat is on Slack", "statement", days=0, subject="team", multi=True))
     apply(store, cand("The community talks on Discord", "statement", days=30, subject="team"))
     assert facts(store)["Our team chat is on Slack"].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "dropped"),
+    [
+        (
+            "Je suis crevée ce soir. Au fait, je suis végétalienne, donc pas de recettes "
+            "avec des œufs.",
+            "végétalienne",
+            "crevée",
+        ),
+        (
+            "I'm swamped this week. By the way, I'm allergic to peanuts.",
+            "peanuts",
+            "swamped",
+        ),
+    ],
+)
+def test_a_state_of_the_moment_beside_one_durable_sentence_leaves_it_one_to_judge(
+    text: str, kept: str, dropped: str
+) -> None:
+    """A sentence of the moment is no sentence to judge: the durable one beside it is held
+    to the bar of a turn with one sentence, not of a narrated turn."""
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TurnEvent
+    from memgate.stages.statements import HybridExtractor
+
+    turn = TurnEvent(
+        tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
+        content=text, ts=datetime(2024, 5, 3, tzinfo=UTC),
+    )  # fmt: skip
+    said = " ".join(c.object for c in HybridExtractor().extract(turn))
+    assert kept in said
+    assert dropped not in said
