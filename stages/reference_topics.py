@@ -273,6 +273,11 @@ class TopicReach:
     def search(self, text: str) -> bool:
         return self.pattern is not _NEVER and self.pattern.search(text.lower()) is not None
 
+    @property
+    def names_a_kind(self) -> bool:
+        """The topic names a family or a set (it reaches something)."""
+        return self.pattern is not _NEVER
+
 
 @cache
 def family_reach(topic: str) -> TopicReach:

@@ -142,6 +142,10 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
             # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
             found = clause_references(sentence)
             for op, topic, clause in found:
+                if op == "stop" and lex.is_deletion(sentence):
+                    # "I no longer want you to keep anything about my kids, delete it": what
+                    # stopped is the keeping, the request is that the content go
+                    op, topic = "delete", _known_topic(topic, lex)
                 if lex.topic_terms(topic) and not (op != "stop" and edits_a_thing(low, topic)):
                     subject = "team" if _TEAM_RE.search(clause or low) else "user"
                     out.append(Reference(op, topic, subject, clause, "" if clause else sentence))
@@ -157,20 +161,24 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
     return out
 
 
+def _known_topic(topic: str, lex: Lexicon) -> str:
+    """The words of a topic that name a topic or a kind ("que tu gardes quoi que ce soit
+    sur vie famille" -> "famille"), or the topic as it is when none does."""
+    known = [t for t in lex.topic_terms(topic) if lex.topic_of(t) or family_reach(t).names_a_kind]
+    return " ".join(known) if known else topic
+
+
 def _loose(sentence: str, text: str, lex: Lexicon) -> list[Reference]:
     """A sentence's references said loosely (:mod:`memgate.stages.reference_topics`): the
     topic before or after the request, a broader word; a withdrawal beside a wish not
     to keep it ("drop the pet stuff, I'd rather you didn't keep that") deletes."""
     out: list[Reference] = []
     for op, topic, clause in loose_references(sentence):
-        terms = lex.topic_terms(topic)
         # a clause said as the topic ("which school my kid goes to"): the words of a
         # topic or a kind are what it is about, not its verbs
-        known = [t for t in terms if lex.topic_of(t) or family_reach(t).search(t)]
-        if known:
-            topic = " ".join(known)
-        elif not terms:
+        if not lex.topic_terms(topic):
             continue
+        topic = _known_topic(topic, lex)
         forget = op == "retract" and (lex.is_deletion(clause) or asks_not_to_keep(text))
         subject = "team" if _TEAM_RE.search(topic.lower()) else "user"
         out.append(Reference("delete" if forget else op, topic, subject, clause, retracted=forget))
@@ -203,6 +211,7 @@ def _inside(obj: str, clauses: list[str]) -> bool:
     return bool(obj) and any(cl and (obj in cl or cl in obj) for cl in clauses)
 
 
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _PART_RE: Final = re.compile(r"\s*[,;，；]\s*")
 
 
@@ -226,11 +235,13 @@ def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | N
 
 
 def _says_more(rest: str, lex: Lexicon) -> bool:
-    """A normalised text holds a content word besides change cues."""
+    """A normalised text holds a content word besides change cues (blanked out first: a
+    Chinese cue sits inside a run of characters, "持续集成改成了gitlab ci")."""
     return any(
-        len(w) > 2 and w not in lex.stopwords and w not in lex.clause_stopwords
+        (len(w) > 2 or (len(w) > 1 and _CJK_RE.search(w) is not None))
+        and w not in lex.stopwords and w not in lex.clause_stopwords
         and not lex.has_change_cue(w)
-        for w in rest.split()
+        for w in lex.without_change_cues(rest).split()
     )  # fmt: skip
 
 

@@ -206,6 +206,19 @@ class Lexicon:
             return True
         return self.cue_patterns is not None and self.cue_patterns.search(low) is not None
 
+    def without_change_cues(self, text: str) -> str:
+        """The lower-cased text with its change cues blanked out ("持续集成改成了gitlab" ->
+        "持续集成 了gitlab"): Chinese has no spaces, so a cue may sit inside a word run.
+
+        >>> LEXICON.without_change_cues("持续集成改成了GitLab CI")
+        '持续集成 了gitlab ci'
+        """
+        low = text.lower()
+        for pat in (self.cues, self.cue_patterns):
+            if pat is not None:
+                low = pat.sub(" ", low)
+        return low
+
     def is_deletion(self, clause: str) -> bool:
         """The clause asks for content to go ("forget", "vergiss", "删除")."""
         return (

@@ -172,6 +172,16 @@ def _thing_named(thing: str, value: str) -> bool:
     return bool(words) and all(w in set(low.split()) for w in words)
 
 
+def _named_by_name(thing: str, names: set[str], other_names: set[str]) -> bool:
+    """The owner's thing of one side is named by a name of its own sentence that the other
+    side names too ("team's clúster de kubernetes" / "El Kubernetes lo tenemos montado
+    sobre Google Cloud"): the same thing, whatever else its noun phrase holds."""
+    if not thing or _CJK_RE.search(thing):
+        return False
+    own = {w for w in _WORD_RE.findall(normalise(thing)) if w in names}
+    return bool(own) and own <= other_names
+
+
 def fold_target(
     c: CandidateFact,
     key: str,
@@ -213,7 +223,8 @@ def fold_target(
                 continue
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
-            names_f = anchors(f.value, sentence=_is_sentence(f)) - slot
+            all_f = anchors(f.value, sentence=_is_sentence(f))
+            names_f = all_f - slot
             if anchors_c - slot or names_f:
                 if not (_names_within(names_f, c) and _names_within(anchors_c - slot, f)):
                     continue  # another name or number: another value
@@ -223,6 +234,8 @@ def fold_target(
                     or bool(fams_c & _families(f, rest_f, lex))
                     or _thing_named(rest_f, c.object)
                     or _thing_named(rest_c, f.value)
+                    or _named_by_name(rest_f, all_f, anchors_c)
+                    or _named_by_name(rest_c, anchors_c, all_f)
                 )
                 if not same_slot and (
                     sim < fold.fold_similarity or substitution(f.value, c.object, lex)

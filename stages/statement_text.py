@@ -319,7 +319,8 @@ def _attributed_re() -> re.Pattern[str]:
 
 def hedged(sentence: str) -> bool:
     """The sentence opens with a hedge (``hedge_leads``: "ich glaube, ...", "je crois que",
-    "我好像"): what it says is believed, not stated.
+    "我好像") or holds a Chinese adverb of seeming (``hedge_adverbs``: "我们的数据库好像是"):
+    what it says is believed, not stated.
 
     >>> hedged("Ich glaube, wir nutzen Terraform."), hedged("我好像是用安卓手机的。")
     (True, True)
@@ -327,6 +328,9 @@ def hedged(sentence: str) -> bool:
     (False, False)
     """
     body = _strip_interjections(_LEAD_PUNCT_RE.sub("", normalise_text(sentence)))
+    # a Chinese adverb of seeming stands inside the clause ("我们的数据库好像是 ...")
+    if any(a in body for a in lexicon().get("hedge_adverbs", ())):
+        return True
     for lead in lexicon().get("hedge_leads", ()):
         after = body[len(lead) : len(lead) + 1]
         if body.startswith(lead) and (

@@ -243,7 +243,9 @@ class HybridExtractor(StatementExtractor):
             for p, s in kept_statements(turn.content, self.model)
             if sentences.index(s) not in taken
         ]
-        content = [s for s in sentences if not is_filler_sentence(s)]
+        # a state of the moment ("Je suis crevée ce soir.") is no sentence to judge: the
+        # durable one beside it is held to the bar of a turn with one sentence
+        content = [s for s in sentences if not is_filler_sentence(s) and not cues(s)["moment"]]
         rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
         # narrated turn of several: only a sentence the classifier is nearly sure of

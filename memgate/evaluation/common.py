@@ -77,6 +77,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # and deletion by reference, paraphrase dedupe, noise, confirmation, en de fr es (dev7);
     # retraction and deletion by a broader word or a pronoun, paraphrase dedupe with near
     # misses, confirmation, noise, six languages (dev8);
+    # dedupe, deletion by a broader word, noise, confirmation with implied updates,
+    # supersede in new words, six languages, three domains (dev9);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -87,6 +89,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev6.jsonl",
         "scenarios_dev7.jsonl",
         "scenarios_dev8.jsonl",
+        "scenarios_dev9.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),
