@@ -11,7 +11,7 @@ in one consumer group; two partitions per topic), fed LoCoMo dev turns.
 * worker peak RSS under load (``VmHWM`` of each worker process).
 
     MEMGATE_KAFKA_BOOTSTRAP=127.0.0.1:19092 MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 \\
-        .venv/bin/python benchmarks/bench_pipeline.py [--turns 400] [--paced 120]
+        .venv/bin/python benchmarks/bench_pipeline.py [--turns 400] [--paced 120] [--runtime onnx-int8|numpy]
 
 Runs only when both services are reachable; otherwise the rows say so.
 """
@@ -127,6 +127,9 @@ def settings(run: str, data: Path, kafka: str, url: str) -> Settings:
     )
 
 
+RUNTIME = ["onnx-int8"]  # the workers' embedder runtime, set from --runtime
+
+
 def worker_env(s: Settings, data: Path, port: int) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
@@ -140,6 +143,7 @@ def worker_env(s: Settings, data: Path, port: int) -> dict[str, str]:
             "MEMGATE_WORKER_ID": s.worker_id,
             "MEMGATE_METRICS_PORT": str(port),
             "MEMGATE_TOPIC_PARTITIONS": str(PARTITIONS),
+            "MEMGATE_EMBEDDER_RUNTIME": RUNTIME[0],
         }
     )
     return env
@@ -315,8 +319,13 @@ def main() -> None:
         "--shares", default="0.25,0.5,0.9",
         help="shares of the 1-worker rate of the latency runs (comma-separated; empty: none)",
     )  # fmt: skip
+    ap.add_argument(
+        "--runtime", choices=["numpy", "onnx-int8"], default="onnx-int8",
+        help="the workers' embedder runtime (default onnx-int8, as the in-process headline)",
+    )  # fmt: skip
     ap.add_argument("--profile", type=Path, help="py-spy (raw, wall clock) of each worker here")
     args = ap.parse_args()
+    RUNTIME[0] = args.runtime
     counts = [int(n) for n in args.workers.split(",") if n]
     shares = [float(x) for x in args.shares.split(",") if x]
     kafka = os.environ.get("MEMGATE_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
@@ -336,7 +345,7 @@ def main() -> None:
         rate1 = rate1 or rate
         rows.append(
             {
-                "what": f"pipeline sustained, {n} worker(s)",
+                "what": f"pipeline sustained, {n} worker(s), {args.runtime}",
                 "figure": f"{rate:.1f}",
                 "unit": "turns/s",
                 "note": f"{args.turns} LoCoMo dev turns, {PARTITIONS} "
