@@ -85,9 +85,10 @@ def tombstone_mark(f: StoredFact, key: bytes) -> str:
 
 
 def candidate_marks(c: CandidateFact, key: str, made: str, erasure_key: bytes) -> list[str]:
-    """The tombstone marks a candidate looks under (:func:`erased_tombstone`): the id of the
-    fact it would make (a tombstone left without a key) and, with a key, the mark of a fact
-    of its key and value."""
+    """The tombstone marks a candidate looks under (:func:`erased_tombstone`): ``made``, the
+    unkeyed id a fact it made had (:func:`~memgate.stages.fact_keys.legacy_fact_id`: a
+    tombstone left without a key, or before tombstones were named by a keyed digest, is
+    named by it) and, with a key, the mark of a fact of its key and value."""
     if not erasure_key:
         return [made]
     return [made, erasure_mark(erasure_key, c.tenant_id, c.user_id, key, c.object)]
@@ -98,8 +99,9 @@ def erased_tombstone(
 ) -> StoredFact | None:
     """The tombstone of a fact erased at the user's request that held ``c``'s turn.
 
-    Found by the id of the fact ``c`` made (a tombstone left without a key, from the
-    turn that made the fact), or by the mark of ``c``'s key and value, then told from a
+    Found by the unkeyed id of the fact ``c`` made (``made``: a tombstone left without a
+    key, from the turn that made the fact; keyed fact ids never name a tombstone), or by
+    the mark of ``c``'s key and value, then told from a
     later statement of the same thing by what the tombstone keeps of its turns: ``c``'s
     turn was said no later than the last one the fact held (``last_seen``), in one of its
     sessions. A statement of the same fact in one of those sessions before that time,

@@ -21,6 +21,7 @@ import pytest
 from memgate.core.events import FactStatus, FactType, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import DELETED_VALUE, Resolver, fact_id_for, fact_key
+from memgate.stages.fact_keys import legacy_fact_id
 from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE
 from memgate.stages.resolve_forget import erasure_mark
@@ -103,7 +104,8 @@ def test_the_tombstone_is_named_by_a_keyed_digest_not_by_the_content_or_the_fact
     _said_twice_then_deleted(r, store)
     (gone,) = store.list_facts("acme", "u1", include_inactive=True)
     key = fact_key("acme", "u1", "user", "likes", JAZZ)
-    assert gone.fact_id == fact_id_for(key, JAZZ, "t0-0")
+    assert gone.fact_id == fact_id_for(key, JAZZ, "t0-0", KEY)  # keyed too (test_fact_ids.py)
+    assert gone.fact_id != legacy_fact_id(key, JAZZ, "t0-0")
     assert gone.key == f"acme/u1/user/deleted/{erasure_mark(KEY, 'acme', 'u1', key, JAZZ)}"
     assert gone.fact_id not in gone.key and "jazz" not in gone.key
     # under another deployment key, another name: nothing anyone can compute without it
@@ -113,7 +115,7 @@ def test_the_tombstone_is_named_by_a_keyed_digest_not_by_the_content_or_the_fact
     )
     (gone_there,) = other.list_facts("acme", "u1", include_inactive=True)
     other.close()
-    assert gone_there.fact_id == gone.fact_id and gone_there.key != gone.key
+    assert gone_there.fact_id != gone.fact_id and gone_there.key != gone.key
 
 
 def test_a_tombstone_left_without_a_key_is_still_found_from_its_first_turn(
