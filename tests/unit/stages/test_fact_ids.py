@@ -59,11 +59,13 @@ def test_a_tombstone_id_confirms_no_guess_of_the_erased_value(store: EmbeddedInd
     assert apply(r, store, _said(0)).reason == "new_key"
     assert apply(r, store, _said(1)).reason == "same_value"
     assert apply(r, store, _delete(days=1)).reason == "deletion_requested"
-    (gone,) = store.list_facts("acme", "u1", include_inactive=True)
-    assert (gone.value, gone.status) == (DELETED_VALUE, FactStatus.SUPERSEDED)
+    rows = store.list_facts("acme", "u1", include_inactive=True)  # its tombstone, its turn's
+    assert {(f.value, f.status) for f in rows} == {(DELETED_VALUE, FactStatus.SUPERSEDED)}
     turns = ["t0-0", "t1-0", "t0-1"]  # the turns the audit names: the fact's and the request's
     for guess in GUESSES:
-        assert gone.fact_id not in _unkeyed_ids(guess, turns), guess
+        for f in rows:
+            assert f.fact_id not in _unkeyed_ids(guess, turns), guess
+    (gone,) = [f for f in rows if f.occurrences == 2]
     # the id is the keyed digest, which the key alone makes
     key = fact_key("acme", "u1", "user", "likes", JAZZ)
     assert gone.fact_id == fact_id_for(key, JAZZ, "t0-0", KEY)
@@ -113,11 +115,11 @@ def test_a_fact_stored_with_a_legacy_id_is_still_found_and_deleted_for_good(
     assert (repeat.reason, [f.fact_id for f in repeat.writes]) == ("same_value", [old.fact_id])
     assert apply(r, store, _said(1)).reason == "redelivered"
     assert apply(r, store, _delete(days=1)).reason == "deletion_requested"
-    (gone,) = store.list_facts("acme", "u1", include_inactive=True)
-    assert (gone.fact_id, gone.value) == (old.fact_id, DELETED_VALUE)
+    rows = store.list_facts("acme", "u1", include_inactive=True)
+    assert old.fact_id in {f.fact_id for f in rows} and {f.value for f in rows} == {DELETED_VALUE}
     for n in (1, 0):
         assert apply(r, store, _said(n)).reason == "redelivered"
-    assert len(store.list_facts("acme", "u1", include_inactive=True)) == 1
+    assert store.list_facts("acme", "u1", include_inactive=True) == rows
 
 
 def test_a_fact_folded_from_episodes_has_a_keyed_id() -> None:
