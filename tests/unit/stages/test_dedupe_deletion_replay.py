@@ -27,6 +27,7 @@ from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE
 from memgate.stages.resolve_forget import erasure_mark, turn_mark
 from tests.unit.stages.test_dedupe import CLOCK, EMB, apply, cand
+from tests.unit.streams.near_real_time import NearRealTimeReadAhead
 
 KEY = b"0123456789abcdef0123456789abcdef"
 JAZZ = "jazz, especially Coltrane"
@@ -158,3 +159,19 @@ def test_a_turn_folded_in_under_another_key_finds_the_tombstone(store: EmbeddedI
     once = _facts(store)
     assert apply(r, store, folded).reason == "redelivered"
     assert _facts(store) == once
+
+
+def test_the_turn_tombstone_is_found_in_the_one_read_ahead(store: EmbeddedIndex) -> None:
+    """On a store that reads ahead (OpenSearch: one ``_msearch``), the redelivered turn
+    finds its tombstone among the planned reads: no other round trip."""
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
+    apply(r, store, cand(HIKES, predicate="likes", multi=True))
+    folded = cand(HIKES + " with friends", predicate="likes", multi=True, n=1)
+    apply(r, store, folded)
+    delete = _delete(days=1)
+    c = delete.candidate.model_copy(update={"object": "hikes"})
+    apply(r, store, delete.model_copy(update={"candidate": c}))
+    remote = NearRealTimeReadAhead(store)
+    out = r(folded, remote)
+    assert [e.reason for e in out] == ["redelivered", "redelivered"]
+    assert remote.trips == 1  # the read-ahead alone
