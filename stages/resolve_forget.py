@@ -109,7 +109,7 @@ def turn_tombstones(
         gone.model_copy(
             update={
                 "fact_id": content_hmac(
-                    erasure_key, "\x1f".join(("erased-turn", gone.fact_id, turn))
+                    erasure_key, "\x1f".join(("erased-turn-row", gone.fact_id, turn))
                 )[: len(gone.fact_id)],
                 "key": erased_key(c, turn_mark(erasure_key, f.tenant_id, f.user_id, turn)),
                 "occurrences": 1,
