@@ -25,6 +25,7 @@ from memgate.core.errors import ConfigError
 from memgate.core.events import FactStatus, FactType, StoredFact, utcnow
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, RetrievalStore, UsageStore
+from memgate.keys import hmac_key
 from memgate.receipts import ERASED_PREFIX
 from memgate.stages.consolidate import (
     LIFECYCLE,
@@ -139,9 +140,12 @@ def consolidate_user(
     audit: AuditStore | None,
     dry_run: bool = False,
     config: LifecycleConfig | None = None,
+    id_key: bytes = b"",
 ) -> LifecyclePlan:
     """Plan one user's lifecycle jobs and (unless ``dry_run``) apply them; ``audit``
-    ``None`` applies the store writes alone (the store contract tests)."""
+    ``None`` applies the store writes alone (the store contract tests). ``id_key``: the
+    deployment's key (:func:`memgate.keys.hmac_key`), of which the id of a fact folded
+    from episodes is a keyed digest, like the gate's (empty: unkeyed)."""
     facts = retrieval.list_facts(tenant, user, include_inactive=True)
     retention = settings.retention_for(tenant)
     plan = plan_lifecycle(
@@ -152,6 +156,7 @@ def consolidate_user(
         policy_version=lifecycle_version(settings, tenant),
         config=config or LifecycleConfig.load(),
         last_served=last_served(retrieval, tenant, user, facts) if retention.bounded else None,
+        id_key=id_key,
     )
     if not plan.empty and not dry_run:
         _apply(plan, retrieval, audit, embedder, settings)
@@ -173,6 +178,7 @@ def consolidate(
     """Run the lifecycle jobs for every user (of ``tenant``, or ``tenant``/``user``)."""
     at = now or utcnow()
     cfg = config or LifecycleConfig.load()
+    key = hmac_key(settings)
     pairs: Sequence[tuple[str, str]] = owners(audit, tenant, user)
     decisions: dict[str, int] = {}
     reasons: dict[str, int] = {}
@@ -180,8 +186,9 @@ def consolidate(
     written = deleted = changed = 0
     for t, u in pairs:
         plan = consolidate_user(
-            retrieval, embedder, settings, t, u, now=at, audit=audit, dry_run=dry_run, config=cfg
-        )
+            retrieval, embedder, settings, t, u, now=at, audit=audit, dry_run=dry_run, config=cfg,
+            id_key=key,
+        )  # fmt: skip
         if plan.empty:
             continue
         changed += 1

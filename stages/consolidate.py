@@ -65,6 +65,7 @@ from memgate.core.events import (
 )
 from memgate.core.tenant_policy import RetentionPolicy
 from memgate.stages.activity import read_activity
+from memgate.stages.fact_keys import fact_id_for
 from memgate.stages.policy import WritePolicy
 
 #: The extractor name of the facts the lifecycle jobs make (folded and digest facts).
@@ -164,8 +165,10 @@ class _Run:
         now: datetime,
         policy_version: str,
         last_served: Mapping[str, datetime] | None = None,
+        id_key: bytes = b"",
     ) -> None:
         self.facts = {f.fact_id: f for f in facts}
+        self.id_key = id_key
         self.last_served = dict(last_served or {})
         self.order = sorted(self.facts, key=lambda i: (self.facts[i].first_seen, i))
         self.policy, self.retention, self.cfg = policy, retention, cfg
@@ -421,7 +424,7 @@ class _Run:
         key = f"{head.tenant_id}/{head.user_id}/{normalise(head.subject)}/{pred}/" + normalise(
             head.value
         )
-        fid = stable_id("fact", key, normalise(head.value), head.source_turn_ids[0])
+        fid = fact_id_for(key, head.value, head.source_turn_ids[0], self.id_key)
         semantic = self.absorb(
             head.model_copy(
                 update={
@@ -570,12 +573,15 @@ def plan_lifecycle(
     policy_version: str,
     config: LifecycleConfig | None = None,
     last_served: Mapping[str, datetime] | None = None,
+    id_key: bytes = b"",
 ) -> LifecyclePlan:
     """The consolidation and retention of one user's facts (every status) at ``now``;
     ``last_served``: when each fact (by id) was last served, from the usage records
-    (retention counts an episode's age from the later of that and its last sighting)."""
+    (retention counts an episode's age from the later of that and its last sighting);
+    ``id_key``: the deployment's key, of which a folded fact's id is a keyed digest
+    (:func:`~memgate.stages.fact_keys.fact_id_for`; unkeyed without one)."""
     cfg = config or LifecycleConfig.load()
-    run = _Run(facts, policy, retention, cfg, now, policy_version, last_served)
+    run = _Run(facts, policy, retention, cfg, now, policy_version, last_served, id_key)
     run.settle()
     run.merge()
     run.recheck()

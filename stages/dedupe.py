@@ -45,7 +45,7 @@ from memgate.core.events import (
 )
 from memgate.core.read_ahead import ByKey, BySubject, Nearest, ReadPlan, read_ahead
 from memgate.core.stores import FactView
-from memgate.stages.fact_keys import DELETED_VALUE, fact_id_for, fact_key
+from memgate.stages.fact_keys import DELETED_VALUE, fact_id_for, fact_key, legacy_fact_id
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
 from memgate.stages.resolution_lexicon import LEXICON
@@ -111,10 +111,15 @@ class Resolver:
     tenant_policies: Mapping[str, WritePolicy] = field(default_factory=dict)
     """A tenant's own write policy (settings ``tenant_policies``), in place of ``policy``."""
     erasure_key: bytes = field(default=b"", repr=False)
-    """The deployment's key (:func:`memgate.keys.hmac_key`) naming the tombstones deletion
-    requests leave, so that every turn a deleted fact held finds its tombstone
-    (:func:`~memgate.stages.resolve_forget.erased_tombstone`); empty: tombstones are named
-    by fact id, found from the turn that made the fact only."""
+    """The deployment's key (:func:`memgate.keys.hmac_key`): the facts' ids are keyed
+    digests under it (:func:`~memgate.stages.fact_keys.fact_id_for`: none confirms a guess
+    of its value to whoever lacks the key), and it names the tombstones deletion requests
+    leave, so that every turn a deleted fact held finds its tombstone
+    (:func:`~memgate.stages.resolve_forget.erased_tombstone`). Empty (a resolver built in
+    code without it; never in a pipeline :func:`memgate.backends.build_pipeline` builds):
+    ids are the unkeyed :func:`~memgate.stages.fact_keys.legacy_fact_id`, which a guess of
+    the value and the turn id confirm, and tombstones are named by fact id, found from the
+    turn that made the fact only."""
 
     def for_tenant(self, tenant_id: str) -> Resolver:
         """This resolver under the tenant's own policy (itself when the tenant has none)."""
@@ -263,9 +268,10 @@ class Resolver:
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": absorbed.fact_id})
         # the fact this candidate went into the first time was erased at the user's
         # request since: its tombstone is named by the keyed digest of its key and value
-        # (or by its id), and a redelivery must not bring the content back
-        made = fact_id_for(key, c.object, turn_id)
-        erased = erased_tombstone(c, key, made, view, self.erasure_key)
+        # (or, left without a key, by the unkeyed id such a fact had), and a redelivery
+        # must not bring the content back
+        legacy = legacy_fact_id(key, c.object, turn_id)
+        erased = erased_tombstone(c, key, legacy, view, self.erasure_key)
         if erased is not None:
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": erased.fact_id})
 
@@ -419,10 +425,10 @@ class Resolver:
         (answered together where the view can read ahead; a read left out, or changed
         without changing this, is only read on its own, never answered otherwise)."""
         t, u = c.tenant_id, c.user_id
-        made = fact_id_for(key, c.object, c.source_turn_ids[0])
+        legacy = legacy_fact_id(key, c.object, c.source_turn_ids[0])
         reads: list[ByKey | BySubject | Nearest] = [ByKey(t, u, key)]
         reads += [
-            ByKey(t, u, erased_key(c, m)) for m in candidate_marks(c, key, made, self.erasure_key)
+            ByKey(t, u, erased_key(c, m)) for m in candidate_marks(c, key, legacy, self.erasure_key)
         ]
         if not c.retracts:
             reads += [
@@ -558,7 +564,7 @@ class Resolver:
     ) -> StoredFact:
         c = event.candidate
         return StoredFact(
-            fact_id=fact_id_for(key, c.object, c.source_turn_ids[0]),
+            fact_id=fact_id_for(key, c.object, c.source_turn_ids[0], self.erasure_key),
             tenant_id=c.tenant_id,
             user_id=c.user_id,
             key=key,

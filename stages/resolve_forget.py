@@ -47,6 +47,8 @@ __all__ = [
     "retract",
     "retraction_targets_in_sentences",
     "tombstone_mark",
+    "turn_mark",
+    "turn_tombstones",
 ]
 
 #: The resolver's verdict maker: (action, reason, writes, details) -> resolution, decision.
@@ -76,6 +78,48 @@ def erasure_mark(key: bytes, tenant_id: str, user_id: str, fact_key_: str, value
     return content_hmac(key, text)[:32]
 
 
+def turn_mark(key: bytes, tenant_id: str, user_id: str, turn_id: str) -> str:
+    """What names the tombstone an erased fact leaves for one of the turns it held
+    (:func:`turn_tombstones`): a keyed digest of the owner and the turn id, which every
+    candidate of that turn computes, whatever its key and value (the turn id is named in
+    no tombstone in clear).
+
+    >>> a = turn_mark(b"k" * 32, "acme", "u1", "t7")
+    >>> a == turn_mark(b"k" * 32, "acme", "u1", "t7"), a == turn_mark(b"j" * 32, "acme", "u1", "t7")
+    (True, False)
+    """
+    return content_hmac(key, "\x1f".join(("erased-turn", tenant_id, user_id, turn_id)))[:32]
+
+
+def turn_tombstones(
+    c: CandidateFact, f: StoredFact, gone: StoredFact, erasure_key: bytes
+) -> list[StoredFact]:
+    """The tombstones an erased fact ``f`` (its tombstone ``gone``) leaves for the turns it
+    held besides the one that made it, each named by its :func:`turn_mark`.
+
+    A turn folded into ``f`` under another key or value (a near-duplicate, a paraphrase)
+    makes another :func:`erasure_mark` than ``f``'s, so its redelivery would not find
+    ``gone``; it finds the tombstone of its turn (:func:`erased_tombstone`). Each is a copy
+    of ``gone`` (no content, the same times, sessions and links), one occurrence, with an
+    id that is a keyed digest of ``gone``'s and the turn's. None without a key (the turns
+    could only be named in clear)."""
+    if not erasure_key:
+        return []
+    return [
+        gone.model_copy(
+            update={
+                "fact_id": content_hmac(
+                    erasure_key, "\x1f".join(("erased-turn-row", gone.fact_id, turn))
+                )[: len(gone.fact_id)],
+                "key": erased_key(c, turn_mark(erasure_key, f.tenant_id, f.user_id, turn)),
+                "occurrences": 1,
+            }
+        )
+        for turn in dict.fromkeys(f.source_turn_ids[1:])
+        if turn != f.source_turn_ids[0]
+    ]
+
+
 def tombstone_mark(f: StoredFact, key: bytes) -> str:
     """The mark of the tombstone a deletion request leaves for ``f``: its
     :func:`erasure_mark`, or its id when the resolver has no key."""
@@ -85,12 +129,19 @@ def tombstone_mark(f: StoredFact, key: bytes) -> str:
 
 
 def candidate_marks(c: CandidateFact, key: str, made: str, erasure_key: bytes) -> list[str]:
-    """The tombstone marks a candidate looks under (:func:`erased_tombstone`): the id of the
-    fact it would make (a tombstone left without a key) and, with a key, the mark of a fact
-    of its key and value."""
+    """The tombstone marks a candidate looks under (:func:`erased_tombstone`): ``made``, the
+    unkeyed id a fact it made had (:func:`~memgate.stages.fact_keys.legacy_fact_id`: a
+    tombstone left without a key, or before tombstones were named by a keyed digest, is
+    named by it) and, with a key, the :func:`turn_mark` of its turn, then the mark of a
+    fact of its key and value."""
     if not erasure_key:
         return [made]
-    return [made, erasure_mark(erasure_key, c.tenant_id, c.user_id, key, c.object)]
+    t, u = c.tenant_id, c.user_id
+    return [
+        made,
+        turn_mark(erasure_key, t, u, c.source_turn_ids[0]),
+        erasure_mark(erasure_key, t, u, key, c.object),
+    ]
 
 
 def erased_tombstone(
@@ -98,20 +149,23 @@ def erased_tombstone(
 ) -> StoredFact | None:
     """The tombstone of a fact erased at the user's request that held ``c``'s turn.
 
-    Found by the id of the fact ``c`` made (a tombstone left without a key, from the
-    turn that made the fact), or by the mark of ``c``'s key and value, then told from a
+    Found by the unkeyed id of the fact ``c`` made (``made``: a tombstone left without a
+    key, from the turn that made the fact; keyed fact ids never name a tombstone), by the
+    :func:`turn_mark` of ``c``'s turn (a turn the fact held besides the one that made it,
+    folded in under any key or value: :func:`turn_tombstones`), or by the mark of ``c``'s
+    key and value, then told from a
     later statement of the same thing by what the tombstone keeps of its turns: ``c``'s
     turn was said no later than the last one the fact held (``last_seen``), in one of its
     sessions. A statement of the same fact in one of those sessions before that time,
     arriving for the first time after the deletion, is taken as erased too: it is what
-    the request asked to forget. A turn folded into the fact under another key or value
-    (a near-duplicate, a paraphrase) is not found this way.
+    the request asked to forget.
     """
-    made_mark, *marks = candidate_marks(c, key, made, erasure_key)
-    found = view.by_key(c.tenant_id, c.user_id, erased_key(c, made_mark))
-    if found:
-        return found[0]
-    for mark in marks:
+    marks = candidate_marks(c, key, made, erasure_key)
+    for mark in marks[:2]:  # the fact's unkeyed id, the turn's mark: this turn's own
+        found = view.by_key(c.tenant_id, c.user_id, erased_key(c, mark))
+        if found:
+            return found[0]
+    for mark in marks[2:]:
         for f in view.by_key(c.tenant_id, c.user_id, erased_key(c, mark)):
             if c.turn_ts <= f.last_seen and c.session_id in f.session_ids:
                 return f
@@ -264,7 +318,10 @@ def by_reference(
                     "search_embedding": None,
                 }
             )
-        closed.append(f.model_copy(update=update))
+        gone = f.model_copy(update=update)
+        closed.append(gone)
+        if op == "delete":
+            closed += turn_tombstones(c, f, gone, erasure_key)
     reason = {"delete": "deletion_requested", "stop": "stopped_by_reference"}.get(
         op, "retracted_by_reference"
     )
@@ -273,5 +330,5 @@ def by_reference(
         ResolutionAction.SUPERSEDE,
         reason,
         closed,
-        {"op": op, "closed": len(closed), "matched_by": ",".join(whys)},
+        {"op": op, "closed": len(found), "matched_by": ",".join(whys)},
     )

@@ -86,16 +86,18 @@ def worker(
 
 def worker_consolidator(rt: Runtime, metrics: Metrics) -> Consolidator | None:
     """The consolidation timer of a worker (``consolidate_every_minutes``; 0: none)."""
+    from memgate.keys import hmac_key
     from memgate.lifecycle import consolidate_user
     from memgate.streams.consolidator import Consolidator
 
     s = rt.settings
     if s.consolidate_every_minutes <= 0:
         return None
+    key = hmac_key(s)  # folded facts' ids are keyed, like the gate's
 
     def run_user(tenant: str, user: str, now: datetime) -> dict[str, int]:
         plan = consolidate_user(
-            rt.retrieval, rt.embedder, s, tenant, user, now=now, audit=rt.audit
+            rt.retrieval, rt.embedder, s, tenant, user, now=now, audit=rt.audit, id_key=key
         )
         return plan.counts()
 

@@ -24,7 +24,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.sinks.opensearch import OpenSearchStore
 from memgate.stages.extract import Extractor
 from memgate.streams.runner import InProcessRunner
-from tests.integration.conftest import SERVICES, like_a_memgate_process
+from tests.integration.conftest import DEPLOYMENT_KEY, SERVICES, like_a_memgate_process
 from tests.integration.test_pipeline_int import _records
 
 #: ``make faults`` (or MEMGATE_FAULTS_FULL=1) runs each case at its full length
@@ -95,7 +95,7 @@ def reconcile(
     from memgate.backends import build_pipeline
 
     like_a_memgate_process()  # the worker's BLAS threads, or the vectors differ by ulps
-    ref_settings = load_settings(data_dir=ref_dir)
+    ref_settings = load_settings(data_dir=ref_dir, hmac_key=DEPLOYMENT_KEY)  # the workers' key
     ref_settings.data_dir.mkdir(parents=True)
     ref = EmbeddedIndex(ref_settings.retrieval_path, dim=embedder.dim)
     ref_audit = ClickHouseAudit.embedded(ref_settings.audit_path)

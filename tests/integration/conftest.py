@@ -33,6 +33,9 @@ KAFKA = os.environ.get("MEMGATE_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
 OPENSEARCH = os.environ.get("MEMGATE_OPENSEARCH_URL", "http://127.0.0.1:19200")
 PROMETHEUS = os.environ.get("MEMGATE_PROMETHEUS_URL", "http://127.0.0.1:19090")
 WORKER_METRICS_PORT = 19101  # one of the targets Prometheus scrapes (services.sh)
+#: the deployment's key, the same for every worker and for the in-process reference runs
+#: (fact ids, the journal's digests and tombstone names are keyed digests under it)
+DEPLOYMENT_KEY = "integration-deployment-key-0123456789abcdef"
 
 
 def _port_open(hostport: str) -> bool:
@@ -95,6 +98,7 @@ def worker_env(run_id: str, data_dir: Path, **extra: str) -> dict[str, str]:
             "MEMGATE_WORKER_ID": run_id,
             "MEMGATE_METRICS_PORT": str(WORKER_METRICS_PORT),
             "MEMGATE_EMBEDDER": "minilm",
+            "MEMGATE_HMAC_KEY": DEPLOYMENT_KEY,
         }
     )
     env.update(extra)
@@ -156,6 +160,7 @@ def settings_for(env: dict[str, str]) -> Settings:
         kafka_bootstrap=env["MEMGATE_KAFKA_BOOTSTRAP"],
         topic_prefix=env["MEMGATE_TOPIC_PREFIX"],
         worker_id=env["MEMGATE_WORKER_ID"],
+        hmac_key=env.get("MEMGATE_HMAC_KEY"),
     )
 
 

@@ -26,6 +26,7 @@ from memgate.streams.producer import produce_lines, produce_turns
 from memgate.streams.runner import InProcessRunner
 from tests.datasets import locomo_file
 from tests.integration.conftest import (
+    DEPLOYMENT_KEY,
     KAFKA,
     PROMETHEUS,
     WorkerProcess,
@@ -165,7 +166,7 @@ def test_killing_a_worker_loses_no_turn_and_duplicates_no_fact(
     # the same turns through the in-process runner: the reference outcome
     from memgate.backends import build_pipeline
 
-    ref_settings = load_settings(data_dir=tmp_path / "ref")
+    ref_settings = load_settings(data_dir=tmp_path / "ref", hmac_key=DEPLOYMENT_KEY)
     ref_settings.data_dir.mkdir(parents=True)
     ref = EmbeddedIndex(ref_settings.retrieval_path, dim=embedder.dim)
     ref_audit = ClickHouseAudit.embedded(ref_settings.audit_path)

@@ -7,8 +7,9 @@ scanned (:mod:`memgate.evaluation.bytescan`): the retrieval store must hold neit
 value nor its key in clear (the audit journal keeps the redacted turns until ``forget``,
 README "A deletion request said in a conversation"), and no file may hold an unkeyed
 digest of the value (md5, sha1, sha256, sha512 of its spellings, whole or cut as ids
-are, nor an id made of it by ``stable_id`` without a turn): the tombstone is named by a
-keyed digest, which another deployment key changes.
+are, nor an id made of it by ``stable_id``, with or without the turns the audit names: the
+fact ids of before, tests/unit/stages/test_fact_ids.py): the tombstone is named by a keyed
+digest, and keeps a keyed fact id, both of which another deployment key changes.
 """
 
 from __future__ import annotations
@@ -66,21 +67,28 @@ def _unkeyed_digests() -> dict[str, str]:
             h = hashlib.new(algo, text.encode("utf-8")).hexdigest()
             out[f"{algo} of {name}"] = h
             out[f"{algo} of {name}, cut to 24"] = h[:24]
-    for parts in [
-        (key, normalise(VALUE)),
-        ("fact", key, normalise(VALUE)),
-        ("erased", "acme", "alice", key, normalise(VALUE)),
-    ]:
-        out[f"stable_id{parts[:1]}"] = stable_id(*parts)
+    ids = {
+        "stable_id of key, value": (key, normalise(VALUE)),
+        "stable_id of fact, key, value": ("fact", key, normalise(VALUE)),
+        "stable_id of erased, owner, key": ("erased", "acme", "alice", key, normalise(VALUE)),
+        # the id a fact had before ids were keyed, from each turn (the audit names them)
+        **{f"fact id before keyed ids, from t{i}": ("fact", key, normalise(VALUE), f"t{i}")
+           for i in range(len(SAID) + 1)},
+    }  # fmt: skip
+    for name, parts in ids.items():
+        out[name] = stable_id(*parts)
     return out
 
 
-def _tombstone(data: Path) -> tuple[str, str]:
+def _tombstones(data: Path) -> tuple[set[str], set[str]]:
+    """The ids and keys of what the request left: the fact's tombstone, and one for each
+    of its turns besides the first (the value was said twice)."""
     index = EmbeddedIndex(data / "retrieval.sqlite3", dim=HashingEmbedder().dim)
     try:
-        (gone,) = [f for f in index.list_facts("acme", "alice", include_inactive=True)
-                   if f.value == DELETED_VALUE]  # fmt: skip
-        return gone.fact_id, gone.key
+        gone = [f for f in index.list_facts("acme", "alice", include_inactive=True)
+                if f.value == DELETED_VALUE]  # fmt: skip
+        assert len(gone) == 2, gone
+        return {f.fact_id for f in gone}, {f.key for f in gone}
     finally:
         index.close()
 
@@ -115,8 +123,8 @@ def test_a_deletion_request_leaves_nothing_guessable_of_the_value(
 def test_the_tombstone_name_depends_on_the_deployment_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one = _tombstone(_deleted(tmp_path / "one", monkeypatch, "a" * 40))
-    other = _tombstone(_deleted(tmp_path / "other", monkeypatch, "b" * 40))
-    assert one[0] == other[0]  # the same fact (ids are made of its key, value, first turn)
-    assert one[1] != other[1]  # its tombstone named otherwise under another key
-    assert one[0] not in one[1]
+    one = _tombstones(_deleted(tmp_path / "one", monkeypatch, "a" * 40))
+    other = _tombstones(_deleted(tmp_path / "other", monkeypatch, "b" * 40))
+    assert not one[0] & other[0]  # the same fact, its id keyed (test_fact_ids.py)
+    assert not one[1] & other[1]  # its tombstones named otherwise under another key
+    assert not any(i in k for i in one[0] for k in one[1])

@@ -78,8 +78,10 @@ print(json.dumps(out))
 
 
 def _env() -> dict[str, str]:
-    """Both processes read the default settings (blas_threads = 1)."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    """Both processes read the default settings (blas_threads = 1), under one deployment
+    key (fact ids are keyed digests under it, as every worker's)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    return {**env, "MEMGATE_HMAC_KEY": "reference-process-key-0123456789abcdef"}
 
 
 def _reference(cli_dir: Path, ref_dir: Path, turns_file: Path, capped: bool) -> dict[str, object]:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from memgate.backends import build_pipeline
@@ -48,7 +49,11 @@ def test_the_extractor_of_a_replay_is_chosen_and_its_version_recorded(tmp_path: 
     assert all("/hybrid-" in v for v in olds)
 
 
-def test_a_replay_at_a_given_now_is_deterministic(tmp_path: Path) -> None:
+def test_a_replay_at_a_given_now_is_deterministic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one deployment: fact ids are keyed digests under its key (stages/fact_keys.py)
+    monkeypatch.setenv("MEMGATE_HMAC_KEY", "r" * 40)
     stored = []
     for name in ("one", "two"):
         data = tmp_path / name

@@ -7,8 +7,9 @@ deployment's key), so every candidate that went into the fact, delivered again,
 finds it: not only the one from the turn that made the fact (whose id names the
 fact), as before (the known bug of tests/unit/streams/test_replay_after_deletion.py).
 A statement of the same thing made after the request is a new fact. A turn folded into
-the fact under another key (a near-duplicate in other words) still finds no tombstone: a
-known limit, kept as a strict expected failure below.
+the fact under another key (a near-duplicate in other words) finds the tombstone the
+fact leaves for each of its other turns, named by a keyed digest of the turn
+(:func:`memgate.stages.resolve_forget.turn_tombstones`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from memgate.core.events import FactStatus, FactType, RedactedCandidate
+from memgate.core.events import FactStatus, FactType, RedactedCandidate, StoredFact
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import DELETED_VALUE, Resolver, fact_id_for, fact_key
+from memgate.stages.fact_keys import legacy_fact_id
 from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE
-from memgate.stages.resolve_forget import erasure_mark
+from memgate.stages.resolve_forget import erasure_mark, turn_mark
 from tests.unit.stages.test_dedupe import CLOCK, EMB, apply, cand
+from tests.unit.streams.near_real_time import NearRealTimeReadAhead
 
 KEY = b"0123456789abcdef0123456789abcdef"
 JAZZ = "jazz, especially Coltrane"
@@ -51,6 +54,15 @@ def _delete(days: int) -> RedactedCandidate:
     return item.model_copy(update={"candidate": c})
 
 
+def _tombstone(store: EmbeddedIndex) -> StoredFact:
+    """The tombstone of the fact ``_said_twice_then_deleted`` erases (the other row, the
+    tombstone of its second turn, has its times and no content either)."""
+    rows = store.list_facts("acme", "u1", include_inactive=True)
+    assert {f.value for f in rows} == {DELETED_VALUE} and len(rows) == 2
+    (gone,) = [f for f in rows if f.occurrences == 2]
+    return gone
+
+
 def _said_twice_then_deleted(r: Resolver, store: EmbeddedIndex) -> None:
     assert apply(r, store, _said(0)).reason == "new_key"
     assert apply(r, store, _said(1)).reason == "same_value"
@@ -61,7 +73,7 @@ def test_every_turn_of_a_deleted_fact_finds_its_tombstone(store: EmbeddedIndex) 
     r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
     _said_twice_then_deleted(r, store)
     once = _facts(store)
-    (gone,) = store.list_facts("acme", "u1", include_inactive=True)
+    gone = _tombstone(store)
     for n in (1, 0, 1):  # the second turn first: it is the one the fact id does not name
         again = apply(r, store, _said(n))
         assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
@@ -101,19 +113,24 @@ def test_the_tombstone_is_named_by_a_keyed_digest_not_by_the_content_or_the_fact
 ) -> None:
     r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
     _said_twice_then_deleted(r, store)
-    (gone,) = store.list_facts("acme", "u1", include_inactive=True)
+    gone = _tombstone(store)
     key = fact_key("acme", "u1", "user", "likes", JAZZ)
-    assert gone.fact_id == fact_id_for(key, JAZZ, "t0-0")
+    assert gone.fact_id == fact_id_for(key, JAZZ, "t0-0", KEY)  # keyed too (test_fact_ids.py)
+    assert gone.fact_id != legacy_fact_id(key, JAZZ, "t0-0")
     assert gone.key == f"acme/u1/user/deleted/{erasure_mark(KEY, 'acme', 'u1', key, JAZZ)}"
     assert gone.fact_id not in gone.key and "jazz" not in gone.key
+    # the second turn's tombstone: named by a keyed digest of the turn, which it names not
+    (turn,) = [f for f in store.list_facts("acme", "u1", include_inactive=True) if f != gone]
+    assert turn.key == f"acme/u1/user/deleted/{turn_mark(KEY, 'acme', 'u1', 't1-0')}"
+    assert "t1-0" not in str(turn.model_dump()) and "t0-0" not in str(gone.model_dump())
     # under another deployment key, another name: nothing anyone can compute without it
     other = EmbeddedIndex(tmp_path / "other.sqlite3", dim=EMB.dim)
     _said_twice_then_deleted(
         Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=b"k" * 32), other
     )
-    (gone_there,) = other.list_facts("acme", "u1", include_inactive=True)
+    gone_there = _tombstone(other)
     other.close()
-    assert gone_there.fact_id == gone.fact_id and gone_there.key != gone.key
+    assert gone_there.fact_id != gone.fact_id and gone_there.key != gone.key
 
 
 def test_a_tombstone_left_without_a_key_is_still_found_from_its_first_turn(
@@ -129,11 +146,6 @@ def test_a_tombstone_left_without_a_key_is_still_found_from_its_first_turn(
 HIKES = "long hikes in the mountains near the lake"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: a turn folded into the deleted fact under another key finds no "
-    "tombstone (named by the fact's own key and value)",
-)
 def test_a_turn_folded_in_under_another_key_finds_the_tombstone(store: EmbeddedIndex) -> None:
     r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
     apply(r, store, cand(HIKES, predicate="likes", multi=True))
@@ -147,3 +159,19 @@ def test_a_turn_folded_in_under_another_key_finds_the_tombstone(store: EmbeddedI
     once = _facts(store)
     assert apply(r, store, folded).reason == "redelivered"
     assert _facts(store) == once
+
+
+def test_the_turn_tombstone_is_found_in_the_one_read_ahead(store: EmbeddedIndex) -> None:
+    """On a store that reads ahead (OpenSearch: one ``_msearch``), the redelivered turn
+    finds its tombstone among the planned reads: no other round trip."""
+    r = Resolver(preset("balanced"), EMB, clock=CLOCK, erasure_key=KEY)
+    apply(r, store, cand(HIKES, predicate="likes", multi=True))
+    folded = cand(HIKES + " with friends", predicate="likes", multi=True, n=1)
+    apply(r, store, folded)
+    delete = _delete(days=1)
+    c = delete.candidate.model_copy(update={"object": "hikes"})
+    apply(r, store, delete.model_copy(update={"candidate": c}))
+    remote = NearRealTimeReadAhead(store)
+    out = r(folded, remote)
+    assert [e.reason for e in out] == ["redelivered", "redelivered"]
+    assert remote.trips == 1  # the read-ahead alone

@@ -36,7 +36,9 @@ from memgate.streams.topology import AUDIT_TOPIC, ROUTES, TOPIC_NAMES
 EMBEDDER = HashingEmbedder()
 #: per audit table, the column stamped with the clock when the row is made
 INGEST_TIME = {
-    "journal": "ingested_at", "decisions": "decided_at", "fact_history": "at",
+    "journal": "ingested_at",
+    "decisions": "decided_at",
+    "fact_history": "at",
     "disagreements": "decided_at",
 }
 
@@ -73,8 +75,10 @@ class Held:
     def without_clock(self) -> Held:
         """The same, without the columns stamped with the clock (for comparing two paths
         that read the clock in another order)."""
-        facts = [{k: v for k, v in f.items() if k not in ("recorded_at", "superseded_at")}
-                 for f in self.facts]
+        facts = [
+            {k: v for k, v in f.items() if k not in ("recorded_at", "superseded_at")}
+            for f in self.facts
+        ]
         audit = {
             t: [{k: v for k, v in r.items() if k != INGEST_TIME[t]} for r in rows]
             for t, rows in self.audit.items()
@@ -154,6 +158,28 @@ class Topics:
     def take(self, name: str, n: int) -> list[tuple[bytes, Origin]]:
         batch, self.queues[name] = self.queues[name][:n], self.queues[name][n:]
         return [(raw, Origin(f"{self.prefix}.{name}", 0, off, key)) for key, raw, off in batch]
+
+
+@dataclass
+class HeldAcks(Topics):
+    """The in-memory topics, with the broker's acknowledgements held until released."""
+
+    acks: list[asyncio.Future[int]] = field(default_factory=list)
+
+    async def enqueue(self, name: str, key: str, payload: bytes) -> asyncio.Future[int]:
+        await self.send(name, key, payload)
+        ack: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.acks.append(ack)
+        return ack
+
+    def release(self, failure: BaseException | None = None) -> None:
+        """Acknowledge every message still waiting (the first with ``failure``, if any)."""
+        for i, ack in enumerate(self.acks):
+            if not ack.done():
+                if failure is not None and i == 0:
+                    ack.set_exception(failure)
+                else:
+                    ack.set_result(i)
 
 
 async def drain_stages(worker: Worker, topics: Topics) -> None:

@@ -37,6 +37,7 @@ from tests.unit.streams.conftest import KEY
 from tests.unit.streams.replay_harness import (
     Clock,
     Held,
+    HeldAcks,
     Topics,
     drain_audit,
     held,
@@ -153,9 +154,7 @@ async def _stages(worker: Worker, topics: Topics) -> None:
                 await worker.handle(route, raw, origin, topics.send)
 
 
-async def input_agent(
-    worker: Worker, topics: Topics, now: list[str]
-) -> list[tuple[bytes, Origin]]:
+async def input_agent(worker: Worker, topics: Topics, now: list[str]) -> list[tuple[bytes, Origin]]:
     """The input agent reads ``turns`` to the end; ``now``: the turns it let through.
     Returns what it read."""
     taken: list[tuple[bytes, Origin]] = []
@@ -360,19 +359,6 @@ def test_the_deferred_agent_waits_while_the_stages_are_full() -> None:
     assert waiting[0] == 500  # below the cap: no wait
 
 
-@dataclass
-class SlowAckTopics(Topics):
-    """The in-memory topics, with the broker's acknowledgements held until released."""
-
-    acks: list[asyncio.Future[int]] = field(default_factory=list)
-
-    async def enqueue(self, name: str, key: str, payload: bytes) -> asyncio.Future[int]:
-        await self.send(name, key, payload)
-        ack: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self.acks.append(ack)
-        return ack
-
-
 def test_a_bad_event_goes_on_without_waiting_for_the_dead_letter_ack(
     fair_settings: Settings, audit_path: Path
 ) -> None:
@@ -381,7 +367,7 @@ def test_a_bad_event_goes_on_without_waiting_for_the_dead_letter_ack(
     acknowledged the copy, and a refused copy leaves it unacknowledged (it comes again)."""
     with stores(audit_path, f"fair{next(_names)}") as (retrieval, audit):
         worker = _worker(fair_settings, retrieval, audit, VirtualTime())
-        topics = SlowAckTopics(fair_settings.topic_prefix)
+        topics = HeldAcks(fair_settings.topic_prefix)
 
         async def run() -> None:
             for raw in (b'{"tenant_id": "acme", "content": "x"', b"\xff\xfe not json"):

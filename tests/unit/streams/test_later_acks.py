@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -17,30 +16,9 @@ from memgate.streams.app import Worker
 from memgate.streams.metrics import Metrics
 from memgate.streams.topology import AUDIT_TOPIC, ROUTES
 from tests.unit.streams.conftest import Gate, turn
-from tests.unit.streams.replay_harness import Topics
+from tests.unit.streams.replay_harness import HeldAcks, Topics
 
 HIKES = "I like long hikes in the mountains near the lake."
-
-
-@dataclass
-class HeldAcks(Topics):
-    """The in-memory topics, with the broker's acknowledgements held until released."""
-
-    acks: list[asyncio.Future[int]] = field(default_factory=list)
-
-    async def enqueue(self, name: str, key: str, payload: bytes) -> asyncio.Future[int]:
-        await self.send(name, key, payload)
-        ack: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self.acks.append(ack)
-        return ack
-
-    def release(self, failure: BaseException | None = None) -> None:
-        for i, ack in enumerate(self.acks):
-            if not ack.done():
-                if failure is not None and i == 0:
-                    ack.set_exception(failure)
-                else:
-                    ack.set_result(i)
 
 
 def _through(worker: Worker, topics: Topics, upto: int) -> None:

@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -304,9 +305,11 @@ def test_facts_are_committed_only_with_their_audit_rows(gate: Gate, tmp_path: Pa
 # -- signals --------------------------------------------------------------------------------
 
 
-@pytest.mark.usefixtures("sigint_default")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig: int) -> None:
+def _signalled(
+    gate: Gate, at: dict[int, int]
+) -> tuple[list[TurnEvent], InProcessRunner, Callable[[int], None]]:
+    """Six turns, a runner, and a progress callback that sends this process the signal
+    ``at[n]`` once ``n`` turns are done."""
     turns = [turn(f"t{i}", f"I prefer tool number {i} for scripting.", minutes=i) for i in range(6)]
     runner = InProcessRunner(gate.pipeline(), gate.retrieval, gate.audit)
     done = 0
@@ -314,9 +317,16 @@ def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig
     def progress(n: int) -> None:
         nonlocal done
         done += n
-        if done == 2:
-            os.kill(os.getpid(), sig)
+        if done in at:
+            os.kill(os.getpid(), at[done])
 
+    return turns, runner, progress
+
+
+@pytest.mark.usefixtures("sigint_default")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig: int) -> None:
+    turns, runner, progress = _signalled(gate, {2: sig})
     before = signal.getsignal(sig)
     with pytest.raises(Interrupted) as info:
         runner.run(turns, progress)
@@ -335,18 +345,7 @@ def test_a_signal_finishes_the_turn_saves_and_raises_interrupted(gate: Gate, sig
 def test_an_ignored_sigint_stays_ignored_and_sigterm_still_stops_the_run(gate: Gate) -> None:
     """A run started with SIGINT ignored (nohup, ``cmd &`` in a script) is not stopped by
     it, as the caller asked; SIGTERM still finishes the turn and stops."""
-    turns = [turn(f"t{i}", f"I prefer tool number {i} for scripting.", minutes=i) for i in range(6)]
-    runner = InProcessRunner(gate.pipeline(), gate.retrieval, gate.audit)
-    done = 0
-
-    def progress(n: int) -> None:
-        nonlocal done
-        done += n
-        if done == 2:
-            os.kill(os.getpid(), signal.SIGINT)
-        if done == 4:
-            os.kill(os.getpid(), signal.SIGTERM)
-
+    turns, runner, progress = _signalled(gate, {2: signal.SIGINT, 4: signal.SIGTERM})
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with pytest.raises(Interrupted) as info:
