@@ -428,6 +428,15 @@ class ClickHouseAudit(Closing):
         if client is not None:
             client.close()
 
+    @staticmethod
+    def warm() -> None:
+        """Import now what the client imports on its first insert (it looks for pandas
+        frames: importing pandas takes about half a second of CPU holding the GIL), not
+        in the middle of the first writes: a worker about to join its group."""
+        from clickhouse_connect.driver import options
+
+        getattr(options, "pd", None)
+
     # -- AuditStore ----------------------------------------------------------------
 
     def write(self, records: Sequence[AuditEvent]) -> None:

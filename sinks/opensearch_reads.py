@@ -16,7 +16,7 @@ full (it may have more) is left out of the answers, and its read then pages as u
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -67,13 +67,17 @@ def nearest_body(
     k: int,
     wanted: list[str],
     predicate: str | None,
+    exclude: Collection[str] = (),
 ) -> Json:
     """The k-NN lookup of the ``k`` nearest facts of that user with a status in ``wanted``
-    (and ``predicate``, when given), filtered while Lucene walks the graph."""
+    (and ``predicate``, when given; none of the ids in ``exclude``), filtered while Lucene
+    walks the graph."""
     k = min(k, MAX_WINDOW)
     filters = [*owner_filters(tenant_id, user_id), {"terms": {"status": wanted}}]
     if predicate is not None:
         filters.append({"term": {"predicate": predicate}})
+    if exclude:
+        filters.append({"bool": {"must_not": [{"ids": {"values": sorted(exclude)}}]}})
     return {
         "size": k,
         "query": knn_query(q, k, filters),
@@ -101,6 +105,31 @@ class OpenSearchReads:
 
     def _fact(self, hit: Json) -> StoredFact:
         raise NotImplementedError
+
+    def _search(self, body: Json, what: str) -> Json:
+        raise NotImplementedError
+
+    def nearest_excluding(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> list[tuple[StoredFact, float]]:
+        """``nearest`` of every fact but the ids in ``exclude`` (left out in the query:
+        ``k`` hits come back, not ``k`` more per id left out;
+        :func:`memgate.core.read_ahead.nearest_excluding`)."""
+        q = self._vector(vector)
+        wanted = sorted({FactStatus(s).value for s in statuses})
+        if not wanted or k <= 0 or not np.any(q):
+            return []
+        body = nearest_body(tenant_id, user_id, q, k, wanted, predicate, exclude)
+        hits = self._search(body, "nearest")["hits"]["hits"]
+        return list(zip([self._fact(h) for h in hits], scores(hits), strict=True))
 
     def read_ahead(self, plan: ReadPlan) -> FactView:
         """A view for one resolution: the plan's lookups answered by one ``_msearch``
@@ -142,7 +171,7 @@ class OpenSearchReads:
         wanted = sorted({FactStatus(s).value for s in r.statuses})
         if not wanted or r.k <= 0 or not np.any(q):
             return True, None
-        return True, nearest_body(r.tenant_id, r.user_id, q, r.k, wanted, r.predicate)
+        return True, nearest_body(r.tenant_id, r.user_id, q, r.k, wanted, r.predicate, r.exclude)
 
     def _answer(self, r: ReadRequest, hits: list[Json]) -> Answer | None:
         if isinstance(r, Nearest):

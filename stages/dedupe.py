@@ -93,6 +93,12 @@ def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
     return float(np.dot(np.asarray(a, dtype=np.float32), b))
 
 
+def _key_of(c: CandidateFact) -> str:
+    return fact_key(
+        c.tenant_id, c.user_id, c.subject, c.predicate, c.object if c.multi_valued else None
+    )
+
+
 def _paraphrase_subjects(c: CandidateFact) -> tuple[str, ...]:
     """The subjects whose active facts the paraphrase check (step 4b) reads for ``c``."""
     if c.retracts:
@@ -170,23 +176,9 @@ class Resolver:
             return self.for_tenant(c.tenant_id).resolve(event, view, vec, search_vec)
         p = self.policy
         now = self.clock()
-        # A claimed source raises confidence only when the policy's allow-list trusts it.
-        trusted = p.trusted_source(c.tenant_id, c.source)
-        trust: dict[str, str | int | float] = {}
-        if trusted is not None:
-            c = c.model_copy(update={"confidence": 1.0})
-            event = event.model_copy(update={"candidate": c})
-            trust = {"trusted_source": trusted}
-        elif c.source:
-            trust = {"source": "untrusted"}
-        subject = possessed_subject(LEXICON.canonical_subject(c.subject))
-        if subject != c.subject:
-            # a pronoun subject an extractor left ("on", "wir") is the team or the user
-            c = c.model_copy(update={"subject": subject})
-            event = event.model_copy(update={"candidate": c})
-        key = fact_key(
-            c.tenant_id, c.user_id, c.subject, c.predicate, c.object if c.multi_valued else None
-        )
+        event, trust = self._prepared(event)
+        c = event.candidate
+        key = _key_of(c)
         turn_id = c.source_turn_ids[0]
 
         def out(
@@ -419,6 +411,43 @@ class Resolver:
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
+
+    def _prepared(
+        self, event: RedactedCandidate
+    ) -> tuple[RedactedCandidate, dict[str, str | int | float]]:
+        """The candidate as :meth:`resolve` reads it (a trusted source's confidence raised,
+        the subject made canonical), and the trust details of its decision."""
+        c = event.candidate
+        # A claimed source raises confidence only when the policy's allow-list trusts it.
+        trusted = self.policy.trusted_source(c.tenant_id, c.source)
+        trust: dict[str, str | int | float] = {}
+        if trusted is not None:
+            c = c.model_copy(update={"confidence": 1.0})
+            event = event.model_copy(update={"candidate": c})
+            trust = {"trusted_source": trusted}
+        elif c.source:
+            trust = {"source": "untrusted"}
+        subject = possessed_subject(LEXICON.canonical_subject(c.subject))
+        if subject != c.subject:
+            # a pronoun subject an extractor left ("on", "wir") is the team or the user
+            c = c.model_copy(update={"subject": subject})
+            event = event.model_copy(update={"candidate": c})
+        return event, trust
+
+    def read_plan(self, event: RedactedCandidate, vec: np.ndarray) -> ReadPlan:
+        """The reads :meth:`resolve` will read ahead for ``event`` with statement vector
+        ``vec`` (empty: none, a policy gate or a reference decides first), for reading the
+        plans of several candidates together (:mod:`memgate.streams.dedupe_batch`). Only a
+        hint: a read it does not list is read on its own, as without it."""
+        if event.candidate.tenant_id in self.tenant_policies:
+            return self.for_tenant(event.candidate.tenant_id).read_plan(event, vec)
+        c = self._prepared(event)[0].candidate
+        p = self.policy
+        if c.confidence < p.min_confidence or is_reference(c):
+            return ReadPlan()
+        if p.save_after_success and c.outcome == "failure" and not c.confirmed:
+            return ReadPlan()
+        return self._read_plan(c, _key_of(c), vec)
 
     def _read_plan(self, c: CandidateFact, key: str, vec: np.ndarray) -> ReadPlan:
         """The reads of steps 2 to 4b, as :meth:`resolve` and its helpers make them

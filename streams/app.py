@@ -64,6 +64,7 @@ from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStor
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
 from memgate.streams.acks import LaterAcks, all_acked
 from memgate.streams.consolidator import Consolidator
+from memgate.streams.dedupe_batch import wire_dedupe
 from memgate.streams.embed_ahead import EmbedAhead
 from memgate.streams.fair_agents import wire_input
 from memgate.streams.fairness import FairGate
@@ -218,10 +219,12 @@ class Worker:
 
     def warm(self) -> None:
         """Load the embedding model now (tokenizer, weights; the int8 model built or read
-        from its cache), not on the first candidate: a worker about to join its group."""
-        load = getattr(self.pipeline.resolve.embedder, "load", None)
-        if callable(load):
-            load()
+        from its cache) and what the audit client imports on its first write, not on the
+        first candidate or audit batch: a worker about to join its group."""
+        for load in (getattr(self.pipeline.resolve.embedder, "load", None),
+                     getattr(self.audit, "warm", None)):  # fmt: skip
+            if callable(load):
+                load()
 
     def stages_backlog(self) -> int:
         """Messages waiting in this worker's stage topics after triage (committed lag)."""
@@ -690,7 +693,10 @@ def create_app(worker: Worker) -> faust.App:
     # the input stage: the gate in front of triage, and the deferred agent behind it
     wire_input(app, worker, topics, send)
     for route in ROUTES[1:]:
-        stage_agent(route)
+        if route.stage is Stage.DEDUPE:  # several waiting candidates at a time
+            wire_dedupe(app, worker, topics, send, enqueue, route)
+        else:
+            stage_agent(route)
 
     @app.agent(topics[AUDIT_TOPIC], name=f"{s.topic_prefix}.audit")
     async def audit_agent(stream: faust.StreamT[bytes]) -> None:

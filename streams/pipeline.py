@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from memgate.core.errors import ExtractionError, MemgateError
 from memgate.core.events import (
     CandidateFact,
@@ -86,7 +88,8 @@ class TriageStep:
         caught = _count_diff(sealed.redaction_counts, journal.redaction_counts)
         journal = sealed.model_copy(update={"length": len(sealed.redacted_text)})
         decision = _turn_decision(
-            Stage.TRIAGE, turn,
+            Stage.TRIAGE,
+            turn,
             verdict=verdict.value,
             reason=reason,
             policy_version=TRIAGE_POLICY_VERSION,
@@ -153,7 +156,8 @@ class ExtractStep:
             verdict, reason = "error", f"extraction_error:{type(exc).__name__}"
         now = self.clock()
         decision = _turn_decision(
-            Stage.EXTRACT, turn,
+            Stage.EXTRACT,
+            turn,
             verdict=verdict,
             reason=reason,
             policy_version=_label(self.extractor),
@@ -178,8 +182,12 @@ class ExtractStep:
         try:
             other = self.shadow.extract(turn)
         except (MemgateError, ValueError) as exc:  # the shadow never fails the turn
-            log.warning("extract: the shadow %s failed on turn %s, not compared: %s",
-                        self.shadow.name, turn.turn_id, exc)
+            log.warning(
+                "extract: the shadow %s failed on turn %s, not compared: %s",
+                self.shadow.name,
+                turn.turn_id,
+                exc,
+            )
             return None
         return disagreement(
             self.detector or Detector(),
@@ -208,8 +216,29 @@ class Pipeline:
         (:func:`memgate.stages.seal.seal`) here, before any runner writes them. A fact the
         check had to mask adds a ``final_check`` decision (the stages upstream missed
         something: counted in ``memgate_final_check_masked_total``, alerted on)."""
+        return self._sealed(item, self.resolve(item, view))
+
+    def dedupe_vectors(self, item: RedactedCandidate) -> tuple[np.ndarray, np.ndarray | None]:
+        """The vectors :meth:`dedupe` computes for ``item`` (the same embedding call):
+        the statement's, and the statement with its context's (None: no context)."""
+        texts = self.resolve.dedupe_texts(item)
+        vecs = self.resolve.embedder.embed(texts)
+        return vecs[0], (vecs[1] if len(texts) > 1 else None)
+
+    def dedupe_with(
+        self,
+        item: RedactedCandidate,
+        view: FactView,
+        vectors: tuple[np.ndarray, np.ndarray | None],
+    ) -> list[Resolution | DecisionRecord]:
+        """:meth:`dedupe` with the vectors :meth:`dedupe_vectors` gave."""
+        return self._sealed(item, self.resolve.resolve(item, view, *vectors))
+
+    def _sealed(
+        self, item: RedactedCandidate, resolved: Sequence[Resolution | DecisionRecord]
+    ) -> list[Resolution | DecisionRecord]:
         out: list[Resolution | DecisionRecord] = []
-        for o in self.resolve(item, view):
+        for o in resolved:
             if not (isinstance(o, Resolution) and o.writes):
                 out.append(o)
                 continue

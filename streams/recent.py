@@ -42,7 +42,7 @@ from dataclasses import replace
 import numpy as np
 
 from memgate.core.events import FactStatus, StoredFact
-from memgate.core.read_ahead import Nearest, ReadAhead, ReadPlan
+from memgate.core.read_ahead import Nearest, ReadAhead, ReadPlan, ReadRequest, nearest_excluding
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView, subject_key_prefixes
 
 __all__ = ["RecentFacts"]
@@ -228,12 +228,19 @@ class RecentFacts(_SourcedReads):
             epoch = self._epoch
         owners = dict.fromkeys((r.tenant_id, r.user_id) for r in plan.reads)
         held = {o: self._mine(*o) for o in owners}
-        reads = [
-            replace(r, k=r.k + len(held[(r.tenant_id, r.user_id)]))
-            if isinstance(r, Nearest) and held[(r.tenant_id, r.user_id)]
-            else r
-            for r in plan.reads
-        ]
+        # a k-nearest read leaves the cached ids out where the store can (their copies
+        # there may be stale), else asks for that many more
+        excludes = callable(getattr(self.store, "nearest_excluding", None))
+        reads: list[ReadRequest] = []
+        for r in plan.reads:
+            mine = held[(r.tenant_id, r.user_id)]
+            if isinstance(r, Nearest) and mine:
+                r = (
+                    replace(r, exclude=frozenset(mine))
+                    if excludes
+                    else replace(r, k=r.k + len(mine))
+                )
+            reads.append(r)
         return _RecentOver(self, self.store.read_ahead(ReadPlan(tuple(reads))), epoch, held)
 
     # -- reads over a given store ------------------------------------------------------
@@ -285,11 +292,13 @@ class RecentFacts(_SourcedReads):
             return store.nearest(
                 tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
             )
-        # the store's copies of cached ids may be stale and are replaced: ask for that
-        # many more, so that k remain
-        found = store.nearest(
-            tenant_id, user_id, vector, k=k + len(mine), statuses=statuses, predicate=predicate
-        )
+        # the store's copies of cached ids may be stale and are replaced: the k nearest
+        # of the others (left out in the query where the store can, else that many more
+        # asked for and dropped here)
+        found = nearest_excluding(
+            store, tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate,
+            exclude=frozenset(mine),
+        )  # fmt: skip
         wanted = {FactStatus(s) for s in statuses}
         q = np.asarray(vector, dtype=np.float64).ravel()
         qn = float(np.linalg.norm(q))

@@ -26,9 +26,9 @@ then reads it directly.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, cast, runtime_checkable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -43,6 +43,7 @@ __all__ = [
     "ReadAhead",
     "ReadPlan",
     "ReadRequest",
+    "nearest_excluding",
     "read_ahead",
 ]
 
@@ -102,6 +103,8 @@ class Nearest:
     k: int
     statuses: tuple[FactStatus, ...]
     predicate: str | None
+    #: fact ids left out: the ``k`` nearest of the others (:func:`nearest_excluding`)
+    exclude: frozenset[str] = frozenset()
     digest: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -118,11 +121,13 @@ class Nearest:
         k: int = 5,
         statuses: Sequence[FactStatus | str] = _CURRENT,
         predicate: str | None = None,
+        exclude: Iterable[str] = (),
     ) -> Nearest:
-        """The request of ``view.nearest(...)`` called with the same arguments (the
-        vector is copied: a later change to the caller's array changes nothing here)."""
+        """The request of ``view.nearest(...)`` (with ``exclude``: of
+        :func:`nearest_excluding`) called with the same arguments (the vector is copied:
+        a later change to the caller's array changes nothing here)."""
         vec = np.array(vector, copy=True)
-        return cls(tenant_id, user_id, vec, k, _statuses(statuses), predicate)
+        return cls(tenant_id, user_id, vec, k, _statuses(statuses), predicate, frozenset(exclude))
 
 
 ReadRequest = ByKey | BySubject | Nearest
@@ -162,16 +167,48 @@ def read_ahead(view: FactView, plan: ReadPlan) -> FactView:
     return view
 
 
+def nearest_excluding(
+    view: FactView,
+    tenant_id: str,
+    user_id: str,
+    vector: np.ndarray,
+    *,
+    k: int,
+    statuses: Sequence[FactStatus] = _CURRENT,
+    predicate: str | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> list[tuple[StoredFact, float]]:
+    """The ``k`` nearest facts of ``view.nearest`` but for the ids in ``exclude``: the
+    view's own ``nearest_excluding`` when it has one (OpenSearch leaves the ids out in the
+    query, so that a read returns ``k`` facts, not ``k`` more per id left out); otherwise
+    ``k + len(exclude)`` nearest read, the excluded ids dropped and ``k`` kept."""
+    own = getattr(view, "nearest_excluding", None)
+    if own is not None and exclude:
+        return cast(
+            list[tuple[StoredFact, float]],
+            own(tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate,
+                exclude=exclude),
+        )  # fmt: skip
+    found = view.nearest(
+        tenant_id, user_id, vector, k=k + len(exclude), statuses=statuses, predicate=predicate
+    )
+    return [(f, s) for f, s in found if f.fact_id not in exclude][: max(k, 0)]
+
+
 class Prefetched:
     """A :class:`FactView` for one resolution: the reads answered ahead (``answers``, by
     request) served from those answers, every other read sent to ``store``.
 
     ``served`` and ``passed`` count the reads served here and those sent to the store.
+    A read sent to the store is kept, and the same read asked again is served its answer
+    (several steps of a resolution scan the same subject; nothing is written while the
+    view lives, so the store would answer alike).
     """
 
     def __init__(self, store: FactView, answers: Mapping[ReadRequest, Answer]) -> None:
         self.store = store
         self._answers = dict(answers)
+        self._memo: dict[ReadRequest, Answer] = {}
         self.served = 0
         self.passed = 0
 
@@ -182,15 +219,22 @@ class Prefetched:
     def _get(self, request: ReadRequest) -> Answer | None:
         got = self._answers.get(request)
         if got is None:
+            got = self._memo.get(request)
+        if got is None:
             self.passed += 1
         else:
             self.served += 1
         return got
 
+    def _kept(self, request: ReadRequest, answer: list[Any]) -> list[Any]:
+        self._memo[request] = tuple(answer)
+        return answer
+
     def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
-        got = self._get(ByKey(tenant_id, user_id, key))
+        request = ByKey(tenant_id, user_id, key)
+        got = self._get(request)
         if got is None:
-            return self.store.by_key(tenant_id, user_id, key)
+            return self._kept(request, self.store.by_key(tenant_id, user_id, key))
         return list(cast(tuple[StoredFact, ...], got))
 
     def by_subject(
@@ -210,10 +254,10 @@ class Prefetched:
         )  # fmt: skip
         got = self._get(request)
         if got is None:
-            return self.store.by_subject(
+            return self._kept(request, self.store.by_subject(
                 tenant_id, user_id, subject, statuses=statuses, qualified=qualified,
                 limit=limit, vectors=vectors,
-            )  # fmt: skip
+            ))  # fmt: skip
         return list(cast(tuple[StoredFact, ...], got))
 
     def nearest(
@@ -231,7 +275,38 @@ class Prefetched:
         )
         got = self._get(request)
         if got is None:
-            return self.store.nearest(
+            return self._kept(request, self.store.nearest(
                 tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate
-            )
+            ))  # fmt: skip
         return list(cast(tuple[tuple[StoredFact, float], ...], got))
+
+    def nearest_excluding(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int,
+        statuses: Sequence[FactStatus] = _CURRENT,
+        predicate: str | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> list[tuple[StoredFact, float]]:
+        """:func:`nearest_excluding` served from the read-ahead when planned (as such, or
+        as the ``k + len(exclude)`` nearest read it falls back to), else from the store."""
+        request = Nearest.of(
+            tenant_id, user_id, vector, k=k, statuses=statuses, predicate=predicate,
+            exclude=exclude,
+        )  # fmt: skip
+        wide = replace(request, k=k + len(exclude), exclude=frozenset())
+        if wide in self._answers and request not in self._answers:
+            found = self.nearest(
+                tenant_id, user_id, vector, k=wide.k, statuses=statuses, predicate=predicate
+            )
+            return [(f, s) for f, s in found if f.fact_id not in exclude][: max(k, 0)]
+        got = self._get(request)
+        if got is not None:
+            return list(cast(tuple[tuple[StoredFact, float], ...], got))
+        return self._kept(request, nearest_excluding(
+            self.store, tenant_id, user_id, vector, k=k, statuses=statuses,
+            predicate=predicate, exclude=exclude,
+        ))  # fmt: skip

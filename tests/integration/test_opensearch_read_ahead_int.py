@@ -205,3 +205,53 @@ def test_the_agents_decide_alike_with_and_without_read_ahead_in_fewer_round_trip
     print(f"search round trips per candidate: {per_candidate[0]:.2f} single reads, "
           f"{per_candidate[1]:.2f} with read-ahead ({len(decisions)} candidates)")  # fmt: skip
     assert per_candidate[1] < 0.6 * per_candidate[0], per_candidate
+
+
+class Widening(Counting):
+    """The real store without ``nearest_excluding``: the read-your-writes cache asks a
+    k-nearest read for one more fact per cached id instead (as before)."""
+
+    nearest_excluding = None  # type: ignore[assignment]
+
+
+def test_ids_left_out_in_the_query_answer_as_the_wider_read_without_them(
+    stores: list[Counting],
+) -> None:
+    store = _open(Counting, DIM)
+    stores.append(store)
+    facts = [
+        _C.make_fact(v, predicate=p, tenant_id=t)
+        for t in ("acme", "other")
+        for v, p in (
+            ("vim", "prefers"),
+            ("vim editor daily", "uses"),
+            ("jazz", "likes"),
+            ("tea daily", "prefers"),
+            ("rust", "uses"),
+        )
+    ]
+    store.upsert(facts, wait=True)
+    vec = np.asarray(embed("user prefers vim editor daily"), dtype=np.float32)
+    every = store.nearest("acme", "u1", vec, k=5)
+    assert len(every) == 5 and all(f.tenant_id == "acme" for f, _ in every)
+    for gone in ({every[0][0].fact_id}, {every[1][0].fact_id, every[3][0].fact_id}):
+        want = [(f, s) for f, s in every if f.fact_id not in gone][:2]
+        got = store.nearest_excluding("acme", "u1", vec, k=2, exclude=frozenset(gone))
+        assert [f.fact_id for f, _ in got] == [f.fact_id for f, _ in want]
+        assert [round(s, 5) for _, s in got] == [round(s, 5) for _, s in want]
+        plan = ReadPlan((Nearest.of("acme", "u1", vec, k=2, exclude=gone),))
+        view = read_ahead(store, plan)
+        assert isinstance(view, Prefetched)
+        again = view.nearest_excluding("acme", "u1", vec, k=2, exclude=frozenset(gone))
+        assert again == got and view.served == 1
+
+
+def test_the_agents_decide_alike_leaving_cached_ids_out_or_widening_k(
+    stores: list[Counting], tmp_path: Path
+) -> None:
+    dim = HashingEmbedder().dim
+    wide, out = _open(Widening, dim), _open(Counting, dim)
+    stores += [wide, out]
+    want = _resolve_all(wide, tmp_path, "wide")
+    got = _resolve_all(out, tmp_path, "out")
+    assert got == want

@@ -146,6 +146,8 @@ class NearRealTimeReadAhead(CountingIndex):
     def __init__(self, index: EmbeddedIndex) -> None:
         super().__init__(index)
         self.plans: list[ReadPlan] = []
+        #: the facts the k-nearest reads of the read-aheads returned, in all
+        self.nearest_hits = 0
 
     def read_ahead(self, plan: ReadPlan) -> FactView:
         self.trips += 1
@@ -160,8 +162,35 @@ class NearRealTimeReadAhead(CountingIndex):
                     qualified=r.qualified, limit=r.limit, vectors=r.vectors,
                 ))  # fmt: skip
             else:
-                answers[r] = tuple(NearRealTimeIndex.nearest(
-                    self, r.tenant_id, r.user_id, r.vector, k=r.k, statuses=r.statuses,
-                    predicate=r.predicate,
-                ))  # fmt: skip
+                found = NearRealTimeIndex.nearest(
+                    self, r.tenant_id, r.user_id, r.vector, k=r.k + len(r.exclude),
+                    statuses=r.statuses, predicate=r.predicate,
+                )  # fmt: skip
+                answers[r] = tuple([(f, x) for f, x in found if f.fact_id not in r.exclude][: r.k])
+                self.nearest_hits += len(answers[r])
         return Prefetched(self, answers)
+
+
+class ExcludingReadAhead(NearRealTimeReadAhead):
+    """:class:`NearRealTimeReadAhead` that leaves ids out of a k-nearest read in the query,
+    as OpenSearch does (``nearest_excluding``): ``k`` hits come back."""
+
+    def nearest_excluding(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> list[tuple[StoredFact, float]]:
+        self.trips += 1
+        found = NearRealTimeIndex.nearest(
+            self, tenant_id, user_id, vector, k=k + len(exclude), statuses=statuses,
+            predicate=predicate,
+        )  # fmt: skip
+        out = [(f, x) for f, x in found if f.fact_id not in exclude][:k]
+        self.nearest_hits += len(out)
+        return out
