@@ -11,7 +11,8 @@ in one consumer group; two partitions per topic), fed LoCoMo dev turns.
 * worker peak RSS under load (``VmHWM`` of each worker process).
 
     MEMGATE_KAFKA_BOOTSTRAP=127.0.0.1:19092 MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 \\
-        .venv/bin/python benchmarks/bench_pipeline.py [--turns 400] [--paced 120] [--runtime onnx-int8|numpy]
+        .venv/bin/python benchmarks/bench_pipeline.py [--turns 400] [--paced 120] \\
+        [--runtime onnx-int8|numpy]
 
 Runs only when both services are reachable; otherwise the rows say so.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
 import signal
 import socket
 import statistics
@@ -127,6 +129,7 @@ def settings(run: str, data: Path, kafka: str, url: str) -> Settings:
     )
 
 
+BENCH_KEY = secrets.token_hex(32)  # one per benchmark run, for all its workers
 RUNTIME = ["onnx-int8"]  # the workers' embedder runtime, set from --runtime
 
 
@@ -144,6 +147,8 @@ def worker_env(s: Settings, data: Path, port: int) -> dict[str, str]:
             "MEMGATE_METRICS_PORT": str(port),
             "MEMGATE_TOPIC_PARTITIONS": str(PARTITIONS),
             "MEMGATE_EMBEDDER_RUNTIME": RUNTIME[0],
+            # workers sharing one index share one key (fact ids are keyed digests under it)
+            "MEMGATE_HMAC_KEY": os.environ.get("MEMGATE_HMAC_KEY") or BENCH_KEY,
         }
     )
     return env

@@ -17,6 +17,7 @@ from memgate.core.settings import mask_secrets
 from memgate.render import print_note
 
 if TYPE_CHECKING:
+    from memgate.core.settings import Settings
     from memgate.runtime import Runtime
     from memgate.streams.consolidator import Consolidator
     from memgate.streams.metrics import Metrics
@@ -81,7 +82,24 @@ def worker(
         f"consolidate={f'every {every:g} min' if every > 0 else 'off'}",
         style="",
     )
+    if shared_key_missing(s):
+        print_note(err, SHARED_KEY_NOTE)
     run_worker(fapp, loglevel.value)
+
+
+#: Said at start by a worker on a shared OpenSearch index without ``MEMGATE_HMAC_KEY``.
+SHARED_KEY_NOTE = (
+    "warning: MEMGATE_HMAC_KEY is not set, so this worker keys fact ids and tombstones with "
+    "its own key file (<data_dir>/hmac.key). Workers writing to one OpenSearch index must "
+    "share one key, or a partition moved to another worker makes other ids for the same "
+    "facts: set MEMGATE_HMAC_KEY to one secret of at least 32 characters on every worker "
+    "(e.g. openssl rand -hex 32)"
+)
+
+
+def shared_key_missing(s: Settings) -> bool:
+    """A worker on a shared index (OpenSearch) whose key is its own file, not the setting."""
+    return s.retrieval_backend == "opensearch" and s.hmac_key is None
 
 
 def worker_consolidator(rt: Runtime, metrics: Metrics) -> Consolidator | None:

@@ -1,0 +1,31 @@
+"""A worker on a shared OpenSearch index is told when its fact-id key is its own file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgate.cli.worker import SHARED_KEY_NOTE, shared_key_missing
+from memgate.core.settings import load_settings
+
+
+@pytest.mark.parametrize(
+    ("backend", "key", "warned"),
+    [
+        ("opensearch", None, True),
+        ("opensearch", "k" * 32, False),
+        ("embedded", None, False),
+    ],
+)
+def test_a_worker_on_opensearch_without_a_set_key_is_warned(
+    tmp_path: Path, backend: str, key: str | None, warned: bool
+) -> None:
+    own = {"hmac_key": key} if key else {}
+    s = load_settings(data_dir=tmp_path, retrieval_backend=backend, **own)
+    assert shared_key_missing(s) is warned
+
+
+def test_the_warning_says_what_to_do() -> None:
+    assert "MEMGATE_HMAC_KEY" in SHARED_KEY_NOTE
+    assert "every worker" in SHARED_KEY_NOTE
