@@ -451,9 +451,13 @@ def clean_statement(sentence: str) -> str:
 
 @cache
 def _confirmation_re() -> re.Pattern[str]:
-    """A ``confirmation_lead``, at most four more words, then a colon or a comma."""
+    """A ``confirmation_lead``, then a colon or a comma; a short phrase opened by one of
+    ``confirmation_lead_links`` may stand between ("Confirmed with the team:")."""
     lead = _matcher("confirmation_lead").pattern
-    return re.compile(rf"^(?:{lead})(?:\s+[^\s,:;，：]+){{0,4}}?\s*[:,;，：—–-]\s*")
+    link = _matcher("confirmation_lead_links").pattern
+    return re.compile(
+        rf"^(?:{lead})(?:\s+(?:{link})(?:\s+[^\s,:;，：]+){{0,3}})?\s*[:,;，：—–-]\s*"
+    )
 
 
 def without_confirmation_leads(text: str) -> tuple[str, bool]:
@@ -467,6 +471,8 @@ def without_confirmation_leads(text: str) -> tuple[str, bool]:
     ('脚本是用Python跑的。', True)
     >>> without_confirmation_leads("Checked the logs and found nothing.")
     ('Checked the logs and found nothing.', False)
+    >>> without_confirmation_leads("Checked out the library there, it was cool.")[1]
+    False
     """
     out: list[str] = []
     found = False

@@ -66,6 +66,7 @@ def test_a_confirmation_opening_is_cut_and_confirms_the_turn(text: str, rest: st
         "Checked the logs and found nothing.",
         "I confirmed my attendance for Friday and booked a hotel.",
         "The deploy was verified by QA last week.",
+        "Checked out the library there, it had a cool old book collection!",
     ],
 )
 def test_no_confirmation_opening(text: str) -> None:
