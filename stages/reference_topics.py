@@ -86,6 +86,7 @@ class _Words:
     self_cues: re.Pattern[str]
     said_leads: re.Pattern[str]
     said_markers: re.Pattern[str]
+    thing_markers: re.Pattern[str]
 
 
 @cache
@@ -117,6 +118,7 @@ def _words() -> _Words:
         self_cues=_phrases(_flat(d["self_error_cues"])),
         said_leads=_phrases(_flat(d["said_topic_leads"])),
         said_markers=_phrases(_flat(d["said_topic_markers"])),
+        thing_markers=_phrases(_flat(d["said_thing_markers"])),
         neg_after=re.compile(
             r"^\s*,?\s*(?:" + _phrases(d["request_negations"]["after"]).pattern + ")"
         ),
@@ -197,9 +199,12 @@ def _said_wrong(low: str, w: _Words) -> str | None:
     'mi hermana'
     >>> _said_wrong("刚才说养狗那句不对", _words()), _said_wrong("i was wrong about it", _words())
     ('养狗', None)
+    >>> _said_wrong("跑步那个是我说错了", _words()), _said_wrong("老板那个方案不对", _words())
+    ('跑步', None)
     """
     found = None
-    marker = w.said_markers.search(low) if _CJK_RE.search(low) else None
+    cjk = _CJK_RE.search(low) is not None
+    marker = (w.said_markers.search(low) or w.thing_markers.search(low)) if cjk else None
     if marker is None:
         found = _topic_after_lead(low, w, w.said_leads)
     else:
@@ -207,6 +212,11 @@ def _said_wrong(low: str, w: _Words) -> str | None:
         leads = list(w.said_leads.finditer(head))
         start = leads[-1].end() if leads else 0
         topic = head[start:].strip(" ，,、")
+        # a thing ("跑步那个") is a thing said only after a lead or with the speaker's own
+        # error ("我说错了"): "老板那个方案不对" says a plan is wrong
+        said = w.said_markers.match(low, marker.start()) is not None
+        if not (said or leads or w.self_cues.search(low[marker.end() :])):
+            return None
         if topic and not _CLAUSE_SPLIT_RE.search(topic):
             found = (topic, start, marker.start())
     if found is None:

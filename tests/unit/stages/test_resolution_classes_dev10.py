@@ -156,6 +156,8 @@ def test_a_thing_said_called_wrong_is_a_retraction(sentence: str, topic: str) ->
         "I'm confused about Kubernetes networking.",
         "Lo del viernes es a las cinco.",
         "Das mit dem Umzug hat gut geklappt.",
+        "老板那个方案不对，我们得重新想。",
+        "The thing about Kubernetes is that the docs are wrong.",
     ],
 )
 def test_no_retraction_without_a_thing_said_and_a_word_of_error(sentence: str) -> None:
