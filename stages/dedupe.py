@@ -670,12 +670,16 @@ class Resolver:
             return done
         if res.reason == "older_than_current" or not res.writes:
             return done
-        changed = res.writes[0]
-        stale = [
-            f.model_copy(update={"status": FactStatus.PENDING})
-            for f in implied_stale(c, changed_predicate(changed), view, c.turn_ts)
-            if f.fact_id not in {w.fact_id for w in res.writes}
-        ]
+        # the change is of the new fact's predicate and of each one it closed: a move
+        # said as an episode ("Dejé Telefónica; ahora estoy en BBVA") replaces works_at
+        changed = [res.writes[0]] + [w for w in res.writes[1:] if w.status is FactStatus.SUPERSEDED]
+        written = {w.fact_id for w in res.writes}
+        stale: list[StoredFact] = []
+        for predicate in dict.fromkeys(changed_predicate(w) for w in changed):
+            for f in implied_stale(c, predicate, view, c.turn_ts):
+                if f.fact_id not in written:
+                    written.add(f.fact_id)
+                    stale.append(f.model_copy(update={"status": FactStatus.PENDING}))
         if not stale:
             return done
         details = {

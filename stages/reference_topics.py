@@ -84,6 +84,9 @@ class _Words:
     neg_before: re.Pattern[str]
     neg_after: re.Pattern[str]
     self_cues: re.Pattern[str]
+    said_leads: re.Pattern[str]
+    said_markers: re.Pattern[str]
+    thing_markers: re.Pattern[str]
 
 
 @cache
@@ -113,15 +116,20 @@ def _words() -> _Words:
             "(?:" + _phrases(d["request_negations"]["before"]).pattern + r")\s*(?:\w+\s+)?$"
         ),
         self_cues=_phrases(_flat(d["self_error_cues"])),
+        said_leads=_phrases(_flat(d["said_topic_leads"])),
+        said_markers=_phrases(_flat(d["said_topic_markers"])),
+        thing_markers=_phrases(_flat(d["said_thing_markers"])),
         neg_after=re.compile(
             r"^\s*,?\s*(?:" + _phrases(d["request_negations"]["after"]).pattern + ")"
         ),
     )
 
 
-def _topic_after_lead(low: str, w: _Words) -> tuple[str, int, int] | None:
+def _topic_after_lead(
+    low: str, w: _Words, leads: re.Pattern[str] | None = None
+) -> tuple[str, int, int] | None:
     """The words after the first topic lead, to a topic end or the end of the clause."""
-    for m in w.leads.finditer(low):
+    for m in (leads or w.leads).finditer(low):
         rest = low[m.end() :]
         cut = len(rest)
         for sep in _CLAUSE_SPLIT_RE.finditer(rest):
@@ -165,7 +173,8 @@ def loose_references(sentence: str) -> list[tuple[str, str, str]]:
     low = sentence.lower().strip()
     op = _op(low, w)
     if op is None:
-        return []
+        said = _said_wrong(low, w)
+        return [("retract", said, low)] if said else []
     if not (w.memory.search(low) or w.cues.search(low)):
         return []
     found = _topic_after_lead(low, w)
@@ -178,6 +187,42 @@ def loose_references(sentence: str) -> list[tuple[str, str, str]]:
     if edits_a_thing(low, topic):
         return []
     return [(op, topic, low)]
+
+
+def _said_wrong(low: str, w: _Words) -> str | None:
+    """The topic of a sentence that says a thing the user said was wrong, with no verb of
+    withdrawing: a lead of its own points at what was said ("das mit AWS stimmt nicht",
+    "lo de mi hermana no es cierto"; Chinese: the topic before a demonstrative marker,
+    "刚才说养狗那句不对") and a word of error follows the topic.
+
+    >>> _said_wrong("lo de mi hermana no es cierto, me confundí", _words())
+    'mi hermana'
+    >>> _said_wrong("刚才说养狗那句不对", _words()), _said_wrong("i was wrong about it", _words())
+    ('养狗', None)
+    >>> _said_wrong("跑步那个是我说错了", _words()), _said_wrong("老板那个方案不对", _words())
+    ('跑步', None)
+    """
+    found = None
+    cjk = _CJK_RE.search(low) is not None
+    marker = (w.said_markers.search(low) or w.thing_markers.search(low)) if cjk else None
+    if marker is None:
+        found = _topic_after_lead(low, w, w.said_leads)
+    else:
+        head = low[: marker.start()]
+        leads = list(w.said_leads.finditer(head))
+        start = leads[-1].end() if leads else 0
+        topic = head[start:].strip(" ，,、")
+        # a thing ("跑步那个") is a thing said only after a lead or with the speaker's own
+        # error ("我说错了"): "老板那个方案不对" says a plan is wrong
+        said = w.said_markers.match(low, marker.start()) is not None
+        if not (said or leads or w.self_cues.search(low[marker.end() :])):
+            return None
+        if topic and not _CLAUSE_SPLIT_RE.search(topic):
+            found = (topic, start, marker.start())
+    if found is None:
+        return None
+    topic, _start, end = found
+    return topic if w.cues.search(low[end:]) else None
 
 
 #: What follows one of these in a topic is where the thing is, not the thing.

@@ -119,6 +119,8 @@ class Lexicon:
     negations: re.Pattern[str] | None
     delete_verbs: re.Pattern[str] | None
     determiners: frozenset[str] = frozenset()
+    final_particles: str = ""
+    """Chinese particles that close a clause (read before a clause's head noun)."""
     elision: re.Pattern[str] | None = None
     """An elided article or pronoun before its word ("l'électricité"), to split off."""
     _cue: Callable[[str], bool] = field(init=False, repr=False, compare=False)
@@ -185,6 +187,9 @@ class Lexicon:
                 normalise(w) for ws in data.get("determiners", {}).values() for w in ws
             ),
             elision=_elision_re([w for ws in data.get("elisions", {}).values() for w in ws]),
+            final_particles="".join(
+                w for ws in data.get("final_particles", {}).values() for w in ws
+            ),
         )
 
     def unelide(self, text: str) -> str:

@@ -21,6 +21,7 @@ from memgate.core.events import CandidateFact, FactStatus, StoredFact
 from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_paraphrase import FOLD
+from memgate.stages.resolve_semantic import said_before
 from memgate.stages.resolve_slots import SlotMatch, clause_terms
 
 __all__ = ["confirmed_guess"]
@@ -49,7 +50,7 @@ def confirmed_guess(
         pool += view.by_subject(
             c.tenant_id, c.user_id, root, statuses=(FactStatus.PENDING,), qualified=True
         )
-    before = [f for f in pool if f.key != key and f.last_seen < c.turn_ts]
+    before = [f for f in pool if f.key != key and said_before(f, c)]
     if not before:
         return None
     latest = max(f.last_seen for f in before)

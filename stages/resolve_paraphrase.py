@@ -13,7 +13,9 @@ on the facts' structure, not their phrasing:
   own thing, never another person's: ``persons`` in ``memgate/data/paraphrase.json``),
   no change cue, the same polarity, the same names and numbers on both sides
   (anchors, each side's within the other) and the same slot: one thing of the
-  owner ("team's backend") or a family both name, or else a cosine of the
+  owner ("team's backend"), a family both name, or the slot word of one side said in
+  the other ("uses_tool:plan Enterprise tier" / "our account is on the Enterprise
+  plan"), or else a cosine of the
   statements at or above ``fold_similarity`` with no value swapped in one frame.
   A statement with no name or number folds only when its meaning is nearer still
   (``fold_similarity_unanchored``) and most of its content terms are shared.
@@ -236,6 +238,8 @@ def fold_target(
                     or _thing_named(rest_c, f.value)
                     or _named_by_name(rest_f, all_f, anchors_c)
                     or _named_by_name(rest_c, anchors_c, all_f)
+                    or any(_thing_named(t, c.object) for t in slot_terms(f, lex))
+                    or any(_thing_named(t, f.value) for t in slot_c)
                 )
                 if not same_slot and (
                     sim < fold.fold_similarity or substitution(f.value, c.object, lex)

@@ -48,6 +48,7 @@ __all__ = [
     "changed_predicate",
     "implied_stale",
     "referenced_facts",
+    "said_before",
     "semantic_target",
 ]
 
@@ -216,13 +217,15 @@ def referenced_facts(
     out: list[tuple[StoredFact, str]] = []
     near: list[tuple[float, StoredFact]] = []
     for f in sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id)):
-        if f.last_seen >= c.turn_ts:
+        if not said_before(f, c):
             continue  # said at or after the reference: it stands
         text = f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}".lower()
         if _mentions(f, terms) or any(t.words.search(text) for t in topics):
             out.append((f, "topic_words"))  # a topic's word or one of its synonyms
         elif f.predicate in predicates or any(p in f.value for p in placeholders):
             out.append((f, "topic_predicate"))
+        elif predicates & _family_predicates(f, lex):
+            out.append((f, "topic_family_words"))  # a statement of the topic's slot
         elif reach.search(text):
             out.append((f, "topic_family"))  # a member of the kind the topic names
         elif op != "stop" and f.status is not FactStatus.SUPERSEDED:
@@ -233,6 +236,31 @@ def referenced_facts(
         # no fact names the topic: the one nearest in meaning is meant, not every near one
         out.append((max(near, key=lambda x: (x[0], x[1].fact_id))[1], "similarity"))
     return out
+
+
+def _family_predicates(f: StoredFact, lex: Lexicon) -> frozenset[str]:
+    """The predicates of a fact's single-valued family, read from its words when its own
+    predicate names none ("user statement Ich arbeite als Pflegerin bei ..."): a topic
+    about those predicates ("mein Job") refers to it."""
+    fam = lex.family(f.predicate, f"{f.subject} {f.value}")
+    return frozenset(fam.predicates) if fam is not None and fam.single else frozenset()
+
+
+def said_before(f: StoredFact, c: CandidateFact) -> bool:
+    """``f`` was said before ``c``: last seen earlier, or at the same instant in another
+    turn (a turn's time is to the second, and a fact already stored came from a turn
+    processed first; a turn that arrives late carries its own, earlier time).
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2024, 5, 3, tzinfo=UTC)
+    >>> f = StoredFact.model_construct(last_seen=t, source_turn_ids=["t1"])
+    >>> c = CandidateFact.model_construct(turn_ts=t, source_turn_ids=["t3"])
+    >>> said_before(f, c), said_before(f, c.model_copy(update={"source_turn_ids": ["t1"]}))
+    (True, False)
+    """
+    if f.last_seen != c.turn_ts:
+        return f.last_seen < c.turn_ts
+    return not set(f.source_turn_ids) & set(c.source_turn_ids)
 
 
 def _latest_said(pool: Iterable[StoredFact], c: CandidateFact) -> list[tuple[StoredFact, str]]:
@@ -273,7 +301,7 @@ def implied_stale(
         other = "team" if owner == "user" else "user"
         pool += view.by_subject(c.tenant_id, c.user_id, other, statuses=_ACTIVE, qualified=True)
     for f in pool:
-        if f.last_seen >= since:
+        if f.last_seen > since or (f.last_seen == since and not said_before(f, c)):
             continue
         if f.predicate in implied:
             out.append(f)

@@ -121,8 +121,10 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
 
     >>> sorted(anchors("Mon opérateur mobile est Orange", sentence=True))
     ['orange']
-    >>> sorted(anchors("Stripe", sentence=False))
-    ['stripe']
+    >>> sorted(anchors("Stripe", sentence=False)), sorted(anchors("data engineer", sentence=False))
+    (['stripe'], ['data', 'engineer'])
+    >>> sorted(anchors("all my code in Emacs", sentence=False))
+    ['emacs']
     >>> sorted(anchors("我们用 Travis CI 做持续集成", sentence=True))
     ['ci', 'travis']
     >>> sorted(anchors("我们的后端是用Go写的", sentence=True))
@@ -140,6 +142,15 @@ def _anchors(value: str, sentence: bool) -> frozenset[str]:
         return frozenset()
     cjk = bool(_CJK_RE.search(text))
     if not sentence and not cjk:
+        # a typed value's names, when it has any ("all my code in Emacs", "Enterprise
+        # tier": the words around a name are the slot's, not the value); else its words
+        names = {
+            normalise(t)
+            for t in _TOKEN_RE.findall(text)
+            if any(ch.isupper() or ch.isdigit() for ch in t)
+        } - {"i", "im", "ive", "id", ""}
+        if names:
+            return frozenset(names)
         lex = LEXICON
         return frozenset(
             w
@@ -184,7 +195,7 @@ def _kept_head_terms(value: str) -> frozenset[str]:
 
 def _head_terms(value: str, lex: Lexicon) -> set[str]:
     if _CJK_RE.search(value):
-        return set()
+        return _cjk_head(value, lex)
     toks = [m.group(0) for m in _TOKEN_RE.finditer(value)]
     named = {i for i, t in enumerate(toks) if i > 0 and (t[:1].isupper() or t[:1].isdigit())}
     out: set[str] = set()
@@ -196,6 +207,28 @@ def _head_terms(value: str, lex: Lexicon) -> set[str]:
             if name in named and noun not in named and len(n) > 2 and n not in lex.stopwords:
                 out.add(n)
     return out
+
+
+#: A Chinese clause this long (characters) at least has a head noun to read.
+CJK_HEAD_MIN_CHARS: Final = 4
+
+
+def _cjk_head(value: str, lex: Lexicon) -> set[str]:
+    """The head noun of a Chinese clause: its last two characters, its closing particles
+    (``final_particles``) left out; Chinese puts the head last ("小米手机", "华为手机").
+
+    >>> _cjk_head("我换成华为手机了", LEXICON), _cjk_head("我用的是小米手机", LEXICON)
+    ({'手机'}, {'手机'})
+    >>> _cjk_head("我住在成都", LEXICON), _cjk_head("用Go", LEXICON)
+    ({'成都'}, set())
+    """
+    clause = re.split(r"[，,。；;！？!?]", value.strip())
+    last = next((c for c in reversed(clause) if c.strip()), "").strip()
+    last = last.rstrip(lex.final_particles + " ")
+    if len(_CJK_RE.findall(last)) < CJK_HEAD_MIN_CHARS or not _CJK_RE.fullmatch(last[-2:-1]):
+        return set()
+    head = last[-2:]
+    return {head} if all(_CJK_RE.match(ch) for ch in head) else set()
 
 
 def _val(f: StoredFact | CandidateFact) -> str:

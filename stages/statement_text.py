@@ -42,6 +42,7 @@ __all__ = [
     "said_of_another",
     "split_statements",
     "subject_of",
+    "without_confirmation_leads",
     "word_pattern",
 ]
 
@@ -331,7 +332,7 @@ def hedged(sentence: str) -> bool:
     # a Chinese adverb of seeming stands inside the clause ("我们的数据库好像是 ...")
     if any(a in body for a in lexicon().get("hedge_adverbs", ())):
         return True
-    for lead in lexicon().get("hedge_leads", ()):
+    for lead in map(normalise_text, lexicon().get("hedge_leads", ())):
         after = body[len(lead) : len(lead) + 1]
         if body.startswith(lead) and (
             _CJK_RE.search(lead) or lead.endswith("'") or after in ("", " ", ",")
@@ -440,8 +441,51 @@ def clean_statement(sentence: str) -> str:
         ):
             break
         s = re.sub(r"^[\s,:;，：、]+", "", rest)
+    low = s.casefold()
+    m = _confirmation_re().match(low) if len(low) == len(s) else None
+    if m is not None and s[m.end() :].strip():
+        s = s[m.end() :].strip()  # "Double-checked: ..." says how the speaker knows
     s = re.sub(r"[\s.!。！…;；,，]+$", "", s)
     return s or sentence.strip()
+
+
+@cache
+def _confirmation_re() -> re.Pattern[str]:
+    """A ``confirmation_lead``, then a colon or a comma; a short phrase opened by one of
+    ``confirmation_lead_links`` may stand between ("Confirmed with the team:")."""
+    lead = _matcher("confirmation_lead").pattern
+    link = _matcher("confirmation_lead_links").pattern
+    return re.compile(
+        rf"^(?:{lead})(?:\s+(?:{link})(?:\s+[^\s,:;，：]+){{0,3}})?\s*[:,;，：—–-]\s*"
+    )
+
+
+def without_confirmation_leads(text: str) -> tuple[str, bool]:
+    """The turn with each sentence's confirmation opening cut (``confirmation_lead``:
+    "Double-checked:", "Vérification faite,", "确认过了，"), and whether one was cut: the
+    speaker says they checked what follows, so the turn confirms what it states.
+
+    >>> without_confirmation_leads("Confirmed with the team: the services run on Node 18.")
+    ('the services run on Node 18.', True)
+    >>> without_confirmation_leads("确认过了，脚本是用Python跑的。")
+    ('脚本是用Python跑的。', True)
+    >>> without_confirmation_leads("Checked the logs and found nothing.")
+    ('Checked the logs and found nothing.', False)
+    >>> without_confirmation_leads("Checked out the library there, it was cool.")[1]
+    False
+    """
+    out: list[str] = []
+    found = False
+    for sentence in split_statements(text):
+        low = sentence.casefold()
+        m = _confirmation_re().match(low) if len(low) == len(sentence) else None
+        rest = sentence[m.end() :].strip() if m is not None else ""
+        if m is not None and rest:
+            out.append(rest)
+            found = True
+        else:
+            out.append(sentence)
+    return (" ".join(out), True) if found else (text, False)
 
 
 def subject_of(statement: str) -> str:

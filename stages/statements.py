@@ -53,6 +53,7 @@ from memgate.stages.statement_text import (
     split_statements,
     starts_with_correction,
     subject_of,
+    without_confirmation_leads,
 )
 from memgate.stages.triage import is_filler_sentence
 
@@ -131,6 +132,7 @@ class StatementExtractor:
     def extract(self, turn: TurnEvent) -> list[CandidateFact]:
         if turn.role is not Role.USER or not turn.content.strip():
             return []
+        turn = checked_turn(turn)
         return self._facts(turn, [s for _, s in kept_statements(turn.content, self.model)])
 
     def _facts(
@@ -216,6 +218,7 @@ class HybridExtractor(StatementExtractor):
     def extract(self, turn: TurnEvent) -> list[CandidateFact]:
         if turn.role is not Role.USER or not turn.content.strip():
             return []
+        turn = checked_turn(turn)
         facts = self.rules.extract(turn)
         generic = set(lexicon()["generic_rule_predicates"])
         # a retraction is an operation on stored facts, never a statement to store: the
@@ -335,6 +338,18 @@ _RULE_VETO: Final = (
 #: The confidence of a fact said as a belief ("ich glaube, wir nutzen Terraform"): an
 #: inference from a clear statement on the scale of the domain guide.
 BELIEVED_CONFIDENCE: Final = 0.5
+
+
+def checked_turn(turn: TurnEvent) -> TurnEvent:
+    """The turn as the extractors read it: a sentence that opens by saying the speaker
+    checked it ("Double-checked: the Kafka cluster runs 3.6", "确认过了，...") makes the
+    turn confirm what it states (``confirmed``, unless the turn already says): a
+    confirmation settles the guess it answers (:mod:`memgate.stages.resolve_confirm`);
+    the opening is no part of a statement (:func:`clean_statement`)."""
+    _, checked = without_confirmation_leads(turn.content)
+    if not checked or turn.confirmed is not None:
+        return turn
+    return turn.model_copy(update={"confirmed": True})
 
 
 def _believed(facts: list[CandidateFact], sentences: list[str]) -> list[CandidateFact]:

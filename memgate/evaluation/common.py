@@ -79,6 +79,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # misses, confirmation, noise, six languages (dev8);
     # dedupe, deletion by a broader word, noise, confirmation with implied updates,
     # supersede in new words, six languages, three domains (dev9);
+    # the weak frozen classes again: dedupe with near misses, noise, deletion with the search
+    # after it, confirmation with implied updates, supersede with the search after it,
+    # retraction by reference, as_of, six languages (dev10);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -90,6 +93,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev7.jsonl",
         "scenarios_dev8.jsonl",
         "scenarios_dev9.jsonl",
+        "scenarios_dev10.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),

@@ -232,7 +232,10 @@ def test_the_slots_own_words_in_a_typed_value_are_no_names(store: EmbeddedIndex)
     apply(store, cand("PostgreSQL database", "uses_tool:database", days=0))
     res, dec = apply(store, cand("Nosso banco de dados é o PostgreSQL", "statement", days=30,
                                  subject="team's banco de dados", multi=True))  # fmt: skip
-    assert (res.action.value, dec.details.get("match")) == ("DUPLICATE", "paraphrase:family")
+    # the typed value's name is its anchor (judge9): read as the same clause first, or as
+    # the same slot and name in other words
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert dec.reason == "same_clause" or dec.details.get("match") == "paraphrase:family"
 
 
 @pytest.mark.parametrize(
