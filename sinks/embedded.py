@@ -89,6 +89,9 @@ SCHEMA_VERSION = 4
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
 _ID_CHUNK = 500  # bound parameters per IN (...) list
+# a row's vector columns, read or left out (NULL: a fact without vectors)
+_VECTORS = "embedding, search_embedding"
+_NO_VECTORS = "NULL, NULL"
 
 _DDL = (
     # rid is the rowid alias: stable under VACUUM, so the FTS rows can key on it.
@@ -600,7 +603,10 @@ class EmbeddedIndex(Closing):
         limit: int = SUBJECT_SCAN_LIMIT,
         vectors: bool = True,
     ) -> list[StoredFact]:
-        """Facts about ``subject`` (key prefix ranges on the key index), oldest recorded first."""
+        """Facts about ``subject`` (key prefix ranges on the key index), oldest recorded first;
+        with ``vectors=False`` without their vectors (resolution's paraphrase check reads
+        every active fact of the speaker for each candidate, for their text alone: their
+        two vector blobs were most of what SQLite read and Python copied)."""
         wanted = sorted({FactStatus(s).value for s in statuses})
         if not wanted or limit <= 0:
             return []
@@ -613,7 +619,7 @@ class EmbeddedIndex(Closing):
         marks = ", ".join("?" * len(wanted))
         with self._locked() as conn:
             rows = conn.execute(
-                "SELECT doc, embedding, search_embedding FROM facts "
+                f"SELECT doc, {_VECTORS if vectors else _NO_VECTORS} FROM facts "
                 f"WHERE tenant_id = ? AND user_id = ? AND status IN ({marks}) "
                 f"AND ({ranges}) ORDER BY recorded_at DESC, fact_id DESC LIMIT ?",
                 [*params, limit],
@@ -658,8 +664,7 @@ class EmbeddedIndex(Closing):
     ) -> list[StoredFact]:
         """The user's facts, oldest recorded first; active only unless ``include_inactive``."""
         sql = (
-            "SELECT doc, embedding, search_embedding FROM facts "
-            "WHERE tenant_id = ? AND user_id = ?"
+            "SELECT doc, embedding, search_embedding FROM facts WHERE tenant_id = ? AND user_id = ?"
         )
         params: list[Any] = [tenant_id, user_id]
         if not include_inactive:
@@ -750,4 +755,3 @@ class EmbeddedIndex(Closing):
             for status, n in conn.execute("SELECT status, count(*) FROM facts GROUP BY status"):
                 counts[status] = int(n)
         return counts
-

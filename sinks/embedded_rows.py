@@ -6,8 +6,10 @@ documents and turning the same vector blobs into lists of floats again was about
 tenth of the ingest's CPU time. A row's parsed fact is kept, keyed by the row's
 exact bytes (document and both vectors), so a changed row is a new key and can
 never be answered with an old fact; least recently used out first, and emptied
-when facts are erased, and a fact's entry dropped when it is written again, so no
-erased or overwritten content stays in memory.
+when facts are erased, and a fact's entries dropped when it is written again, so no
+erased or overwritten content stays in memory. A fact read without its vectors
+(``by_subject(vectors=False)``) is a row of its own (no blobs) kept beside the one
+with them: the two readings of one stored version do not push each other out.
 """
 
 from __future__ import annotations
@@ -41,13 +43,18 @@ def parse_fact(doc: str, blob: bytes | None, search_blob: bytes | None = None) -
     return fact.model_copy(update=update) if update else fact
 
 
+def _readings(a: _Key, b: _Key) -> bool:
+    """Whether two kept rows are one stored version read with and without its vectors."""
+    return a[0] == b[0] and a[1:] != b[1:] and (a[1:] == (None, None) or b[1:] == (None, None))
+
+
 class RowCache:
     """Parsed facts by their row's bytes, bounded (``size`` 0: nothing kept)."""
 
     def __init__(self, size: int = ROW_CACHE) -> None:
         self.size = size
         self._facts: OrderedDict[_Key, StoredFact] = OrderedDict()
-        self._keys: dict[str, _Key] = {}  # the kept row of each fact id
+        self._keys: dict[str, set[_Key]] = {}  # the kept rows of each fact id
         self._lock = threading.Lock()
 
     def fact(self, doc: str, blob: bytes | None, search_blob: bytes | None = None) -> StoredFact:
@@ -60,22 +67,27 @@ class RowCache:
         fact = parse_fact(doc, blob, search_blob)
         if self.size > 0:
             with self._lock:
-                old = self._keys.get(fact.fact_id)
-                if old is not None and old != key:
+                kept = self._keys.setdefault(fact.fact_id, set())
+                # another version of the fact goes; the same one read with(out) vectors stays
+                for old in [k for k in kept if not _readings(k, key)]:
+                    kept.discard(old)
                     self._facts.pop(old, None)
                 self._facts[key] = fact
-                self._keys[fact.fact_id] = key
+                kept.add(key)
                 while len(self._facts) > self.size:
-                    _, gone = self._facts.popitem(last=False)
-                    self._keys.pop(gone.fact_id, None)
+                    gone_key, gone = self._facts.popitem(last=False)
+                    rest = self._keys.get(gone.fact_id)
+                    if rest is not None:
+                        rest.discard(gone_key)
+                        if not rest:
+                            del self._keys[gone.fact_id]
         return fact
 
     def drop(self, fact_ids: Iterable[str]) -> None:
         """Forget the kept rows of these facts (they are being rewritten)."""
         with self._lock:
             for fact_id in fact_ids:
-                key = self._keys.pop(fact_id, None)
-                if key is not None:
+                for key in self._keys.pop(fact_id, ()):
                     self._facts.pop(key, None)
 
     def clear(self) -> None:

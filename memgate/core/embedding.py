@@ -639,7 +639,10 @@ class MiniLMEmbedder:
         id_lists = [tok.encode(t, add_special_tokens=True).ids for t in texts]
         lengths = [len(ids) for ids in id_lists]
         passes = []
-        for chunk in plan_batches(lengths, self.batch_size, self.token_budget, INT8_MIN_TOKENS):
+        # int8: one text a pass. Activations are quantised per pass, so a text batched with
+        # another would get a vector that depends on it (and pays for its padding)
+        size = 1 if self._int8 is not None else self.batch_size
+        for chunk in plan_batches(lengths, size, self.token_budget, INT8_MIN_TOKENS):
             seq = max(len(id_lists[j]) for j in chunk)
             ids = np.zeros((len(chunk), seq), dtype=np.int64)  # [PAD] id is 0
             mask = np.zeros((len(chunk), seq), dtype=np.float32)

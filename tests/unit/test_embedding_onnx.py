@@ -36,3 +36,36 @@ def test_int8_vectors_are_within_0_01_cosine_of_float32() -> None:
 def test_an_unknown_runtime_is_refused() -> None:
     with pytest.raises(ValueError, match="runtime"):
         MiniLMEmbedder(runtime="gpu")  # type: ignore[arg-type]
+
+
+def test_an_int8_vector_is_its_texts_own_whatever_it_is_embedded_with() -> None:
+    """int8 activations are quantised per forward pass: the int8 runtime gives each text
+    a pass of its own, so a statement's vector is the same embedded alone or beside its
+    search text (and no text pays for another's padding)."""
+    emb = MiniLMEmbedder(cache_size=0, runtime="onnx-int8")
+    together = emb.embed(SENTENCES)
+    alone = np.stack([emb.embed([s])[0] for s in SENTENCES])
+    assert np.array_equal(together, alone)
+    plan = emb.plan_encoding(SENTENCES[:4])
+    assert [len(chunk) for chunk, *_ in plan.passes] == [1, 1, 1, 1]
+
+
+def test_the_skip_layer_norm_fusion_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ONNX Runtime's CPU SkipLayerNormalization kernel measured about 6 times the
+    LayerNormalization it replaces: the session runs the residual Add and the
+    LayerNormalization as built."""
+    import onnxruntime as ort  # type: ignore[import-untyped]
+
+    from memgate.core.embedding_onnx import DISABLED_FUSIONS
+
+    made: list[dict[str, object]] = []
+    real = ort.InferenceSession
+
+    def spy(*args: object, **kwargs: object) -> object:
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", spy)
+    MiniLMEmbedder(cache_size=0, runtime="onnx-int8").load()
+    assert made and all(k["disabled_optimizers"] == DISABLED_FUSIONS for k in made)
+    assert DISABLED_FUSIONS == ["SkipLayerNormFusion"]

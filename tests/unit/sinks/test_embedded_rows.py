@@ -81,3 +81,42 @@ def test_what_is_kept_is_bounded() -> None:
         rows.fact(f.model_dump_json(exclude={"embedding", "search_embedding"}), None)
     assert len(rows) == 3
     assert RowCache().size == ROW_CACHE
+
+
+def test_a_scan_without_vectors_reads_none_and_is_kept_beside_the_reading_with_them(
+    index: EmbeddedIndex,
+) -> None:
+    """The paraphrase check's scan (``vectors=False``) leaves the vector blobs out; the
+    two readings of one stored version are both kept (neither pushes the other out), and
+    a rewrite drops both."""
+    fact = helper.make_fact("vim", search_embedding=helper.embed("vim editor"))
+    index.upsert([fact])
+    (bare,) = index.by_subject("acme", "u1", "user", qualified=True, vectors=False)
+    assert bare.embedding is None and bare.search_embedding is None
+    assert bare == fact.model_copy(update={"embedding": None, "search_embedding": None})
+    (full,) = index.by_subject("acme", "u1", "user", qualified=True)
+    helper.assert_same(full, fact)
+    assert full.embedding is not None
+    (bare_again,) = index.by_subject("acme", "u1", "user", qualified=True, vectors=False)
+    (full_again,) = index.by_key("acme", "u1", fact.key)
+    assert bare_again is bare and full_again is full
+    assert len(index._rows) == 2
+    index.upsert([fact.model_copy(update={"value": "neovim"})])
+    assert len(index._rows) == 0
+    (bare,) = index.by_subject("acme", "u1", "user", qualified=True, vectors=False)
+    assert bare.value == "neovim" and bare.embedding is None
+
+
+def test_a_new_version_pushes_out_the_old_one_read_with_or_without_vectors() -> None:
+    rows = RowCache()
+    fact = helper.make_fact("vim")
+    doc = fact.model_dump_json(exclude={"embedding", "search_embedding"})
+    rows.fact(doc, b"\0" * 4 * DIM)
+    rows.fact(doc, None)
+    assert len(rows) == 2
+    newer = fact.model_copy(update={"value": "neovim"})
+    rows.fact(newer.model_dump_json(exclude={"embedding", "search_embedding"}), None)
+    assert len(rows) == 1
+    rows.fact(doc, b"\1" * 4 * DIM)  # the same document, other vectors: another version
+    rows.fact(doc, b"\2" * 4 * DIM)
+    assert len(rows) == 1
