@@ -127,14 +127,17 @@ def test_a_second_worker_joining_and_leaving_under_load(
     store = OpenSearchStore.from_settings(s, dim=embedder.dim)
     try:
         t0 = time.monotonic()
-        # half the turns before the second worker joins, half after: whichever partition it
-        # takes has turns left for it (a worker that drains fast may otherwise have finished
-        # that partition while the second one was starting)
+        # half the turns before the second worker joins, half after it holds a partition:
+        # whichever partition it takes has turns left for it (a worker that drains fast
+        # finishes turns produced while the second one is still starting, before the
+        # rebalance hands it anything)
         convs = [conv.turns[: N_TURNS // 2] for conv in load_locomo(locomo_file())[:2]]
         first = [t for c in convs for t in c[: len(c) // 2]]  # each user's turns in order
         asyncio.run(produce_turns(s, first))
         _progress(store, 5)
         w2.start()
+        wait_for(lambda: "[^Worker]: Ready" in w2.log_path.read_text(errors="replace"), 180,
+                 "worker 2 to join the group and hold a partition")  # fmt: skip
         asyncio.run(produce_turns(s, [t for c in convs for t in c[len(c) // 2 :]]))
         # the second worker takes a partition and processes events of it
         wait_for(lambda: metric("19102", "memgate_events_in_total") > 0, 240, "worker 2 to work")
