@@ -1,0 +1,85 @@
+"""Issue 9, by word class and frame (development file scenarios_dev11.jsonl): more words of
+the manager family ("Teamleiter"), the usual airline as one slot of the traveller, a
+deletion request whose memory verb follows its pronoun ("o que você guardou"), a common noun
+after a determiner is no name in a German clause ("mein Getränk", "unsere Deployments")."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memgate.core.events import FactStatus
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.references import find_references
+from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
+    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
+    yield s
+    s.close()
+
+
+# ------------------------------------------------------------ supersede
+
+
+@pytest.mark.parametrize(
+    ("old", "subject", "new"),
+    [
+        ("Mein Teamleiter ist Herr Krause", "user's teamleiter", "Neue Chefin: Frau Yilmaz"),
+        ("Meine Teamleiterin ist Frau Roth", "user's teamleiterin", "Neuer Chef: Herr Brandt"),
+        ("My team lead is Sam", "user's team lead", "My new manager is Alex"),
+    ],
+)
+def test_a_new_boss_replaces_the_team_lead(
+    store: EmbeddedIndex, old: str, subject: str, new: str
+) -> None:
+    apply(store, cand(old, "statement", days=0, subject=subject, multi=True))
+    res, dec = apply(store, cand(new, "statement", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I usually fly with British Airways", "These days I fly Emirates for everything"),
+        ("Ich fliege meistens mit Lufthansa", "Inzwischen fliege ich nur noch mit Condor"),
+        ("Je voyage toujours avec Air France", "Maintenant je prends surtout Transavia"),
+    ],
+)
+def test_the_usual_airline_is_one_slot(store: EmbeddedIndex, old: str, new: str) -> None:
+    apply(store, cand(old, "statement", days=0, multi=True))
+    res, dec = apply(store, cand(new, "statement", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_a_flight_and_a_city_are_not_the_airline(store: EmbeddedIndex) -> None:
+    old = "I usually fly with British Airways"
+    apply(store, cand(old, "statement", days=0, multi=True))
+    res, _ = apply(store, cand("I live in Leeds now", "statement", days=30, multi=True))
+    assert facts(store)[old].status is FactStatus.ACTIVE
+    assert res.action.value != "SUPERSEDE"
+
+
+# ------------------------------------------------------------ deletion
+
+
+@pytest.mark.parametrize(
+    ("sentence", "topic"),
+    [
+        ("Apaga o que você guardou sobre a nossa documentação.", "nossa documentação"),
+        ("Apague tudo o que você salvou sobre o meu carro.", "meu carro"),
+        ("Borra lo que has guardado sobre mi coche.", "mi coche"),
+    ],
+)
+def test_a_deletion_request_with_its_pronoun_before_the_memory_verb(
+    sentence: str, topic: str
+) -> None:
+    refs = find_references(sentence)
+    assert [r.op for r in refs] == ["delete"]
+    assert topic in refs[0].topic.lower()
