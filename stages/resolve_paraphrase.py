@@ -65,6 +65,7 @@ class Fold:
     max_words: int
     persons: frozenset[str]
     suffixes: tuple[tuple[str, str], ...]  # (phrase, owner), longest first
+    noun_determiners: frozenset[str] = frozenset()
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -86,7 +87,22 @@ class Fold:
             max_words=int(data["max_words"]),
             persons=persons,
             suffixes=tuple(suffixes),
+            noun_determiners=frozenset(
+                w.casefold() for ws in data.get("noun_determiners", {}).values() for w in ws
+            ),
         )
+
+    def common_nouns(self, value: str) -> set[str]:
+        """Capitalised words after a determiner of a language that capitalises every noun
+        ("mein Getränk", "unsere Deployments", "jeden Morgen"): nouns, not names. A word
+        with another capital or a digit ("McFit", "S3") stays a name."""
+        out: set[str] = set()
+        prev = ""
+        for tok in _WORD_RE.findall(value):
+            if prev in self.noun_determiners and tok[:1].isupper() and tok[1:].islower():
+                out.add(normalise(tok))
+            prev = tok.casefold()
+        return out
 
     def is_person(self, rest: str) -> bool:
         """The possessed noun names another person ("sister", "hija", "同事")."""
@@ -155,6 +171,25 @@ def _names_within(names: set[str], f: StoredFact | CandidateFact) -> bool:
     of the names: a typed value may keep them, "PostgreSQL como banco de dados")."""
     words, flat = _clause_words(f"{f.subject} {f.predicate} {_val(f)}")
     return all(t in words or t in flat for t in names)
+
+
+def _same_names(
+    names_f: set[str],
+    names_c: set[str],
+    f: StoredFact,
+    c: CandidateFact,
+    fold: Fold,
+) -> bool:
+    """Each side's names are in the other's clause; in a language that capitalises every
+    noun, a noun after a determiner ("mein Getränk") is left out of the names when both
+    sides keep a name of their own that the other names ("Argo CD", "Tee")."""
+    if _names_within(names_f, c) and _names_within(names_c, f):
+        return True
+    core_f = names_f - fold.common_nouns(f.value)
+    core_c = names_c - fold.common_nouns(c.object)
+    if not core_f or not core_c or (core_f, core_c) == (names_f, names_c):
+        return False
+    return _names_within(core_f, c) and _names_within(core_c, f)
 
 
 def _cos(a: list[float] | None, b: np.ndarray) -> float:
@@ -228,7 +263,7 @@ def fold_target(
             all_f = anchors(f.value, sentence=_is_sentence(f))
             names_f = all_f - slot
             if anchors_c - slot or names_f:
-                if not (_names_within(names_f, c) and _names_within(anchors_c - slot, f)):
+                if not _same_names(names_f, anchors_c - slot, f, c, fold):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = (

@@ -83,3 +83,55 @@ def test_a_deletion_request_with_its_pronoun_before_the_memory_verb(
     refs = find_references(sentence)
     assert [r.op for r in refs] == ["delete"]
     assert topic in refs[0].topic.lower()
+
+
+# ------------------------------------------------------------ dedupe
+
+
+def test_a_german_noun_after_a_determiner_is_no_name() -> None:
+    from memgate.stages.resolve_paraphrase import FOLD
+
+    got = FOLD.common_nouns("Grüner Tee ist jeden Morgen mein Getränk")
+    assert got == {"morgen", "getränk"}
+    assert FOLD.common_nouns("Für unsere Deployments nutzen wir Argo CD") == {"deployments"}
+    assert FOLD.common_nouns("Wir sind bei der AOK und nutzen unser McFit") == set()
+
+
+def _names_agree(store: EmbeddedIndex, first: str, again: str) -> bool:
+    """The names check of paraphrase folding between a stored sentence and a new one."""
+    from memgate.stages.resolve_paraphrase import FOLD, _same_names
+    from memgate.stages.resolve_slots import anchors
+
+    apply(store, cand(first, "statement", days=0, multi=True))
+    f = facts(store)[first]
+    c = cand(again, "statement", days=30, multi=True).candidate
+    return _same_names(
+        anchors(f.value, sentence=True), anchors(c.object, sentence=True), f, c, FOLD
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("Morgens trinke ich immer grünen Tee", "Grüner Tee ist jeden Morgen mein Getränk"),
+        ("Wir deployen mit Argo CD", "Für unsere Deployments nutzen wir Argo CD"),
+    ],
+)
+def test_a_german_restatement_with_more_nouns_names_the_same(
+    store: EmbeddedIndex, first: str, again: str
+) -> None:
+    assert _names_agree(store, first, again)
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("Wir deployen mit Argo CD", "Für unsere Deployments nutzen wir Flux CD"),
+        ("Morgens trinke ich immer grünen Tee", "Morgens trinke ich immer einen Kaffee"),
+        ("Wir nutzen die Datenbank Postgres", "Unsere Datenbank ist MySQL"),
+    ],
+)
+def test_another_name_with_german_nouns_is_another_value(
+    store: EmbeddedIndex, first: str, again: str
+) -> None:
+    assert not _names_agree(store, first, again)
