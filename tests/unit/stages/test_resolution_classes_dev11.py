@@ -135,3 +135,41 @@ def test_another_name_with_german_nouns_is_another_value(
     store: EmbeddedIndex, first: str, again: str
 ) -> None:
     assert not _names_agree(store, first, again)
+
+
+# ------------------------------------------------------------ noise
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ugh, barely slept last night, I'm running on fumes today.",
+        "Hab heute kaum geschlafen, ich bin total neben der Spur.",
+        "Mon vol a deux heures de retard, je suis coincé à Roissy.",
+        "El tren va con retraso y estoy atrapada en la estación.",
+        "Meu voo atrasou e estou preso no aeroporto.",
+        "Bit of a headache today, so go easy on me.",
+        "航班延误了，我被困在机场。",
+    ],
+)
+def test_a_night_without_sleep_or_a_delay_is_the_moment(text: str) -> None:
+    from memgate.stages.moment import moment_reason
+    from memgate.stages.statement_text import split_statements
+
+    assert moment_reason(split_statements(text)) == "moment"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I always sleep badly in hotels, so book me quiet rooms.",
+        "I'm a pilot at Lufthansa.",
+        "Our flights to Lisbon are always with TAP.",
+        "Je suis souvent en retard le lundi.",
+    ],
+)
+def test_durable_sentences_about_sleep_or_flights_are_not_the_moment(text: str) -> None:
+    from memgate.stages.moment import moment_reason
+    from memgate.stages.statement_text import split_statements
+
+    assert moment_reason(split_statements(text)) is None
