@@ -173,3 +173,29 @@ def test_durable_sentences_about_sleep_or_flights_are_not_the_moment(text: str) 
     from memgate.stages.statement_text import split_statements
 
     assert moment_reason(split_statements(text)) is None
+
+
+# ------------------------------------------------------------ deletion by a topic word
+
+
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [
+        ("Ich trainiere im McFit", "mein Fitnessstudio"),
+        ("I work out at PureGym most mornings", "my gym"),
+        ("Treino na Smart Fit", "a minha academia"),
+        ("Entreno en un Basic-Fit cerca de casa", "mi gimnasio"),
+    ],
+)
+def test_a_gym_topic_reaches_where_the_user_trains(
+    store: EmbeddedIndex, said: str, topic: str
+) -> None:
+    from tests.unit.stages.test_resolve_semantic import ref
+
+    apply(store, cand(said, "statement", days=0, multi=True))
+    apply(store, cand("Ich spiele Bratsche", "statement", days=1, multi=True))
+    res, dec = apply(store, ref(topic, "delete", days=30))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    got = facts(store)
+    assert said not in got or got[said].status is not FactStatus.ACTIVE
+    assert got["Ich spiele Bratsche"].status is FactStatus.ACTIVE
