@@ -262,3 +262,49 @@ def test_nothing_new_beside_a_thing_sold(sentence: str, clause: str) -> None:
     from memgate.stages.references import said_beside
 
     assert said_beside(sentence, [clause]) is None
+
+
+# ------------------------------------------------------------ confirmation
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("C'est vérifié, notre région AWS est bien eu-west-3.", "notre région AWS est bien"),
+        ("It's verified: staging runs MySQL 8.", "staging runs MySQL 8."),
+        ("Está verificado: la caché es Redis.", "la caché es Redis."),
+        ("Ist geprüft: unser Cloud-Anbieter ist Azure.", "unser Cloud-Anbieter ist Azure."),
+    ],
+)
+def test_a_verified_opening_with_its_copula_confirms(text: str, rest: str) -> None:
+    from memgate.stages.statement_text import without_confirmation_leads
+
+    got, checked = without_confirmation_leads(text)
+    assert checked
+    assert got.startswith(rest)
+
+
+def test_a_sentence_opened_by_a_check_is_read_after_it() -> None:
+    """ "C'est vérifié, ..." opens with a pronoun: the sentence is not a comment on
+    something said before, its statement after the opening is kept as confirmed."""
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TurnEvent
+    from memgate.stages.statements import HybridExtractor
+
+    turn = TurnEvent(
+        tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
+        content="C'est vérifié, notre région AWS est bien eu-west-3.",
+        ts=datetime(2024, 5, 3, tzinfo=UTC),
+    )  # fmt: skip
+    found = HybridExtractor().extract(turn)
+    assert [c.object for c in found] == ["notre région AWS est bien eu-west-3"]
+    assert all(c.confirmed for c in found)
+
+
+def test_a_german_noun_after_a_quantifier_is_no_name(store: EmbeddedIndex) -> None:
+    from memgate.stages.resolve_paraphrase import FOLD
+
+    said = "Von allen Gerichten mag ich Käsespätzle am liebsten"
+    assert FOLD.common_nouns(said) == {"gerichten"}
+    assert _names_agree(store, "Mein Lieblingsessen ist Käsespätzle", said)
