@@ -219,6 +219,19 @@ def _named_by_name(thing: str, names: set[str], other_names: set[str]) -> bool:
     return bool(own) and own <= other_names
 
 
+def _person_said_last(rest_f: str, said: str, lex: Lexicon, fold: Fold) -> bool:
+    """A statement of the speaker that ends by naming the person of a stored fact ("A
+    Beatriz é a minha filha" / "user's daughter name_is Beatriz"): the person noun it ends
+    with and the stored fact's person are words of one reference topic (the same kin in
+    any language), so the two speak of one person."""
+    if not fold.is_person(rest_f):
+        return False
+    words = _WORD_RE.findall(normalise(said))
+    if not words or not fold.is_person(words[-1]):
+        return False
+    return any(t.words.search(rest_f) and t.words.search(words[-1]) for t in lex.topics)
+
+
 def fold_target(
     c: CandidateFact,
     key: str,
@@ -252,14 +265,19 @@ def fold_target(
             if len(f.value.split()) > fold.max_words:
                 continue
             _, rest_f = _owner_and_rest(f.subject)
-            if rest_f != rest_c and (
-                (rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c)
+            kin = not rest_c and _person_said_last(rest_f, c.object, lex, fold)
+            if (
+                rest_f != rest_c
+                and not kin
+                and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
                 continue  # two things of the speaker, or another person's fact
             if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
                 continue
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
+            if kin:  # the kin word said is the stored fact's slot, not a name
+                slot |= {w for w in anchors_c if fold.is_person(w)}
             all_f = anchors(f.value, sentence=_is_sentence(f))
             names_f = all_f - slot
             if anchors_c - slot or names_f:
@@ -267,7 +285,8 @@ def fold_target(
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = (
-                    bool(rest_c and rest_f == rest_c)
+                    kin
+                    or bool(rest_c and rest_f == rest_c)
                     or bool(fams_c & _families(f, rest_f, lex))
                     or _thing_named(rest_f, c.object)
                     or _thing_named(rest_c, f.value)

@@ -308,3 +308,39 @@ def test_a_german_noun_after_a_quantifier_is_no_name(store: EmbeddedIndex) -> No
     said = "Von allen Gerichten mag ich Käsespätzle am liebsten"
     assert FOLD.common_nouns(said) == {"gerichten"}
     assert _names_agree(store, "Mein Lieblingsessen ist Käsespätzle", said)
+
+
+# ------------------------------------------------------------ dedupe: a person named again
+
+
+@pytest.mark.parametrize(
+    ("subject", "name", "again"),
+    [
+        ("user's daughter", "Beatriz", "A Beatriz é a minha filha"),
+        ("user's sister", "Anna", "Anna is my sister"),
+        ("user's son", "Lukas", "Lukas ist mein Sohn"),
+    ],
+)
+def test_a_person_named_again_with_the_speaker_as_subject_folds(
+    store: EmbeddedIndex, subject: str, name: str, again: str
+) -> None:
+    apply(store, cand(name, "name_is", days=0, subject=subject))
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True))
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert facts(store)[name].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("subject", "name", "again"),
+    [
+        ("user's sister", "Anna", "Anna is my colleague"),
+        ("user's daughter", "Beatriz", "Beatriz is my son's teacher"),
+        ("user's sister", "Anna", "Clara is my sister"),
+    ],
+)
+def test_another_person_or_another_name_stays_apart(
+    store: EmbeddedIndex, subject: str, name: str, again: str
+) -> None:
+    apply(store, cand(name, "name_is", days=0, subject=subject))
+    res, _ = apply(store, cand(again, "statement", days=30, multi=True))
+    assert res.action.value != "DUPLICATE"
