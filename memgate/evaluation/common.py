@@ -82,6 +82,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # the weak frozen classes again: dedupe with near misses, noise, deletion with the search
     # after it, confirmation with implied updates, supersede with the search after it,
     # retraction by reference, as_of, six languages (dev10);
+    # dedupe, confirmation (guess then check, a repeat, implied updates), deletion by a topic
+    # word, noise, supersede in new words, as_of; personal, work, travel (dev11);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -94,6 +96,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev8.jsonl",
         "scenarios_dev9.jsonl",
         "scenarios_dev10.jsonl",
+        "scenarios_dev11.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),
