@@ -116,6 +116,14 @@ def stable_id(*parts: str, length: int = 24) -> str:
     return h[:length]
 
 
+#: What a turn ledger (the embedded index's ``turns``, the audit journal's
+#: ``content_hmac``) holds instead of a turn's digest once a fact the turn made was erased
+#: (``memgate forget --fact``): the turn was applied, and no keyed digest of its raw text
+#: is left to confirm a guess of the erased value. Read as a replay for the same user
+#: (:func:`memgate.streams.turns.classify_turn`), so the turn delivered again writes nothing.
+ERASED_TURN_DIGEST = "erased"
+
+
 def content_hmac(key: bytes, text: str) -> str:
     """A keyed digest of raw text (HMAC-SHA256, hex) under one deployment's secret key.
 
