@@ -35,7 +35,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memgate.core.errors import ConfigError
-from memgate.core.events import FactHistoryRecord, StoredFact, content_hmac, stable_id, utcnow
+from memgate.core.events import (
+    ERASED_ID_PREFIX,
+    FactHistoryRecord,
+    StoredFact,
+    content_hmac,
+    stable_id,
+    utcnow,
+)
 from memgate.core.settings import Settings
 from memgate.core.stores import (
     AnswerCache,
@@ -48,7 +55,7 @@ from memgate.core.stores import (
 )
 from memgate.keys import hmac_key
 
-ERASED_PREFIX = "erased:"
+ERASED_PREFIX = ERASED_ID_PREFIX  # refused as an input id (memgate.core.events)
 _DISK = {
     "embedded": "secure_delete on, FTS5 index merged, file vacuumed, WAL truncated",
     "opensearch": "documents deleted, then the segments holding them rewritten "

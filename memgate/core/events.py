@@ -45,6 +45,10 @@ SCHEMA_VERSION: Final[Literal[1]] = 1
 ID_MAX_CHARS: Final = 200
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}")
 _ID_CHARS = "ASCII letters, digits and . _ : @ + -"
+#: The prefix of the pseudonyms an erasure leaves in the audit store's skeleton rows
+#: (``erased:<keyed digest>``, :mod:`memgate.receipts`): reserved, never an input id, so
+#: no turn joins an erased user's skeletons and no command reaches them by that id.
+ERASED_ID_PREFIX: Final = "erased:"
 
 
 def _describe_char(c: str) -> str:
@@ -65,8 +69,15 @@ def id_problem(v: str) -> str | None:
     "has 'а' (U+0430 CYRILLIC SMALL LETTER A) at position 1"
     >>> id_problem("al ice").split(":")[0]
     'has a space character (U+0020 SPACE) at position 3'
+    >>> id_problem("erased:63d165a0").split(",")[0]
+    "starts with 'erased:'"
     """
     if _ID_RE.fullmatch(v):
+        if v.startswith(ERASED_ID_PREFIX):
+            return (
+                f"starts with {ERASED_ID_PREFIX!r}, which is reserved for the pseudonyms of "
+                "erased users in the audit store"
+            )
         return None
     if not v:
         return "must not be empty"
