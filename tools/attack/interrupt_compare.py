@@ -32,7 +32,9 @@ AUDIT = {
 }
 
 
-def run(data: Path, inp: str, env: dict[str, str], sig: int | None, after: float) -> int:
+def run(
+    data: Path, inp: str, env: dict[str, str], sig: int | None, after: float, twice: bool = False
+) -> int:
     p = subprocess.Popen(
         [MEMGATE, "ingest", inp, "--json"],
         env=env | {"MEMGATE_DATA_DIR": str(data)},
@@ -43,6 +45,9 @@ def run(data: Path, inp: str, env: dict[str, str], sig: int | None, after: float
     if sig is not None:
         time.sleep(after)
         p.send_signal(sig)
+        if twice:  # a second Ctrl-C abandons the current turn
+            time.sleep(0.2)
+            p.send_signal(sig)
     _, err = p.communicate()
     tail = err.decode(errors="replace").strip().splitlines()[-2:]
     print(f"  {data.name}: signal={sig} rc={p.returncode} stderr_tail={tail}")
@@ -99,6 +104,7 @@ def main() -> int:
     ap.add_argument("workdir")
     ap.add_argument("--after", type=float, default=8.0)
     ap.add_argument("--embedder", default=None)
+    ap.add_argument("--twice", action="store_true", help="send SIGINT twice, 0.2 s apart")
     a = ap.parse_args()
     env = dict(os.environ)
     env.setdefault("MEMGATE_HMAC_KEY", "attack13-one-key-for-all-three-data-dirs")  # ids are keyed
@@ -110,7 +116,7 @@ def main() -> int:
     t0 = time.time()
     run(clean, a.input, env, None, 0)
     print(f"  clean run {time.time() - t0:.1f}s")
-    rc_int = run(intr, a.input, env, signal.SIGINT, a.after)
+    rc_int = run(intr, a.input, env, signal.SIGINT, a.after, a.twice)
     run(intr, a.input, env, None, 0)
     run(kill, a.input, env, signal.SIGKILL, a.after)
     run(kill, a.input, env, None, 0)
