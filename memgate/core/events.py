@@ -26,6 +26,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -197,6 +198,38 @@ class Outcome(StrEnum):
 MetaValue = str | int | float | bool | None
 
 
+def text_problem(text: str) -> str | None:
+    r"""Why ``text`` is not Unicode text a store can hold, or ``None``: a lone surrogate
+    (a JSON escape ``\ud800`` without its pair, or a Python string holding one) has no
+    UTF-8 form, so the keyed digest of the turn and every store would fail on it.
+
+    >>> text_problem("caf\u00e9") is None
+    True
+    >>> text_problem("I use \ud800 Vim").split(":")[0]
+    'has a lone surrogate U+D800 at position 7'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"has a lone surrogate U+{ord(text[exc.start]):04X} at position {exc.start + 1}: "
+            "not Unicode text (a \\ud800-\\udfff escape must be one of a pair)"
+        )
+    return None
+
+
+def _unicode_text(v: object) -> object:
+    """A string with a lone surrogate is refused with :func:`text_problem`'s reason."""
+    if isinstance(v, str) and (problem := text_problem(v)) is not None:
+        raise ValueError(problem)
+    if isinstance(v, dict):  # metadata: its names and values
+        for k, item in v.items():
+            for part in (k, item):
+                if isinstance(part, str) and (problem := text_problem(part)) is not None:
+                    raise ValueError(f"{k!r}: {problem}" if part is item else problem)
+    return v
+
+
 #: Event times a turn may carry, in UTC: from the Unix epoch to the end of 2199. The
 #: audit store keeps times as DateTime64 (1900-2299); the margin leaves room for the
 #: dates an extractor derives from a turn ("last year", "in two weeks").
@@ -234,7 +267,7 @@ class TurnEvent(_Event):
     session_id: Ident
     turn_id: Ident = Field(description="Idempotency key: the same turn twice is one turn.")
     role: Role
-    content: str = Field(max_length=100_000)
+    content: Annotated[str, BeforeValidator(_unicode_text)] = Field(max_length=100_000)
     ts: Annotated[datetime, AfterValidator(_turn_ts)] = Field(
         description="Event time: when the turn was said; aware, 1970-01-01..2199-12-31 UTC."
     )
@@ -244,7 +277,9 @@ class TurnEvent(_Event):
     confirmed: bool | None = Field(
         default=None, description="The user explicitly confirmed what this turn states."
     )
-    metadata: dict[str, MetaValue] = Field(default_factory=dict)
+    metadata: Annotated[dict[str, MetaValue], BeforeValidator(_unicode_text)] = Field(
+        default_factory=dict
+    )
 
     @property
     def partition_key(self) -> str:
