@@ -163,6 +163,7 @@ def erase_user(
     user_id: str,
 ) -> ErasureReceipt:
     """Erase a user from every store (cache, audit, retrieval, in that order)."""
+    hmac_key(settings)  # it names the skeletons: another key than the stores' stops here
     removed: dict[str, dict[str, int]] = {}
     kept: dict[str, dict[str, int]] = {}
     if cache is not None:
@@ -184,6 +185,7 @@ def erase_fact(
 ) -> tuple[StoredFact, ErasureReceipt] | None:
     """Erase one fact of a user from the retrieval store and its content from the audit
     store; ``None`` when that user has no such fact (nothing is touched)."""
+    hmac_key(settings)  # it names the receipt's user: another key than the stores' stops here
     removed: dict[str, dict[str, int]] = {}
     if isinstance(retrieval, ErasableRetrieval):
         done = retrieval.erase_fact(tenant_id, user_id, fact_id)

@@ -12,6 +12,7 @@ it stops the command before any store is touched.
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
@@ -89,3 +90,49 @@ def test_a_damaged_check_is_refused_not_rewritten(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"hmac\.check"):
         hmac_key(s)
     assert (tmp_path / HMAC_CHECK_FILE).read_text(encoding="ascii") == "garbage"
+
+
+@pytest.mark.parametrize("one_fact", [False, True])
+def test_forget_under_another_key_deletes_nothing_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, one_fact: bool
+) -> None:
+    """It said "the audit rows may be partly deleted ... run again to finish" (a user), or
+    deleted the fact and then failed on the receipt's pseudonym (one fact)."""
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(TURN, encoding="utf-8")
+    data = tmp_path / "data"
+    assert _ingest(data, turns, monkeypatch, None).exit_code == 0
+    base = ["--embedder", "hashing", "--data-dir", str(data)]
+    facts = CliRunner().invoke(app, [*base, "facts", "-t", "acme", "-u", "alice", "--json"])
+    (fact,) = json.loads(facts.output)
+    args = [*base, "forget", "-t", "acme", "-u", "alice", "--yes"]
+    args += ["--fact", fact["fact_id"]] if one_fact else []
+    monkeypatch.setenv("MEMGATE_HMAC_KEY", KEY_B)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    out = " ".join(result.output.split())
+    assert out.startswith("error: nothing was deleted: ") and "not the key" in out, out
+    assert "partly" not in out and "again to finish" not in out
+    monkeypatch.delenv("MEMGATE_HMAC_KEY")
+    after = CliRunner().invoke(app, [*base, "facts", "-t", "acme", "-u", "alice", "--json"])
+    assert json.loads(after.output) == [fact]
+
+
+def test_the_library_forget_under_another_key_deletes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgate import Memory
+
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(TURN, encoding="utf-8")
+    data = tmp_path / "data"
+    assert _ingest(data, turns, monkeypatch, KEY_A).exit_code == 0
+    with Memory(data_dir=data, embedder="hashing", hmac_key=KEY_A) as m:
+        before = m.get_all(tenant="acme", user="alice")
+    with Memory(data_dir=data, embedder="hashing", hmac_key=KEY_B) as m:
+        with pytest.raises(ConfigError, match="not the key"):
+            m.forget("acme", "alice")
+        with pytest.raises(ConfigError, match="not the key"):
+            m.delete(before[0].fact_id, "acme", "alice")
+    with Memory(data_dir=data, embedder="hashing", hmac_key=KEY_A) as m:
+        assert m.get_all(tenant="acme", user="alice") == before
