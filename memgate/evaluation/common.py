@@ -123,19 +123,31 @@ def embedder_name(embedder: Embedder) -> str:
 
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:
-    """Every line of a JSONL corpus file, validated; all bad lines reported at once."""
+    """Every line of a JSONL corpus file, validated; all bad lines reported at once (a
+    line that is not UTF-8, not JSON, nested too deeply or invalid is one problem each)."""
     if not path.is_file():
         raise CorpusError(f"{path} does not exist or is not a file")
     items: list[M] = []
     problems: list[str] = []
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
+    with path.open("rb") as f:  # each line decoded on its own: a bad byte is that line's error
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad, at = raw[exc.start], exc.start + 1  # counted from 1, as `memgate ingest` does
+                problems.append(
+                    f"{path.name}:{lineno}: not UTF-8 (byte 0x{bad:02x} at byte {at} of the line); "
+                    "save the file as UTF-8"
+                )
+                continue
             if not line.strip():
                 continue
             try:
                 items.append(model.model_validate(json.loads(line)))
             except json.JSONDecodeError as exc:
                 problems.append(f"{path.name}:{lineno}: not JSON ({exc.msg})")
+            except RecursionError:
+                problems.append(f"{path.name}:{lineno}: not JSON (nested too deeply)")
             except ValidationError as exc:
                 for e in exc.errors(include_url=False, include_input=False):
                     loc = ".".join(str(p) for p in e["loc"]) or "(line)"
