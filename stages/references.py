@@ -22,10 +22,8 @@ Any other candidate an extractor read from inside a reference clause is dropped:
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
@@ -66,22 +64,6 @@ _TEAM_RE: Final = re.compile(
     r"(?<!\w)(?:we|our|us|wir|unser\w*|nous|notre|nos|on|nosotros|nuestr\w*|nós|noss\w*)(?!\w)|我们"
 )
 _VERSION: Final = "1.0.0"
-
-
-def _replacement_words() -> tuple[frozenset[str], re.Pattern[str]]:
-    """The conjunctions and verbs of acquiring of the replacement frame ("sold X and
-    bought Y"), from ``memgate/data/resolution.json``."""
-    data = json.loads(
-        resources.files("memgate.data").joinpath("resolution.json").read_text("utf-8")
-    )
-    frame = data["replacement_frame"]
-    conj = frozenset(normalise(w) for ws in frame["conjunctions"].values() for w in ws)
-    verbs = sorted({normalise(w) for ws in frame["acquire_verbs"].values() for w in ws}, key=len)
-    latin = "|".join(re.escape(v) for v in reversed(verbs) if not _CJK_RE.search(v))
-    cjk = "|".join(re.escape(v) for v in reversed(verbs) if _CJK_RE.search(v))
-    return conj, re.compile(rf"(?<!\w)(?:{latin})(?!\w)" + (f"|{cjk}" if cjk else ""))
-
-
 #: The rationale of a change sentence kept as the new fact (:func:`change_frames`).
 CHANGE_FRAME: Final = "change frame"
 _RETRACTED: Final = ":retracted"
@@ -231,7 +213,6 @@ def _inside(obj: str, clauses: list[str]) -> bool:
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _PART_RE: Final = re.compile(r"\s*[,;，；]\s*")
-_CONJUNCTIONS, _ACQUIRE_RE = _replacement_words()
 
 
 def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | None:
@@ -245,31 +226,12 @@ def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | N
     """
     parts = [p for p in _PART_RE.split(obj) if p.strip()]
     rest = [p for p in parts if not any(cl and cl in normalise(p) for cl in clauses)]
-    if not rest and len(parts) == 1:
-        return _acquired_after(parts[0], clauses)
     if not rest or len(rest) == len(parts):
         return None
     said = ", ".join(rest).strip()
     if not lex.has_change_cue(said) or not _says_more(normalise(said), lex):
         return None
     return said
-
-
-def _acquired_after(part: str, clauses: list[str]) -> str | None:
-    """What a clause joined to a stop clause by a conjunction says was got in its place
-    ("Vendi o Gol e comprei um Onix" -> "comprei um Onix"): a verb of acquiring
-    (``acquire_verbs`` in ``memgate/data/resolution.json``) must be in it."""
-    words = part.split()
-    cut = next(
-        (i + 1 for i in range(len(words)) if any(cl in normalise(" ".join(words[: i + 1]))
-                                                   for cl in clauses if cl)),
-        None,
-    )  # fmt: skip
-    tail = words[cut:] if cut is not None else []
-    if len(tail) < 2 or normalise(tail[0]) not in _CONJUNCTIONS:
-        return None
-    said = " ".join(tail[1:]).strip()
-    return said if _ACQUIRE_RE.search(normalise(said)) else None
 
 
 def _says_more(rest: str, lex: Lexicon) -> bool:

@@ -201,69 +201,6 @@ def test_a_gym_topic_reaches_where_the_user_trains(
     assert got["Ich spiele Bratsche"].status is FactStatus.ACTIVE
 
 
-# ------------------------------------------------------------ supersede: a thing given up
-
-
-@pytest.mark.parametrize(
-    ("sentence", "topic"),
-    [
-        ("Vendi o Gol e comprei um Onix.", "o Gol"),
-        ("I sold my Corolla and got a bike instead.", "my Corolla"),
-        ("Vendí el Seat el mes pasado.", "el Seat"),
-        ("J'ai vendu ma Clio et j'ai pris une Zoé.", "ma Clio"),
-        ("Wir haben unseren Passat verkauft.", "unseren Passat"),
-        ("我把宝马卖了，现在开特斯拉。", "宝马"),
-    ],
-)
-def test_a_thing_sold_is_a_stop_of_it(sentence: str, topic: str) -> None:
-    refs = find_references(sentence)
-    assert [r.op for r in refs] == ["stop"], refs
-    assert refs[0].topic.lower() == topic.lower()
-
-
-@pytest.mark.parametrize(
-    "sentence",
-    [
-        "We sell shoes online.",
-        "I sold 30 tickets for the show.",
-        "Vendemos software para bancos.",
-        "My neighbour says I should sell my car.",
-        "我邻居说我应该把车卖了，换一辆小一点的电动车。",
-    ],
-)
-def test_selling_as_a_trade_is_no_stop(sentence: str) -> None:
-    assert [r.op for r in find_references(sentence)] != ["stop"]
-
-
-@pytest.mark.parametrize(
-    ("sentence", "clause", "new"),
-    [
-        ("Vendi o Gol e comprei um Onix", "vendi o gol", "comprei um Onix"),
-        ("I sold my Corolla and bought a Prius", "i sold my corolla", "bought a Prius"),
-        ("J'ai vendu ma Clio et j'ai acheté une Zoé", "jai vendu ma clio", "j'ai acheté une Zoé"),
-    ],
-)
-def test_what_was_bought_beside_a_thing_sold_is_the_new_value(
-    sentence: str, clause: str, new: str
-) -> None:
-    from memgate.stages.references import said_beside
-
-    assert said_beside(sentence, [clause]) == new
-
-
-@pytest.mark.parametrize(
-    ("sentence", "clause"),
-    [
-        ("I sold my Corolla and I'm glad", "i sold my corolla"),
-        ("Vendi o Gol e fiquei triste", "vendi o gol"),
-    ],
-)
-def test_nothing_new_beside_a_thing_sold(sentence: str, clause: str) -> None:
-    from memgate.stages.references import said_beside
-
-    assert said_beside(sentence, [clause]) is None
-
-
 # ------------------------------------------------------------ confirmation
 
 
