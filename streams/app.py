@@ -589,12 +589,8 @@ async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Se
 
 
 def faust_worker(app: faust.App, loglevel: str) -> faust.Worker:
-    """The Faust worker of ``app``, logging at ``loglevel`` and nothing below.
-
-    Without a terminal spinner: Faust's spinner sets the root logger to DEBUG for the
-    worker's whole life (its handler spins on every record), so every debug call of
-    aiokafka and Faust, several per message, built a log record that no handler wrote
-    (about 5 % of the worker's time holding the GIL)."""
+    """The Faust worker of ``app`` at ``loglevel``, without the terminal spinner (it sets
+    the root logger to DEBUG: every aiokafka/Faust debug call built an unwritten record)."""
     worker = faust.Worker(app, loglevel=loglevel, quiet=True)
     worker.spinner = None
     return worker
