@@ -127,8 +127,12 @@ def _source_word(source: str) -> str:
     return "setting" if "MEMGATE_HMAC_KEY" in source else "file"
 
 
-def _write_once(path: Path, data: bytes) -> None:
-    """Write ``path`` whole, mode 0600, unless it exists (the first writer wins)."""
+def _write_once(
+    path: Path, data: bytes, what: str = "", fix: str = "make the data dir writable"
+) -> None:
+    """Write ``path`` whole, mode 0600, unless it exists (the first writer wins): a private
+    temporary file in the same folder, hard-linked to ``path``, so the name appears with
+    its whole content or not at all. ``what`` and ``fix`` word the error."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -147,7 +151,7 @@ def _write_once(path: Path, data: bytes) -> None:
         _fsync_dir(path.parent)
     except OSError as exc:
         raise ConfigError(
-            f"cannot write {path}: {exc.strerror or exc}; make the data dir writable"
+            f"cannot {what or 'write'} {path}: {exc.strerror or exc}; {fix}"
         ) from None
 
 
@@ -186,26 +190,14 @@ def load_or_create_key(path: Path) -> bytes:
         pass
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, secrets.token_bytes(HMAC_KEY_BYTES))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process created it first: use theirs
-        finally:
-            tmp.unlink(missing_ok=True)
-        _fsync_dir(path.parent)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot create the HMAC key file {path}: {exc.strerror or exc}; make the data dir "
-            "writable, or set MEMGATE_HMAC_KEY"
-        ) from None
+    except OSError:
+        pass  # named by the write below
+    _write_once(
+        path,
+        secrets.token_bytes(HMAC_KEY_BYTES),  # another process's key, if it linked first
+        what="create the HMAC key file",
+        fix="make the data dir writable, or set MEMGATE_HMAC_KEY",
+    )
     return _read(path)
 
 
