@@ -8,9 +8,7 @@ side said in the other."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -22,14 +20,7 @@ from memgate.stages.references import find_references
 from memgate.stages.resolve_slots import anchors, head_terms
 from memgate.stages.statement_text import clean_statement, hedged, without_confirmation_leads
 from memgate.stages.statements import HybridExtractor
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts, ref
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
 
 
 def _turn(text: str) -> TurnEvent:

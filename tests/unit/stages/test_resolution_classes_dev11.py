@@ -5,23 +5,12 @@ after a determiner is no name in a German clause ("mein Getränk", "unsere Deplo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.references import find_references
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
-
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 # ------------------------------------------------------------ supersede
 
