@@ -36,11 +36,9 @@ goes through the stages again and changes no fact.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from socket import gethostname
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -69,7 +67,13 @@ from memgate.streams.embed_ahead import EmbedAhead
 from memgate.streams.fair_agents import wire_input
 from memgate.streams.fairness import FairGate
 from memgate.streams.health import Readiness
-from memgate.streams.kafka_client import faust_broker_kwargs, kafka_client_kwargs, start_client
+from memgate.streams.kafka_client import (
+    faust_broker_kwargs,
+    faust_datadir,
+    kafka_client_kwargs,
+    membership,
+    start_client,
+)
 from memgate.streams.lag import CommittedLag
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
@@ -613,33 +617,6 @@ def _acker(events: Sequence[faust.EventT[bytes]]) -> Callable[[int], None]:
     return ack
 
 
-def instance_name(s: Settings) -> str:
-    """This worker's name in its group: ``worker_instance``, or the host name and a digest
-    of the data directory's path. A restarted worker (same host, same data dir) comes back
-    under the same name; two workers on one host have two data dirs (each holds its own
-    audit store), hence two names. Two members under one ``group.instance.id`` fence each
-    other: each one's commits fail while both still process, and events are skipped."""
-    if s.worker_instance:
-        return s.worker_instance
-    where = hashlib.sha256(str(s.data_dir.resolve()).encode()).hexdigest()[:8]
-    return f"{gethostname()}-{where}"
-
-
-def membership(s: Settings) -> dict[str, Any]:
-    """Group membership settings: a short session timeout, so that a dead worker's
-    partitions move on within seconds, and static membership (``group.instance.id``
-    ``<worker_id>.<instance_name>``), so that a restarted worker gets its partitions back
-    without a rebalance."""
-    session = float(s.kafka_session_timeout_s)
-    out: dict[str, Any] = {
-        "broker_session_timeout": session,
-        "broker_heartbeat_interval": min(3.0, session / 3.0),
-    }
-    if s.kafka_static_membership:
-        out["consumer_group_instance_id"] = f"{s.worker_id}.{instance_name(s)}"
-    return out
-
-
 def create_app(worker: Worker) -> faust.App:
     s = worker.settings
     m = worker.metrics
@@ -654,6 +631,7 @@ def create_app(worker: Worker) -> faust.App:
         producer_acks=-1,
         web_enabled=False,
         store="memory://",
+        datadir=faust_datadir(s),
         consumer_auto_offset_reset="earliest",
         broker_commit_every=50,
         broker_commit_interval=1.0,

@@ -8,20 +8,32 @@ client construction in memgate's source goes through one of them.
 
 :func:`start_client` starts a client and, when it cannot bootstrap, says why in one line
 (a refused login, an untrusted certificate, a listener speaking another protocol, no
-broker at all), which aiokafka only logs.
+broker at all), which aiokafka only logs. :func:`membership` gives the Faust app its
+group membership (session timeout, static ``group.instance.id``) and :func:`faust_datadir`
+its state folder.
 """
 
 from __future__ import annotations
 
+import hashlib
 import ssl
 from collections.abc import Awaitable, Callable
+from socket import gethostname
 from typing import Any
 
 from memgate.core.errors import AuthenticationError, ConfigError, MemgateError, TransientError
 from memgate.core.settings import Settings, mask_secrets
 from memgate.core.transports import kafka_ssl_context, uses_sasl
 
-__all__ = ["faust_broker_kwargs", "kafka_client_kwargs", "kafka_unreachable", "start_client"]
+__all__ = [
+    "faust_broker_kwargs",
+    "faust_datadir",
+    "instance_name",
+    "kafka_client_kwargs",
+    "kafka_unreachable",
+    "membership",
+    "start_client",
+]
 
 PROBE_TIMEOUT_MS = 10_000
 
@@ -141,3 +153,36 @@ async def kafka_unreachable(settings: Settings) -> MemgateError:
         f"{where} accepted a {proto} connection, but the client could not bootstrap from "
         "MEMGATE_KAFKA_BOOTSTRAP: check the brokers' advertised listeners, then try again"
     )
+
+
+def instance_name(s: Settings) -> str:
+    """This worker's name in its group: ``worker_instance``, or the host name and a digest
+    of the data directory's path. A restarted worker (same host, same data dir) comes back
+    under the same name; two workers on one host have two data dirs (each holds its own
+    audit store), hence two names. Two members under one ``group.instance.id`` fence each
+    other: each one's commits fail while both still process, and events are skipped."""
+    if s.worker_instance:
+        return s.worker_instance
+    where = hashlib.sha256(str(s.data_dir.resolve()).encode()).hexdigest()[:8]
+    return f"{gethostname()}-{where}"
+
+
+def membership(s: Settings) -> dict[str, Any]:
+    """Group membership settings: a short session timeout, so that a dead worker's
+    partitions move on within seconds, and static membership (``group.instance.id``
+    ``<worker_id>.<instance_name>``), so that a restarted worker gets its partitions back
+    without a rebalance."""
+    session = float(s.kafka_session_timeout_s)
+    out: dict[str, Any] = {
+        "broker_session_timeout": session,
+        "broker_heartbeat_interval": min(3.0, session / 3.0),
+    }
+    if s.kafka_static_membership:
+        out["consumer_group_instance_id"] = f"{s.worker_id}.{instance_name(s)}"
+    return out
+
+
+def faust_datadir(s: Settings) -> str:
+    """Faust's own state folder, under the data dir (Faust's default is ``<app id>-data``
+    in the current folder); braces escaped, as Faust formats the value."""
+    return str(s.data_dir / "faust").replace("{", "{{").replace("}", "}}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memgate.core.settings import load_settings
-from memgate.streams.app import membership
+from memgate.streams.kafka_client import membership
 from memgate.streams.lag import Partition, lag_of
 
 TP = Partition("memgate.turns", 0)
