@@ -138,6 +138,9 @@ def test_a_shared_clickhouse_audit_store_needs_the_key_setting(tmp_path: Path) -
     assert key_file(s, create=False) is None  # no key file made, no data dir id either
     keyed = load_settings(data_dir=tmp_path, audit_backend="clickhouse", hmac_key="k" * 32)
     assert hmac_key(keyed) == b"k" * 32
+    shared = tmp_path / "shared.key"  # one key file every worker reads: the operator's choice
+    filed = load_settings(data_dir=tmp_path / "d", audit_backend="clickhouse", hmac_key_file=shared)
+    assert hmac_key(filed) == shared.read_bytes()
 
 
 def test_a_lost_key_beside_ingested_turns_is_refused_not_replaced(tmp_path: Path) -> None:

@@ -290,3 +290,14 @@ def test_memgate_config_shows_where_the_key_file_is(tmp_path: Path) -> None:
     hmac_key(load_settings(data_dir=data))
     after = json.loads(CliRunner().invoke(app, base).output)
     assert after["hmac_key_file"] == str(_key_path(data))
+
+
+def test_the_demo_run_twice_keeps_one_key_file(tmp_path: Path) -> None:
+    """The demo starts its folder afresh each run; its key file (outside) is not left
+    behind with a new one made each time."""
+    args = ["--embedder", "hashing", "--data-dir", str(tmp_path / "data"), "demo"]
+    for _ in range(2):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+    assert len(list(default_key_dir().iterdir())) == 1
+    assert not (tmp_path / "data" / "demo" / LEGACY_KEY_FILE).exists()
