@@ -301,3 +301,14 @@ def test_the_demo_run_twice_keeps_one_key_file(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
     assert len(list(default_key_dir().iterdir())) == 1
     assert not (tmp_path / "data" / "demo" / LEGACY_KEY_FILE).exists()
+
+
+def test_an_evaluation_workspace_leaves_no_key_file_behind(tmp_path: Path) -> None:
+    """``memgate eval`` opens a throwaway data dir per run: no key file is made for it."""
+    from memgate.core.embedding import HashingEmbedder
+    from memgate.evaluation.common import Workspace
+
+    with Workspace(load_settings(data_dir=tmp_path / "data"), HashingEmbedder()) as ws:
+        ws.ingest([])
+        assert hmac_key(ws.settings)
+    assert not default_key_dir().exists()
