@@ -74,6 +74,7 @@ _ELSEWHERE = (
     "to a secret of at least 32 characters)"
 )
 log = logging.getLogger("memgate.keys")
+_WARNED: set[Path] = set()
 
 
 def hmac_key(settings: Settings) -> bytes:
@@ -83,10 +84,25 @@ def hmac_key(settings: Settings) -> bytes:
     if settings.hmac_key is not None:
         key = settings.hmac_key.get_secret_value().encode("utf-8")
         _check_data_dir(settings, key, "the setting MEMGATE_HMAC_KEY (hmac_key)", "setting")
+        _warn_if_unused_key_inside(settings.data_dir / LEGACY_KEY_FILE)
         return key
     path, key = _file_key(settings)
     _check_data_dir(settings, key, f"the key file {path}", "file")
     return key
+
+
+def _warn_if_unused_key_inside(legacy: Path) -> None:
+    """A data dir from before, now opened with the setting: its key file is not used (and
+    not moved), but a copy of the data dir holds it. Said once per process."""
+    if legacy in _WARNED or not os.path.lexists(legacy):
+        return
+    _WARNED.add(legacy)
+    log.warning(
+        "hmac key file inside the data dir, not used (MEMGATE_HMAC_KEY is set): path=%s; "
+        "every copy of the data dir holds it: if it keyed this data dir's earlier digests, "
+        "move it out of the data dir and keep it apart, else delete it",
+        legacy,
+    )
 
 
 def key_file(settings: Settings, *, create: bool = True) -> Path | None:
@@ -115,7 +131,8 @@ def _data_dir_id(folder: Path, *, create: bool) -> str | None:
         if not create:
             return None
         prepare_data_dir(folder)
-        _write_once(path, f"{secrets.token_hex(16)}\n".encode("ascii"), "create")
+        fix = "make the data dir writable, or set MEMGATE_HMAC_KEY_FILE (no id is needed then)"
+        _write_once(path, f"{secrets.token_hex(16)}\n".encode("ascii"), "create", fix)
         text = path.read_text(encoding="ascii")  # another process's id, if it linked first
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(

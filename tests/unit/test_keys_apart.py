@@ -312,3 +312,18 @@ def test_an_evaluation_workspace_leaves_no_key_file_behind(tmp_path: Path) -> No
         ws.ingest([])
         assert hmac_key(ws.settings)
     assert not default_key_dir().exists()
+
+
+def test_an_old_key_file_left_beside_a_key_setting_is_said_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / LEGACY_KEY_FILE).write_bytes(b"o" * 32)
+    s = load_settings(data_dir=data, hmac_key="s" * 32)
+    with caplog.at_level(logging.WARNING, logger="memgate.keys"):
+        hmac_key(s)
+        hmac_key(s)
+    lines = [r.getMessage() for r in caplog.records if r.name == "memgate.keys"]
+    assert len(lines) == 1 and "not used" in lines[0] and str(data / LEGACY_KEY_FILE) in lines[0]
+    assert (data / LEGACY_KEY_FILE).read_bytes() == b"o" * 32  # not the key in use: not moved
