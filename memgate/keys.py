@@ -15,7 +15,8 @@ The key is, first found wins:
 3. a file made once per data dir outside it,
    ``${XDG_CONFIG_HOME:-~/.config}/memgate/keys/<id>.key`` (folders 0700, file
    0600), where ``<id>`` is a random id kept in ``<data_dir>/data_dir.id``: the
-   data dir moved or renamed still finds its key; the id reveals nothing.
+   data dir moved or renamed still finds its key; the id reveals nothing (a copy
+   of the data dir on the same machine shares the key file of the original).
 
 A key file is never inside the data dir (refused): a copy of the data dir (a
 backup, an export) holds the digests, and with the key beside them it would
@@ -217,12 +218,14 @@ def _move_out(legacy: Path, path: Path, default: bool) -> None:
         "(mode 0600) and set MEMGATE_HMAC_KEY_FILE to it"
     )
     if not os.path.lexists(path):
-        if default:
-            try:
+        try:
+            if default:
                 _private_folders(path.parent)
-            except ConfigError:
-                msg = f"cannot create {path.parent} to move the key to: {fix}"
-                raise ConfigError(msg) from None
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except (ConfigError, OSError):
+            msg = f"cannot create {path.parent} to move the key to: {fix}"
+            raise ConfigError(msg) from None
         _write_once(path, key, "move the HMAC key of the data dir to", fix)
     try:
         moved = _read(path, follow=not default)

@@ -327,3 +327,10 @@ def test_an_old_key_file_left_beside_a_key_setting_is_said_once(
     lines = [r.getMessage() for r in caplog.records if r.name == "memgate.keys"]
     assert len(lines) == 1 and "not used" in lines[0] and str(data / LEGACY_KEY_FILE) in lines[0]
     assert (data / LEGACY_KEY_FILE).read_bytes() == b"o" * 32  # not the key in use: not moved
+
+
+def test_an_old_data_dir_s_key_moves_to_the_key_file_setting(tmp_path: Path) -> None:
+    data, key = _old_data_dir(tmp_path, _turns(tmp_path))
+    target = tmp_path / "vault" / "memgate.key"  # its folder does not exist yet
+    assert hmac_key(load_settings(data_dir=data, hmac_key_file=target)) == key
+    assert target.read_bytes() == key and not (data / LEGACY_KEY_FILE).exists()
