@@ -93,8 +93,8 @@ def test_a_copy_without_its_key_file_is_refused_with_where_it_is_expected(
     data, turns = tmp_path / "data", _turns(tmp_path)
     _ingest(data, turns)
     original = _key_path(data)
-    copy = tmp_path / "elsewhere"
-    data.rename(copy)  # a chDB store copied holds links to its old path: moved instead
+    copy = tmp_path / "elsewhere" / "data"
+    shutil.copytree(data, copy, symlinks=True)  # as cp -a (chDB's links are relative)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "other-machine"))  # no key there
     expected = _key_path(copy)
     out = _ingest(copy, turns, code=1)["error"]
