@@ -5,19 +5,33 @@ replay can be told from a different turn reusing the same turn id. An
 unkeyed hash would let anyone holding the journal confirm guesses of what a
 masked span held (a password from a word list, a phone number from 10^6
 candidates), so the digest is keyed: :func:`memgate.core.events.content_hmac`.
+The same key names fact ids and deletion tombstones.
 
-The key is the ``hmac_key`` setting (``MEMGATE_HMAC_KEY``, at least 32
-characters) or, when that is not set, 32 random bytes created once in
-``<data_dir>/hmac.key`` with mode 0600. Keep that file with the data dir
-(back it up together): under another key, earlier turns replayed look like
-turn-id conflicts. With a ClickHouse server (``audit_backend=clickhouse``)
-the audit store is shared by processes that must digest alike, so the key
-must be the setting, the same everywhere; a per-process file is refused.
+The key is, first found wins:
 
-The digest protects the journal from whoever can read it without the key:
-analysts with SQL access, exports, backups of the audit store. Whoever holds
-both (the whole embedded data dir) can still test guesses; keep the key where
-the audit store's readers cannot reach it.
+1. the ``hmac_key`` setting (``MEMGATE_HMAC_KEY``, at least 32 characters);
+2. the file ``hmac_key_file`` (``MEMGATE_HMAC_KEY_FILE``): 32 bytes, mode 0600,
+   created when missing (unless the data dir already holds digests);
+3. a file made once per data dir outside it,
+   ``${XDG_CONFIG_HOME:-~/.config}/memgate/keys/<id>.key`` (folders 0700, file
+   0600), where ``<id>`` is a random id kept in ``<data_dir>/data_dir.id``: the
+   data dir moved or renamed still finds its key; the id reveals nothing (a copy
+   of the data dir on the same machine shares the key file of the original).
+
+A key file is never inside the data dir (refused): a copy of the data dir (a
+backup, an export) holds the digests, and with the key beside them it would
+confirm a guess of every masked value in a few hundred tries. Back the key file
+up apart from the data dir; a data dir restored or copied without its key is
+refused (it holds digests made with it) with where the key is expected, rather
+than given a new key under which every replay looks like a turn-id conflict.
+A data dir from before this kept its key in ``<data_dir>/hmac.key``: it is
+moved out on first use (written whole, read back, then the old file removed;
+a crash in between loses nothing) and a warning says where it went.
+
+With a ClickHouse server (``audit_backend=clickhouse``) the audit store is
+shared by processes that must digest alike: the key must be the setting, or a
+key file named by ``hmac_key_file``, the same everywhere; a per-data-dir file
+is refused.
 """
 
 from __future__ import annotations
@@ -25,7 +39,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import logging
 import os
+import re
 import secrets
 import sqlite3
 import stat
@@ -33,50 +49,214 @@ from contextlib import closing
 from pathlib import Path
 
 from memgate.core.errors import ConfigError
-from memgate.core.settings import Settings, prepare_data_dir
+from memgate.core.settings import Settings, default_key_dir, prepare_data_dir
 
 __all__ = [
+    "DATA_DIR_ID_FILE",
     "HMAC_CHECK_FILE",
     "HMAC_KEY_BYTES",
-    "HMAC_KEY_FILE",
+    "LEGACY_KEY_FILE",
     "hmac_key",
+    "key_file",
     "load_or_create_key",
 ]
 
-HMAC_KEY_FILE = "hmac.key"
+#: Where a data dir from before kept its key (moved out on first use).
+LEGACY_KEY_FILE = "hmac.key"
+#: The data dir's random id, which names its key file in :func:`default_key_dir`.
+DATA_DIR_ID_FILE = "data_dir.id"
 HMAC_KEY_BYTES = 32
 #: The check value of the key a data dir's stores were written with (no key in it).
 HMAC_CHECK_FILE = "hmac.check"
 _CHECK_VERSION = "memgate-hmac-check-1"
+_ID = re.compile(r"[0-9a-f]{32}")
+_ELSEWHERE = (
+    "set MEMGATE_HMAC_KEY_FILE to a key file outside the data dir (or MEMGATE_HMAC_KEY "
+    "to a secret of at least 32 characters)"
+)
+log = logging.getLogger("memgate.keys")
+_WARNED: set[Path] = set()
 
 
 def hmac_key(settings: Settings) -> bytes:
-    """The deployment's key: the ``hmac_key`` setting, else ``<data_dir>/hmac.key``;
-    refused when the stores under the data dir were written with another key
-    (:func:`_check_data_dir`)."""
+    """The deployment's key: the ``hmac_key`` setting, else the key file
+    (:func:`key_file`); refused when the stores under the data dir were written with
+    another key (:func:`_check_data_dir`)."""
     if settings.hmac_key is not None:
         key = settings.hmac_key.get_secret_value().encode("utf-8")
-        _check_data_dir(settings, key, "the setting MEMGATE_HMAC_KEY (hmac_key)")
+        _check_data_dir(settings, key, "the setting MEMGATE_HMAC_KEY (hmac_key)", "setting")
+        _warn_if_unused_key_inside(settings.data_dir / LEGACY_KEY_FILE)
         return key
-    key = _file_key(settings)
-    _check_data_dir(settings, key, f"the key file {settings.data_dir / HMAC_KEY_FILE}")
+    path, key = _file_key(settings)
+    _check_data_dir(settings, key, f"the key file {path}", "file")
     return key
 
 
-def _file_key(settings: Settings) -> bytes:
-    if settings.audit_backend == "clickhouse":
+def _warn_if_unused_key_inside(legacy: Path) -> None:
+    """A data dir from before, now opened with the setting: its key file is not used (and
+    not moved), but a copy of the data dir holds it. Said once per process."""
+    if legacy in _WARNED or not os.path.lexists(legacy):
+        return
+    _WARNED.add(legacy)
+    log.warning(
+        "hmac key file inside the data dir, not used (MEMGATE_HMAC_KEY is set): path=%s; "
+        "every copy of the data dir holds it: if it keyed this data dir's earlier digests, "
+        "move it out of the data dir and keep it apart, else delete it",
+        legacy,
+    )
+
+
+def key_file(settings: Settings, *, create: bool = True) -> Path | None:
+    """The key file's path: ``hmac_key_file``, else ``<key dir>/<data dir id>.key``.
+
+    The id is made in the data dir when missing (``create``); None when it is missing
+    and ``create`` is false (``memgate config`` shows where the key will be)."""
+    if settings.hmac_key_file is not None:
+        return settings.hmac_key_file
+    ident = _data_dir_id(settings.data_dir, create=create)
+    return None if ident is None else _key_dir() / f"{ident}.key"
+
+
+def _key_dir() -> Path:
+    try:
+        return default_key_dir()
+    except RuntimeError:  # no HOME and no XDG_CONFIG_HOME
+        raise ConfigError(f"no home folder to keep the HMAC key file in: {_ELSEWHERE}") from None
+
+
+def _data_dir_id(folder: Path, *, create: bool) -> str | None:
+    path = folder / DATA_DIR_ID_FILE
+    try:
+        text = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        if not create:
+            return None
+        prepare_data_dir(folder)
+        fix = "make the data dir writable, or set MEMGATE_HMAC_KEY_FILE (no id is needed then)"
+        _write_once(path, f"{secrets.token_hex(16)}\n".encode("ascii"), "create", fix)
+        text = path.read_text(encoding="ascii")  # another process's id, if it linked first
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
+            "readable by this user"
+        ) from None
+    ident = text.strip()
+    if not _ID.fullmatch(ident):
+        raise ConfigError(
+            f"{path} is damaged (it names this data dir's HMAC key file in {_key_dir()}): "
+            "restore it from the backup of this data dir, or set MEMGATE_HMAC_KEY_FILE to "
+            "the key file"
+        )
+    return ident
+
+
+def _file_key(settings: Settings) -> tuple[Path, bytes]:
+    if settings.audit_backend == "clickhouse" and settings.hmac_key_file is None:
         raise ConfigError(
             "the audit store is a ClickHouse server, shared by every worker: set "
             "MEMGATE_HMAC_KEY to one secret of at least 32 characters for all of them "
-            "(e.g. openssl rand -hex 32) and keep it"
+            "(e.g. openssl rand -hex 32), or MEMGATE_HMAC_KEY_FILE to one key file they "
+            "all read, and keep it"
         )
-    path = settings.data_dir / HMAC_KEY_FILE
-    if settings.retrieval_backend == "embedded" and not path.exists():
-        _refuse_if_turns_were_ingested(path, settings.retrieval_path)
-    return load_or_create_key(path)
+    path = key_file(settings)
+    assert path is not None  # made when missing
+    _refuse_inside_data_dir(path, settings.data_dir)
+    default = settings.hmac_key_file is None
+    legacy = settings.data_dir / LEGACY_KEY_FILE
+    if os.path.lexists(legacy):
+        _move_out(legacy, path, default)
+    if not path.exists():
+        _refuse_if_key_was_used(settings, path)
+        if default:
+            _private_folders(path.parent)
+    return path, load_or_create_key(path, follow=not default)
 
 
-def _check_data_dir(settings: Settings, key: bytes, source: str) -> None:
+def _refuse_inside_data_dir(path: Path, folder: Path) -> None:
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        inside = path.absolute().is_relative_to(folder.absolute())
+    if inside:
+        raise ConfigError(
+            f"the HMAC key file {path} would be inside the data dir {folder}: a copy of the "
+            "data dir (a backup, an export) would then confirm guesses of every masked "
+            f"value; {_ELSEWHERE}"
+        )
+
+
+def _private_folders(keys: Path) -> None:
+    """``.../memgate/keys`` and ``.../memgate``, created 0700 when missing."""
+    for folder in (keys.parent, keys):
+        if folder.is_dir():
+            continue
+        try:
+            folder.mkdir(mode=0o700, parents=True)
+            folder.chmod(0o700)  # mkdir's mode is filtered by the umask
+        except FileExistsError:
+            pass  # another process made it first
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot create {folder} for the HMAC key file: {exc.strerror or exc}; "
+                f"make it writable, or {_ELSEWHERE}"
+            ) from None
+
+
+def _move_out(legacy: Path, path: Path, default: bool) -> None:
+    """Move the key of a data dir from before out of it, to ``path``, losing nothing.
+
+    The new file is written whole (:func:`_write_once`: synced, then linked) and read
+    back before the old one is removed: a crash before the removal leaves both, equal,
+    and the next run finishes the move; one before the link leaves the old file alone.
+    """
+    try:
+        key = _read(legacy)
+    except FileNotFoundError:
+        return  # another process moved it meanwhile
+    fix = (
+        f"make {path.parent} writable, or move {legacy} out of the data dir yourself "
+        "(mode 0600) and set MEMGATE_HMAC_KEY_FILE to it"
+    )
+    if not os.path.lexists(path):
+        try:
+            if default:
+                _private_folders(path.parent)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except (ConfigError, OSError):
+            msg = f"cannot create {path.parent} to move the key to: {fix}"
+            raise ConfigError(msg) from None
+        _write_once(path, key, "move the HMAC key of the data dir to", fix)
+    try:
+        moved = _read(path, follow=not default)
+    except FileNotFoundError:
+        raise ConfigError(f"cannot move the HMAC key to {path}: it vanished; {fix}") from None
+    if not hmac.compare_digest(moved, key):
+        raise ConfigError(
+            f"{legacy} (the key this data dir was written with) and {path} hold different "
+            f"HMAC keys: move {path} away, or set MEMGATE_HMAC_KEY_FILE to another path, and "
+            "run again (the data dir's key is then moved there)"
+        )
+    try:
+        legacy.unlink()
+    except FileNotFoundError:
+        return  # another process finished the move
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot remove {legacy} (its key is now also in {path}): "
+            f"{exc.strerror or exc}; make the data dir writable"
+        ) from None
+    _fsync_dir(legacy.parent)
+    log.warning(
+        "hmac key moved out of the data dir: from=%s to=%s; copies and backups of the data "
+        "dir made before still hold the key (delete them, or keep them as safe as the key); "
+        "back the key file up apart from the data dir",
+        legacy,
+        path,
+    )
+
+
+def _check_data_dir(settings: Settings, key: bytes, source: str, word: str) -> None:
     """Refuse a key other than the one the data dir's stores were written with.
 
     Every keyed digest under the data dir (the journal's and the turn ledger's, fact
@@ -84,10 +264,10 @@ def _check_data_dir(settings: Settings, key: bytes, source: str) -> None:
     same input replayed is refused turn by turn as a ``turn_id`` conflict and a
     statement of an erased fact no longer finds its tombstone. So the data dir keeps
     ``hmac.check``: the source of its key and a keyed digest of a constant (no key; an
-    HMAC reveals nothing of its key). Written the first time a key is used on an
-    data dir (one from before the check takes the key it is first opened with); a
-    data dir that holds only a ClickHouse server's and OpenSearch's
-    settings has nothing keyed to check.
+    HMAC reveals nothing of its key; ``word``, ``setting`` or ``file``, names the
+    source). Written the first time a key is used on a data dir (one from before the
+    check takes the key it is first opened with); a data dir that holds only a
+    ClickHouse server's and OpenSearch's settings has nothing keyed to check.
     """
     if settings.retrieval_backend != "embedded" and settings.audit_backend != "chdb":
         return
@@ -95,7 +275,7 @@ def _check_data_dir(settings: Settings, key: bytes, source: str) -> None:
     prepare_data_dir(folder)  # the stores are made there with this key: record it now
     path = folder / HMAC_CHECK_FILE
     digest = hmac.new(key, _CHECK_VERSION.encode("ascii"), hashlib.sha256).hexdigest()
-    line = f"{_CHECK_VERSION} {digest} {_source_word(source)}\n"
+    line = f"{_CHECK_VERSION} {digest} {word}\n"
     try:
         recorded = path.read_text(encoding="ascii")
     except FileNotFoundError:
@@ -113,18 +293,17 @@ def _check_data_dir(settings: Settings, key: bytes, source: str) -> None:
             "with); restore it from the backup of this data dir"
         )
     if not hmac.compare_digest(parts[1], digest):
-        was = {"setting": "MEMGATE_HMAC_KEY (hmac_key)", "file": f"{folder / HMAC_KEY_FILE}"}
+        was = {
+            "setting": "the setting MEMGATE_HMAC_KEY (hmac_key)",
+            "file": "a key file (MEMGATE_HMAC_KEY_FILE, or the one made for this data dir)",
+        }
         raise ConfigError(
             f"{source} is not the key the stores in {folder} were written with (that was "
             f"{was.get(parts[2], parts[2])}): under another key every replayed turn would be "
             "refused as a turn_id conflict and erased facts could come back. Use the key "
-            "used before (set MEMGATE_HMAC_KEY to it, or unset it to use the key file), or "
-            "point --data-dir at another folder"
+            "used before (MEMGATE_HMAC_KEY or MEMGATE_HMAC_KEY_FILE as then; unset both "
+            "for the data dir's own key file), or point --data-dir at another folder"
         )
-
-
-def _source_word(source: str) -> str:
-    return "setting" if "MEMGATE_HMAC_KEY" in source else "file"
 
 
 def _write_once(
@@ -155,37 +334,56 @@ def _write_once(
         ) from None
 
 
-def _refuse_if_turns_were_ingested(key: Path, index: Path) -> None:
-    """A missing key beside turns digested with it is a lost key, not a new data dir.
+def _refuse_if_key_was_used(settings: Settings, key: Path) -> None:
+    """A missing key file for a data dir that holds digests is a lost key, not a new one.
 
-    A new key would make every replay of an earlier turn look like other content
-    under the same turn id (refused as ``turn_id_conflict``), silently.
+    The data dir was copied or restored without its key (another machine, a backup of
+    the data dir alone), or the key file was removed: a new key would make every replay
+    of an earlier turn look like other content under the same turn id (refused as
+    ``turn_id_conflict``) and erased facts' tombstones unfindable, silently. Evidence of
+    a key: ``hmac.check`` (written by the first use of any key), or turns in the
+    embedded index's ledger (a data dir from before the check).
     """
-    if not index.exists():
+    folder = settings.data_dir
+    held = None
+    if (folder / HMAC_CHECK_FILE).exists():
+        held = f"{folder} was written with a key ({HMAC_CHECK_FILE})"
+    elif settings.retrieval_backend == "embedded":
+        turns = _ingested_turns(settings.retrieval_path)
+        if turns:
+            held = f"{settings.retrieval_path} holds {turns:,} turns digested with a key"
+    if held is None:
         return
+    raise ConfigError(
+        f"the HMAC key file {key} is missing, but {held}: restore the key file of this data "
+        "dir there (from the machine or the backup it came from), or set MEMGATE_HMAC_KEY_FILE "
+        "to it (or MEMGATE_HMAC_KEY to the key used before); without it every replay would "
+        "be refused as a turn_id conflict. To start over, move the data dir away"
+    )
+
+
+def _ingested_turns(index: Path) -> int:
+    if not index.exists():
+        return 0
     try:
         with closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as conn:
             row = conn.execute("SELECT count(*) FROM turns").fetchone()
     except sqlite3.Error:
-        return  # no ledger yet (an index from before it, or not an index): nothing digested
-    if row and row[0]:
-        raise ConfigError(
-            f"{key} is missing, but {index} holds {row[0]:,} turns digested with it: restore "
-            "the key file from a backup, or set MEMGATE_HMAC_KEY to the key used before "
-            "(without it every replay would be refused as a turn_id conflict); to start "
-            "over, move the data dir away"
-        )
+        return 0  # no ledger yet (an index from before it, or not an index): nothing digested
+    return int(row[0]) if row else 0
 
 
-def load_or_create_key(path: Path) -> bytes:
+def load_or_create_key(path: Path, *, follow: bool = False) -> bytes:
     """Read the key file, creating it (random, mode 0600, atomically) if it is missing.
 
     The new key is written to a private temporary file in the same folder and
     hard-linked to ``path``: the name appears with its whole content or not at
     all, and when two processes race, both end up with the one that linked first.
+    ``follow``: ``path`` may be a symbolic link (a key file named by the operator,
+    e.g. a mounted secret); the file made for a data dir never is.
     """
     try:
-        return _read(path)
+        return _read(path, follow=follow)
     except FileNotFoundError:
         pass
     try:
@@ -196,14 +394,14 @@ def load_or_create_key(path: Path) -> bytes:
         path,
         secrets.token_bytes(HMAC_KEY_BYTES),  # another process's key, if it linked first
         what="create the HMAC key file",
-        fix="make the data dir writable, or set MEMGATE_HMAC_KEY",
+        fix=f"make {path.parent} writable, or {_ELSEWHERE}",
     )
-    return _read(path)
+    return _read(path, follow=follow)
 
 
-def _read(path: Path) -> bytes:
+def _read(path: Path, *, follow: bool = False) -> bytes:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | (0 if follow else os.O_NOFOLLOW))
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -226,8 +424,8 @@ def _read(path: Path) -> bytes:
     if len(data) != HMAC_KEY_BYTES:
         raise ConfigError(
             f"the HMAC key file {path} holds {len(data)} bytes, not a {HMAC_KEY_BYTES}-byte key; "
-            "restore it from the backup of this data dir (a new key makes replays of earlier "
-            "turns look like turn-id conflicts)"
+            "restore it from its backup (a new key makes replays of earlier turns look like "
+            f"turn-id conflicts); a new key file: head -c {HMAC_KEY_BYTES} /dev/urandom > FILE"
         )
     return data
 

@@ -39,7 +39,7 @@ def demo(ctx: typer.Context) -> None:
         if demo_dir.is_symlink() or demo_dir.is_file():
             raise MemgateError(f"{demo_dir} is not the demo's folder; move it away and retry")
         if demo_dir.exists():
-            shutil.rmtree(demo_dir)
+            _clear(demo_dir)
     rt.settings = rt.settings.model_copy(update={"data_dir": demo_dir})
     sample = resources.files("memgate") / "data" / "demo.jsonl"
     with resources.as_file(sample) as path, errors():
@@ -54,3 +54,17 @@ def demo(ctx: typer.Context) -> None:
     )
     if rejected:
         raise typer.Exit(1)
+
+
+def _clear(folder: Path) -> None:
+    """Everything in the demo's folder but its id (:data:`memgate.keys.DATA_DIR_ID_FILE`):
+    each run keeps the one key file made for it, outside, rather than leave a new one."""
+    from memgate.keys import DATA_DIR_ID_FILE
+
+    for child in folder.iterdir():
+        if child.name == DATA_DIR_ID_FILE:
+            continue
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()

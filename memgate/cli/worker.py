@@ -87,19 +87,21 @@ def worker(
     run_worker(fapp, loglevel.value)
 
 
-#: Said at start by a worker on a shared OpenSearch index without ``MEMGATE_HMAC_KEY``.
+#: Said at start by a worker on a shared OpenSearch index with neither ``MEMGATE_HMAC_KEY``
+#: nor ``MEMGATE_HMAC_KEY_FILE``.
 SHARED_KEY_NOTE = (
     "warning: MEMGATE_HMAC_KEY is not set, so this worker keys fact ids and tombstones with "
-    "its own key file (<data_dir>/hmac.key). Workers writing to one OpenSearch index must "
-    "share one key, or a partition moved to another worker makes other ids for the same "
-    "facts: set MEMGATE_HMAC_KEY to one secret of at least 32 characters on every worker "
-    "(e.g. openssl rand -hex 32)"
+    "the key file made for its own data dir (memgate config shows it). Workers writing to "
+    "one OpenSearch index must share one key, or a partition moved to another worker makes "
+    "other ids for the same facts: set MEMGATE_HMAC_KEY to one secret of at least 32 "
+    "characters on every worker (e.g. openssl rand -hex 32), or MEMGATE_HMAC_KEY_FILE to "
+    "one key file every worker reads"
 )
 
 
 def shared_key_missing(s: Settings) -> bool:
-    """A worker on a shared index (OpenSearch) whose key is its own file, not the setting."""
-    return s.retrieval_backend == "opensearch" and s.hmac_key is None
+    """A worker on a shared index (OpenSearch) whose key is its data dir's own file."""
+    return s.retrieval_backend == "opensearch" and s.hmac_key is None and s.hmac_key_file is None
 
 
 def worker_consolidator(rt: Runtime, metrics: Metrics) -> Consolidator | None:

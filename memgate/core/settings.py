@@ -19,7 +19,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -40,6 +47,16 @@ def default_data_dir() -> Path:
     """``$XDG_DATA_HOME/memgate`` or ``~/.local/share/memgate``: every embedded store."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "memgate"
+
+
+def default_key_dir() -> Path:
+    """``$XDG_CONFIG_HOME/memgate/keys`` or ``~/.config/memgate/keys``: the HMAC key files
+    made for data dirs (:mod:`memgate.keys`), apart from the data they key. A relative
+    ``XDG_CONFIG_HOME`` is ignored, as the XDG specification says."""
+    base = os.environ.get("XDG_CONFIG_HOME") or ""
+    if not os.path.isabs(base):
+        base = str(Path.home() / ".config")
+    return Path(base) / "memgate" / "keys"
 
 
 class Settings(BaseSettings):
@@ -93,7 +110,14 @@ class Settings(BaseSettings):
         default=None,
         min_length=32,
         description="Secret key of the HMAC-SHA256 digests of raw turns (journal, "
-        "turn-id conflicts). Unset: a random key kept in <data_dir>/hmac.key (mode 0600).",
+        "turn-id conflicts), fact ids and tombstones. Unset: the key file (hmac_key_file).",
+    )
+    hmac_key_file: Path | None = Field(
+        default=None,
+        description="File of the 32-byte HMAC key (mode 0600, created when missing), never "
+        "inside data_dir; used when hmac_key is unset. Unset: a key file made for the data "
+        "dir, $XDG_CONFIG_HOME/memgate/keys/<id>.key (~/.config without it), <id> kept in "
+        "<data_dir>/data_dir.id. Back it up apart from the data dir.",
     )
 
     # embeddings
@@ -358,13 +382,14 @@ class Settings(BaseSettings):
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml))
         return tuple(sources)
 
-    @field_validator("data_dir", mode="before")
+    @field_validator("data_dir", "hmac_key_file", mode="before")
     @classmethod
-    def _data_dir_given(cls, v: Any) -> Any:
-        """An empty data dir is a mistake, not the current folder; ``~`` is the home folder."""
+    def _data_dir_given(cls, v: Any, info: ValidationInfo) -> Any:
+        """An empty path is a mistake, not the current folder; ``~`` is the home folder."""
         if isinstance(v, str | Path):
             if not str(v).strip():
-                raise ValueError("must not be empty: name a folder (or leave it unset)")
+                what = "a folder" if info.field_name == "data_dir" else "a file"
+                raise ValueError(f"must not be empty: name {what} (or leave it unset)")
             return Path(v).expanduser()
         return v
 

@@ -15,6 +15,7 @@ fail.
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 
 from memgate.core.closing import Closing
 from memgate.core.embedding import Embedder
@@ -249,6 +250,9 @@ class Workspace(Closing):
                 "data_dir": self._tmp,
                 "retrieval_backend": "embedded",
                 "audit_backend": "chdb",
+                # a throwaway data dir: a key of its own, in memory, so that no key file
+                # made for it (memgate.keys) is left behind outside it
+                "hmac_key": settings.hmac_key or SecretStr(secrets.token_hex(32)),
             }
         )
         self.embedder = embedder

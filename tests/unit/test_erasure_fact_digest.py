@@ -3,9 +3,9 @@ turns delivered again still write nothing.
 
 `memgate forget --fact` cleared the audit journal's digest of the fact's source turns but
 left the turn ledger's (``turns`` in retrieval.sqlite3): a keyed digest of the raw turn
-under the key the embedded data dir keeps beside it (``hmac.key``), so whoever holds the
-data dir confirmed a guess of the erased value ("I always prefer X for deployments."
-for each X). And the journal's digest cleared to '' made a worker (which reads the
+under the deployment's key, so whoever holds the data dir and its key (kept apart from
+it now, :mod:`memgate.keys`) confirmed a guess of the erased value ("I always prefer X
+for deployments." for each X). And the journal's digest cleared to '' made a worker (which reads the
 journal as its ledger) take the turn, delivered again, as new: the erased fact came
 back. Both now hold the marker :data:`memgate.core.events.ERASED_TURN_DIGEST`, which
 reads as a replay for the same user (the turn was applied; its fact was erased).
@@ -23,7 +23,7 @@ from memgate.cli import app
 from memgate.core.events import ERASED_TURN_DIGEST, TurnEvent, content_hmac
 from memgate.core.settings import load_settings
 from memgate.evaluation.bytescan import scan
-from memgate.keys import HMAC_KEY_FILE
+from memgate.keys import hmac_key
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.streams.turns import JournalLedger, TurnState, classify_turn
 
@@ -62,7 +62,7 @@ def test_an_erased_fact_leaves_no_digest_of_its_turn_and_does_not_come_back(
     data, turns = tmp_path / "data", _turns_file(tmp_path)
     _cli(data, "ingest", str(turns))
     (gone,) = [f for f in _facts(data) if "Zanzibarquux" in f["value"]]
-    key = (data / HMAC_KEY_FILE).read_bytes()  # beside the stores, as on every embedded data dir
+    key = hmac_key(load_settings(data_dir=data))  # the attacker holds the key as well
     guess = content_hmac(key, SAID)
     assert scan(data, {"digest": guess}).found("digest")  # the needle is there before
 

@@ -20,7 +20,9 @@ from memgate.core.embedding import HashingEmbedder
 from memgate.core.errors import ConfigError
 from memgate.core.events import JournalRecord, TurnEvent, content_hmac
 from memgate.core.settings import load_settings
-from memgate.keys import HMAC_KEY_BYTES, HMAC_KEY_FILE, hmac_key, load_or_create_key
+from memgate.keys import HMAC_KEY_BYTES, LEGACY_KEY_FILE, hmac_key, key_file, load_or_create_key
+
+KEY_FILE = "memgate.key"
 
 SECRET_TURN = TurnEvent(
     tenant_id="acme",
@@ -49,9 +51,8 @@ def test_the_journal_holds_no_unkeyed_digest_of_the_raw_turn(tmp_path: Path) -> 
     assert "content_sha256" not in fields
     # the masked password cannot be confirmed by hashing a guess without the key
     assert fields["redacted_text"] != SECRET_TURN.content
-    assert journal.content_hmac == content_hmac(
-        (tmp_path / "data" / HMAC_KEY_FILE).read_bytes(), SECRET_TURN.content
-    )
+    key = hmac_key(load_settings(data_dir=tmp_path / "data"))  # its key file, outside
+    assert journal.content_hmac == content_hmac(key, SECRET_TURN.content)
 
 
 def test_two_deployments_digest_the_same_turn_differently(tmp_path: Path) -> None:
@@ -64,18 +65,18 @@ def test_two_deployments_digest_the_same_turn_differently(tmp_path: Path) -> Non
 def test_the_key_file_is_created_once_with_mode_0600(tmp_path: Path) -> None:
     old = os.umask(0)  # even with a permissive umask
     try:
-        key = load_or_create_key(tmp_path / "d" / HMAC_KEY_FILE)
+        key = load_or_create_key(tmp_path / "d" / KEY_FILE)
     finally:
         os.umask(old)
-    path = tmp_path / "d" / HMAC_KEY_FILE
+    path = tmp_path / "d" / KEY_FILE
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert len(key) == HMAC_KEY_BYTES and path.read_bytes() == key
     assert load_or_create_key(path) == key
-    assert sorted(p.name for p in path.parent.iterdir()) == [HMAC_KEY_FILE]  # no temp left
+    assert sorted(p.name for p in path.parent.iterdir()) == [KEY_FILE]  # no temp left
 
 
 def test_processes_racing_to_create_the_key_all_get_the_same_one(tmp_path: Path) -> None:
-    path = tmp_path / HMAC_KEY_FILE
+    path = tmp_path / KEY_FILE
     keys: list[bytes] = []
     barrier = threading.Barrier(8)
 
@@ -89,11 +90,11 @@ def test_processes_racing_to_create_the_key_all_get_the_same_one(tmp_path: Path)
     for t in threads:
         t.join()
     assert len(keys) == 8 and len(set(keys)) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == [HMAC_KEY_FILE]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [KEY_FILE]
 
 
 def test_a_key_file_others_can_read_is_refused_with_the_fix(tmp_path: Path) -> None:
-    path = tmp_path / HMAC_KEY_FILE
+    path = tmp_path / KEY_FILE
     path.write_bytes(b"k" * HMAC_KEY_BYTES)
     path.chmod(0o644)
     with pytest.raises(ConfigError, match=r"mode 0644\); run: chmod 600"):
@@ -101,7 +102,7 @@ def test_a_key_file_others_can_read_is_refused_with_the_fix(tmp_path: Path) -> N
 
 
 def test_a_damaged_key_file_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / HMAC_KEY_FILE
+    path = tmp_path / KEY_FILE
     path.write_bytes(b"short")
     path.chmod(0o600)
     with pytest.raises(ConfigError, match="holds 5 bytes"):
@@ -114,7 +115,7 @@ def test_the_setting_wins_and_no_file_is_made(
     monkeypatch.setenv("MEMGATE_HMAC_KEY", "a-deployment-secret-of-at-least-32-chars")
     s = load_settings(data_dir=tmp_path / "data")
     assert hmac_key(s) == b"a-deployment-secret-of-at-least-32-chars"
-    assert not (tmp_path / "data" / HMAC_KEY_FILE).exists()
+    assert key_file(s, create=False) is None and not (tmp_path / "data" / LEGACY_KEY_FILE).exists()
     assert s.describe()["hmac_key"] == "****"
     assert "a-deployment-secret" not in repr(s)
 
@@ -134,9 +135,12 @@ def test_a_shared_clickhouse_audit_store_needs_the_key_setting(tmp_path: Path) -
     s = load_settings(data_dir=tmp_path, audit_backend="clickhouse")
     with pytest.raises(ConfigError, match="MEMGATE_HMAC_KEY"):
         hmac_key(s)
-    assert not (tmp_path / HMAC_KEY_FILE).exists()
+    assert key_file(s, create=False) is None  # no key file made, no data dir id either
     keyed = load_settings(data_dir=tmp_path, audit_backend="clickhouse", hmac_key="k" * 32)
     assert hmac_key(keyed) == b"k" * 32
+    shared = tmp_path / "shared.key"  # one key file every worker reads: the operator's choice
+    filed = load_settings(data_dir=tmp_path / "d", audit_backend="clickhouse", hmac_key_file=shared)
+    assert hmac_key(filed) == shared.read_bytes()
 
 
 def test_a_lost_key_beside_ingested_turns_is_refused_not_replaced(tmp_path: Path) -> None:
@@ -154,8 +158,12 @@ def test_a_lost_key_beside_ingested_turns_is_refused_not_replaced(tmp_path: Path
     data = tmp_path / "data"
     args = ["--embedder", "hashing", "--data-dir", str(data), "ingest", str(turns)]
     assert CliRunner().invoke(app, args).exit_code == 0
-    (data / HMAC_KEY_FILE).unlink()  # lost: a restore without it, a careless cleanup
+    path = key_file(load_settings(data_dir=data))
+    assert path is not None
+    path.unlink()  # lost: a restore without it, a careless cleanup
     result = CliRunner().invoke(app, args)
     assert result.exit_code != 0
-    assert "is missing" in result.output and "restore" in result.output, result.output
-    assert not (data / HMAC_KEY_FILE).exists(), "no new key was made"
+    out = " ".join(result.output.split())
+    assert "is missing" in out and "restore" in out and str(path) in out, out
+    assert "MEMGATE_HMAC_KEY_FILE" in out, out
+    assert not path.exists(), "no new key was made"

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from memgate.cli import app
 from memgate.core.errors import ConfigError
 from memgate.core.settings import load_settings
-from memgate.keys import HMAC_CHECK_FILE, HMAC_KEY_FILE, hmac_key
+from memgate.keys import HMAC_CHECK_FILE, hmac_key, key_file
 
 KEY_A = "a-deployment-secret-of-at-least-32-chars-A"
 KEY_B = "a-deployment-secret-of-at-least-32-chars-B"
@@ -45,7 +45,7 @@ def _ingest(data: Path, turns: Path, monkeypatch: pytest.MonkeyPatch, key: str |
 @pytest.mark.parametrize(
     ("first", "second", "named"),
     [
-        (None, KEY_B, "hmac.key"),  # the key file, then a MEMGATE_HMAC_KEY
+        (None, KEY_B, "a key file"),  # the key file, then a MEMGATE_HMAC_KEY
         (KEY_A, KEY_B, "MEMGATE_HMAC_KEY"),  # one setting, then another
     ],
 )
@@ -77,7 +77,7 @@ def test_the_check_holds_no_key_and_is_private(tmp_path: Path) -> None:
     text = check.read_text(encoding="ascii")
     assert KEY_A not in text and KEY_A.encode().hex() not in text
     assert stat.S_IMODE(check.stat().st_mode) == 0o600
-    assert not (tmp_path / HMAC_KEY_FILE).exists()  # the setting still makes no key file
+    assert key_file(s, create=False) is None  # the setting still makes no key file
     assert hmac_key(s) == KEY_A.encode()  # read again: the same key passes
     with pytest.raises(ConfigError, match="not the key"):
         hmac_key(load_settings(data_dir=tmp_path, hmac_key=KEY_B))

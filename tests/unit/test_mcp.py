@@ -46,6 +46,7 @@ def _stdio(data_dir: Path, key: str) -> StdioServerParameters:
         "MEMGATE_API_KEY": key,
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", "/tmp"),
+        "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"],  # the key file: the run's folder
     }
     return StdioServerParameters(command=MEMGATE, args=["mcp", "--user", "alice"], env=env)
 

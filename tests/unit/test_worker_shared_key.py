@@ -11,21 +11,22 @@ from memgate.core.settings import load_settings
 
 
 @pytest.mark.parametrize(
-    ("backend", "key", "warned"),
+    ("backend", "own", "warned"),
     [
-        ("opensearch", None, True),
-        ("opensearch", "k" * 32, False),
-        ("embedded", None, False),
+        ("opensearch", {}, True),
+        ("opensearch", {"hmac_key": "k" * 32}, False),
+        ("opensearch", {"hmac_key_file": "/run/secrets/memgate.key"}, False),  # one shared file
+        ("embedded", {}, False),
     ],
 )
 def test_a_worker_on_opensearch_without_a_set_key_is_warned(
-    tmp_path: Path, backend: str, key: str | None, warned: bool
+    tmp_path: Path, backend: str, own: dict[str, str], warned: bool
 ) -> None:
-    own = {"hmac_key": key} if key else {}
     s = load_settings(data_dir=tmp_path, retrieval_backend=backend, **own)
     assert shared_key_missing(s) is warned
 
 
 def test_the_warning_says_what_to_do() -> None:
-    assert "MEMGATE_HMAC_KEY" in SHARED_KEY_NOTE
+    assert "MEMGATE_HMAC_KEY" in SHARED_KEY_NOTE and "MEMGATE_HMAC_KEY_FILE" in SHARED_KEY_NOTE
     assert "every worker" in SHARED_KEY_NOTE
+    assert "hmac.key" not in SHARED_KEY_NOTE  # no key is kept in the data dir

@@ -2,9 +2,10 @@
 
 The journal keeps each turn's text with sensitive spans masked (``[PHONE]``) and a keyed
 digest (HMAC-SHA256) of the raw turn; the embedded index's turn ledger keeps the same
-digest. On the embedded default the key is ``<data_dir>/hmac.key``, in the same folder,
-so whoever copies the data dir fills the placeholder with candidates until the digest
-matches: the masked text gives everything but the masked span.
+digest. The key was ``<data_dir>/hmac.key``, in the same folder, so whoever copied the
+data dir filled the placeholder with candidates until the digest matched: the masked text
+gives everything but the masked span. The key is now kept apart (:mod:`memgate.keys`): on
+a data dir without ``hmac.key`` this says so and tests nothing.
 
 Usage: python tools/attack/guess_masked.py DATA_DIR TENANT TURN_ID "REDACTED TEXT" \
        PLACEHOLDER FORMAT N
@@ -23,9 +24,19 @@ from pathlib import Path
 from memgate.core.events import content_hmac
 
 
+def _key(data: Path) -> bytes | None:
+    """The key as a copy of the data dir holds it: ``hmac.key`` in a data dir from before
+    the key was kept apart (:mod:`memgate.keys`); none since, and no guess can be tested."""
+    path = data / "hmac.key"
+    return path.read_bytes() if path.exists() else None
+
+
 def main() -> int:
     data, tenant, turn_id, redacted, placeholder, fmt, n = sys.argv[1:8]
-    key = (Path(data) / "hmac.key").read_bytes()
+    key = _key(Path(data))
+    if key is None:
+        print("no HMAC key in the data dir (kept apart from it): no guess can be tested")
+        return 0
     conn = sqlite3.connect(f"file:{Path(data) / 'retrieval.sqlite3'}?mode=ro", uri=True)
     row = conn.execute(
         "SELECT content_hmac FROM turns WHERE tenant_id = ? AND turn_id = ?", (tenant, turn_id)

@@ -2,9 +2,10 @@
 
 A deletion request said in a conversation leaves tombstones named by
 :func:`memgate.stages.resolve_forget.erasure_mark`, a keyed digest of the owner, the
-fact's key and its value. On the embedded default the key is ``<data_dir>/hmac.key``,
-beside the stores, so whoever holds a copy of the data dir recomputes the mark of each
-guess and finds which one names a tombstone.
+fact's key and its value. The key was ``<data_dir>/hmac.key``, beside the stores, so
+whoever held a copy of the data dir recomputed the mark of each guess and found which one
+names a tombstone. The key is now kept apart (:mod:`memgate.keys`): on a data dir without
+``hmac.key`` this says so and tests nothing.
 
 Usage: python tools/attack/guess_tombstone.py DATA_DIR TENANT USER FACT_KEY GUESS [GUESS ...]
 (FACT_KEY as `memgate facts` printed it before the deletion, or guessed: the predicates
@@ -20,9 +21,19 @@ from pathlib import Path
 from memgate.stages.resolve_forget import erasure_mark
 
 
+def _key(data: Path) -> bytes | None:
+    """The key as a copy of the data dir holds it: ``hmac.key`` in a data dir from before
+    the key was kept apart (:mod:`memgate.keys`); none since, and no guess can be tested."""
+    path = data / "hmac.key"
+    return path.read_bytes() if path.exists() else None
+
+
 def main() -> int:
     data, tenant, user, fact_key, *guesses = sys.argv[1:]
-    key = (Path(data) / "hmac.key").read_bytes()
+    key = _key(Path(data))
+    if key is None:
+        print("no HMAC key in the data dir (kept apart from it): no guess can be tested")
+        return 0
     conn = sqlite3.connect(f"file:{Path(data) / 'retrieval.sqlite3'}?mode=ro", uri=True)
     names = {row[0] for row in conn.execute("SELECT key FROM facts WHERE key LIKE '%/deleted/%'")}
     found = [
