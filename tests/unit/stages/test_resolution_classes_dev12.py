@@ -1,0 +1,160 @@
+"""Issue 9, by word class and frame (development file scenarios_dev12.jsonl): states of
+the moment by class (hunger and sleepiness, being late, a meeting, the weather of the day,
+waiting for a stage of a journey), thanks before a comment, and what a deletion request's
+topic reaches (a compound's head, the other number of a noun, a Chinese term in another
+order, the sentence a typed fact was read from)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.core.events import FactStatus
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.moment import moment_reason
+from memgate.stages.statement_text import split_statements
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
+
+# ------------------------------------------------------------ noise
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm starving, I skipped lunch today.",
+        "Ich hab heute so Hunger, kein Frühstück gehabt.",
+        "J'ai sommeil ce matin.",
+        "今天好困啊。",
+        "Sorry, running late this morning.",
+        "Bin heute spät dran.",
+        "Je suis en réunion jusqu'à 15h, je te réponds après.",
+        "Estoy en una reunión hasta las cinco.",
+        "Heute liegt bei uns so viel Schnee, dass die Bahn nicht fährt.",
+        "Hoy llueve muchísimo.",
+        "Está chovendo muito hoje.",
+        "Estoy en el aeropuerto esperando el embarque.",
+        "Waiting for boarding at gate 12.",
+    ],
+)
+def test_a_state_of_the_moment_by_its_class_is_the_moment(text: str) -> None:
+    assert moment_reason(split_statements(text)) == "moment"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm always hungry after swimming, so I keep snacks in my bag.",
+        "Je suis souvent en retard le lundi.",
+        "We have a standup meeting every morning at nine.",
+        "I moved to Seattle because I love the rain.",
+        "Ich spiele seit zehn Jahren Handball.",
+        "Thanks, I moved to Berlin last month.",
+    ],
+)
+def test_durable_sentences_with_those_words_are_not_the_moment(text: str) -> None:
+    assert moment_reason(split_statements(text)) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Merci beaucoup, c'est parfait !", "Danke schön, das ist super.", "Thanks, it's perfect."],
+)
+def test_thanks_before_a_comment_is_chatter(text: str) -> None:
+    assert moment_reason(split_statements(text)) == "chatter"
+
+
+# ------------------------------------------------------------ deletion by a topic word
+
+
+@pytest.mark.parametrize(
+    ("said", "topic"),
+    [
+        ("Mein Heimatflughafen ist Hamburg", "meinem Flughafen"),
+        ("Meu hotel preferido em São Paulo é o Unique", "meus hotéis"),
+        ("我们用禅道管理缺陷", "缺陷管理"),
+    ],
+)
+def test_a_deletion_topic_reaches_a_compound_a_plural_and_chinese_in_another_order(
+    store: EmbeddedIndex, said: str, topic: str
+) -> None:
+    apply(store, cand(said, "statement", days=0, multi=True))
+    apply(store, cand("Ich spiele Bratsche", "statement", days=1, multi=True))
+    res, dec = apply(store, ref(topic, "delete", days=30))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    got = facts(store)
+    assert said not in got or got[said].status is not FactStatus.ACTIVE
+    assert got["Ich spiele Bratsche"].status is FactStatus.ACTIVE
+
+
+def test_a_deletion_reaches_a_typed_fact_by_the_sentence_it_was_read_from(
+    store: EmbeddedIndex,
+) -> None:
+    typed = cand("Cloudflare", "uses_tool:cloud", days=0, subject="team")
+    typed = typed.model_copy(
+        update={
+            "candidate": typed.candidate.model_copy(
+                update={"context": "Our DNS is hosted on Cloudflare."}
+            )
+        }
+    )
+    apply(store, typed)
+    apply(store, cand("We release to production every Tuesday", "statement", days=1, multi=True))
+    res, dec = apply(store, ref("our DNS", "delete", days=30))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    got = facts(store)
+    assert "Cloudflare" not in got or got["Cloudflare"].status is not FactStatus.ACTIVE
+    assert got["We release to production every Tuesday"].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("word", "term", "same"),
+    [
+        ("heimatflughafen", "flughafen", True),
+        ("hotel", "hotéis", True),
+        ("reunion", "reuniones", True),
+        ("flug", "flughafen", False),
+        ("server", "service", False),
+        ("model", "modem", False),
+        ("hotel", "hostel", False),
+    ],
+)
+def test_the_same_word_by_stem_head_or_number(word: str, term: str, same: bool) -> None:
+    from memgate.stages.resolve_semantic import _same_word
+
+    assert _same_word(word, term) is same
+
+
+# ------------------------------------------------------------ confirmation: a change said beside
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clause", "beside"),
+    [
+        ("I left Shopify last month and joined Stripe", "i left shopify", "joined Stripe"),
+        ("Ich habe Siemens verlassen und bin jetzt bei Bosch", "ich habe siemens verlassen",
+         "bin jetzt bei Bosch"),
+    ],
+)  # fmt: skip
+def test_a_change_said_after_a_conjunction_is_said_beside_the_stop(
+    sentence: str, clause: str, beside: str
+) -> None:
+    from memgate.stages.references import said_beside
+
+    assert said_beside(sentence, [clause]) == beside
+
+
+def test_a_stop_and_a_new_employer_in_one_sentence_keep_the_new_one() -> None:
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TurnEvent
+    from memgate.stages.references import with_references
+    from memgate.stages.statements import HybridExtractor
+
+    turn = TurnEvent(
+        tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
+        content="I left Shopify last month and joined Stripe.",
+        ts=datetime(2024, 5, 3, tzinfo=UTC),
+    )  # fmt: skip
+    found = with_references(turn, HybridExtractor().extract(turn))
+    kept = [c.object for c in found if not c.retracts]
+    assert any("Stripe" in o and "Shopify" not in o for o in kept), kept
+    assert any(c.retracts and "Shopify" in c.object for c in found)
