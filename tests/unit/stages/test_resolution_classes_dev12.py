@@ -11,6 +11,7 @@ import pytest
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.moment import moment_reason
+from memgate.stages.references import find_references
 from memgate.stages.statement_text import split_statements
 from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
 
@@ -158,3 +159,60 @@ def test_a_stop_and_a_new_employer_in_one_sentence_keep_the_new_one() -> None:
     kept = [c.object for c in found if not c.retracts]
     assert any("Stripe" in o and "Shopify" not in o for o in kept), kept
     assert any(c.retracts and "Shopify" in c.object for c in found)
+
+
+# ------------------------------------------------------------ supersede: leaving, moving
+
+
+@pytest.mark.parametrize(
+    ("sentence", "topic"),
+    [
+        ("Ahora soy diseñador en Cabify, dejé Glovo en marzo.", "Glovo"),
+        ("Dejé Telefónica y ahora estoy en BBVA.", "Telefónica"),
+        ("Saí da Natura e agora trabalho na Ambev.", "Natura"),
+        ("J'ai quitté Decathlon, je suis chez Michelin depuis lundi.", "Decathlon"),
+        ("Ich habe Siemens verlassen und bin jetzt bei Bosch.", "Siemens"),
+        ("我从腾讯离职了，现在在字节。", "腾讯"),
+    ],
+)
+def test_leaving_a_named_place_stops_it_in_every_language(sentence: str, topic: str) -> None:
+    refs = find_references(sentence)
+    assert [(r.op, r.topic) for r in refs] == [("stop", topic)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Dejé de fumar el año pasado.",
+        "Dejé las llaves en casa.",
+        "Saí de casa cedo hoje.",
+        "J'ai quitté la maison tôt.",
+        "Ich habe meine Brille vergessen.",
+    ],
+)
+def test_leaving_a_habit_or_a_place_of_the_day_stops_nothing(sentence: str) -> None:
+    assert find_references(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "city"),
+    [
+        ("Wir sind letzten Monat nach Leipzig umgezogen.", "Leipzig"),
+        ("Ich bin im Mai nach Graz umgezogen.", "Graz"),
+        ("Ich bin nach Tokio gezogen.", "Tokio"),
+    ],
+)
+def test_a_german_move_with_the_participle_last_is_where_the_user_lives(
+    sentence: str, city: str
+) -> None:
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TurnEvent
+    from memgate.stages.statements import HybridExtractor
+
+    turn = TurnEvent(
+        tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
+        content=sentence, ts=datetime(2024, 5, 3, tzinfo=UTC),
+    )  # fmt: skip
+    found = HybridExtractor().extract(turn)
+    assert [(c.predicate, c.object) for c in found] == [("lives_in", city)]
