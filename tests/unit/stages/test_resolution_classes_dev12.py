@@ -216,3 +216,68 @@ def test_a_german_move_with_the_participle_last_is_where_the_user_lives(
     )  # fmt: skip
     found = HybridExtractor().extract(turn)
     assert [(c.predicate, c.object) for c in found] == [("lives_in", city)]
+
+
+@pytest.mark.parametrize(
+    ("old", "subject", "new"),
+    [
+        ("Mi móvil es un iPhone 12", "user's móvil", "Me he pasado a un Pixel 8, lo regalé"),
+        ("My smartphone is a Galaxy S21", "user's smartphone", "I switched to an iPhone 15"),
+        ("Meu celular é um Xiaomi", "user's celular", "Agora uso um iPhone"),
+    ],
+)  # fmt: skip
+def test_a_new_phone_replaces_the_phone(
+    store: EmbeddedIndex, old: str, subject: str, new: str
+) -> None:
+    apply(store, cand(old, "statement", days=0, subject=subject, multi=True))
+    res, dec = apply(store, cand(new, "event", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_a_phone_and_a_laptop_are_not_one_slot(store: EmbeddedIndex) -> None:
+    old = "Mi móvil es un iPhone 12"
+    apply(store, cand(old, "statement", days=0, subject="user's móvil", multi=True))
+    res, _ = apply(store, cand("Me he pasado a un portátil Lenovo", "event", days=30, multi=True))
+    assert facts(store)[old].status is FactStatus.ACTIVE
+    assert res.action.value != "SUPERSEDE"
+
+
+@pytest.mark.parametrize(
+    "said", ["Me he pasado a Linear", "Nos hemos pasado a Vercel", "He dejado el club"]
+)
+def test_a_spanish_perfect_of_a_change_verb_is_a_change_cue(said: str) -> None:
+    from memgate.stages.resolution_lexicon import LEXICON
+
+    assert LEXICON.has_change_cue(said)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lives_in"),
+    [
+        ("I've moved over to Hilton for all my stays now.", None),
+        ("We moved over to Austin in May.", "Austin"),
+        ("We moved to the Emirates last year.", "the Emirates"),
+    ],
+)
+def test_moving_over_to_a_hotel_chain_is_no_move(sentence: str, lives_in: str | None) -> None:
+    from datetime import UTC, datetime
+
+    from memgate.core.events import TurnEvent
+    from memgate.stages.statements import HybridExtractor
+
+    turn = TurnEvent(
+        tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
+        content=sentence, ts=datetime(2024, 5, 3, tzinfo=UTC),
+    )  # fmt: skip
+    found = [c.object for c in HybridExtractor().extract(turn) if c.predicate == "lives_in"]
+    assert found == ([lives_in] if lives_in else [])
+
+
+def test_a_new_hotel_chain_replaces_the_hotel_chain(store: EmbeddedIndex) -> None:
+    old = "My go-to hotel chain is Marriott"
+    apply(store, cand(old, "statement", days=0, subject="user's go-to hotel chain", multi=True))
+    new = "I've moved over to Hilton for all my stays now"
+    res, dec = apply(store, cand(new, "event", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
