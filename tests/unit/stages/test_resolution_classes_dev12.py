@@ -281,3 +281,43 @@ def test_a_new_hotel_chain_replaces_the_hotel_chain(store: EmbeddedIndex) -> Non
     res, dec = apply(store, cand(new, "event", days=30, multi=True))
     assert res.action.value == "SUPERSEDE", dec.reason
     assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+# ------------------------------------------------------------ dedupe in another language
+
+
+@pytest.mark.parametrize(
+    ("first", "predicate", "again"),
+    [
+        (
+            "trains de nuit",
+            "prefers:other",
+            "En général, je prends le train de nuit quand le trajet est long",
+        ),
+        ("vuelos nocturnos", "prefers:other", "Cuando viajo lejos prefiero un vuelo nocturno"),
+    ],
+)  # fmt: skip
+def test_a_restatement_in_another_language_folds_by_its_words(
+    store: EmbeddedIndex, first: str, predicate: str, again: str
+) -> None:
+    apply(store, cand(first, predicate, days=0, multi=predicate == "statement"))
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True))
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert facts(store)[first].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("Je vais au travail à vélo", "Je vais au travail en train"),
+        ("Mi hija estudia medicina", "Mi hijo estudia derecho"),
+        ("I take the night train on long trips", "I take the early train on short trips"),
+    ],
+)
+def test_another_value_in_the_same_words_stays_apart(
+    store: EmbeddedIndex, first: str, again: str
+) -> None:
+    apply(store, cand(first, "statement", days=0, multi=True))
+    res, _ = apply(store, cand(again, "statement", days=30, multi=True))
+    assert res.action.value != "DUPLICATE"
+    assert facts(store)[first].occurrences == 1
