@@ -4,6 +4,7 @@ identity, names, languages, possessions, favourites and hobbies."""
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from memgate.core.events import FactType
 from memgate.stages.extract_lexicon import (
@@ -21,6 +22,7 @@ from memgate.stages.extract_lexicon import (
 from memgate.stages.extract_lookup import _language, _pref_topic, _tool_predicate
 from memgate.stages.extract_rule_kit import Builder, _Ctx, _Hit, _subject
 from memgate.stages.extract_text import _BAD_OBJ_START, _STOP, _clean, _meaningful
+from memgate.stages.resolution_lexicon import LEXICON
 
 # ---------------------------------------------------------------- builders
 
@@ -224,7 +226,22 @@ def _b_lives(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     obj = re.sub(r"(?i)\s+(?:with|since|for|desde|seit|depuis|há|hace)\b.*$", "", obj)
     if not obj or _BAD_OBJ_START.match(obj.lower()) or not _meaningful(obj):
         return []
+    if _SWITCH_RE.search(m.group(0)) and _names_a_thing(obj):
+        return []  # "I've moved over to Hilton": a switch to a hotel chain, no place to live
     return [_Hit(FactType.FACT, _subject(m), "lives_in", obj, C_STATED, "")]
+
+
+#: "moved over to": said of a switch as much as of a move ("moved over to GitLab").
+_SWITCH_RE: Final = re.compile(r"(?i)\bover to\b")
+#: Families whose members are places: a value naming a member of another family is none.
+_PLACE_FAMILIES: Final = frozenset({"lives_in", "workplace", "timezone"})
+
+
+def _names_a_thing(value: str) -> bool:
+    """The value names a member of a family that is not a place (a hotel chain, an airline,
+    an editor: ``families`` in ``memgate/data/resolution.json``)."""
+    fams = LEXICON.families_of("statement", value)
+    return any(f.name not in _PLACE_FAMILIES and f.single for f in fams)
 
 
 def _b_from(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:

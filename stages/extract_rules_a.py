@@ -363,8 +363,8 @@ _RULES_A: tuple[_Rule, ...] = (
        r"vivo|vivimos|moro|moramos|vivemos)(?:\s+(?!in\b|à\b|au\b|en\b|em\b|no\b|na\b)"
        r"[^\W\d_][\w-]*|\s+\d+){0,4}?\s+"
        r"(?:in|à|au|en|em|no|na|a)\s+(?P<obj>[^.!?;,]+)", _b_lives),
-    _r("lives_moved_multi", "gezogen déménagé mudé mudei",
-       r"\b(?:(?:ich bin|wir sind)(?: [^\W\d_]+){0,3}? nach (?P<obj>[^.!?;,]+?) gezogen|"
+    _r("lives_moved_multi", "gezogen umgezogen déménagé mudé mudei",
+       r"\b(?:(?:ich bin|wir sind)(?: [^\W\d_]+){0,3}? nach (?P<obj>[^.!?;,]+?) (?:um)?gezogen|"
        r"(?:j'ai|nous avons) déménagé à (?P<obj2>[^.!?;,]+)|"
        r"me mudé a (?P<obj3>[^.!?;,]+)|me mudei para (?P<obj4>[^.!?;,]+))",
        lambda m, ctx: _b_lives_alt(m, ctx)),

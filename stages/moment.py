@@ -59,10 +59,10 @@ def _kind(sentence: str) -> str | None:
     # a comment on what was just said ("it was so much fun", "they're priceless"): its
     # subject is a pronoun only the conversation resolves, the speaker is not in it and it
     # names nothing ("It's Shia LaBeouf!" answers a question)
-    c["comment"] = c["anaphoric"] and not (
+    c["comment"] = (c["anaphoric"] or c["thanked_comment"]) and not (
         c["first_person"] or c["first_person_plural"] or c["named_thing"]
     )
-    c["moment"] = c["moment"] or c["moment_event"]
+    c["moment"] = c["moment"] or c["moment_event"] or c["moment_class"]
     for name in _ORDER:
         if c[name]:
             return name

@@ -212,7 +212,9 @@ def _inside(obj: str, clauses: list[str]) -> bool:
 
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
-_PART_RE: Final = re.compile(r"\s*[,;，；]\s*")
+#: Where a value's parts meet: a comma or semicolon, or a coordinating conjunction between
+#: two clauses ("I left Shopify last month and joined Stripe", "dejé X y me fui a Y").
+_PART_RE: Final = re.compile(r"\s*[,;，；]\s*|\s+(?:and|und|et|y|e)\s+(?=\w)")
 
 
 def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | None:
@@ -223,6 +225,8 @@ def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | N
     >>> said_beside("Me pasé a Digi, ya no estoy con Movistar", ["ya no estoy con movistar"])
     'Me pasé a Digi'
     >>> said_beside("I don't drive a Civic anymore, I sold it", ["i don't drive a civic anymore"])
+    >>> said_beside("I left Shopify last month and joined Stripe", ["i left shopify"])
+    'joined Stripe'
     """
     parts = [p for p in _PART_RE.split(obj) if p.strip()]
     rest = [p for p in parts if not any(cl and cl in normalise(p) for cl in clauses)]

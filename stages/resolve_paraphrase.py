@@ -47,6 +47,7 @@ from memgate.stages.resolve_slots import (
     slot_terms,
     substitution,
 )
+from memgate.stages.statement_text import rules_read
 
 __all__ = ["FOLD", "Fold", "fold_target", "possessed_subject", "restated_value"]
 
@@ -66,6 +67,9 @@ class Fold:
     persons: frozenset[str]
     suffixes: tuple[tuple[str, str], ...]  # (phrase, owner), longest first
     noun_determiners: frozenset[str] = frozenset()
+    words_min_shared: int = 2
+    words_overlap: float = 0.5
+    words_max_words: int = 16
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -90,6 +94,9 @@ class Fold:
             noun_determiners=frozenset(
                 w.casefold() for ws in data.get("noun_determiners", {}).values() for w in ws
             ),
+            words_min_shared=int(data.get("words_min_shared", 2)),
+            words_overlap=float(data.get("words_overlap", 0.5)),
+            words_max_words=int(data.get("words_max_words", 16)),
         )
 
     def common_nouns(self, value: str) -> set[str]:
@@ -232,6 +239,40 @@ def _person_said_last(rest_f: str, said: str, lex: Lexicon, fold: Fold) -> bool:
     return any(t.words.search(rest_f) and t.words.search(words[-1]) for t in lex.topics)
 
 
+def _shared_terms(ta: set[str], tb: set[str]) -> int:
+    """How many content terms of the smaller side the other side says too, the same word
+    in another form counted ("trains" / "train", "vuelos" / "vuelo"); a term of two letters
+    or fewer ("au", "el") is a function word, not content. Chinese pairs count as they are."""
+    small, big = sorted((ta, tb), key=len)
+    n = 0
+    for t in small:
+        if len(t) < 3 and not _CJK_RE.search(t):
+            continue
+        if t in big or (len(t) >= 5 and any(b[:5] == t[:5] for b in big)):
+            n += 1
+    return n
+
+
+def _said_again_in_words(
+    f: StoredFact, c: CandidateFact, ta: set[str], tb: set[str], fold: Fold
+) -> bool:
+    """A restatement read by its words where the embedder cannot read it: one side is not
+    English (the embedding model reads English; the cosine of a German, French, Spanish,
+    Portuguese or Chinese paraphrase says little), neither is longer than
+    ``words_max_words``, both are facts or preferences of the owner, and they share at
+    least ``words_min_shared`` content terms, at least ``words_overlap`` of the smaller
+    side's ("trains de nuit" / "je prends le train de nuit quand le trajet est long")."""
+    if rules_read(f.value) and rules_read(c.object):
+        return False
+    if max(len(c.object.split()), len(f.value.split())) > fold.words_max_words:
+        return False
+    if not {f.type, c.type} <= {FactType.FACT, FactType.PREFERENCE}:
+        return False
+    small = min(len(ta), len(tb))
+    shared = _shared_terms(ta, tb)
+    return small > 0 and shared >= fold.words_min_shared and shared / small >= fold.words_overlap
+
+
 def fold_target(
     c: CandidateFact,
     key: str,
@@ -244,8 +285,12 @@ def fold_target(
     same value), the nearest in meaning; None when there is none."""
     if c.retracts or c.type is FactType.EVENT:
         return None
-    if len(c.object.split()) > fold.max_words:
-        return None
+    n_words = len(c.object.split())
+    if n_words > max(fold.max_words, fold.words_max_words) or (
+        n_words > fold.max_words and rules_read(c.object)
+    ):
+        return None  # a long English sentence is chat, never folded (the words path is not
+        # for English, which the embedder reads)
     if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
         return None
     owner_c, rest_c = _owner_and_rest(lex.canonical_subject(c.subject))
@@ -262,7 +307,7 @@ def fold_target(
         ):
             if f.key == key or f.last_seen > c.turn_ts or f.type is FactType.EVENT:
                 continue
-            if len(f.value.split()) > fold.max_words:
+            if len(f.value.split()) > max(fold.max_words, fold.words_max_words):
                 continue
             _, rest_f = _owner_and_rest(f.subject)
             kin = not rest_c and _person_said_last(rest_f, c.object, lex, fold)
@@ -280,8 +325,10 @@ def fold_target(
                 slot |= {w for w in anchors_c if fold.is_person(w)}
             all_f = anchors(f.value, sentence=_is_sentence(f))
             names_f = all_f - slot
+            # longer than max_words: only the words path of another language may fold it
+            long_ = max(len(c.object.split()), len(f.value.split())) > fold.max_words
             if anchors_c - slot or names_f:
-                if not _same_names(names_f, anchors_c - slot, f, c, fold):
+                if long_ or not _same_names(names_f, anchors_c - slot, f, c, fold):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = (
@@ -301,15 +348,18 @@ def fold_target(
                     continue  # no slot in common: near in meaning, no value swapped
                 why = "paraphrase:family" if same_slot else "paraphrase:anchors"
             else:
-                if f.type != c.type or sim < fold.fold_similarity_unanchored:
+                ta, tb = clause_terms(f, lex), clause_terms(c, lex)
+                words = _said_again_in_words(f, c, ta, tb, fold)
+                if not words and (
+                    long_ or f.type != c.type or sim < fold.fold_similarity_unanchored
+                ):
                     continue
                 if substitution(f.value, c.object, lex):
                     continue  # one value swapped for another in the same frame
-                ta, tb = clause_terms(f, lex), clause_terms(c, lex)
                 small = min(len(ta), len(tb))
-                if small < 2 or len(ta & tb) / small < fold.unanchored_overlap:
+                if not words and (small < 2 or len(ta & tb) / small < fold.unanchored_overlap):
                     continue
-                why = "paraphrase:meaning"
+                why = "paraphrase:words" if words else "paraphrase:meaning"
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)
     return best

@@ -29,6 +29,7 @@ Word lists, families, topics and the implication table: ``memgate/data/resolutio
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -142,16 +143,72 @@ def _words(text: str) -> set[str]:
     return set(_WORD_RE.findall(normalise(text)))
 
 
-def _mentions(f: StoredFact, terms: Sequence[str]) -> bool:
+def _mentions(f: StoredFact, terms: Sequence[str], *, said: bool = False) -> bool:
+    """A topic term names the fact: one of its words, a word of the same stem, the head
+    of a compound ("Flughafen" in "Heimatflughafen"), the same word in the singular or
+    plural ("hotel", "hotéis"), or, in Chinese, every two-character word of the term
+    ("缺陷管理": "缺陷" and "管理", in either order). ``said``: the sentence the fact was
+    read from counts too (a deletion request is about what the user said: "forget
+    everything about our DNS" erases "team uses Cloudflare", said of the DNS)."""
     text = normalise(f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}")
+    if said and f.context:
+        text = f"{text} {normalise(f.context)}"
     words = _words(text)
     for t in terms:
         if _CJK_RE.search(t):
-            if t in text.replace(" ", ""):
+            if t in text.replace(" ", "") or _cjk_words_in(t, text.replace(" ", "")):
                 return True
-        elif t in words or (len(t) >= 5 and any(_same_stem(w, t) for w in words)):
+        elif t in words or (len(t) >= 5 and any(_same_word(w, t) for w in words)):
             return True
     return False
+
+
+def _cjk_words_in(term: str, text: str) -> bool:
+    """Every two-character piece of a Chinese term of two pieces or more is in ``text``.
+
+    >>> _cjk_words_in("缺陷管理", "我们用禅道管理缺陷"), _cjk_words_in("缺陷管理", "我们管理项目")
+    (True, False)
+    """
+    pieces = [term[i : i + 2] for i in range(0, len(term) - 1, 2)]
+    return len(pieces) >= 2 and all(_CJK_RE.search(p) and p in text for p in pieces)
+
+
+def _same_word(word: str, term: str) -> bool:
+    """The same stem, a compound's head, or the other number of the same noun.
+
+    >>> _same_word("heimatflughafen", "flughafen"), _same_word("hotel", "hotéis")
+    (True, True)
+    >>> _same_word("server", "service"), _same_word("flug", "flughafen")
+    (False, False)
+    >>> _same_word("model", "modem"), _same_word("hotel", "hostel")
+    (False, False)
+    """
+    if _same_stem(word, term):
+        return True
+    if len(word) >= len(term) + 3 and word.endswith(term) and not _CJK_RE.search(word):
+        return True  # a compound's head: "heimatflughafen", "smartphone"
+    a, b = _fold(word), _fold(term)
+    if min(len(a), len(b)) < 5:
+        return False
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    # at most the last letter of the shorter word left, a plural ending on the longer one
+    # ("hotel", "hoteis"; "papel", "papeis"; "reunion", "reuniones"): not "model", "modem"
+    short, long_ = sorted((a, b), key=len)
+    return n >= 4 and len(short) - n <= 1 and long_[n:] in _PLURAL_ENDINGS
+
+
+#: Endings of a plural after the stem it shares with the singular (en de fr es pt).
+_PLURAL_ENDINGS: Final = frozenset({"s", "es", "is", "ns", "en", "n", "e", "er", "x", "ux"})
+
+
+def _fold(word: str) -> str:
+    return "".join(
+        ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch)
+    )
 
 
 def _same_stem(word: str, term: str) -> bool:
@@ -220,7 +277,7 @@ def referenced_facts(
         if not said_before(f, c):
             continue  # said at or after the reference: it stands
         text = f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}".lower()
-        if _mentions(f, terms) or any(t.words.search(text) for t in topics):
+        if _mentions(f, terms, said=deleting) or any(t.words.search(text) for t in topics):
             out.append((f, "topic_words"))  # a topic's word or one of its synonyms
         elif f.predicate in predicates or any(p in f.value for p in placeholders):
             out.append((f, "topic_predicate"))

@@ -219,6 +219,11 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         # "de retard") rather than a time: read by triage's moment check, not a feature of
         # the keep classifier (its weights were fitted without it)
         "moment_event": _has("moment_event", norm) and _has("moment_state", norm) and not standing,
+        # a state of one of the classes of ``moment_state_classes`` (hunger, being late, a
+        # meeting, the weather, waiting) said with a time of the moment or a stage of a
+        # journey: read by the moment check and the extractors, no feature of the keep
+        # classifier either
+        "moment_class": _moment_class(norm) and not standing,
         "one_off": one_off,
         "standing": standing,
         "hypothetical": hypo is not None or (_has("hypothetical", norm) and question),
@@ -235,6 +240,9 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         # a comment on something said before ("it was so much fun", "sounds great"): its
         # subject is a pronoun that only the conversation resolves
         "anaphoric": _starts("anaphoric_lead", _strip_interjections(body)),
+        # the same after thanks ("merci beaucoup, c'est parfait"): read by the moment
+        # check only, no feature of the keep classifier
+        "thanked_comment": _thanked_comment(body),
         # about the other person only ("you're always so creative"): a second-person word
         # among the first words, no first person
         "second_person": _has("second_person", _lead_words(norm))
@@ -409,6 +417,41 @@ def rules_read(text: str) -> bool:
 
 def _strip_interjections(body: str) -> str:
     return _INTERJECTION_RE.sub("", body)
+
+
+@cache
+def _class_matcher() -> re.Pattern[str]:
+    classes: dict[str, list[str]] = lexicon().get("moment_state_classes", {})
+    return _pattern([w for ws in classes.values() for w in ws])
+
+
+def _moment_class(norm: str) -> bool:
+    """A state of a class of the moment with a time of the moment or a stage of a journey
+    under way ("I'm starving today", "esperando el embarque").
+
+    >>> _moment_class("je suis en réunion jusqu'à 15h"), _moment_class("we meet in meetings")
+    (True, False)
+    """
+    if _class_matcher().search(norm) is None:
+        return False
+    return _has("moment_time", norm) or _has("moment_event", norm)
+
+
+_THANKS_SEP_RE: Final = re.compile(r"^[\s,!.，！]+")
+
+
+def _thanked_comment(body: str) -> bool:
+    """Thanks, then a comment on what was said ("merci beaucoup, c'est parfait").
+
+    >>> _thanked_comment("merci beaucoup, c'est parfait !"), _thanked_comment("thanks, i moved")
+    (True, False)
+    """
+    lead = _strip_interjections(body)
+    m = _matcher("thanks_leads").match(lead)
+    if m is None:
+        return False
+    rest = _THANKS_SEP_RE.sub("", lead[m.end() :])
+    return bool(rest) and _starts("anaphoric_lead", _strip_interjections(rest))
 
 
 def _lead_words(norm: str, n: int = 4) -> str:

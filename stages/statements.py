@@ -250,7 +250,7 @@ class HybridExtractor(StatementExtractor):
         ]
         # a state of the moment ("Je suis crevée ce soir.") is no sentence to judge: the
         # durable one beside it is held to the bar of a turn with one sentence
-        content = [s for s in sentences if not is_filler_sentence(s) and not cues(s)["moment"]]
+        content = [s for s in sentences if not is_filler_sentence(s) and not _of_the_moment(s)]
         rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
         # narrated turn of several: only a sentence the classifier is nearly sure of
@@ -374,6 +374,13 @@ def _speaker(statement: str, subject: str) -> str:
         return subject
     plural = tuple(lexicon().get("pronoun_verb_endings", ()))
     return "team" if any(w.endswith(plural) for w in normalise(statement).split()[:3]) else "user"
+
+
+def _of_the_moment(sentence: str) -> bool:
+    """A state of the moment, by the classifier's cue or by a class of the moment's states
+    ("Bin heute spät dran", "今天好困啊")."""
+    c = cues(sentence)
+    return c["moment"] or c["moment_class"]
 
 
 def _own(sentence: str) -> bool:

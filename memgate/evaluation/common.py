@@ -85,6 +85,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # retraction by reference, as_of, six languages (dev10);
     # dedupe, confirmation (guess then check, a repeat, implied updates), deletion by a topic
     # word, noise, supersede in new words, as_of; personal, work, travel (dev11);
+    # dedupe in other words, order, register, hedges and detail with hard negatives,
+    # confirmation, deletion by a topic word, noise of the moment, supersede (dev12);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -98,6 +100,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev9.jsonl",
         "scenarios_dev10.jsonl",
         "scenarios_dev11.jsonl",
+        "scenarios_dev12.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),
