@@ -9,6 +9,12 @@ the environment at import) inherits it. A test that builds an environment from n
 must pass ``XDG_CONFIG_HOME`` (or ``MEMGATE_HMAC_KEY``) itself. One folder for the whole
 run, not one per test: module-scoped data dirs outlive a test, and each data dir's key
 file is named by its own random id, so two tests never share a key file.
+
+``XDG_DATA_HOME`` points into the same folder: a test that builds ``Settings()`` without a
+``data_dir`` gets the default data dir (``$XDG_DATA_HOME/memgate``), and that must not be
+the machine's own ``~/.local/share/memgate``. A run that wrote there once moved that data
+dir's key into the run's temporary config folder, deleted at the end of the run, and
+the next run on the same machine found a data dir with digests and no key.
 """
 
 from __future__ import annotations
@@ -20,22 +26,26 @@ import tempfile
 import pytest
 
 _SAVED: dict[str, str | None] = {}
+# each variable and its folder inside the run's temporary folder ("" = the folder itself)
+_VARIABLES = {"XDG_CONFIG_HOME": "", "XDG_DATA_HOME": "data"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="memgate-test-config-")
-    _SAVED["XDG_CONFIG_HOME"] = os.environ.get("XDG_CONFIG_HOME")
     _SAVED["folder"] = folder
-    os.environ["XDG_CONFIG_HOME"] = folder
+    for name, path in _VARIABLES.items():
+        _SAVED[name] = os.environ.get(name)
+        os.environ[name] = os.path.join(folder, path) if path else folder
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     folder = _SAVED.pop("folder", None)
     if folder is None:
         return
-    previous = _SAVED.pop("XDG_CONFIG_HOME", None)
-    if previous is None:
-        os.environ.pop("XDG_CONFIG_HOME", None)
-    else:
-        os.environ["XDG_CONFIG_HOME"] = previous
+    for name in _VARIABLES:
+        previous = _SAVED.pop(name, None)
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
     shutil.rmtree(folder, ignore_errors=True)
