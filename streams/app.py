@@ -588,21 +588,11 @@ async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Se
     return p.triage(turn)
 
 
-def faust_worker(app: faust.App, loglevel: str) -> faust.Worker:
-    """The Faust worker of ``app``, logging at ``loglevel`` and nothing below.
-
-    Without a terminal spinner: Faust's spinner sets the root logger to DEBUG for the
-    worker's whole life (its handler spins on every record), so every debug call of
-    aiokafka and Faust, several per message, built a log record that no handler wrote
-    (about 5 % of the worker's time holding the GIL)."""
-    worker = faust.Worker(app, loglevel=loglevel, quiet=True)
-    worker.spinner = None
-    return worker
-
-
-def run_worker(app: faust.App, loglevel: str) -> None:
+def run_worker(app: faust.App, loglevel: str, uvloop: bool = True) -> None:
     """Run the Faust worker of ``app`` until it is stopped (blocks)."""
-    faust_worker(app, loglevel).execute_from_commandline()
+    from memgate.streams.faust_worker import faust_worker
+
+    faust_worker(app, loglevel, uvloop).execute_from_commandline()
 
 
 def _origin(event: faust.EventT[bytes]) -> Origin:
