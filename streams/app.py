@@ -62,7 +62,7 @@ from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
-from memgate.streams.acks import LaterAcks, all_acked
+from memgate.streams.acks import all_acked
 from memgate.streams.consolidator import Consolidator
 from memgate.streams.dedupe_batch import wire_dedupe
 from memgate.streams.embed_ahead import EmbedAhead
@@ -74,6 +74,7 @@ from memgate.streams.lag import CommittedLag
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
 from memgate.streams.recent import RecentFacts
+from memgate.streams.stage_batch import wire_stage
 from memgate.streams.topology import (
     AUDIT_TOPIC,
     DEFERRED_TOPIC,
@@ -677,28 +678,13 @@ def create_app(worker: Worker) -> faust.App:
     # message and give it back only after the body returned, so that a message whose
     # work did not complete stays unacknowledged (and uncommitted) and comes again.
 
-    def stage_agent(route: Route) -> None:
-        async def agent(stream: faust.StreamT[bytes]) -> None:
-            acks = LaterAcks()
-            async for event in stream.events():
-                acks.check()
-                event.message.incref()
-                later = await worker.handle(route, event.value, _origin(event), send, enqueue)
-                if later is None:
-                    event.ack()
-                else:  # acknowledged once the broker acknowledged what it sent
-                    acks.ack_when(later, event.ack)
-
-        agent.__name__ = f"{route.stage.value}_agent"
-        app.agent(topics[route.source], name=f"{s.topic_prefix}.{route.stage.value}")(agent)
-
     # the input stage: the gate in front of triage, and the deferred agent behind it
     wire_input(app, worker, topics, send)
     for route in ROUTES[1:]:
         if route.stage is Stage.DEDUPE:  # several waiting candidates at a time
             wire_dedupe(app, worker, topics, send, enqueue, route)
-        else:
-            stage_agent(route)
+        else:  # several waiting messages at a time (memgate.streams.stage_batch)
+            wire_stage(app, worker, topics, send, enqueue, route)
 
     @app.agent(topics[AUDIT_TOPIC], name=f"{s.topic_prefix}.audit")
     async def audit_agent(stream: faust.StreamT[bytes]) -> None:
