@@ -9,9 +9,11 @@ Topics (``<prefix>.<name>``, one partition each by default)::
 Every message is keyed ``tenant/user``, so one worker owns a user's facts.
 What a stage's outputs do (forward, audit rows, fact writes, in that order)
 is :func:`memgate.streams.topology.effects`; this module only carries it
-out: the agents are thin wiring around :meth:`Worker.handle` (a stage's
-body, one message) and :meth:`Worker.write_audit` (the audit agent's body,
-one batch), which run without a broker.
+out: the agents are thin wiring around bodies that run without a broker:
+:meth:`Worker.handle` (a stage's body, one message), and the bodies of the
+messages waiting in a partition, taken several at a time
+(:mod:`memgate.streams.triage_batch`, :mod:`memgate.streams.stage_batch`,
+:mod:`memgate.streams.dedupe_batch`, and :meth:`Worker.write_audit`).
 
 Delivery is at least once. A message is acknowledged only after its body
 returned: what it forwarded and its audit rows were delivered to Kafka (we
