@@ -115,12 +115,22 @@ async def handle_turn_batch(
             worker.metrics.deferred_users.set(gate.users_waiting)
             waiting.append(_ack_when(worker._deferred(gate, key, delivered), ack, i))
         await _triage_run(worker, batch, run, send, enqueue, ack)
-    finally:
-        # what was sent without waiting is acknowledged when its copy is, even when the
-        # batch stops here; its failure is raised once the rest of the batch is done
-        failures = [r for r in await asyncio.gather(*waiting, return_exceptions=True) if r]
+    except BaseException:
+        # what was sent without waiting is still acknowledged when its copy is (the
+        # tasks go on), but not waited for: a broker failure or a shutdown stops here
+        for task in waiting:
+            task.add_done_callback(_retrieved)
+        raise
+    results = await asyncio.gather(*waiting, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
     if failures:
         raise failures[0]
+
+
+def _retrieved(task: asyncio.Future[None]) -> None:
+    """Mark a task's failure as seen (its message stays unacknowledged and comes again)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _ack_when(done: Awaitable[None], ack: Callable[[int], None], i: int) -> asyncio.Future[None]:

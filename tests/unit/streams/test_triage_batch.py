@@ -17,7 +17,7 @@ from memgate.core.events import TurnEvent
 from memgate.streams.app import Origin, Worker
 from memgate.streams.fairness import FairGate
 from memgate.streams.metrics import Metrics
-from memgate.streams.topology import DLQ_TOPIC
+from memgate.streams.topology import DEFERRED_TOPIC, DLQ_TOPIC
 from memgate.streams.triage_batch import handle_turn_batch
 from memgate.streams.turns import Seen, TurnLedger
 from tests.unit.streams.conftest import Gate, turn
@@ -196,3 +196,42 @@ def test_a_turn_is_acknowledged_only_once_the_broker_acknowledged_what_it_sent(
     with pytest.raises(ConnectionError):
         asyncio.run(go(ConnectionError("broker gone")))
     assert acked == []  # the run's outputs were not all acknowledged: none of its turns is
+
+
+@dataclass
+class _TriagedRefused(HeldAcks):
+    """The broker refuses what the triage step sends and holds the deferred copies."""
+
+    async def enqueue(self, name: str, key: str, payload: bytes) -> asyncio.Future[int]:
+        if name == DEFERRED_TOPIC:
+            return await super().enqueue(name, key, payload)
+        await self.send(name, key, payload)
+        refused: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        refused.set_exception(ConnectionError("broker gone"))
+        return refused
+
+
+def test_a_broker_failure_stops_the_batch_at_once_and_a_copy_that_made_it_is_acked(
+    gate: Gate,
+) -> None:
+    worker = _worker(gate)
+    assert worker.gate is not None
+    worker.gate.deferring("acme/alice")  # alice has a deferred backlog: her turns wait
+    worker.gate.deferred("acme/alice", 0)
+    alice, bob = _turns("t", 2)  # alice's turn, then bob's
+    batch = [(t.model_dump_json().encode(), Origin("memgate.turns", 0, i))
+             for i, t in enumerate((alice, bob))]  # fmt: skip
+    acked: list[int] = []
+
+    async def go() -> None:
+        topics = _TriagedRefused("memgate")
+        body = handle_turn_batch(worker, batch, topics.send, topics.enqueue, acked.append)
+        with pytest.raises(ConnectionError):  # bob's outputs refused: not waiting for alice's
+            await asyncio.wait_for(body, timeout=2)
+        assert acked == [] and len(topics.acks) == 1
+        topics.release()  # alice's copy on the deferred topic made it after all
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert acked == [0]  # bob's turn stays unacknowledged: it comes again
+
+    asyncio.run(go())
