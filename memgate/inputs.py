@@ -148,10 +148,18 @@ def _loads(text: str) -> Any:
     except _DuplicateKey as exc:
         raise _LineError(f"the key {exc.args[0]!r} appears twice in one object") from None
     except json.JSONDecodeError as exc:
+        msg, fix = (
+            exc.msg.removesuffix(" at"),
+            "",
+        )  # "Invalid control character at": a place follows
+        if msg == "Invalid control character" and exc.pos < len(text):
+            code = ord(text[exc.pos])
+            msg = f"a raw control character U+{code:04X} inside a string"
+            fix = f": write it escaped, \\u{code:04x}"
         raise _LineError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            f"not valid JSON ({msg} at line {exc.lineno} column {exc.colno}{fix})"
             if "\n" in text.rstrip()
-            else f"not valid JSON ({exc.msg} at column {exc.colno})"
+            else f"not valid JSON ({msg} at column {exc.colno}{fix})"
         ) from None
     except RecursionError:
         raise _LineError("not readable: JSON nested too deeply") from None

@@ -23,6 +23,8 @@ the audit store's readers cannot reach it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import os
 import secrets
 import sqlite3
@@ -31,18 +33,37 @@ from contextlib import closing
 from pathlib import Path
 
 from memgate.core.errors import ConfigError
-from memgate.core.settings import Settings
+from memgate.core.settings import Settings, prepare_data_dir
 
-__all__ = ["HMAC_KEY_BYTES", "HMAC_KEY_FILE", "hmac_key", "load_or_create_key"]
+__all__ = [
+    "HMAC_CHECK_FILE",
+    "HMAC_KEY_BYTES",
+    "HMAC_KEY_FILE",
+    "hmac_key",
+    "load_or_create_key",
+]
 
 HMAC_KEY_FILE = "hmac.key"
 HMAC_KEY_BYTES = 32
+#: The check value of the key a data dir's stores were written with (no key in it).
+HMAC_CHECK_FILE = "hmac.check"
+_CHECK_VERSION = "memgate-hmac-check-1"
 
 
 def hmac_key(settings: Settings) -> bytes:
-    """The deployment's key: the ``hmac_key`` setting, else ``<data_dir>/hmac.key``."""
+    """The deployment's key: the ``hmac_key`` setting, else ``<data_dir>/hmac.key``;
+    refused when the stores under the data dir were written with another key
+    (:func:`_check_data_dir`)."""
     if settings.hmac_key is not None:
-        return settings.hmac_key.get_secret_value().encode("utf-8")
+        key = settings.hmac_key.get_secret_value().encode("utf-8")
+        _check_data_dir(settings, key, "the setting MEMGATE_HMAC_KEY (hmac_key)")
+        return key
+    key = _file_key(settings)
+    _check_data_dir(settings, key, f"the key file {settings.data_dir / HMAC_KEY_FILE}")
+    return key
+
+
+def _file_key(settings: Settings) -> bytes:
     if settings.audit_backend == "clickhouse":
         raise ConfigError(
             "the audit store is a ClickHouse server, shared by every worker: set "
@@ -53,6 +74,85 @@ def hmac_key(settings: Settings) -> bytes:
     if settings.retrieval_backend == "embedded" and not path.exists():
         _refuse_if_turns_were_ingested(path, settings.retrieval_path)
     return load_or_create_key(path)
+
+
+def _check_data_dir(settings: Settings, key: bytes, source: str) -> None:
+    """Refuse a key other than the one the data dir's stores were written with.
+
+    Every keyed digest under the data dir (the journal's and the turn ledger's, fact
+    ids, the names of deletion tombstones) depends on the key: under another one the
+    same input replayed is refused turn by turn as a ``turn_id`` conflict and a
+    statement of an erased fact no longer finds its tombstone. So the data dir keeps
+    ``hmac.check``: the source of its key and a keyed digest of a constant (no key; an
+    HMAC reveals nothing of its key). Written the first time a key is used on an
+    data dir (one from before the check takes the key it is first opened with); a
+    data dir that holds only a ClickHouse server's and OpenSearch's
+    settings has nothing keyed to check.
+    """
+    if settings.retrieval_backend != "embedded" and settings.audit_backend != "chdb":
+        return
+    folder = settings.data_dir
+    prepare_data_dir(folder)  # the stores are made there with this key: record it now
+    path = folder / HMAC_CHECK_FILE
+    digest = hmac.new(key, _CHECK_VERSION.encode("ascii"), hashlib.sha256).hexdigest()
+    line = f"{_CHECK_VERSION} {digest} {_source_word(source)}\n"
+    try:
+        recorded = path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        _write_once(path, line.encode("ascii"))
+        recorded = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
+            "readable by this user"
+        ) from None
+    parts = recorded.split()
+    if len(parts) != 3 or parts[0] != _CHECK_VERSION or len(parts[1]) != 64:
+        raise ConfigError(
+            f"{path} is damaged (it holds the check of the HMAC key this data dir was written "
+            "with); restore it from the backup of this data dir"
+        )
+    if not hmac.compare_digest(parts[1], digest):
+        was = {"setting": "MEMGATE_HMAC_KEY (hmac_key)", "file": f"{folder / HMAC_KEY_FILE}"}
+        raise ConfigError(
+            f"{source} is not the key the stores in {folder} were written with (that was "
+            f"{was.get(parts[2], parts[2])}): under another key every replayed turn would be "
+            "refused as a turn_id conflict and erased facts could come back. Use the key "
+            "used before (set MEMGATE_HMAC_KEY to it, or unset it to use the key file), or "
+            "point --data-dir at another folder"
+        )
+
+
+def _source_word(source: str) -> str:
+    return "setting" if "MEMGATE_HMAC_KEY" in source else "file"
+
+
+def _write_once(
+    path: Path, data: bytes, what: str = "", fix: str = "make the data dir writable"
+) -> None:
+    """Write ``path`` whole, mode 0600, unless it exists (the first writer wins): a private
+    temporary file in the same folder, hard-linked to ``path``, so the name appears with
+    its whole content or not at all. ``what`` and ``fix`` word the error."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process recorded it first: checked against theirs
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot {what or 'write'} {path}: {exc.strerror or exc}; {fix}"
+        ) from None
 
 
 def _refuse_if_turns_were_ingested(key: Path, index: Path) -> None:
@@ -90,26 +190,14 @@ def load_or_create_key(path: Path) -> bytes:
         pass
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.fchmod(fd, 0o600)
-            os.write(fd, secrets.token_bytes(HMAC_KEY_BYTES))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process created it first: use theirs
-        finally:
-            tmp.unlink(missing_ok=True)
-        _fsync_dir(path.parent)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot create the HMAC key file {path}: {exc.strerror or exc}; make the data dir "
-            "writable, or set MEMGATE_HMAC_KEY"
-        ) from None
+    except OSError:
+        pass  # named by the write below
+    _write_once(
+        path,
+        secrets.token_bytes(HMAC_KEY_BYTES),  # another process's key, if it linked first
+        what="create the HMAC key file",
+        fix="make the data dir writable, or set MEMGATE_HMAC_KEY",
+    )
     return _read(path)
 
 

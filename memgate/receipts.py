@@ -35,7 +35,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memgate.core.errors import ConfigError
-from memgate.core.events import FactHistoryRecord, StoredFact, content_hmac, stable_id, utcnow
+from memgate.core.events import (
+    ERASED_ID_PREFIX,
+    FactHistoryRecord,
+    StoredFact,
+    content_hmac,
+    stable_id,
+    utcnow,
+)
 from memgate.core.settings import Settings
 from memgate.core.stores import (
     AnswerCache,
@@ -48,7 +55,7 @@ from memgate.core.stores import (
 )
 from memgate.keys import hmac_key
 
-ERASED_PREFIX = "erased:"
+ERASED_PREFIX = ERASED_ID_PREFIX  # refused as an input id (memgate.core.events)
 _DISK = {
     "embedded": "secure_delete on, FTS5 index merged, file vacuumed, WAL truncated",
     "opensearch": "documents deleted, then the segments holding them rewritten "
@@ -156,6 +163,7 @@ def erase_user(
     user_id: str,
 ) -> ErasureReceipt:
     """Erase a user from every store (cache, audit, retrieval, in that order)."""
+    hmac_key(settings)  # it names the skeletons: another key than the stores' stops here
     removed: dict[str, dict[str, int]] = {}
     kept: dict[str, dict[str, int]] = {}
     if cache is not None:
@@ -177,6 +185,7 @@ def erase_fact(
 ) -> tuple[StoredFact, ErasureReceipt] | None:
     """Erase one fact of a user from the retrieval store and its content from the audit
     store; ``None`` when that user has no such fact (nothing is touched)."""
+    hmac_key(settings)  # it names the receipt's user: another key than the stores' stops here
     removed: dict[str, dict[str, int]] = {}
     if isinstance(retrieval, ErasableRetrieval):
         done = retrieval.erase_fact(tenant_id, user_id, fact_id)

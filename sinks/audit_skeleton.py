@@ -31,6 +31,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memgate.core.events import ERASED_TURN_DIGEST
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, wait_for_cleanup
 
 if TYPE_CHECKING:
@@ -52,8 +53,16 @@ CLEARED: dict[str, dict[str, Any]] = {
     "fact_history": {"key": "", "value": ""},
     "disagreements": {"only_primary": [], "only_shadow": []},
 }
+#: What one fact's erasure (:func:`clear_fact`) writes instead: the journal's digest of
+#: the fact's turns becomes a marker, not '', so that a worker reading the journal as its
+#: turn ledger takes the turn delivered again as a replay rather than as a new turn that
+#: makes the erased fact again (:func:`memgate.streams.turns.classify_turn`).
+FACT_CLEARED: dict[str, dict[str, Any]] = {
+    **CLEARED,
+    "journal": {**CLEARED["journal"], "content_hmac": ERASED_TURN_DIGEST},
+}
 #: The same, as ClickHouse literals (for ``ALTER TABLE ... UPDATE``).
-_SQL_EMPTY = {"": "''", "{}": "map()", "[]": "[]"}
+_SQL_EMPTY = {"": "''", "{}": "map()", "[]": "[]", ERASED_TURN_DIGEST: f"'{ERASED_TURN_DIGEST}'"}
 #: The in-memory table naming the items (fact ids, turn ids) of one fact's erasure.
 ERASURE_ITEMS = "erasure_items"
 
@@ -156,7 +165,8 @@ def clear_fact(
             client.command(
                 f"ALTER TABLE `{database}`.`{table}` MODIFY SETTING {ERASURE_SETTINGS_SQL}"
             )
-            sets = ", ".join(f"`{c}` = {_SQL_EMPTY[str(v)]}" for c, v in CLEARED[table].items())
+            cleared = FACT_CLEARED[table].items()
+            sets = ", ".join(f"`{c}` = {_SQL_EMPTY[str(v)]}" for c, v in cleared)
             client.command(
                 f"ALTER TABLE `{database}`.`{table}` UPDATE {sets} WHERE {where}",
                 parameters=request,

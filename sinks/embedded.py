@@ -712,7 +712,9 @@ class EmbeddedIndex(Closing):
         self._rows.clear()
         with self._locked() as conn:
             with self._tx(conn):
-                counts = erasure.erase_fact_rows(conn, tenant_id, user_id, fact_id)
+                counts = erasure.erase_fact_rows(
+                    conn, tenant_id, user_id, fact_id, fact.source_turn_ids
+                )
             self._scrub(conn, f"fact {fact_id} of {tenant_id}/{user_id} is", "the deletion")
         return fact, counts or {}
 

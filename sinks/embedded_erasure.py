@@ -15,6 +15,9 @@ is checkpointed and truncated.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
+
+from memgate.core.events import ERASED_TURN_DIGEST
 
 __all__ = ["erase_fact_rows", "erase_user_rows", "scrub"]
 
@@ -46,9 +49,19 @@ def erase_user_rows(conn: sqlite3.Connection, tenant_id: str, user_id: str) -> d
 
 
 def erase_fact_rows(
-    conn: sqlite3.Connection, tenant_id: str, user_id: str, fact_id: str
+    conn: sqlite3.Connection,
+    tenant_id: str,
+    user_id: str,
+    fact_id: str,
+    turn_ids: Sequence[str] = (),
 ) -> dict[str, int] | None:
-    """Delete one fact of that owner (in the caller's transaction); ``None`` if none."""
+    """Delete one fact of that owner (in the caller's transaction); ``None`` if none.
+
+    The turn ledger's digests of ``turn_ids`` (the turns the fact came from) become
+    :data:`~memgate.core.events.ERASED_TURN_DIGEST`: a keyed digest of the raw turn, under
+    the key the data dir keeps beside it, would confirm a guess of the erased value; the
+    row stays, so the turn delivered again is still a replay (as the audit journal's, whose
+    digest the erasure clears the same way)."""
     row = conn.execute(
         "SELECT rid, (embedding IS NOT NULL) + (search_embedding IS NOT NULL) FROM facts "
         "WHERE fact_id = ? AND tenant_id = ? AND user_id = ?",
@@ -59,12 +72,20 @@ def erase_fact_rows(
     fts = conn.execute("DELETE FROM facts_fts WHERE rowid = ?", (row[0],)).rowcount
     conn.execute("DELETE FROM facts WHERE rid = ?", (row[0],))
     usage = conn.execute("DELETE FROM usage WHERE fact_id = ?", (fact_id,)).rowcount
+    turns = sum(
+        conn.execute(
+            "UPDATE turns SET content_hmac = ? WHERE tenant_id = ? AND turn_id = ? "
+            "AND user_id = ? AND content_hmac != ?",
+            (ERASED_TURN_DIGEST, tenant_id, turn, user_id, ERASED_TURN_DIGEST),
+        ).rowcount
+        for turn in dict.fromkeys(turn_ids)
+    )
     return {
         "facts": 1,
         "vectors": int(row[1]),
         "fts_rows": int(fts),
         "usage": int(usage),
-        "turn_ledger": 0,
+        "turn_ledger": int(turns),
     }
 
 

@@ -62,6 +62,7 @@ def _kind(sentence: str) -> str | None:
     c["comment"] = c["anaphoric"] and not (
         c["first_person"] or c["first_person_plural"] or c["named_thing"]
     )
+    c["moment"] = c["moment"] or c["moment_event"]
     for name in _ORDER:
         if c[name]:
             return name

@@ -65,6 +65,7 @@ class Fold:
     max_words: int
     persons: frozenset[str]
     suffixes: tuple[tuple[str, str], ...]  # (phrase, owner), longest first
+    noun_determiners: frozenset[str] = frozenset()
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -86,7 +87,22 @@ class Fold:
             max_words=int(data["max_words"]),
             persons=persons,
             suffixes=tuple(suffixes),
+            noun_determiners=frozenset(
+                w.casefold() for ws in data.get("noun_determiners", {}).values() for w in ws
+            ),
         )
+
+    def common_nouns(self, value: str) -> set[str]:
+        """Capitalised words after a determiner of a language that capitalises every noun
+        ("mein Getränk", "unsere Deployments", "jeden Morgen"): nouns, not names. A word
+        with another capital or a digit ("McFit", "S3") stays a name."""
+        out: set[str] = set()
+        prev = ""
+        for tok in _WORD_RE.findall(value):
+            if prev in self.noun_determiners and tok[:1].isupper() and tok[1:].islower():
+                out.add(normalise(tok))
+            prev = tok.casefold()
+        return out
 
     def is_person(self, rest: str) -> bool:
         """The possessed noun names another person ("sister", "hija", "同事")."""
@@ -157,6 +173,25 @@ def _names_within(names: set[str], f: StoredFact | CandidateFact) -> bool:
     return all(t in words or t in flat for t in names)
 
 
+def _same_names(
+    names_f: set[str],
+    names_c: set[str],
+    f: StoredFact,
+    c: CandidateFact,
+    fold: Fold,
+) -> bool:
+    """Each side's names are in the other's clause; in a language that capitalises every
+    noun, a noun after a determiner ("mein Getränk") is left out of the names when both
+    sides keep a name of their own that the other names ("Argo CD", "Tee")."""
+    if _names_within(names_f, c) and _names_within(names_c, f):
+        return True
+    core_f = names_f - fold.common_nouns(f.value)
+    core_c = names_c - fold.common_nouns(c.object)
+    if not core_f or not core_c or (core_f, core_c) == (names_f, names_c):
+        return False
+    return _names_within(core_f, c) and _names_within(core_c, f)
+
+
 def _cos(a: list[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
@@ -182,6 +217,19 @@ def _named_by_name(thing: str, names: set[str], other_names: set[str]) -> bool:
         return False
     own = {w for w in _WORD_RE.findall(normalise(thing)) if w in names}
     return bool(own) and own <= other_names
+
+
+def _person_said_last(rest_f: str, said: str, lex: Lexicon, fold: Fold) -> bool:
+    """A statement of the speaker that ends by naming the person of a stored fact ("A
+    Beatriz é a minha filha" / "user's daughter name_is Beatriz"): the person noun it ends
+    with and the stored fact's person are words of one reference topic (the same kin in
+    any language), so the two speak of one person."""
+    if not fold.is_person(rest_f):
+        return False
+    words = _WORD_RE.findall(normalise(said))
+    if not words or not fold.is_person(words[-1]):
+        return False
+    return any(t.words.search(rest_f) and t.words.search(words[-1]) for t in lex.topics)
 
 
 def fold_target(
@@ -217,22 +265,28 @@ def fold_target(
             if len(f.value.split()) > fold.max_words:
                 continue
             _, rest_f = _owner_and_rest(f.subject)
-            if rest_f != rest_c and (
-                (rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c)
+            kin = not rest_c and _person_said_last(rest_f, c.object, lex, fold)
+            if (
+                rest_f != rest_c
+                and not kin
+                and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
                 continue  # two things of the speaker, or another person's fact
             if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
                 continue
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
+            if kin:  # the kin word said is the stored fact's slot, not a name
+                slot |= {w for w in anchors_c if fold.is_person(w)}
             all_f = anchors(f.value, sentence=_is_sentence(f))
             names_f = all_f - slot
             if anchors_c - slot or names_f:
-                if not (_names_within(names_f, c) and _names_within(anchors_c - slot, f)):
+                if not _same_names(names_f, anchors_c - slot, f, c, fold):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = (
-                    bool(rest_c and rest_f == rest_c)
+                    kin
+                    or bool(rest_c and rest_f == rest_c)
                     or bool(fams_c & _families(f, rest_f, lex))
                     or _thing_named(rest_f, c.object)
                     or _thing_named(rest_c, f.value)

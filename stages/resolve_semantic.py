@@ -247,20 +247,24 @@ def _family_predicates(f: StoredFact, lex: Lexicon) -> frozenset[str]:
 
 
 def said_before(f: StoredFact, c: CandidateFact) -> bool:
-    """``f`` was said before ``c``: last seen earlier, or at the same instant in another
-    turn (a turn's time is to the second, and a fact already stored came from a turn
-    processed first; a turn that arrives late carries its own, earlier time).
+    """``f`` was said before ``c``: last seen at an earlier instant.
 
-    >>> from datetime import UTC, datetime
+    A fact of the reference's own instant stands: two turns of one instant cannot be
+    ordered by what they carry, and the order they arrive in is not theirs (a redelivery
+    after a crash, or a producer sending a turn again before the journal holds it, brings
+    an earlier turn after a later one). Counting a fact stored at the same instant from
+    another turn as said before made a replayed "I no longer like X" withdraw the "I like
+    X" said after it (found by the replay property of ``tests/unit/streams``).
+
+    >>> from datetime import UTC, datetime, timedelta
     >>> t = datetime(2024, 5, 3, tzinfo=UTC)
     >>> f = StoredFact.model_construct(last_seen=t, source_turn_ids=["t1"])
     >>> c = CandidateFact.model_construct(turn_ts=t, source_turn_ids=["t3"])
-    >>> said_before(f, c), said_before(f, c.model_copy(update={"source_turn_ids": ["t1"]}))
-    (True, False)
+    >>> later = c.model_copy(update={"turn_ts": t + timedelta(seconds=1)})
+    >>> said_before(f, c), said_before(f, later)
+    (False, True)
     """
-    if f.last_seen != c.turn_ts:
-        return f.last_seen < c.turn_ts
-    return not set(f.source_turn_ids) & set(c.source_turn_ids)
+    return f.last_seen < c.turn_ts
 
 
 def _latest_said(pool: Iterable[StoredFact], c: CandidateFact) -> list[tuple[StoredFact, str]]:

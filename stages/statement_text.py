@@ -215,6 +215,10 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "first_person_plural": plural,
         "question": question,
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
+        # a state of the moment ("stuck") said with a disruption of the moment ("delayed",
+        # "de retard") rather than a time: read by triage's moment check, not a feature of
+        # the keep classifier (its weights were fitted without it)
+        "moment_event": _has("moment_event", norm) and _has("moment_state", norm) and not standing,
         "one_off": one_off,
         "standing": standing,
         "hypothetical": hypo is not None or (_has("hypothetical", norm) and question),

@@ -96,7 +96,9 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
     """The sentences of ``text`` the classifier keeps, with their probability, best first."""
     out: list[tuple[float, str]] = []
     for sentence in split_statements(text):
-        c = cues(sentence)
+        # read after an opening that says it was checked ("C'est vérifié, ..."): the
+        # opening's pronoun is no comment on something said before
+        c = cues(without_confirmation_leads(sentence)[0])
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
         if said_of_another(sentence):

@@ -27,7 +27,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from memgate.core.errors import PermanentError
-from memgate.core.events import TurnEvent
+from memgate.core.events import ERASED_TURN_DIGEST, TurnEvent
 from memgate.core.stores import AuditStore
 
 __all__ = [
@@ -72,19 +72,23 @@ def classify_turn(turn: TurnEvent, digest: str, seen: Seen | None) -> TurnState:
 
     A ledger entry without a digest (a journal row migrated from a store that
     kept an unkeyed hash) cannot tell: the turn is treated as new, and the
-    dedupe stage's redelivery check applies as before.
+    dedupe stage's redelivery check applies as before. An entry whose digest was erased
+    with a fact the turn made (:data:`~memgate.core.events.ERASED_TURN_DIGEST`) is a
+    replay for its user: the turn was applied, and must not make the erased fact again.
 
     >>> from datetime import UTC, datetime
     >>> t = TurnEvent(tenant_id="a", user_id="u", session_id="s", turn_id="t1",
     ...               role="user", content="hi", ts=datetime(2024, 5, 1, tzinfo=UTC))
     >>> [classify_turn(t, "d1", s).value for s in (None, ("u", "d1"), ("u", "d2"), ("v", "d1"))]
     ['new', 'replay', 'conflict', 'conflict']
+    >>> [classify_turn(t, "d1", s).value for s in (("u", "erased"), ("v", "erased"))]
+    ['replay', 'conflict']
     """
     if seen is None or not seen[1]:
         return TurnState.NEW
     user_id, prior = seen
-    if user_id == turn.user_id and prior == digest:
-        return TurnState.REPLAY
+    if user_id == turn.user_id and prior in (digest, ERASED_TURN_DIGEST):
+        return TurnState.REPLAY  # the same turn, or one whose fact was erased since
     return TurnState.CONFLICT
 
 

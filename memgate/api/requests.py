@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memgate.core.errors import InvalidEvent, InvalidRequest
-from memgate.core.events import TurnEvent, content_hmac, id_problem, parse_turn
+from memgate.core.events import TurnEvent, content_hmac, id_problem, parse_turn, text_problem
 from memgate.recall import MAX_K, query_problem
 
 #: OpenAI roles memgate's turn roles stand for.
@@ -122,6 +122,8 @@ def to_turns(
             text = _text(item.get("content"), where)
             if text is None or not text.strip():
                 continue  # a tool call without text: nothing to remember
+            if (problem := text_problem(text)) is not None:  # before the digest encodes it
+                raise InvalidRequest(f"{where}: content {problem}")
             sess = session or "default"
             digest = content_hmac(hmac_key, "\x1f".join((tenant, user, sess, str(i), role, text)))
             data = {

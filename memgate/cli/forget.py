@@ -10,6 +10,7 @@ from memgate import render
 from memgate.cli.common import TenantOpt, UserOpt, console, err, print_json
 from memgate.cli.options import global_options, session
 from memgate.core.errors import InvalidRequest, MemgateError
+from memgate.keys import hmac_key
 from memgate.receipts import (
     erase_fact,
     erase_user_audit,
@@ -47,6 +48,11 @@ def forget(
     """
     s = session(ctx)
     rt = s.runtime
+    try:  # the key names the audit skeletons and the receipt: another one stops here
+        hmac_key(rt.settings)
+    except MemgateError as exc:
+        print_error(err, f"nothing was deleted: {exc}")
+        raise typer.Exit(1) from None
     if fact is not None:
         _forget_fact(s.json, rt, tenant, user, fact, yes)
         return

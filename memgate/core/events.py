@@ -26,6 +26,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -45,6 +46,10 @@ SCHEMA_VERSION: Final[Literal[1]] = 1
 ID_MAX_CHARS: Final = 200
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,199}")
 _ID_CHARS = "ASCII letters, digits and . _ : @ + -"
+#: The prefix of the pseudonyms an erasure leaves in the audit store's skeleton rows
+#: (``erased:<keyed digest>``, :mod:`memgate.receipts`): reserved, never an input id, so
+#: no turn joins an erased user's skeletons and no command reaches them by that id.
+ERASED_ID_PREFIX: Final = "erased:"
 
 
 def _describe_char(c: str) -> str:
@@ -65,8 +70,15 @@ def id_problem(v: str) -> str | None:
     "has 'а' (U+0430 CYRILLIC SMALL LETTER A) at position 1"
     >>> id_problem("al ice").split(":")[0]
     'has a space character (U+0020 SPACE) at position 3'
+    >>> id_problem("erased:63d165a0").split(",")[0]
+    "starts with 'erased:'"
     """
     if _ID_RE.fullmatch(v):
+        if v.startswith(ERASED_ID_PREFIX):
+            return (
+                f"starts with {ERASED_ID_PREFIX!r}, which is reserved for the pseudonyms of "
+                "erased users in the audit store"
+            )
         return None
     if not v:
         return "must not be empty"
@@ -114,6 +126,14 @@ def stable_id(*parts: str, length: int = 24) -> str:
     """
     h = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
     return h[:length]
+
+
+#: What a turn ledger (the embedded index's ``turns``, the audit journal's
+#: ``content_hmac``) holds instead of a turn's digest once a fact the turn made was erased
+#: (``memgate forget --fact``): the turn was applied, and no keyed digest of its raw text
+#: is left to confirm a guess of the erased value. Read as a replay for the same user
+#: (:func:`memgate.streams.turns.classify_turn`), so the turn delivered again writes nothing.
+ERASED_TURN_DIGEST = "erased"
 
 
 def content_hmac(key: bytes, text: str) -> str:
@@ -178,6 +198,38 @@ class Outcome(StrEnum):
 MetaValue = str | int | float | bool | None
 
 
+def text_problem(text: str) -> str | None:
+    r"""Why ``text`` is not Unicode text a store can hold, or ``None``: a lone surrogate
+    (a JSON escape ``\ud800`` without its pair, or a Python string holding one) has no
+    UTF-8 form, so the keyed digest of the turn and every store would fail on it.
+
+    >>> text_problem("caf\u00e9") is None
+    True
+    >>> text_problem("I use \ud800 Vim").split(":")[0]
+    'has a lone surrogate U+D800 at position 7'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"has a lone surrogate U+{ord(text[exc.start]):04X} at position {exc.start + 1}: "
+            "not Unicode text (a \\ud800-\\udfff escape must be one of a pair)"
+        )
+    return None
+
+
+def _unicode_text(v: object) -> object:
+    """A string with a lone surrogate is refused with :func:`text_problem`'s reason."""
+    if isinstance(v, str) and (problem := text_problem(v)) is not None:
+        raise ValueError(problem)
+    if isinstance(v, dict):  # metadata: its names and values
+        for k, item in v.items():
+            for part in (k, item):
+                if isinstance(part, str) and (problem := text_problem(part)) is not None:
+                    raise ValueError(f"{k!r}: {problem}" if part is item else problem)
+    return v
+
+
 #: Event times a turn may carry, in UTC: from the Unix epoch to the end of 2199. The
 #: audit store keeps times as DateTime64 (1900-2299); the margin leaves room for the
 #: dates an extractor derives from a turn ("last year", "in two weeks").
@@ -215,7 +267,7 @@ class TurnEvent(_Event):
     session_id: Ident
     turn_id: Ident = Field(description="Idempotency key: the same turn twice is one turn.")
     role: Role
-    content: str = Field(max_length=100_000)
+    content: Annotated[str, BeforeValidator(_unicode_text)] = Field(max_length=100_000)
     ts: Annotated[datetime, AfterValidator(_turn_ts)] = Field(
         description="Event time: when the turn was said; aware, 1970-01-01..2199-12-31 UTC."
     )
@@ -225,7 +277,9 @@ class TurnEvent(_Event):
     confirmed: bool | None = Field(
         default=None, description="The user explicitly confirmed what this turn states."
     )
-    metadata: dict[str, MetaValue] = Field(default_factory=dict)
+    metadata: Annotated[dict[str, MetaValue], BeforeValidator(_unicode_text)] = Field(
+        default_factory=dict
+    )
 
     @property
     def partition_key(self) -> str:

@@ -82,6 +82,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # the weak frozen classes again: dedupe with near misses, noise, deletion with the search
     # after it, confirmation with implied updates, supersede with the search after it,
     # retraction by reference, as_of, six languages (dev10);
+    # dedupe, confirmation (guess then check, a repeat, implied updates), deletion by a topic
+    # word, noise, supersede in new words, as_of; personal, work, travel (dev11);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -94,6 +96,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev8.jsonl",
         "scenarios_dev9.jsonl",
         "scenarios_dev10.jsonl",
+        "scenarios_dev11.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),
@@ -120,19 +123,31 @@ def embedder_name(embedder: Embedder) -> str:
 
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:
-    """Every line of a JSONL corpus file, validated; all bad lines reported at once."""
+    """Every line of a JSONL corpus file, validated; all bad lines reported at once (a
+    line that is not UTF-8, not JSON, nested too deeply or invalid is one problem each)."""
     if not path.is_file():
         raise CorpusError(f"{path} does not exist or is not a file")
     items: list[M] = []
     problems: list[str] = []
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
+    with path.open("rb") as f:  # each line decoded on its own: a bad byte is that line's error
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad, at = raw[exc.start], exc.start + 1  # counted from 1, as `memgate ingest` does
+                problems.append(
+                    f"{path.name}:{lineno}: not UTF-8 (byte 0x{bad:02x} at byte {at} of the line); "
+                    "save the file as UTF-8"
+                )
+                continue
             if not line.strip():
                 continue
             try:
                 items.append(model.model_validate(json.loads(line)))
             except json.JSONDecodeError as exc:
                 problems.append(f"{path.name}:{lineno}: not JSON ({exc.msg})")
+            except RecursionError:
+                problems.append(f"{path.name}:{lineno}: not JSON (nested too deeply)")
             except ValidationError as exc:
                 for e in exc.errors(include_url=False, include_input=False):
                     loc = ".".join(str(p) for p in e["loc"]) or "(line)"

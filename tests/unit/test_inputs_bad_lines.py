@@ -66,6 +66,21 @@ def test_deep_nesting_is_reported_and_the_rest_is_read(tmp_path: Path) -> None:
     assert len(errors) == 1 and errors[0].startswith(f"{p}:2: ") and "nested" in errors[0]
 
 
+def test_a_raw_nul_in_a_string_is_named_and_the_rest_is_read(tmp_path: Path) -> None:
+    """It read "not valid JSON (Invalid control character at at column N)"."""
+    p = tmp_path / "turns.jsonl"
+    bad = _line(turn_id="t2", content="nul XX here").replace(b"XX", b"\x00")
+    p.write_bytes(b"\n".join([_line(), bad, _line(turn_id="t3")]) + b"\n")
+    turns, errors = _read(p)
+    assert turns == ["t1", "t3"]
+    (error,) = errors
+    col = bad.index(b"\x00") + 1
+    assert error == (
+        f"{p}:2: not valid JSON (a raw control character U+0000 inside a string at column "
+        f"{col}: write it escaped, \\u0000)"
+    ), error
+
+
 def test_a_huge_integer_and_nan_are_reported_and_the_rest_is_read(tmp_path: Path) -> None:
     p = tmp_path / "turns.jsonl"
     digits = b"9" * 5000

@@ -107,3 +107,22 @@ def test_a_bad_corpus_line_is_reported(tmp_path: Path) -> None:
     result = invoke(tmp_path, "--labelled", str(path))
     assert result.exit_code == 1
     assert "bad.jsonl:1" in result.stderr
+
+
+def test_a_corpus_file_with_bad_bytes_or_deep_nesting_is_one_error_per_line(
+    tmp_path: Path,
+) -> None:
+    """Bytes that are not UTF-8 and JSON nested too deeply were a traceback
+    (UnicodeDecodeError, RecursionError); now each is a numbered line of the one error."""
+    path = tmp_path / "scenarios.jsonl"
+    good = json.dumps({"id": "x"}).encode()
+    path.write_bytes(
+        good + b"\n" + b'{"id": "\xff\xfe"}\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    )
+    result = invoke(tmp_path, "--scenarios", str(path))
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, (UnicodeDecodeError, RecursionError))
+    out = " ".join(result.output.split())
+    assert "scenarios.jsonl:2: not UTF-8 (byte 0xff at byte 9 of the line)" in out, out
+    assert "scenarios.jsonl:3: not JSON (nested too deeply)" in out, out
+    assert "scenarios.jsonl:1: description: Field required" in out  # the other lines still read

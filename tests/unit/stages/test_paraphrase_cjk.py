@@ -4,22 +4,10 @@ fact said twice, "后端我们一直都用Rust" another value."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolve_slots import anchors
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 
 def test_a_latin_name_without_spaces_in_chinese_is_an_anchor() -> None:

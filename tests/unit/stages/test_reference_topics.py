@@ -4,9 +4,6 @@ topic families: a kind named reaches its members (a pet for a dog breed, a car f
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from memgate.core.events import FactStatus
@@ -14,18 +11,11 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import find_references
 from memgate.stages.resolution_lexicon import LEXICON
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts, ref
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
 
 
 def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:
     return [(r.op, LEXICON.topic_terms(r.topic)) for r in find_references(text)]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
 
 
 @pytest.mark.parametrize(

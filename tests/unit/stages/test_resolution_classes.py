@@ -6,9 +6,6 @@ name, a Chinese adverb of seeming, and the team chat as one single-valued tool."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from memgate.core.events import FactStatus
@@ -18,14 +15,7 @@ from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import find_references, said_beside
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import hedged
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 
 def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:

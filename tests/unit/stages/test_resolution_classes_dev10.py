@@ -8,9 +8,7 @@ side said in the other."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
-from pathlib import Path
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -22,14 +20,7 @@ from memgate.stages.references import find_references
 from memgate.stages.resolve_slots import anchors, head_terms
 from memgate.stages.statement_text import clean_statement, hedged, without_confirmation_leads
 from memgate.stages.statements import HybridExtractor
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts, ref
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
 
 
 def _turn(text: str) -> TurnEvent:
@@ -177,15 +168,32 @@ def test_more_leads_of_a_topic(sentence: str, term: str) -> None:
     assert term in refs[0].topic.lower()
 
 
-def test_a_retraction_at_the_same_instant_closes_an_earlier_turn(store: EmbeddedIndex) -> None:
-    """Turns are timed to the second: a fact already stored at the reference's own instant
-    came from a turn processed before it, and is withdrawn."""
+def test_a_retraction_at_the_same_instant_leaves_the_statement_standing(
+    store: EmbeddedIndex,
+) -> None:
+    """Turns are timed to the second, and two turns of one instant cannot be ordered (a
+    redelivery brings an earlier one after a later one): a fact stored at the reference's
+    own instant from another turn stands, as in ``test_dedupe_redelivery``."""
     apply(store, cand("Unser Staging läuft auf AWS", "statement", days=0, subject="team"))
     said = ref("aws", "retract", days=0)
     said = said.model_copy(
         update={"candidate": said.candidate.model_copy(update={"source_turn_ids": ["t0-3"]})}
     )
     res, dec = apply(store, said)
+    assert res.action.value != "SUPERSEDE", dec.reason
+    assert facts(store)["Unser Staging läuft auf AWS"].status is FactStatus.ACTIVE
+    later = ref("aws", "retract", days=0)
+    later = later.model_copy(
+        update={
+            "candidate": later.candidate.model_copy(
+                update={
+                    "source_turn_ids": ["t0-4"],
+                    "turn_ts": later.candidate.turn_ts + timedelta(seconds=1),
+                }
+            )
+        }
+    )
+    res, dec = apply(store, later)
     assert res.action.value == "SUPERSEDE", dec.reason
     assert facts(store)["Unser Staging läuft auf AWS"].status is FactStatus.SUPERSEDED
 

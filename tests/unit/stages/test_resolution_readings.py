@@ -12,9 +12,7 @@ lexicon's own words, and that a repeated reading is served from memory.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +22,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages import resolve_slots
 from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 from tests.datasets import locomo_file
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand
+from tests.unit.stages.test_resolve_semantic import apply, cand
 
 
 def _corpus() -> list[str]:
@@ -113,13 +111,6 @@ def test_the_kept_readings_are_bounded() -> None:
         resolve_slots._owner_and_rest,
     ):
         assert kept_f.cache_info().maxsize == READING_CACHE
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
 
 
 def test_a_stored_value_is_read_once_across_candidates(store: EmbeddedIndex) -> None:

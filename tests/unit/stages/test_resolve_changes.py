@@ -7,9 +7,6 @@ change verbs and move verbs of the lexicons are read in every supported language
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from memgate.core.events import FactStatus, FactType
@@ -17,15 +14,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages import resolve_slots
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import family
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
-
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 INVOICES = "I'd like my invoices and the shop receipts emailed to the billing team {}"
 TARIFF = (

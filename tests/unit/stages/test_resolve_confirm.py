@@ -3,21 +3,9 @@ stored (stages/resolve_confirm.py); a confirmation of something else leaves it w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 
 def _with(item: RedactedCandidate, **update: object) -> RedactedCandidate:

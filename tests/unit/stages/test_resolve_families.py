@@ -9,9 +9,6 @@ said by "we" for the user's home. The sentences are this file's own.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from memgate.core.events import FactStatus, FactType, RedactedCandidate
@@ -19,20 +16,13 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import family as statement_family
 from memgate.stages.vocabulary import is_multi_valued
-from tests.unit.stages.test_resolve_semantic import EMB, apply, facts
+from tests.unit.stages.test_resolve_semantic import apply, facts
 from tests.unit.stages.test_resolve_semantic import cand as _cand
 
 
 def cand(obj: str, predicate: str, **kw: object) -> RedactedCandidate:
     """A candidate as the extractors make it: many-valued predicates say so."""
     return _cand(obj, predicate, multi=is_multi_valued(predicate), **kw)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
 
 
 # ------------------------------------------------------------ the household's home

@@ -4,22 +4,12 @@ change said in the sentence is not folded."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolve_paraphrase import FOLD, possessed_subject
-from tests.unit.stages.test_resolve_semantic import EMB, apply, cand, facts
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 
 def test_a_value_said_again_with_its_slot_word_is_a_repeat(store: EmbeddedIndex) -> None:
