@@ -3,8 +3,9 @@
 One turn at a time, the input agent waited twice per turn in line: for the turn ledger
 (one audit store query in a thread) and for the broker's acknowledgement of what the
 turn's triage sent, before it read the next turn; the other stages waited for it. The
-agent now takes the turns waiting in its partitions (at most :data:`TRIAGE_BATCH`, or
-what came within :data:`TRIAGE_WINDOW_S`) and, in their order:
+agent now takes the turns waiting in its partitions (at most :data:`TRIAGE_BATCH`, taken
+at once, without a window: :func:`memgate.streams.batching.take_waiting`) and, in their
+order:
 
 1. each turn passes the fairness gate as before (:class:`memgate.streams.fairness.FairGate`,
    in the order the turns came); the turns it lets through form a **run**, and a turn it
@@ -57,14 +58,12 @@ from memgate.streams.turns import check_turns
 if TYPE_CHECKING:
     from memgate.streams.app import Enqueue, Origin, Send, Worker
 
-__all__ = ["TRIAGE_BATCH", "TRIAGE_WINDOW_S", "handle_turn_batch"]
+__all__ = ["TRIAGE_BATCH", "handle_turn_batch"]
 
 log = logging.getLogger("memgate.worker")
 
-#: The input agent takes at most this many waiting turns at once ...
+#: The input agent takes at most this many waiting turns at once.
 TRIAGE_BATCH = 32
-#: ... or what came within this window (the most a turn waits for others).
-TRIAGE_WINDOW_S = 0.02
 
 _ROUTE = ROUTES[0]
 
@@ -216,14 +215,14 @@ async def _triage_run(
 
 def wire_triage(app: Any, worker: Worker, topics: Any, send: Send, enqueue: Enqueue) -> None:
     """The input agent of ``worker`` on ``app``: :func:`handle_turn_batch` on the turns
-    waiting (at most :data:`TRIAGE_BATCH`, or what came within :data:`TRIAGE_WINDOW_S`)."""
+    waiting (at most :data:`TRIAGE_BATCH`, taken at once)."""
     import faust
 
     from memgate.streams.app import _acker, _origin
+    from memgate.streams.batching import take_waiting
 
     async def input_agent(stream: faust.StreamT[bytes]) -> None:
-        assert isinstance(stream, faust.Stream)  # StreamT does not declare take_events
-        async for events in stream.take_events(TRIAGE_BATCH, within=TRIAGE_WINDOW_S):
+        async for events in take_waiting(stream, TRIAGE_BATCH):
             for event in events:  # held until handle_turn_batch acknowledges it
                 event.message.incref()
             batch = [(e.value, _origin(e)) for e in events]
