@@ -1,4 +1,4 @@
-"""A stage agent's batches: the messages waiting, taken at once, never waited for.
+"""A stage agent's batches: a window only when there is a backlog to fill it.
 
 Faust's ``Stream.take_events(max_, within)`` yields a batch when ``max_`` messages are
 buffered or when its timer of ``within`` seconds fires: a timer that runs on its own, so
@@ -7,11 +7,14 @@ whole window at worst) at every stage it crossed, and a message that came while 
 agent's body ran waited for the body and then again for the timer. On a busy stream the
 batches filled up anyway.
 
-:func:`take_waiting` keeps what the batches are for and drops the wait: it yields as
-soon as one message is there, with every message that had already arrived (at most
-``max_``); the messages that come while the agent's body runs are the next batch. So a
-batch is one message on a quiet stream and grows with the backlog, up to ``max_`` on a
-busy one, and no message waits for a timer.
+:func:`take_waiting` waits for a window only when a backlog fills it. When no message
+came while the agent's body handled the last batch (a quiet stream), it yields as soon as
+one message is there, with every message already in the buffer: no timer. When messages
+came while the body ran (a backlog: they waited in the stream for the body), it waits at
+most ``window`` seconds after the first of them for the batch to fill up to ``max_``, as
+``take_events`` did: the backlog is then taken in batches as large as before (the batch
+is what saves the work: one ledger query, one thread call, one store round trip each),
+and a message waits for the window only behind others.
 
 The acknowledgement contract is that of ``take_events``: a batch's events are
 acknowledged by the stream after the agent's body returns for it (the agents take one
@@ -28,9 +31,10 @@ from typing import Any
 __all__ = ["take_waiting"]
 
 
-async def take_waiting(stream: Any, max_: int) -> AsyncIterator[list[Any]]:
-    """The events of ``stream`` (a ``faust.Stream``) in batches of what is waiting: at
-    least one, at most ``max_``, without waiting for a window (module docstring)."""
+async def take_waiting(stream: Any, max_: int, window: float) -> AsyncIterator[list[Any]]:
+    """The events of ``stream`` (a ``faust.Stream``) in batches of at least one and at most
+    ``max_``: what is waiting at once on a quiet stream, what came within ``window``
+    seconds behind a backlog (module docstring)."""
     from mode.utils.aiter import aiter
     from mode.utils.futures import notify
 
@@ -41,14 +45,16 @@ async def take_waiting(stream: Any, max_: int) -> AsyncIterator[list[Any]]:
     full = asyncio.Event()
     consumed = asyncio.Event()
     consuming: asyncio.Future[None] | None = None
+    backlog = False  # a message came while the body handled the last batch
     channel_it = aiter(stream.channel)
 
     async def add_to_buffer(value: Any) -> Any:
         # the stream's processor: it runs in the stream's passive consumer, one message
         # at a time, and holds the next message back while a batch is being consumed
-        nonlocal consuming
+        nonlocal consuming, backlog
         try:
             if consuming is not None:
+                backlog = backlog or not consuming.done()
                 try:
                     await consuming
                 finally:
@@ -74,12 +80,13 @@ async def take_waiting(stream: Any, max_: int) -> AsyncIterator[list[Any]]:
     stream._enable_passive(channel_it)
     while not stream.should_stop:
         await stream.wait_for_stopped(waiting)
-        if not full.is_set():
-            # the consumer adds every message already fetched before it awaits the next
-            # one: one turn of the loop lets it finish, and nothing more is waited for
+        if backlog and not full.is_set():  # fill the batch behind the backlog
+            await stream.wait_for_stopped(full, timeout=window)
+        elif not full.is_set():  # a quiet stream: one turn of the loop, no timer
             await asyncio.sleep(0)
         if not events:
             continue
+        backlog = False
         consuming = stream.loop.create_future()
         try:
             yield list(events)

@@ -3,8 +3,9 @@
 One candidate at a time, the dedupe agent waits on the store three times per candidate
 (its read-ahead ``_msearch``, the versions ``_mget`` and the ``_bulk`` of its writes) and
 once on the broker (the acknowledgements of what it forwards and audits). The agent takes
-the candidates waiting in its partitions (at most :data:`DEDUPE_BATCH`, taken at once,
-without a window: :func:`memgate.streams.batching.take_waiting`) and cuts them, in their
+the candidates waiting in its partitions (at most :data:`DEDUPE_BATCH`; at once on a quiet
+stream, within :data:`DEDUPE_WINDOW_S` behind a backlog:
+:func:`memgate.streams.batching.take_waiting`) and cuts them, in their
 order, into **segments** of candidates of distinct users (:func:`segments`: a segment
 ends before the first candidate whose user is already in it). For one segment:
 
@@ -55,13 +56,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEDUPE_BATCH",
+    "DEDUPE_WINDOW_S",
     "handle_dedupe_batch",
     "resolve_segment",
     "segments",
 ]
 
-#: The dedupe agent takes at most this many waiting candidates at once.
+#: The dedupe agent takes at most this many waiting candidates at once ...
 DEDUPE_BATCH = 32
+#: ... and, behind a backlog, what came within this window (none on a quiet stream).
+DEDUPE_WINDOW_S = 0.02
 
 Resolved = list[Resolution | DecisionRecord]
 
@@ -243,14 +247,14 @@ def wire_dedupe(
     app: Any, worker: Worker, topics: Any, send: Send, enqueue: Enqueue, route: Route
 ) -> None:
     """The dedupe agent of ``worker`` on ``app``: :func:`handle_dedupe_batch` on the
-    candidates waiting (at most :data:`DEDUPE_BATCH`, taken at once)."""
+    candidates waiting (at most :data:`DEDUPE_BATCH`; :data:`DEDUPE_WINDOW_S` behind a backlog)."""
     import faust
 
     from memgate.streams.app import _acker, _origin
     from memgate.streams.batching import take_waiting
 
     async def dedupe_agent(stream: faust.StreamT[bytes]) -> None:
-        async for events in take_waiting(stream, DEDUPE_BATCH):
+        async for events in take_waiting(stream, DEDUPE_BATCH, DEDUPE_WINDOW_S):
             for event in events:  # held until handle_dedupe_batch acknowledges it
                 event.message.incref()
             batch = [(e.value, _origin(e)) for e in events]

@@ -4,8 +4,9 @@ These stages write no fact: one message at a time, each agent parsed a message, 
 step (the extract step in a thread of its own, since an extractor may call a model),
 handed its outputs to the producer and went on, with one task per message waiting for
 the broker's acknowledgements (:class:`memgate.streams.acks.LaterAcks`). The agent now
-takes the messages waiting in its partitions (at most :data:`STAGE_BATCH`, taken at once,
-without a window: :func:`memgate.streams.batching.take_waiting`) and, in their order:
+takes the messages waiting in its partitions (at most :data:`STAGE_BATCH`; at once on a quiet
+stream, within :data:`STAGE_WINDOW_S` behind a backlog:
+:func:`memgate.streams.batching.take_waiting`) and, in their order:
 
 1. parses them (one that does not parse is dead-lettered, as before);
 2. runs the step of each, in order: the extract steps of the batch in one thread call,
@@ -41,10 +42,12 @@ from memgate.streams.topology import AUDIT_TOPIC, Effects, Route, effects, encod
 if TYPE_CHECKING:
     from memgate.streams.app import Enqueue, Origin, Send, Worker
 
-__all__ = ["STAGE_BATCH", "handle_stage_batch", "wire_stage"]
+__all__ = ["STAGE_BATCH", "STAGE_WINDOW_S", "handle_stage_batch", "wire_stage"]
 
-#: A stage agent takes at most this many waiting messages at once.
+#: A stage agent takes at most this many waiting messages at once ...
 STAGE_BATCH = 32
+#: ... and, behind a backlog, what came within this window (none on a quiet stream).
+STAGE_WINDOW_S = 0.02
 
 Outcome = Sequence[object] | BaseException
 
@@ -164,8 +167,8 @@ def wire_stage(
     app: Any, worker: Worker, topics: Any, send: Send, enqueue: Enqueue, route: Route
 ) -> None:
     """The agent of ``route`` (a stage that writes no fact) on ``app``:
-    :func:`handle_stage_batch` on the messages waiting (at most :data:`STAGE_BATCH`, taken
-    at once)."""
+    :func:`handle_stage_batch` on the messages waiting (at most :data:`STAGE_BATCH`;
+    :data:`STAGE_WINDOW_S` behind a backlog)."""
     import faust
 
     from memgate.streams.app import _acker, _origin
@@ -173,7 +176,7 @@ def wire_stage(
 
     async def agent(stream: faust.StreamT[bytes]) -> None:
         later_acks = LaterAcks()
-        async for events in take_waiting(stream, STAGE_BATCH):
+        async for events in take_waiting(stream, STAGE_BATCH, STAGE_WINDOW_S):
             later_acks.check()
             for event in events:  # held until handle_stage_batch acknowledges it
                 event.message.incref()

@@ -3,8 +3,9 @@
 One turn at a time, the input agent waited twice per turn in line: for the turn ledger
 (one audit store query in a thread) and for the broker's acknowledgement of what the
 turn's triage sent, before it read the next turn; the other stages waited for it. The
-agent now takes the turns waiting in its partitions (at most :data:`TRIAGE_BATCH`, taken
-at once, without a window: :func:`memgate.streams.batching.take_waiting`) and, in their
+agent now takes the turns waiting in its partitions (at most :data:`TRIAGE_BATCH`; at once on
+a quiet stream, within :data:`TRIAGE_WINDOW_S` behind a backlog:
+:func:`memgate.streams.batching.take_waiting`) and, in their
 order:
 
 1. each turn passes the fairness gate as before (:class:`memgate.streams.fairness.FairGate`,
@@ -58,12 +59,14 @@ from memgate.streams.turns import check_turns
 if TYPE_CHECKING:
     from memgate.streams.app import Enqueue, Origin, Send, Worker
 
-__all__ = ["TRIAGE_BATCH", "handle_turn_batch"]
+__all__ = ["TRIAGE_BATCH", "TRIAGE_WINDOW_S", "handle_turn_batch"]
 
 log = logging.getLogger("memgate.worker")
 
-#: The input agent takes at most this many waiting turns at once.
+#: The input agent takes at most this many waiting turns at once ...
 TRIAGE_BATCH = 32
+#: ... and, behind a backlog, what came within this window (none on a quiet stream).
+TRIAGE_WINDOW_S = 0.02
 
 _ROUTE = ROUTES[0]
 
@@ -215,14 +218,14 @@ async def _triage_run(
 
 def wire_triage(app: Any, worker: Worker, topics: Any, send: Send, enqueue: Enqueue) -> None:
     """The input agent of ``worker`` on ``app``: :func:`handle_turn_batch` on the turns
-    waiting (at most :data:`TRIAGE_BATCH`, taken at once)."""
+    waiting (at most :data:`TRIAGE_BATCH`; :data:`TRIAGE_WINDOW_S` behind a backlog)."""
     import faust
 
     from memgate.streams.app import _acker, _origin
     from memgate.streams.batching import take_waiting
 
     async def input_agent(stream: faust.StreamT[bytes]) -> None:
-        async for events in take_waiting(stream, TRIAGE_BATCH):
+        async for events in take_waiting(stream, TRIAGE_BATCH, TRIAGE_WINDOW_S):
             for event in events:  # held until handle_turn_batch acknowledges it
                 event.message.incref()
             batch = [(e.value, _origin(e)) for e in events]

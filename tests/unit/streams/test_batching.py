@@ -1,8 +1,8 @@
 """A stage agent's batches (:func:`memgate.streams.batching.take_waiting`) on a Faust
-stream without a broker: a lone message is taken at once, not after a window; the
-messages already waiting are taken together, never more than the most; the messages
-that come while a batch is handled are the next batch; a batch's events are acknowledged
-after the body returns for it."""
+stream without a broker: on a quiet stream a lone message is taken at once, not after a
+window; the messages that come while a batch is handled (a backlog) are the next batch,
+filled within the window up to the most; a batch's events are acknowledged after the
+body returns for it."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class _Agent:
         self.batches: list[list[bytes]] = []
         self.max_ = max_
         self.body = body
-        self.take = take or (lambda stream, n: take_waiting(stream, n))
+        self.take = take or (lambda stream, n: take_waiting(stream, n, 10.0))
         self.unacked_at_body: list[int] = []
         self.events: list[Any] = []
         self.task: asyncio.Future[None] | None = None
@@ -146,7 +146,7 @@ def test_what_comes_while_a_batch_is_handled_is_the_next_batch() -> None:
             await release.wait()
 
     async def go() -> None:
-        agent = _Agent(32, body)
+        agent = _Agent(4, body)  # a window of 10 s
         await agent.start()
         await agent.put(b"first")
         await _idle()
@@ -155,7 +155,13 @@ def test_what_comes_while_a_batch_is_handled_is_the_next_batch() -> None:
         assert agent.batches == [[b"first"]]  # nothing added while the body runs
         release.set()
         await _idle()
-        assert agent.batches == [[b"first"], [b"x", b"y", b"z"]]
+        assert agent.batches == [[b"first"]]  # a backlog: the batch fills in the window
+        await agent.put(b"w")
+        await _idle()
+        assert agent.batches == [[b"first"], [b"x", b"y", b"z", b"w"]]  # full: at once
+        await agent.put(b"after")  # the stream is quiet again: no window
+        await _idle()
+        assert agent.batches[-1] == [b"after"]
         await agent.stop()
 
     _run(go())
@@ -180,7 +186,7 @@ def test_a_batch_is_acknowledged_only_after_its_body_returned() -> None:
 def test_a_batch_of_none_is_refused() -> None:
     async def go() -> None:
         with pytest.raises(ValueError, match="at least 1"):
-            await take_waiting(object(), 0).__anext__()
+            await take_waiting(object(), 0, 0.02).__anext__()
 
     _run(go())
 
@@ -194,8 +200,9 @@ def test_the_stage_agents_take_the_messages_waiting_without_a_window(
 
     taken: list[int] = []
 
-    async def recorded(stream: Any, max_: int) -> AsyncIterator[list[Any]]:
+    async def recorded(stream: Any, max_: int, window: float) -> AsyncIterator[list[Any]]:
         taken.append(max_)
+        assert window == 0.02
         return
         yield  # an async generator that yields nothing
 
