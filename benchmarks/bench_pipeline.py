@@ -131,6 +131,7 @@ def settings(run: str, data: Path, kafka: str, url: str) -> Settings:
 
 BENCH_KEY = secrets.token_hex(32)  # one per benchmark run, for all its workers
 RUNTIME = ["onnx-int8"]  # the workers' embedder runtime, set from --runtime
+SETTLE = [0.0]  # seconds between a latency run's worker start and its first turn (--settle)
 
 
 def worker_env(s: Settings, data: Path, port: int) -> dict[str, str]:
@@ -213,7 +214,7 @@ class Searchable(threading.Thread):
                 hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
             except Exception:
                 hits = []
-            now = time.monotonic()
+            now = time.time()  # wall clock, as the Kafka record times of --hops
             for h in hits:
                 for t in h["_source"].get("source_turn_ids", []):
                     self.first_seen.setdefault((h["_source"]["tenant_id"], t), now)
@@ -245,7 +246,7 @@ def produce(
                     key=t.partition_key.encode(),
                     value=t.model_dump_json().encode(),
                 )
-                sent[(t.tenant_id, t.turn_id)] = time.monotonic()
+                sent[(t.tenant_id, t.turn_id)] = time.time()
         finally:
             await p.stop()
 
@@ -292,7 +293,14 @@ def sustained(
     return len(turns) / elapsed, rss, cpu
 
 
-def latency(rate: float, turns: list[TurnEvent], kafka: str, url: str) -> tuple[float, float, int]:
+def latency(
+    rate: float,
+    turns: list[TurnEvent],
+    kafka: str,
+    url: str,
+    hops: bool = False,
+    warm: TurnEvent | None = None,
+) -> tuple[float, float, int]:
     run = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
         s = settings(run, Path(tmp) / "w0", kafka, url)
@@ -300,11 +308,20 @@ def latency(rate: float, turns: list[TurnEvent], kafka: str, url: str) -> tuple[
         stack.callback(w.stop)
         poll = Searchable(s)
         poll.start()
+        time.sleep(SETTLE[0])
+        if warm is not None:  # the worker has taken a turn (its group joined) before the run
+            produce(s, [warm], None)
+            wait_drained(s)
         sent = produce(s, turns, rate)
         wait_drained(s)
         time.sleep(2.0)  # one more refresh and poll
         poll.stopped.set()
         poll.join()
+        if hops:
+            import latency_hops
+
+            hops_ = latency_hops.hop_times(s, sent, poll.first_seen)
+            print(latency_hops.report(hops_, sent))
         stack.callback(drop, s)
     lat = sorted(poll.first_seen[k] - sent[k] for k in sent if k in poll.first_seen)
     if not lat:
@@ -328,9 +345,23 @@ def main() -> None:
         "--runtime", choices=["numpy", "onnx-int8"], default="onnx-int8",
         help="the workers' embedder runtime (default onnx-int8, as the in-process headline)",
     )  # fmt: skip
+    ap.add_argument(
+        "--rates", default="",
+        help="latency runs at these turns/s instead of --shares (comma-separated)",
+    )  # fmt: skip
+    ap.add_argument("--hops", action="store_true", help="each latency run's time per hop")
+    ap.add_argument(
+        "--warm", action="store_true",
+        help="each latency run starts once its worker has taken one turn (not counted)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--settle", type=float, default=0.0,
+        help="seconds between a latency run's worker start and its first turn (default 0)",
+    )  # fmt: skip
     ap.add_argument("--profile", type=Path, help="py-spy (raw, wall clock) of each worker here")
     args = ap.parse_args()
     RUNTIME[0] = args.runtime
+    SETTLE[0] = args.settle
     counts = [int(n) for n in args.workers.split(",") if n]
     shares = [float(x) for x in args.shares.split(",") if x]
     kafka = os.environ.get("MEMGATE_KAFKA_BOOTSTRAP", "127.0.0.1:19092")
@@ -360,17 +391,24 @@ def main() -> None:
             }
         )
     offset = args.turns
-    for share in shares:
+    paced = [(float(r), f"{float(r):.1f} turns/s") for r in args.rates.split(",") if r] or [
+        (rate1 * share, f"{share:.0%} of the 1-worker rate") for share in shares
+    ]
+    for rate, what in paced:
         batch = pool[offset : offset + args.paced]
         offset += args.paced
-        p50, p99, n = latency(rate1 * share, batch, kafka, url)
+        warm = pool[offset - 1] if args.warm else None
+        p50, p99, n = latency(rate, batch, kafka, url, args.hops, warm)
+        print(f"produce-to-searchable at {rate:.1f} turns/s: p50 {p50:.2f} s, p99 {p99:.2f} s "
+              f"({n} turns stored a fact; load {os.getloadavg()[0]:.1f})")  # fmt: skip
         rows.append(
             {
-                "what": f"produce-to-searchable at {share:.0%} of the 1-worker rate",
+                "what": f"produce-to-searchable at {what}",
                 "figure": f"{p50:.2f} / {p99:.2f}",
                 "unit": "s (p50 / p99)",
-                "note": f"{rate1 * share:.1f} turns/s for {len(batch)} turns; {n} turns "
-                "stored a fact; 1 worker; includes the 1 s refresh",
+                "note": f"{rate:.1f} turns/s for {len(batch)} turns; {n} turns "
+                "stored a fact; 1 worker; includes the 1 s refresh"
+                + ("; started once the worker took a first turn" if args.warm else ""),
             }
         )
     write("pipeline", rows)

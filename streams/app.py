@@ -9,9 +9,11 @@ Topics (``<prefix>.<name>``, one partition each by default)::
 Every message is keyed ``tenant/user``, so one worker owns a user's facts.
 What a stage's outputs do (forward, audit rows, fact writes, in that order)
 is :func:`memgate.streams.topology.effects`; this module only carries it
-out: the agents are thin wiring around :meth:`Worker.handle` (a stage's
-body, one message) and :meth:`Worker.write_audit` (the audit agent's body,
-one batch), which run without a broker.
+out: the agents are thin wiring around bodies that run without a broker:
+:meth:`Worker.handle` (a stage's body, one message), and the bodies of the
+messages waiting in a partition, taken several at a time
+(:mod:`memgate.streams.triage_batch`, :mod:`memgate.streams.stage_batch`,
+:mod:`memgate.streams.dedupe_batch`, and :meth:`Worker.write_audit`).
 
 Delivery is at least once. A message is acknowledged only after its body
 returned: what it forwarded and its audit rows were delivered to Kafka (we
@@ -60,7 +62,7 @@ from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.core.stores import AuditStore, FactView, Refreshable, RetrievalStore
 from memgate.stages.seal import DEAD_LETTER_PAYLOAD_CHARS, mask_prefix, seal
-from memgate.streams.acks import LaterAcks, all_acked
+from memgate.streams.acks import all_acked
 from memgate.streams.consolidator import Consolidator
 from memgate.streams.dedupe_batch import wire_dedupe
 from memgate.streams.embed_ahead import EmbedAhead
@@ -78,6 +80,7 @@ from memgate.streams.lag import CommittedLag
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import Pipeline
 from memgate.streams.recent import RecentFacts
+from memgate.streams.stage_batch import wire_stage
 from memgate.streams.topology import (
     AUDIT_TOPIC,
     DEFERRED_TOPIC,
@@ -592,17 +595,11 @@ async def triage_turn(worker: Worker, ledger: TurnLedger, turn: TurnEvent) -> Se
     return p.triage(turn)
 
 
-def faust_worker(app: faust.App, loglevel: str) -> faust.Worker:
-    """The Faust worker of ``app`` at ``loglevel``, without the terminal spinner (it sets
-    the root logger to DEBUG: every aiokafka/Faust debug call built an unwritten record)."""
-    worker = faust.Worker(app, loglevel=loglevel, quiet=True)
-    worker.spinner = None
-    return worker
-
-
-def run_worker(app: faust.App, loglevel: str) -> None:
+def run_worker(app: faust.App, loglevel: str, uvloop: bool = True) -> None:
     """Run the Faust worker of ``app`` until it is stopped (blocks)."""
-    faust_worker(app, loglevel).execute_from_commandline()
+    from memgate.streams.faust_worker import faust_worker
+
+    faust_worker(app, loglevel, uvloop).execute_from_commandline()
 
 
 def _origin(event: faust.EventT[bytes]) -> Origin:
@@ -661,28 +658,13 @@ def create_app(worker: Worker) -> faust.App:
     # message and give it back only after the body returned, so that a message whose
     # work did not complete stays unacknowledged (and uncommitted) and comes again.
 
-    def stage_agent(route: Route) -> None:
-        async def agent(stream: faust.StreamT[bytes]) -> None:
-            acks = LaterAcks()
-            async for event in stream.events():
-                acks.check()
-                event.message.incref()
-                later = await worker.handle(route, event.value, _origin(event), send, enqueue)
-                if later is None:
-                    event.ack()
-                else:  # acknowledged once the broker acknowledged what it sent
-                    acks.ack_when(later, event.ack)
-
-        agent.__name__ = f"{route.stage.value}_agent"
-        app.agent(topics[route.source], name=f"{s.topic_prefix}.{route.stage.value}")(agent)
-
     # the input stage: the gate in front of triage, and the deferred agent behind it
     wire_input(app, worker, topics, send)
     for route in ROUTES[1:]:
         if route.stage is Stage.DEDUPE:  # several waiting candidates at a time
             wire_dedupe(app, worker, topics, send, enqueue, route)
-        else:
-            stage_agent(route)
+        else:  # several waiting messages at a time (memgate.streams.stage_batch)
+            wire_stage(app, worker, topics, send, enqueue, route)
 
     @app.agent(topics[AUDIT_TOPIC], name=f"{s.topic_prefix}.audit")
     async def audit_agent(stream: faust.StreamT[bytes]) -> None:

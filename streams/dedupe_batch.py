@@ -3,10 +3,11 @@
 One candidate at a time, the dedupe agent waits on the store three times per candidate
 (its read-ahead ``_msearch``, the versions ``_mget`` and the ``_bulk`` of its writes) and
 once on the broker (the acknowledgements of what it forwards and audits). The agent takes
-the candidates waiting in its partitions (at most :data:`DEDUPE_BATCH`, or what came
-within :data:`DEDUPE_WINDOW_S`) and cuts them, in their order, into **segments** of
-candidates of distinct users (:func:`segments`: a segment ends before the first
-candidate whose user is already in it). For one segment:
+the candidates waiting in its partitions (at most :data:`DEDUPE_BATCH`; at once on a quiet
+stream, within :data:`DEDUPE_WINDOW_S` behind a backlog:
+:func:`memgate.streams.batching.take_waiting`) and cuts them, in their
+order, into **segments** of candidates of distinct users (:func:`segments`: a segment
+ends before the first candidate whose user is already in it). For one segment:
 
 1. the candidates' vectors are computed (the same embedding calls, from the vectors
    computed ahead where there are some), and the reads every candidate's resolution
@@ -63,7 +64,7 @@ __all__ = [
 
 #: The dedupe agent takes at most this many waiting candidates at once ...
 DEDUPE_BATCH = 32
-#: ... or what came within this window (the most a candidate waits for others).
+#: ... and, behind a backlog, what came within this window (none on a quiet stream).
 DEDUPE_WINDOW_S = 0.02
 
 Resolved = list[Resolution | DecisionRecord]
@@ -246,15 +247,14 @@ def wire_dedupe(
     app: Any, worker: Worker, topics: Any, send: Send, enqueue: Enqueue, route: Route
 ) -> None:
     """The dedupe agent of ``worker`` on ``app``: :func:`handle_dedupe_batch` on the
-    candidates waiting (at most :data:`DEDUPE_BATCH`, or what came within
-    :data:`DEDUPE_WINDOW_S`)."""
+    candidates waiting (at most :data:`DEDUPE_BATCH`; :data:`DEDUPE_WINDOW_S` behind a backlog)."""
     import faust
 
     from memgate.streams.app import _acker, _origin
+    from memgate.streams.batching import take_waiting
 
     async def dedupe_agent(stream: faust.StreamT[bytes]) -> None:
-        assert isinstance(stream, faust.Stream)  # StreamT does not declare take_events
-        async for events in stream.take_events(DEDUPE_BATCH, within=DEDUPE_WINDOW_S):
+        async for events in take_waiting(stream, DEDUPE_BATCH, DEDUPE_WINDOW_S):
             for event in events:  # held until handle_dedupe_batch acknowledges it
                 event.message.incref()
             batch = [(e.value, _origin(e)) for e in events]

@@ -6,13 +6,14 @@ The bodies are :meth:`memgate.streams.app.Worker.take_turn` and
 unit tests); this module only connects them to the topics. What the gate does is
 :mod:`memgate.streams.fairness`.
 
-* **Input agent** (reads ``turns``): a turn the gate lets through is handled and then
-  acknowledged, as by every stage agent. A turn it defers is handed to the producer
-  and the agent goes on with the next message at once: the message is acknowledged
-  only when the broker acknowledged its copy on ``deferred``. Faust commits an offset
-  only when every message before it is acknowledged, so a copy that never made it
-  leaves its turn uncommitted; the agent then stops with the broker's error and the
-  turn comes again.
+* **Input agent** (reads ``turns``): the turns waiting, several at a time
+  (:mod:`memgate.streams.triage_batch`): a turn the gate lets through is triaged and
+  acknowledged once what it sent is; a turn it defers is handed to the producer, and
+  its message is acknowledged only when the broker acknowledged its copy on
+  ``deferred``. Faust commits an offset only when every message before it is
+  acknowledged, so a copy that never made it leaves its turn uncommitted; the agent
+  then stops with the broker's error and the turn comes again. (One turn at a time,
+  the same body is :meth:`memgate.streams.app.Worker.take_turn`.)
 * **Deferred agent** (reads ``deferred``): one message at a time, in order; the body
   waits for the user's token.
 * **Markers after a restart or a rebalance**: before the input partitions go on, the
@@ -22,7 +23,6 @@ unit tests); this module only connects them to the topics. What the gate does is
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -32,7 +32,8 @@ import faust
 from memgate.core.retry import Backoff, retry_async
 from memgate.core.settings import Settings
 from memgate.streams.fairness import FairGate
-from memgate.streams.topology import DEFERRED_TOPIC, ROUTES
+from memgate.streams.topology import DEFERRED_TOPIC
+from memgate.streams.triage_batch import wire_triage
 
 log = logging.getLogger("memgate.worker")
 
@@ -124,7 +125,6 @@ def wire_input(
     """The input agent, the deferred agent and the marker rebuild of ``worker`` on ``app``."""
     s = worker.settings
     gate: FairGate = worker.gate
-    route = ROUTES[0]
     deferred_topic = topics[DEFERRED_TOPIC].get_topic_name()
 
     async def enqueue(name: str, key: str, payload: bytes) -> Awaitable[int]:
@@ -135,32 +135,8 @@ def wire_input(
 
         return offset()
 
-    async def input_agent(stream: faust.StreamT[bytes]) -> None:
-        failed: list[BaseException] = []
-        waiting: set[asyncio.Task[None]] = set()
-
-        async def ack_when(done: Awaitable[None], event: faust.EventT[bytes]) -> None:
-            try:
-                await done
-            except BaseException as exc:  # left unacknowledged: it comes again
-                failed.append(exc)
-                return
-            event.ack()
-
-        async for event in stream.events():
-            if failed:
-                raise failed[0]
-            event.message.incref()
-            later = await worker.take_turn(event.value, _origin_of(event), send, enqueue)
-            if later is None:
-                event.ack()
-                continue
-            task = asyncio.ensure_future(ack_when(later, event))
-            waiting.add(task)
-            task.add_done_callback(waiting.discard)
-
-    input_agent.__name__ = f"{route.stage.value}_agent"
-    app.agent(topics[route.source], name=f"{s.topic_prefix}.{route.stage.value}")(input_agent)
+    # the input agent: several waiting turns at a time (memgate.streams.triage_batch)
+    wire_triage(app, worker, topics, send, enqueue)
 
     @app.agent(topics[DEFERRED_TOPIC], name=f"{s.topic_prefix}.{DEFERRED_TOPIC}")
     async def deferred_agent(stream: faust.StreamT[bytes]) -> None:

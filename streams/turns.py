@@ -37,6 +37,7 @@ __all__ = [
     "TurnLedger",
     "TurnState",
     "check_turn",
+    "check_turns",
     "classify_turn",
 ]
 
@@ -98,6 +99,22 @@ def check_turn(ledger: TurnLedger, turn: TurnEvent, digest: str) -> TurnState:
     if state is TurnState.CONFLICT:
         raise TurnIdConflict(turn)
     return state
+
+
+def check_turns(
+    ledger: TurnLedger, turns: Sequence[TurnEvent], digests: Sequence[str]
+) -> list[TurnState | TurnIdConflict]:
+    """:func:`check_turn` of several turns with one ledger query per tenant: each turn's
+    state, or its :class:`TurnIdConflict` (not raised: it is that turn's alone)."""
+    ids: dict[str, list[str]] = {}
+    for t in turns:
+        ids.setdefault(t.tenant_id, []).append(t.turn_id)
+    seen = {tenant: ledger.seen_turns(tenant, these) for tenant, these in ids.items()}
+    out: list[TurnState | TurnIdConflict] = []
+    for t, digest in zip(turns, digests, strict=True):
+        state = classify_turn(t, digest, seen[t.tenant_id].get(t.turn_id))
+        out.append(TurnIdConflict(t) if state is TurnState.CONFLICT else state)
+    return out
 
 
 class TurnLedger(Protocol):

@@ -84,7 +84,7 @@ def worker(
     )
     if shared_key_missing(s):
         print_note(err, SHARED_KEY_NOTE)
-    run_worker(fapp, loglevel.value)
+    run_worker(fapp, loglevel.value, s.worker_uvloop)
 
 
 #: Said at start by a worker on a shared OpenSearch index with neither ``MEMGATE_HMAC_KEY``

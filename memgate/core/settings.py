@@ -232,6 +232,12 @@ class Settings(BaseSettings):
         "the host name (static membership): a worker restarted within the session timeout "
         "gets its partitions back at once, without a rebalance.",
     )
+    worker_uvloop: bool = Field(
+        default=True,
+        description="The worker's event loop is uvloop's (part of the kafka extra) when it "
+        "is installed: the same agents with less CPU per message (Kafka's sends and "
+        "fetches, tasks, timers). Off, or uvloop missing: asyncio's own loop.",
+    )
     dedupe_wait_for_refresh: bool = Field(
         default=False,
         description="Every fact write of the dedupe stage waits until it is searchable "
