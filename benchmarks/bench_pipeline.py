@@ -412,8 +412,11 @@ def main() -> None:
                 "unit": "s (p50 / p99)",
                 "note": f"{rate:.1f} turns/s for {len(batch)} turns; {n} turns "
                 "stored a fact; 1 worker; includes the 1 s refresh"
-                + ("; started with the worker (cold)" if args.cold else
-                   "; started once the worker took a first turn"),
+                + (
+                    "; started with the worker (cold)"
+                    if args.cold
+                    else "; started once the worker took a first turn"
+                ),
             }
         )
     write("pipeline", rows)
