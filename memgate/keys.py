@@ -45,6 +45,7 @@ import re
 import secrets
 import sqlite3
 import stat
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -126,20 +127,15 @@ def _key_dir() -> Path:
 
 def _data_dir_id(folder: Path, *, create: bool) -> str | None:
     path = folder / DATA_DIR_ID_FILE
-    try:
-        text = path.read_text(encoding="ascii")
-    except FileNotFoundError:
-        if not create:
-            return None
+
+    def new_id() -> bytes:
         prepare_data_dir(folder)
-        fix = "make the data dir writable, or set MEMGATE_HMAC_KEY_FILE (no id is needed then)"
-        _write_once(path, f"{secrets.token_hex(16)}\n".encode("ascii"), "create", fix)
-        text = path.read_text(encoding="ascii")  # another process's id, if it linked first
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
-            "readable by this user"
-        ) from None
+        return f"{secrets.token_hex(16)}\n".encode("ascii")
+
+    fix = "make the data dir writable, or set MEMGATE_HMAC_KEY_FILE (no id is needed then)"
+    text = _read_or_create(path, new_id if create else None, "create", fix)
+    if text is None:
+        return None
     ident = text.strip()
     if not _ID.fullmatch(ident):
         raise ConfigError(
@@ -276,16 +272,8 @@ def _check_data_dir(settings: Settings, key: bytes, source: str, word: str) -> N
     path = folder / HMAC_CHECK_FILE
     digest = hmac.new(key, _CHECK_VERSION.encode("ascii"), hashlib.sha256).hexdigest()
     line = f"{_CHECK_VERSION} {digest} {word}\n"
-    try:
-        recorded = path.read_text(encoding="ascii")
-    except FileNotFoundError:
-        _write_once(path, line.encode("ascii"))
-        recorded = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
-            "readable by this user"
-        ) from None
+    recorded = _read_or_create(path, lambda: line.encode("ascii"))
+    assert recorded is not None  # made when missing
     parts = recorded.split()
     if len(parts) != 3 or parts[0] != _CHECK_VERSION or len(parts[1]) != 64:
         raise ConfigError(
@@ -304,6 +292,47 @@ def _check_data_dir(settings: Settings, key: bytes, source: str, word: str) -> N
             "used before (MEMGATE_HMAC_KEY or MEMGATE_HMAC_KEY_FILE as then; unset both "
             "for the data dir's own key file), or point --data-dir at another folder"
         )
+
+
+def _read_or_create(
+    path: Path,
+    make: Callable[[], bytes] | None,
+    what: str = "",
+    fix: str = "make the data dir writable",
+) -> str | None:
+    """The text of ``path``, a small ASCII file of the data dir (``data_dir.id``,
+    ``hmac.check``). When it is missing, the bytes ``make()`` returns are written once
+    (:func:`_write_once`, whose ``what`` and ``fix`` word the error) and the file read
+    back: another process's, if it linked first. None when it is missing and ``make``
+    is None. A file that cannot be read, or a link to nothing (which can neither be read
+    nor replaced), is a :class:`ConfigError` naming it."""
+    try:
+        return path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        if make is None:
+            return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, exc) from None
+    _write_once(path, make(), what, fix)
+    try:
+        return path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> ConfigError:
+    if isinstance(exc, FileNotFoundError) and path.is_symlink():
+        to = ""
+        with contextlib.suppress(OSError):
+            to = f" (to {os.readlink(path)})"
+        return ConfigError(
+            f"{path} is a link to nothing{to}: restore the file it points to from the backup "
+            "of this data dir, or put that file in place of the link"
+        )
+    return ConfigError(
+        f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
+        "readable by this user"
+    )
 
 
 def _write_once(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -334,3 +335,18 @@ def test_an_old_data_dir_s_key_moves_to_the_key_file_setting(tmp_path: Path) -> 
     target = tmp_path / "vault" / "memgate.key"  # its folder does not exist yet
     assert hmac_key(load_settings(data_dir=data, hmac_key_file=target)) == key
     assert target.read_bytes() == key and not (data / LEGACY_KEY_FILE).exists()
+
+
+@pytest.mark.parametrize("name", [DATA_DIR_ID_FILE, HMAC_CHECK_FILE])
+def test_a_dangling_link_in_place_of_a_data_dir_file_is_refused_in_one_line(
+    tmp_path: Path, name: str
+) -> None:
+    """``data_dir.id`` or ``hmac.check`` a link to nothing (a restore that kept the link,
+    not its target): it cannot be read, and a new one cannot be made in its place; this
+    was a FileNotFoundError traceback, it is one error naming the file."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / name).symlink_to(tmp_path / "gone")
+    with pytest.raises(ConfigError, match=re.escape(name) + ".*link to nothing"):
+        hmac_key(load_settings(data_dir=data))
+    assert not (tmp_path / "gone").exists()  # nothing written through the link
