@@ -49,6 +49,8 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from memgate.core.errors import ConfigError
 from memgate.core.settings import Settings, default_key_dir, prepare_data_dir
 
@@ -59,6 +61,7 @@ __all__ = [
     "LEGACY_KEY_FILE",
     "hmac_key",
     "key_file",
+    "keyed_in_memory",
     "load_or_create_key",
 ]
 
@@ -91,6 +94,18 @@ def hmac_key(settings: Settings) -> bytes:
     path, key = _file_key(settings)
     _check_data_dir(settings, key, f"the key file {path}", "file")
     return key
+
+
+def keyed_in_memory(settings: Settings, data_dir: Path) -> Settings:
+    """``settings`` for a throwaway data dir (an evaluation's, a benchmark's), ``data_dir``:
+    keyed by the ``hmac_key`` setting when it is set, else by a random key held only in
+    memory. A key file made for a data dir deleted after the run would be left behind in
+    the key folder, one more each run, keying nothing. ``data_dir`` is where the stores
+    written under that key are, and where its check (``hmac.check``) goes: never a data
+    dir that outlives the run, which the next run would open under another key (refused).
+    """
+    key = settings.hmac_key or SecretStr(secrets.token_hex(HMAC_KEY_BYTES))
+    return settings.model_copy(update={"data_dir": data_dir, "hmac_key": key})
 
 
 def _warn_if_unused_key_inside(legacy: Path) -> None:
