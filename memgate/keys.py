@@ -17,6 +17,9 @@ The key is, first found wins:
    0600), where ``<id>`` is a random id kept in ``<data_dir>/data_dir.id``: the
    data dir moved or renamed still finds its key; the id reveals nothing (a copy
    of the data dir on the same machine shares the key file of the original).
+   Beside it, ``<id>.path`` records where the data dir was opened from (no secret),
+   so that ``memgate hmac-keys`` can tell a key file whose data dir is gone
+   (:mod:`memgate.key_folder`).
 
 A key file is never inside the data dir (refused): a copy of the data dir (a
 backup, an export) holds the digests, and with the key beside them it would
@@ -55,6 +58,7 @@ from memgate.core.errors import ConfigError
 from memgate.core.settings import Settings, default_key_dir, prepare_data_dir
 
 __all__ = [
+    "DATA_DIRS_SUFFIX",
     "DATA_DIR_ID_FILE",
     "HMAC_CHECK_FILE",
     "HMAC_KEY_BYTES",
@@ -63,6 +67,7 @@ __all__ = [
     "key_file",
     "keyed_in_memory",
     "load_or_create_key",
+    "read_data_dirs",
 ]
 
 #: Where a data dir from before kept its key (moved out on first use).
@@ -70,6 +75,10 @@ LEGACY_KEY_FILE = "hmac.key"
 #: The data dir's random id, which names its key file in :func:`default_key_dir`.
 DATA_DIR_ID_FILE = "data_dir.id"
 HMAC_KEY_BYTES = 32
+#: Beside each key file made for a data dir, ``<id>.path``: the data dirs it was opened
+#: from, one absolute path a line (no secret), read by :mod:`memgate.key_folder`.
+DATA_DIRS_SUFFIX = ".path"
+_MAX_DATA_DIRS = 16
 #: The check value of the key a data dir's stores were written with (no key in it).
 HMAC_CHECK_FILE = "hmac.check"
 _CHECK_VERSION = "memgate-hmac-check-1"
@@ -180,7 +189,54 @@ def _file_key(settings: Settings) -> tuple[Path, bytes]:
         _refuse_if_key_was_used(settings, path)
         if default:
             _private_folders(path.parent)
-    return path, load_or_create_key(path, follow=not default)
+    key = load_or_create_key(path, follow=not default)
+    if default:
+        _record_data_dir(path, settings.data_dir)
+    return path, key
+
+
+def _record_data_dir(key: Path, folder: Path) -> None:
+    """Note ``folder`` in ``<id>.path`` beside ``key`` when it is not there yet (a new data
+    dir, or one moved, copied or from before the record): ``memgate hmac-keys`` tells by it
+    whether a data dir the key file was made for is still there. Written whole (a
+    temporary file renamed), the last :data:`_MAX_DATA_DIRS` places kept. Best effort: a
+    record that cannot be written leaves the key file listed as unknown, never pruned."""
+    try:
+        where = os.fsencode(folder.resolve())
+    except (OSError, RuntimeError):
+        return
+    record = key.with_name(key.stem + DATA_DIRS_SUFFIX)
+    try:
+        known = read_data_dirs(record)
+    except FileNotFoundError:
+        known = []
+    except OSError:
+        return
+    if b"\n" in where or where in known:
+        return
+    data = b"".join(p + b"\n" for p in [*known, where][-_MAX_DATA_DIRS:])
+    tmp = record.with_name(f".{record.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(tmp, record)
+    except OSError as exc:
+        log.debug("data dir not recorded beside its key file: path=%s error=%s", record, exc)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def read_data_dirs(record: Path) -> list[bytes]:
+    """The data dirs recorded in ``<id>.path`` (file system bytes, one a line)."""
+    fd = os.open(record, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        data = os.read(fd, 64 * 1024)
+    finally:
+        os.close(fd)
+    return [line for line in data.split(b"\n") if line]
 
 
 def _refuse_inside_data_dir(path: Path, folder: Path) -> None:

@@ -174,6 +174,7 @@ def _old_data_dir(tmp_path: Path, turns: Path) -> tuple[Path, bytes]:
     path = _key_path(data)
     key = path.read_bytes()
     path.rename(data / LEGACY_KEY_FILE)
+    path.with_suffix(".path").unlink()  # nor a record of its data dir beside a key file
     (data / DATA_DIR_ID_FILE).unlink()
     return data, key
 
@@ -191,7 +192,8 @@ def test_an_old_data_dir_s_key_is_moved_out_and_its_stores_keep_working(
     assert "backups" in line and "still hold the key" in line
     assert not (data / LEGACY_KEY_FILE).exists() and new.read_bytes() == key
     assert stat.S_IMODE(new.stat().st_mode) == 0o600
-    assert [p.name for p in new.parent.iterdir()] == [new.name]  # no temporary file left
+    # no temporary file left; beside the key, the record of its data dir (test_keys_prune.py)
+    assert sorted(p.name for p in new.parent.iterdir()) == [new.name, f"{new.stem}.path"]
     again = _ingest(data, turns)  # an earlier turn is still a replay, not a conflict
     assert again["replayed"] == 2 and again["stored"] == 0, again
     assert scan(data, {"key": key, "key in hex": key.hex()}).hits == []
@@ -300,7 +302,7 @@ def test_the_demo_run_twice_keeps_one_key_file(tmp_path: Path) -> None:
     for _ in range(2):
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
-    assert len(list(default_key_dir().iterdir())) == 1
+    assert len(list(default_key_dir().glob("*.key"))) == 1
     assert not (tmp_path / "data" / "demo" / LEGACY_KEY_FILE).exists()
 
 

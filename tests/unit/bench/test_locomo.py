@@ -462,7 +462,7 @@ def test_cli_fails_clearly_without_data(tmp_path: Path, monkeypatch: pytest.Monk
 
 def _key_files(config: Path) -> list[str]:
     keys = config / "memgate" / "keys"
-    return sorted(p.name for p in keys.iterdir()) if keys.is_dir() else []
+    return sorted(p.name for p in keys.glob("*.key")) if keys.is_dir() else []
 
 
 def test_a_run_makes_no_key_file_and_writes_nothing_in_the_data_dir(
