@@ -393,17 +393,22 @@ def _read_or_create(
 
 def _unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> ConfigError:
     if isinstance(exc, FileNotFoundError) and path.is_symlink():
-        to = ""
-        with contextlib.suppress(OSError):
-            to = f" (to {os.readlink(path)})"
         return ConfigError(
-            f"{path} is a link to nothing{to}: restore the file it points to from the backup "
-            "of this data dir, or put that file in place of the link"
+            f"{path} is a link to nothing{_link_target(path)}: restore the file it points "
+            "to from the backup of this data dir, or put that file in place of the link"
         )
     return ConfigError(
         f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
         "readable by this user"
     )
+
+
+def _link_target(path: Path) -> str:
+    """`` (to TARGET)`` of a symbolic link, for an error line ("" when it cannot be read)."""
+    try:
+        return f" (to {os.readlink(path)})"
+    except OSError:
+        return ""
 
 
 def _write_once(
@@ -496,7 +501,13 @@ def load_or_create_key(path: Path, *, follow: bool = False) -> bytes:
         what="create the HMAC key file",
         fix=f"make {path.parent} writable, or {_ELSEWHERE}",
     )
-    return _read(path, follow=follow)
+    try:
+        return _read(path, follow=follow)
+    except FileNotFoundError:  # a link to nothing: the new key was not linked in its place
+        raise ConfigError(
+            f"the HMAC key file {path} is a link to nothing{_link_target(path)}: put the key "
+            f"file where it points (mount the secret), or {_ELSEWHERE}"
+        ) from None
 
 
 def _read(path: Path, *, follow: bool = False) -> bytes:

@@ -352,3 +352,13 @@ def test_a_dangling_link_in_place_of_a_data_dir_file_is_refused_in_one_line(
     with pytest.raises(ConfigError, match=re.escape(name) + ".*link to nothing"):
         hmac_key(load_settings(data_dir=data))
     assert not (tmp_path / "gone").exists()  # nothing written through the link
+
+
+def test_a_key_file_setting_that_links_to_nothing_is_one_error(tmp_path: Path) -> None:
+    """``MEMGATE_HMAC_KEY_FILE`` a link to a secret not there (not mounted yet): no key is
+    made through the link, and the error names it (it was a bare FileNotFoundError)."""
+    link = tmp_path / "secret.key"
+    link.symlink_to(tmp_path / "mount" / "key")
+    with pytest.raises(ConfigError, match=re.escape(str(link)) + ".*link to nothing"):
+        hmac_key(load_settings(data_dir=tmp_path / "data", hmac_key_file=link))
+    assert not (tmp_path / "mount").exists()
