@@ -44,7 +44,7 @@ from common import write
 from memgate.backends import build_pipeline
 from memgate.core.embedding import HashingEmbedder
 from memgate.core.events import AuditEvent, JournalRecord, Resolution, TurnEvent
-from memgate.core.settings import load_settings
+from memgate.core.settings import Settings, load_settings
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.streams.app import AUDIT_BATCH, Origin, Worker
 from memgate.streams.fairness import FairGate
@@ -54,10 +54,24 @@ from memgate.streams.topology import AUDIT_TOPIC, DEFERRED_TOPIC, ROUTES, TOPIC_
 KEY = "bench-burst-hmac-key-0123456789abcdef012"
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 BURSTER = "acme/mallory"
-FILLER = ("ok thanks", "What time is it?", "ok", "thanks!", "Can you explain that again?",
-          "ok thanks", "What is the weather?", "great", "thanks, got it!")
-STATEMENTS = ("I use Neovim as my editor.", "We deploy with Helm charts.", "I live in Lisbon.",
-              "My favourite drink is green tea.", "I prefer Python for scripting.")
+FILLER = (
+    "ok thanks",
+    "What time is it?",
+    "ok",
+    "thanks!",
+    "Can you explain that again?",
+    "ok thanks",
+    "What is the weather?",
+    "great",
+    "thanks, got it!",
+)
+STATEMENTS = (
+    "I use Neovim as my editor.",
+    "We deploy with Helm charts.",
+    "I live in Lisbon.",
+    "My favourite drink is green tea.",
+    "I prefer Python for scripting.",
+)
 
 
 @dataclass
@@ -115,12 +129,16 @@ def turn(user: str, i: int, text: str) -> TurnEvent:
                      role="user", content=text, ts=T0 + timedelta(milliseconds=i))  # fmt: skip
 
 
+def bench_settings(data_dir: Path, **overrides: Any) -> Settings:
+    """The settings of a run: a throwaway data dir keyed by :data:`KEY` (no key file)."""
+    return load_settings(data_dir=data_dir, embedder="hashing", hmac_key=KEY, **overrides)
+
+
 async def run(
     n: int, rate: float, burst: int, others_per_s: float, other_users: int, max_backlog: int
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as d:
-        s = load_settings(data_dir=Path(d), embedder="hashing", hmac_key=KEY,
-                          fair_turns_per_s=rate, fair_burst=burst)  # fmt: skip
+        s = bench_settings(Path(d), fair_turns_per_s=rate, fair_burst=burst)
         embedder = HashingEmbedder()
         retrieval = EmbeddedIndex(Path(d) / "retrieval.sqlite3", dim=embedder.dim)
         audit = MemoryJournal()
@@ -208,13 +226,19 @@ async def run(
             if len(burst_done) >= n:
                 finished = finished or time.perf_counter()
                 if time.perf_counter() - finished > 60:
-                    print(f"  {len(sent) - len(done)} turns of others not done after 60 s",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"  {len(sent) - len(done)} turns of others not done after 60 s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     break
             if len(burst_done) >= shown + n // 10:
                 shown = len(burst_done)
-                print(f"  {shown}/{n} burst turns, {time.perf_counter() - start:.0f} s",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"  {shown}/{n} burst turns, {time.perf_counter() - start:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         elapsed = max(burst_done) - start
         for task in tasks:
             task.cancel()
@@ -226,9 +250,14 @@ async def run(
     q = statistics.quantiles(waits, n=100, method="inclusive") if len(waits) > 1 else waits * 99
     diverted = worker.metrics.turns_deferred._value.get()
     return {
-        "others": len(waits), "p50": q[49], "p99": q[98], "max": waits[-1],
-        "throughput": n / elapsed, "elapsed": elapsed,
-        "divert_us": 1e6 * divert_s[0] / diverted if diverted else 0.0, "diverted": diverted,
+        "others": len(waits),
+        "p50": q[49],
+        "p99": q[98],
+        "max": waits[-1],
+        "throughput": n / elapsed,
+        "elapsed": elapsed,
+        "divert_us": 1e6 * divert_s[0] / diverted if diverted else 0.0,
+        "diverted": diverted,
     }
 
 
@@ -240,32 +269,57 @@ def main() -> None:
     ap.add_argument("--others-per-s", type=float, default=5.0)
     ap.add_argument("--other-users", type=int, default=500)
     ap.add_argument("--max-backlog", type=int, default=500, help="fair_max_backlog")
-    ap.add_argument("--baseline-turns", type=int, default=5_000,
-                    help="the same burst without fairness (0: skip)")
+    ap.add_argument(
+        "--baseline-turns",
+        type=int,
+        default=5_000,
+        help="the same burst without fairness (0: skip)",
+    )
     a = ap.parse_args()
     fair = asyncio.run(run(a.turns, a.rate, a.burst, a.others_per_s, a.other_users, a.max_backlog))
     setting = f"{a.turns} turns, rate {a.rate:g}/s, burst {a.burst}, backlog {a.max_backlog}"
     rows = [
-        {"what": f"others' wait p50 ({setting})", "figure": round(fair["p50"], 3), "unit": "s",
-         "note": f"{fair['others']} turns of {a.other_users} other users"},
-        {"what": f"others' wait p99 ({setting})", "figure": round(fair["p99"], 3), "unit": "s",
-         "note": f"max {fair['max']:.3f} s"},
-        {"what": f"burst throughput ({setting})", "figure": round(fair["throughput"], 1),
-         "unit": "turns/s", "note": f"{fair['elapsed']:.1f} s for the burst"},
-        {"what": "diverting one turn to the deferred topic", "figure": round(fair["divert_us"], 1),
-         "unit": "us", "note": f"{fair['diverted']:.0f} turns diverted (in memory: no broker)"},
+        {
+            "what": f"others' wait p50 ({setting})",
+            "figure": round(fair["p50"], 3),
+            "unit": "s",
+            "note": f"{fair['others']} turns of {a.other_users} other users",
+        },
+        {
+            "what": f"others' wait p99 ({setting})",
+            "figure": round(fair["p99"], 3),
+            "unit": "s",
+            "note": f"max {fair['max']:.3f} s",
+        },
+        {
+            "what": f"burst throughput ({setting})",
+            "figure": round(fair["throughput"], 1),
+            "unit": "turns/s",
+            "note": f"{fair['elapsed']:.1f} s for the burst",
+        },
+        {
+            "what": "diverting one turn to the deferred topic",
+            "figure": round(fair["divert_us"], 1),
+            "unit": "us",
+            "note": f"{fair['diverted']:.0f} turns diverted (in memory: no broker)",
+        },
     ]
     if a.baseline_turns:
-        base = asyncio.run(
-            run(a.baseline_turns, 0.0, a.burst, a.others_per_s, a.other_users, 0)
-        )
+        base = asyncio.run(run(a.baseline_turns, 0.0, a.burst, a.others_per_s, a.other_users, 0))
         what = f"{a.baseline_turns} turns, no fairness"
         rows += [
             {"what": f"others' wait p50 ({what})", "figure": round(base["p50"], 3), "unit": "s"},
-            {"what": f"others' wait p99 ({what})", "figure": round(base["p99"], 3), "unit": "s",
-             "note": f"max {base['max']:.3f} s"},
-            {"what": f"burst throughput ({what})", "figure": round(base["throughput"], 1),
-             "unit": "turns/s"},
+            {
+                "what": f"others' wait p99 ({what})",
+                "figure": round(base["p99"], 3),
+                "unit": "s",
+                "note": f"max {base['max']:.3f} s",
+            },
+            {
+                "what": f"burst throughput ({what})",
+                "figure": round(base["throughput"], 1),
+                "unit": "turns/s",
+            },
         ]
     write("burst", rows)
 

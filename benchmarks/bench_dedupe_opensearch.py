@@ -29,12 +29,13 @@ import time
 import uuid
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-from common import LOCOMO, NOT_RUN, reachable, write
+from common import LOCOMO, NOT_RUN, reachable, throwaway_settings, write
 
 from memgate.core.embedding import limit_blas_threads
 from memgate.core.events import Stage
-from memgate.core.settings import load_settings
+from memgate.core.settings import Settings
 from memgate.inputs import ReadErrors, read_turns
 from memgate.streams.app import Origin, Worker
 from memgate.streams.metrics import Metrics
@@ -60,19 +61,21 @@ def _count_trips(store: object) -> list[float]:
     return trips
 
 
+def bench_settings(tmp: Path, url: str, index: str, **overrides: Any) -> Settings:
+    """The settings of a run: a throwaway data dir in ``tmp``, keyed in memory."""
+    return throwaway_settings(
+        tmp / "data", retrieval_backend="opensearch", opensearch_url=url,
+        opensearch_index=index, **overrides,
+    )  # fmt: skip
+
+
 def run(wait: bool, turns: int, url: str) -> tuple[float, float, int, list[float]]:
     from memgate.backends import build_pipeline, open_retrieval
     from memgate.runtime import Runtime
 
     index = f"memgate-bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        s = load_settings(
-            data_dir=Path(tmp) / "data",
-            retrieval_backend="opensearch",
-            opensearch_url=url,
-            opensearch_index=index,
-            dedupe_wait_for_refresh=wait,
-        )
+        s = bench_settings(Path(tmp), url, index, dedupe_wait_for_refresh=wait)
         limit_blas_threads(s.blas_threads)
         rt = Runtime(s)
         retrieval = open_retrieval(s, rt.embedder.dim)
@@ -123,10 +126,7 @@ def run_batched(
     pool = [t for group in zip(*(c.turns for c in convs), strict=False) for t in group]
     index = f"memgate-bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        s = load_settings(
-            data_dir=Path(tmp) / "data", retrieval_backend="opensearch", opensearch_url=url,
-            opensearch_index=index,
-        )  # fmt: skip
+        s = bench_settings(Path(tmp), url, index)
         limit_blas_threads(s.blas_threads)
         rt = Runtime(s)
         retrieval = open_retrieval(s, rt.embedder.dim)

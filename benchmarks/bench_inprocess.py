@@ -16,13 +16,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import LOCOMO, rss_mib, write
+from common import LOCOMO, rss_mib, throwaway_settings, write
 
 from memgate.core.embedding import limit_blas_threads
 from memgate.core.events import Stage
-from memgate.core.settings import load_settings
+from memgate.core.settings import Settings
 from memgate.inputs import ReadErrors, read_turns
 from memgate.runtime import Runtime
+
+
+def bench_settings(tmp: Path, runtime: str, embedder_threads: int) -> Settings:
+    """The settings of a run: a throwaway data dir in ``tmp``, keyed in memory
+    (``embedder_threads`` 0: the setting's)."""
+    own = {"embedder_threads": embedder_threads} if embedder_threads else {}
+    return throwaway_settings(tmp / "data", embedder_runtime=runtime, **own)
 
 
 def main() -> None:
@@ -46,8 +53,7 @@ def main() -> None:
     from memgate.streams.runner import InProcessRunner
 
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        own = {"embedder_threads": a.embedder_threads} if a.embedder_threads else {}
-        s = load_settings(data_dir=Path(tmp) / "data", embedder_runtime=a.runtime, **own)
+        s = bench_settings(Path(tmp), a.runtime, a.embedder_threads)
         limit_blas_threads(s.blas_threads)
         rt = Runtime(s)
         rt.embedder.embed(["warm up"])  # load the model outside the timing

@@ -116,7 +116,13 @@ class Worker:
                 self.proc.kill()
 
 
+BENCH_KEY = secrets.token_hex(32)  # one per benchmark run, for all its workers
+
+
 def settings(run: str, data: Path, kafka: str, url: str) -> Settings:
+    """This process's settings of a run; its workers' (:func:`worker_env`) share its key,
+    held in memory (MEMGATE_HMAC_KEY when set): the run's data dirs are throwaway, and a
+    key file made for each would be left behind in the key folder."""
     return load_settings(
         data_dir=data,
         retrieval_backend="opensearch",
@@ -126,10 +132,10 @@ def settings(run: str, data: Path, kafka: str, url: str) -> Settings:
         topic_prefix=run,
         worker_id=run,
         topic_partitions=PARTITIONS,
+        hmac_key=os.environ.get("MEMGATE_HMAC_KEY") or BENCH_KEY,
     )
 
 
-BENCH_KEY = secrets.token_hex(32)  # one per benchmark run, for all its workers
 RUNTIME = ["onnx-int8"]  # the workers' embedder runtime, set from --runtime
 SETTLE = [0.0]  # seconds between a latency run's worker start and its first turn (--settle)
 
@@ -149,7 +155,7 @@ def worker_env(s: Settings, data: Path, port: int) -> dict[str, str]:
             "MEMGATE_TOPIC_PARTITIONS": str(PARTITIONS),
             "MEMGATE_EMBEDDER_RUNTIME": RUNTIME[0],
             # workers sharing one index share one key (fact ids are keyed digests under it)
-            "MEMGATE_HMAC_KEY": os.environ.get("MEMGATE_HMAC_KEY") or BENCH_KEY,
+            "MEMGATE_HMAC_KEY": s.hmac_key.get_secret_value() if s.hmac_key else BENCH_KEY,
         }
     )
     return env

@@ -16,9 +16,12 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgate.bench.datasets import DatasetMissing, find_locomo
+
+if TYPE_CHECKING:
+    from memgate.core.settings import Settings
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -46,6 +49,17 @@ def __getattr__(name: str) -> Any:
 
 
 NOT_RUN = "not run: service unreachable"
+
+
+def throwaway_settings(data_dir: Path, **overrides: Any) -> Settings:
+    """The settings (the environment's, then ``overrides``) of a benchmark's throwaway data
+    dir, deleted after the run: keyed by the ``hmac_key`` setting, else by a key held only
+    in memory (:func:`memgate.keys.keyed_in_memory`), so that no key file is made for it
+    and left behind in ``$XDG_CONFIG_HOME/memgate/keys``, one more each run."""
+    from memgate.core.settings import load_settings
+    from memgate.keys import keyed_in_memory
+
+    return keyed_in_memory(load_settings(data_dir=data_dir, **overrides), data_dir)
 
 
 def command() -> str:

@@ -197,19 +197,30 @@ def drop_index(url: str, index: str) -> None:
         client.close()
 
 
+def bench_settings(args: argparse.Namespace, n_facts: int, tmp: Path, index: str) -> Any:
+    """The settings of one size: in ``--data-dir`` (kept: its key file is made as for any
+    data dir), else in the throwaway folder ``tmp``, keyed in memory (no key file left
+    behind in the key folder, one more each run)."""
+    from memgate.keys import keyed_in_memory
+
+    data_dir = args.data_dir / f"facts-{n_facts}" if args.data_dir else tmp
+    overrides: dict[str, Any] = {
+        "data_dir": data_dir, "embedder": args.embedder, "retrieval_backend": args.backend,
+        "min_relevance": -1.0,
+    }  # fmt: skip
+    if args.backend == "opensearch":
+        overrides |= {"opensearch_url": args.opensearch_url, "opensearch_index": index}
+    settings = load_settings(**overrides)
+    return settings if args.data_dir else keyed_in_memory(settings, data_dir)
+
+
 def measure(args: argparse.Namespace, n_facts: int) -> dict[str, Any]:
     """Seed ``n_facts`` into a new store and time the searches (library, then HTTP)."""
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        data_dir = args.data_dir / f"facts-{n_facts}" if args.data_dir else Path(tmp)
-        overrides: dict[str, Any] = {
-            "data_dir": data_dir, "embedder": args.embedder, "retrieval_backend": args.backend,
-            "min_relevance": -1.0,
-        }  # fmt: skip
         index = f"memgate-bench-{uuid.uuid4().hex[:8]}"
-        if args.backend == "opensearch":
-            overrides |= {"opensearch_url": args.opensearch_url, "opensearch_index": index}
-        settings = load_settings(**overrides)
+        settings = bench_settings(args, n_facts, Path(tmp), index)
+        data_dir = settings.data_dir
         try:
             return run(args, settings, data_dir, n_facts, rng)
         finally:  # also on an error or Ctrl-C; after the Memory closed (its usage flush)

@@ -17,6 +17,9 @@ The key is, first found wins:
    0600), where ``<id>`` is a random id kept in ``<data_dir>/data_dir.id``: the
    data dir moved or renamed still finds its key; the id reveals nothing (a copy
    of the data dir on the same machine shares the key file of the original).
+   Beside it, ``<id>.path`` records where the data dir was opened from (no secret),
+   so that ``memgate hmac-keys`` can tell a key file whose data dir is gone
+   (:mod:`memgate.key_folder`).
 
 A key file is never inside the data dir (refused): a copy of the data dir (a
 backup, an export) holds the digests, and with the key beside them it would
@@ -45,20 +48,26 @@ import re
 import secrets
 import sqlite3
 import stat
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+
+from pydantic import SecretStr
 
 from memgate.core.errors import ConfigError
 from memgate.core.settings import Settings, default_key_dir, prepare_data_dir
 
 __all__ = [
+    "DATA_DIRS_SUFFIX",
     "DATA_DIR_ID_FILE",
     "HMAC_CHECK_FILE",
     "HMAC_KEY_BYTES",
     "LEGACY_KEY_FILE",
     "hmac_key",
     "key_file",
+    "keyed_in_memory",
     "load_or_create_key",
+    "read_data_dirs",
 ]
 
 #: Where a data dir from before kept its key (moved out on first use).
@@ -66,6 +75,10 @@ LEGACY_KEY_FILE = "hmac.key"
 #: The data dir's random id, which names its key file in :func:`default_key_dir`.
 DATA_DIR_ID_FILE = "data_dir.id"
 HMAC_KEY_BYTES = 32
+#: Beside each key file made for a data dir, ``<id>.path``: the data dirs it was opened
+#: from, one absolute path a line (no secret), read by :mod:`memgate.key_folder`.
+DATA_DIRS_SUFFIX = ".path"
+_MAX_DATA_DIRS = 16
 #: The check value of the key a data dir's stores were written with (no key in it).
 HMAC_CHECK_FILE = "hmac.check"
 _CHECK_VERSION = "memgate-hmac-check-1"
@@ -90,6 +103,18 @@ def hmac_key(settings: Settings) -> bytes:
     path, key = _file_key(settings)
     _check_data_dir(settings, key, f"the key file {path}", "file")
     return key
+
+
+def keyed_in_memory(settings: Settings, data_dir: Path) -> Settings:
+    """``settings`` for a throwaway data dir (an evaluation's, a benchmark's), ``data_dir``:
+    keyed by the ``hmac_key`` setting when it is set, else by a random key held only in
+    memory. A key file made for a data dir deleted after the run would be left behind in
+    the key folder, one more each run, keying nothing. ``data_dir`` is where the stores
+    written under that key are, and where its check (``hmac.check``) goes: never a data
+    dir that outlives the run, which the next run would open under another key (refused).
+    """
+    key = settings.hmac_key or SecretStr(secrets.token_hex(HMAC_KEY_BYTES))
+    return settings.model_copy(update={"data_dir": data_dir, "hmac_key": key})
 
 
 def _warn_if_unused_key_inside(legacy: Path) -> None:
@@ -126,20 +151,15 @@ def _key_dir() -> Path:
 
 def _data_dir_id(folder: Path, *, create: bool) -> str | None:
     path = folder / DATA_DIR_ID_FILE
-    try:
-        text = path.read_text(encoding="ascii")
-    except FileNotFoundError:
-        if not create:
-            return None
+
+    def new_id() -> bytes:
         prepare_data_dir(folder)
-        fix = "make the data dir writable, or set MEMGATE_HMAC_KEY_FILE (no id is needed then)"
-        _write_once(path, f"{secrets.token_hex(16)}\n".encode("ascii"), "create", fix)
-        text = path.read_text(encoding="ascii")  # another process's id, if it linked first
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
-            "readable by this user"
-        ) from None
+        return f"{secrets.token_hex(16)}\n".encode("ascii")
+
+    fix = "make the data dir writable, or set MEMGATE_HMAC_KEY_FILE (no id is needed then)"
+    text = _read_or_create(path, new_id if create else None, "create", fix)
+    if text is None:
+        return None
     ident = text.strip()
     if not _ID.fullmatch(ident):
         raise ConfigError(
@@ -169,7 +189,54 @@ def _file_key(settings: Settings) -> tuple[Path, bytes]:
         _refuse_if_key_was_used(settings, path)
         if default:
             _private_folders(path.parent)
-    return path, load_or_create_key(path, follow=not default)
+    key = load_or_create_key(path, follow=not default)
+    if default:
+        _record_data_dir(path, settings.data_dir)
+    return path, key
+
+
+def _record_data_dir(key: Path, folder: Path) -> None:
+    """Note ``folder`` in ``<id>.path`` beside ``key`` when it is not there yet (a new data
+    dir, or one moved, copied or from before the record): ``memgate hmac-keys`` tells by it
+    whether a data dir the key file was made for is still there. Written whole (a
+    temporary file renamed), the last :data:`_MAX_DATA_DIRS` places kept. Best effort: a
+    record that cannot be written leaves the key file listed as unknown, never pruned."""
+    try:
+        where = os.fsencode(folder.resolve())
+    except (OSError, RuntimeError):
+        return
+    record = key.with_name(key.stem + DATA_DIRS_SUFFIX)
+    try:
+        known = read_data_dirs(record)
+    except FileNotFoundError:
+        known = []
+    except OSError:
+        return
+    if b"\n" in where or where in known:
+        return
+    data = b"".join(p + b"\n" for p in [*known, where][-_MAX_DATA_DIRS:])
+    tmp = record.with_name(f".{record.name}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(tmp, record)
+    except OSError as exc:
+        log.debug("data dir not recorded beside its key file: path=%s error=%s", record, exc)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def read_data_dirs(record: Path) -> list[bytes]:
+    """The data dirs recorded in ``<id>.path`` (file system bytes, one a line)."""
+    fd = os.open(record, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        data = os.read(fd, 64 * 1024)
+    finally:
+        os.close(fd)
+    return [line for line in data.split(b"\n") if line]
 
 
 def _refuse_inside_data_dir(path: Path, folder: Path) -> None:
@@ -276,16 +343,8 @@ def _check_data_dir(settings: Settings, key: bytes, source: str, word: str) -> N
     path = folder / HMAC_CHECK_FILE
     digest = hmac.new(key, _CHECK_VERSION.encode("ascii"), hashlib.sha256).hexdigest()
     line = f"{_CHECK_VERSION} {digest} {word}\n"
-    try:
-        recorded = path.read_text(encoding="ascii")
-    except FileNotFoundError:
-        _write_once(path, line.encode("ascii"))
-        recorded = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
-            "readable by this user"
-        ) from None
+    recorded = _read_or_create(path, lambda: line.encode("ascii"))
+    assert recorded is not None  # made when missing
     parts = recorded.split()
     if len(parts) != 3 or parts[0] != _CHECK_VERSION or len(parts[1]) != 64:
         raise ConfigError(
@@ -304,6 +363,52 @@ def _check_data_dir(settings: Settings, key: bytes, source: str, word: str) -> N
             "used before (MEMGATE_HMAC_KEY or MEMGATE_HMAC_KEY_FILE as then; unset both "
             "for the data dir's own key file), or point --data-dir at another folder"
         )
+
+
+def _read_or_create(
+    path: Path,
+    make: Callable[[], bytes] | None,
+    what: str = "",
+    fix: str = "make the data dir writable",
+) -> str | None:
+    """The text of ``path``, a small ASCII file of the data dir (``data_dir.id``,
+    ``hmac.check``). When it is missing, the bytes ``make()`` returns are written once
+    (:func:`_write_once`, whose ``what`` and ``fix`` word the error) and the file read
+    back: another process's, if it linked first. None when it is missing and ``make``
+    is None. A file that cannot be read, or a link to nothing (which can neither be read
+    nor replaced), is a :class:`ConfigError` naming it."""
+    try:
+        return path.read_text(encoding="ascii")
+    except FileNotFoundError:
+        if make is None:
+            return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, exc) from None
+    _write_once(path, make(), what, fix)
+    try:
+        return path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> ConfigError:
+    if isinstance(exc, FileNotFoundError) and path.is_symlink():
+        return ConfigError(
+            f"{path} is a link to nothing{_link_target(path)}: restore the file it points "
+            "to from the backup of this data dir, or put that file in place of the link"
+        )
+    return ConfigError(
+        f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}; it must be a file "
+        "readable by this user"
+    )
+
+
+def _link_target(path: Path) -> str:
+    """`` (to TARGET)`` of a symbolic link, for an error line ("" when it cannot be read)."""
+    try:
+        return f" (to {os.readlink(path)})"
+    except OSError:
+        return ""
 
 
 def _write_once(
@@ -396,7 +501,13 @@ def load_or_create_key(path: Path, *, follow: bool = False) -> bytes:
         what="create the HMAC key file",
         fix=f"make {path.parent} writable, or {_ELSEWHERE}",
     )
-    return _read(path, follow=follow)
+    try:
+        return _read(path, follow=follow)
+    except FileNotFoundError:  # a link to nothing: the new key was not linked in its place
+        raise ConfigError(
+            f"the HMAC key file {path} is a link to nothing{_link_target(path)}: put the key "
+            f"file where it points (mount the secret), or {_ELSEWHERE}"
+        ) from None
 
 
 def _read(path: Path, *, follow: bool = False) -> bytes:

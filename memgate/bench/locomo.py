@@ -524,6 +524,7 @@ def run_locomo(
     before ``limit_conversations`` cuts.
     """
     from memgate.core.settings import Settings
+    from memgate.keys import keyed_in_memory
     from memgate.sinks.audit import ClickHouseAudit
     from memgate.sinks.embedded import EmbeddedIndex
     from memgate.streams.runner import InProcessRunner
@@ -547,11 +548,19 @@ def run_locomo(
 
     memo = _Memo(embedder)
     base = settings if settings is not None else Settings()
+    # the gate writes throwaway stores (in workdir): it is keyed in memory, with workdir
+    # as its data dir, so that no key file is made for them and nothing is written in the
+    # settings' data dir; the Claude extractor's answer cache stays there, under its key
+    # (a re-run reads it)
+    gate = keyed_in_memory(base, workdir)
 
     def default_factory(policy: str) -> Pipeline:
-        from memgate.backends import build_pipeline
+        from memgate.backends import build_pipeline, make_extractor
 
-        return build_pipeline(base.model_copy(update={"policy": policy}), memo, extractor)
+        own = base.model_copy(update={"policy": policy})
+        return build_pipeline(
+            gate.model_copy(update={"policy": policy}), memo, extractor or make_extractor(own)
+        )
 
     factory = pipeline_factory or default_factory
     loaded = load_locomo(data)

@@ -21,6 +21,7 @@ from memgate.cli import (
     config,
     demo,
     forget,
+    hmac_keys,
     ingest,
     lifecycle,
     mcpserve,
@@ -86,6 +87,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(evaluation.app)
 app.add_typer(serve.app)  # serve
 app.add_typer(serve.keys_app, name="keys")
+app.add_typer(hmac_keys.app, name="hmac-keys")  # hmac-keys list, prune
 app.add_typer(mcpserve.app)  # mcp
 app.add_typer(setup.app, name="setup")  # setup opensearch
 

@@ -15,7 +15,6 @@ fail.
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -23,13 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from memgate.core.closing import Closing
 from memgate.core.embedding import Embedder
 from memgate.core.errors import MemgateError
 from memgate.core.events import FactStatus, StoredFact, TurnEvent
 from memgate.core.settings import Settings
+from memgate.keys import keyed_in_memory
 from memgate.sinks.audit import ClickHouseAudit
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.streams.pipeline import Pipeline
@@ -248,15 +248,10 @@ class Workspace(Closing):
         pipeline_factory: PipelineFactory | None = None,
     ) -> None:
         self._tmp = Path(tempfile.mkdtemp(prefix="memgate-eval-"))
-        self.settings = settings.model_copy(
-            update={
-                "data_dir": self._tmp,
-                "retrieval_backend": "embedded",
-                "audit_backend": "chdb",
-                # a throwaway data dir: a key of its own, in memory, so that no key file
-                # made for it (memgate.keys) is left behind outside it
-                "hmac_key": settings.hmac_key or SecretStr(secrets.token_hex(32)),
-            }
+        # a throwaway data dir: a key of its own, in memory, so that no key file made for
+        # it (memgate.keys) is left behind outside it
+        self.settings = keyed_in_memory(settings, self._tmp).model_copy(
+            update={"retrieval_backend": "embedded", "audit_backend": "chdb"}
         )
         self.embedder = embedder
         self.scopes: dict[tuple[str, str], None] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -173,6 +174,7 @@ def _old_data_dir(tmp_path: Path, turns: Path) -> tuple[Path, bytes]:
     path = _key_path(data)
     key = path.read_bytes()
     path.rename(data / LEGACY_KEY_FILE)
+    path.with_suffix(".path").unlink()  # nor a record of its data dir beside a key file
     (data / DATA_DIR_ID_FILE).unlink()
     return data, key
 
@@ -190,7 +192,8 @@ def test_an_old_data_dir_s_key_is_moved_out_and_its_stores_keep_working(
     assert "backups" in line and "still hold the key" in line
     assert not (data / LEGACY_KEY_FILE).exists() and new.read_bytes() == key
     assert stat.S_IMODE(new.stat().st_mode) == 0o600
-    assert [p.name for p in new.parent.iterdir()] == [new.name]  # no temporary file left
+    # no temporary file left; beside the key, the record of its data dir (test_keys_prune.py)
+    assert sorted(p.name for p in new.parent.iterdir()) == [new.name, f"{new.stem}.path"]
     again = _ingest(data, turns)  # an earlier turn is still a replay, not a conflict
     assert again["replayed"] == 2 and again["stored"] == 0, again
     assert scan(data, {"key": key, "key in hex": key.hex()}).hits == []
@@ -299,7 +302,7 @@ def test_the_demo_run_twice_keeps_one_key_file(tmp_path: Path) -> None:
     for _ in range(2):
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
-    assert len(list(default_key_dir().iterdir())) == 1
+    assert len(list(default_key_dir().glob("*.key"))) == 1
     assert not (tmp_path / "data" / "demo" / LEGACY_KEY_FILE).exists()
 
 
@@ -334,3 +337,28 @@ def test_an_old_data_dir_s_key_moves_to_the_key_file_setting(tmp_path: Path) -> 
     target = tmp_path / "vault" / "memgate.key"  # its folder does not exist yet
     assert hmac_key(load_settings(data_dir=data, hmac_key_file=target)) == key
     assert target.read_bytes() == key and not (data / LEGACY_KEY_FILE).exists()
+
+
+@pytest.mark.parametrize("name", [DATA_DIR_ID_FILE, HMAC_CHECK_FILE])
+def test_a_dangling_link_in_place_of_a_data_dir_file_is_refused_in_one_line(
+    tmp_path: Path, name: str
+) -> None:
+    """``data_dir.id`` or ``hmac.check`` a link to nothing (a restore that kept the link,
+    not its target): it cannot be read, and a new one cannot be made in its place; this
+    was a FileNotFoundError traceback, it is one error naming the file."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / name).symlink_to(tmp_path / "gone")
+    with pytest.raises(ConfigError, match=re.escape(name) + ".*link to nothing"):
+        hmac_key(load_settings(data_dir=data))
+    assert not (tmp_path / "gone").exists()  # nothing written through the link
+
+
+def test_a_key_file_setting_that_links_to_nothing_is_one_error(tmp_path: Path) -> None:
+    """``MEMGATE_HMAC_KEY_FILE`` a link to a secret not there (not mounted yet): no key is
+    made through the link, and the error names it (it was a bare FileNotFoundError)."""
+    link = tmp_path / "secret.key"
+    link.symlink_to(tmp_path / "mount" / "key")
+    with pytest.raises(ConfigError, match=re.escape(str(link)) + ".*link to nothing"):
+        hmac_key(load_settings(data_dir=tmp_path / "data", hmac_key_file=link))
+    assert not (tmp_path / "mount").exists()

@@ -455,3 +455,75 @@ def test_cli_fails_clearly_without_data(tmp_path: Path, monkeypatch: pytest.Monk
     assert str(tmp_path / "nothing-here") in result.stderr
     assert "--data" in result.stderr and "MEMGATE_LOCOMO_DIR" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ------------------------------------------------------------------ keys
+
+
+def _key_files(config: Path) -> list[str]:
+    keys = config / "memgate" / "keys"
+    return sorted(p.name for p in keys.glob("*.key")) if keys.is_dir() else []
+
+
+def test_a_run_makes_no_key_file_and_writes_nothing_in_the_data_dir(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bench's stores are thrown away: the gate that writes them is keyed in memory
+    (as ``memgate eval``'s). A key file made for them was left in the key folder at every
+    run, and the data dir of the settings (the user's) got an id and a key check."""
+    from typer.testing import CliRunner
+
+    from memgate.cli import app
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("MEMGATE_HMAC_KEY", raising=False)
+    monkeypatch.delenv("MEMGATE_HMAC_KEY_FILE", raising=False)
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"development": ["conv-t1"], "test": []}))
+    users = tmp_path / "d"
+    for _ in range(2):
+        result = CliRunner().invoke(
+            app,
+            ["--embedder", "hashing", "--data-dir", str(users), "bench", "locomo",
+             "--data", str(data), "--pollution", "0", "--json", "--split-file", str(split)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    _run(data, tmp_path / "w")  # the library's run_locomo
+    assert _key_files(tmp_path / "config") == []
+    assert not users.exists() or sorted(p.name for p in users.iterdir()) == []
+
+
+def test_the_claude_extractor_s_answer_cache_still_serves_a_rerun(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its answers stay in the user's data dir, under that data dir's key: a second run
+    asks nothing (tools/extract_cache_figure.py), and that key file is the only one."""
+    from typer.testing import CliRunner
+
+    from memgate.cli import app
+    from tests.unit.stages.anthropic_standin import running_standin
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("MEMGATE_HMAC_KEY", raising=False)
+    monkeypatch.delenv("MEMGATE_HMAC_KEY_FILE", raising=False)
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"development": ["conv-t1"], "test": []}))
+    users = tmp_path / "d"
+    api_key = "test-" + "key-" + "standin-0123456789"
+    asked = []
+    with running_standin(api_key=api_key) as api:
+        env = {"MEMGATE_ANTHROPIC_API_KEY": api_key, "MEMGATE_ANTHROPIC_BASE_URL": api.base_url}
+        for _ in range(2):
+            result = CliRunner().invoke(
+                app,
+                ["--embedder", "hashing", "--extractor", "anthropic", "--data-dir", str(users),
+                 "bench", "locomo", "--data", str(data), "--pollution", "0", "--json",
+                 "--split-file", str(split)],
+                env=env,
+            )  # fmt: skip
+            assert result.exit_code == 0, result.output
+            asked.append(len(api.requests))
+    assert asked[0] > 0 and asked[1] == asked[0]  # the second run read the cache
+    assert (users / "extract_cache.sqlite3").is_file()
+    ident = (users / "data_dir.id").read_text(encoding="ascii").strip()
+    assert _key_files(tmp_path / "config") == [f"{ident}.key"]
