@@ -217,3 +217,34 @@ def test_the_stage_agents_take_the_messages_waiting_without_a_window(
     for stage in [*stages, Stage.PERSIST.value]:
         asyncio.run(app.agents[f"{prefix}.{stage}"].fun(_NoWindow()))
     assert taken == [TRIAGE_BATCH, STAGE_BATCH, STAGE_BATCH, DEDUPE_BATCH, STAGE_BATCH]
+
+
+class _OtherFaustStream:
+    """A stream of a Faust without the internals ``take_waiting`` uses: everything but
+    ``_enable_passive`` is the real stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_enable_passive":
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+def test_a_faust_without_the_internals_used_batches_with_take_events(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def go() -> None:
+        agent = _Agent(32, take=lambda stream, n: take_waiting(_OtherFaustStream(stream), n, 0.01))
+        await agent.start()
+        await agent.put(b"a", b"b")
+        for _ in range(100):
+            if agent.batches:
+                break
+            await asyncio.sleep(0.01)
+        assert [v for batch in agent.batches for v in batch] == [b"a", b"b"]
+        await agent.stop()
+
+    _run(go())
+    assert "take_events" in caplog.text and "_enable_passive" in caplog.text
