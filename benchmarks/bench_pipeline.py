@@ -267,10 +267,37 @@ def drop(s: Settings) -> None:
     c.indices.delete(index=f"{s.opensearch_index}*", ignore_unavailable=True)
 
 
+def one_per_user(pool: list[TurnEvent], skip: int) -> list[TurnEvent]:
+    """A turn of each user of ``pool`` from its end, none of its first ``skip`` (the runs'
+    turns): warm-up turns that are no replay of a timed one."""
+    seen: dict[tuple[str, str], TurnEvent] = {}
+    for t in reversed(pool[skip:]):
+        seen.setdefault((t.tenant_id, t.user_id), t)
+    return list(seen.values())
+
+
+def settle_group(s: Settings, workers: list[Worker], warm: list[TurnEvent]) -> None:
+    """Produce ``warm`` a few users at a time until every worker has taken a turn: the
+    group has then joined and each worker holds a partition (a second worker's join, a
+    rebalance, is then not inside the timed run)."""
+    for i in range(0, len(warm), 4):
+        produce(s, warm[i : i + 4], None)
+        wait_drained(s)
+        if all(w.step_seconds().get("triage", (0.0, 0))[1] > 0 for w in workers):
+            return
+    print(f"warning: not every worker took one of the {len(warm)} warm-up turns; timed anyway")
+
+
 def sustained(
-    n_workers: int, turns: list[TurnEvent], kafka: str, url: str, profile: Path | None = None
+    n_workers: int,
+    turns: list[TurnEvent],
+    kafka: str,
+    url: str,
+    profile: Path | None = None,
+    warm: list[TurnEvent] | None = None,
 ) -> tuple[float, float, float]:
-    """Turns/s, peak worker RSS (MiB) and the workers' CPU seconds during the run."""
+    """Turns/s, peak worker RSS (MiB) and the workers' CPU seconds during the run, timed
+    from a stable group when ``warm`` turns are given (:func:`settle_group`)."""
     run = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
         s = settings(run, Path(tmp) / "w0", kafka, url)
@@ -280,6 +307,9 @@ def sustained(
             w = Worker(worker_env(s, data, BASE_PORT + i), Path(tmp) / f"w{i}.log")
             stack.callback(w.stop)
             workers.append(w)
+        if warm:
+            settle_group(s, workers, warm)
+        base = [w.step_seconds() for w in workers]
         spies = [w.profile(profile / f"w{i}.txt") for i, w in enumerate(workers)] if profile else []
         cpu0 = sum(w.cpu_s() for w in workers)
         t0 = time.monotonic()
@@ -288,8 +318,11 @@ def sustained(
         elapsed = time.monotonic() - t0 - 2.0  # wait_drained's settle time
         cpu = sum(w.cpu_s() for w in workers) - cpu0
         for i, w in enumerate(workers):
-            steps = w.step_seconds()
-            print(f"worker {i} step seconds (events): "
+            steps = {
+                k: (v[0] - base[i].get(k, (0.0, 0))[0], v[1] - base[i].get(k, (0.0, 0))[1])
+                for k, v in w.step_seconds().items()
+            }
+            print(f"worker {i} step seconds (events, the timed run's): "
                   + ", ".join(f"{k} {v[0]:.2f} ({v[1]})" for k, v in steps.items()))  # fmt: skip
         for spy in spies:
             spy.send_signal(signal.SIGINT)
@@ -358,10 +391,11 @@ def main() -> None:
     ap.add_argument("--hops", action="store_true", help="each latency run's time per hop")
     ap.add_argument(
         "--cold", action="store_true",
-        help="each latency run's first turn is sent as soon as its worker starts: the "
-        "group join (about 1 s) and the first index refresh are then in the figures. "
-        "Default: the run starts once its worker has taken one turn of its own (not "
-        "counted), as a worker in service has long joined its group",
+        help="each run's first turn is sent as soon as its workers start: the group join "
+        "(about 1 s, a rebalance more with two workers) and the first index refresh are "
+        "then in the figures. Default: a latency run starts once its worker has taken one "
+        "turn of its own, a sustained run once every worker has (not counted), as workers "
+        "in service have long joined their group",
     )  # fmt: skip
     ap.add_argument(
         "--settle", type=float, default=0.0,
@@ -386,7 +420,10 @@ def main() -> None:
     rows = []
     rate1 = 0.0
     for n in counts:
-        rate, rss, cpu = sustained(n, pool[: args.turns], kafka, url, args.profile)
+        runs = len([r for r in args.rates.split(",") if r]) or len(shares)  # latency runs
+        used = args.turns + runs * (args.paced + 1)  # the turns the timed runs take
+        warm = None if args.cold else one_per_user(pool, used)
+        rate, rss, cpu = sustained(n, pool[: args.turns], kafka, url, args.profile, warm)
         rate1 = rate1 or rate
         rows.append(
             {
