@@ -404,6 +404,13 @@ class Worker:
             if later is not None:
                 await later
             return None
+        return await self.defer(gate, key, raw, enqueue)
+
+    async def defer(
+        self, gate: FairGate, key: str, raw: bytes, enqueue: Enqueue
+    ) -> Awaitable[None]:
+        """A turn of a user over its quota to the deferred topic: what it returns completes
+        once the broker acknowledged the copy (the user's marker then moves on)."""
         gate.deferring(key)
         try:
             delivered = await enqueue(DEFERRED_TOPIC, key, raw)

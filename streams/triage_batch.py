@@ -46,7 +46,6 @@ from memgate.core.events import Stage, TurnEvent
 from memgate.streams.acks import all_acked
 from memgate.streams.topology import (
     AUDIT_TOPIC,
-    DEFERRED_TOPIC,
     DLQ_TOPIC,
     ROUTES,
     Effects,
@@ -107,15 +106,7 @@ async def handle_turn_batch(
                 continue
             await _triage_run(worker, batch, run, send, enqueue, ack)  # before, in order
             run = []
-            gate.deferring(key)
-            try:
-                delivered = await enqueue(DEFERRED_TOPIC, key, raw)
-            except BaseException:
-                gate.deferred(key, None)
-                raise
-            worker.metrics.turns_deferred.inc()
-            worker.metrics.deferred_users.set(gate.users_waiting)
-            waiting.append(_ack_when(worker._deferred(gate, key, delivered), ack, i))
+            waiting.append(_ack_when(await worker.defer(gate, key, raw, enqueue), ack, i))
         await _triage_run(worker, batch, run, send, enqueue, ack)
     except BaseException:
         # what was sent without waiting is still acknowledged when its copy is (the
