@@ -13,9 +13,10 @@ was opened from (no secret; written when memgate uses the key). A key file is:
 - ``unknown``: no record (a key file from before the record, or a key folder that could
   not be written): kept, never removed.
 
-A data dir moved and not opened since, or on a drive that is not mounted, is not found
-where its record says: it looks ``gone``. :func:`prune` removes only what the caller
-confirms, and says what it would remove first.
+A recorded place whose folder is missing as well (a drive that is not mounted, a tree
+moved whole) counts as ``cannot tell``. A data dir moved within its folder and not
+opened since is not found where its record says: it looks ``gone``. :func:`prune`
+removes only what the caller confirms, and says what it would remove first.
 """
 
 from __future__ import annotations
@@ -41,12 +42,13 @@ __all__ = [
 
 IN_USE, GONE, CANNOT_TELL, UNKNOWN = "in use", "gone", "cannot tell", "unknown"
 # a recorded place: what it holds
-_HOLDS_IT, _MISSING, _OTHER, _NO_ID, _UNREADABLE = (
+_HOLDS_IT, _MISSING, _OTHER, _NO_ID, _UNREADABLE, _NO_PARENT = (
     "holds it",
     "missing",
     "another data dir",
     "no data dir id",
     "unreadable",
+    "its folder missing too",
 )
 
 
@@ -149,7 +151,11 @@ def _inspect(folder: Path, ident: str) -> KeyFile:
 def _holds(place: Path, ident: str) -> str:
     try:
         if not place.is_dir():
-            return _MISSING if not os.path.lexists(place) else _OTHER
+            if os.path.lexists(place):
+                return _OTHER
+            # the folder above is gone too: a drive not mounted now, or a tree moved
+            # whole; the data dir may well be elsewhere, its key is kept
+            return _MISSING if place.parent.is_dir() else _NO_PARENT
         text = (place / DATA_DIR_ID_FILE).read_text(encoding="ascii")
     except FileNotFoundError:
         return _NO_ID

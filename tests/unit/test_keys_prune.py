@@ -140,3 +140,15 @@ def test_no_key_folder_is_an_empty_list(tmp_path: Path) -> None:
     assert "no key files in" in _cli("list").stderr
     assert json.loads(_cli("list", "--json").stdout) == []
     assert "no key file" in _cli("prune", "--yes").stderr
+
+
+def test_a_data_dir_whose_folder_is_missing_too_is_kept_as_cannot_tell(tmp_path: Path) -> None:
+    # a data dir on a drive that is not mounted now: its folder is missing, not only itself
+    mount = tmp_path / "mnt" / "backup"
+    kept, _ = _data_dir(mount / "data")
+    gone, _ = _data_dir(tmp_path / "gone")
+    shutil.rmtree(tmp_path / "mnt")
+    shutil.rmtree(tmp_path / "gone")
+    assert _states() == {kept.stem: CANNOT_TELL, gone.stem: GONE}
+    _cli("prune", "--yes")
+    assert kept.exists() and not gone.exists()
