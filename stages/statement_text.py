@@ -215,10 +215,20 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "first_person_plural": plural,
         "question": question,
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
-        # a state of the moment ("stuck") said with a disruption of the moment ("delayed",
-        # "de retard") rather than a time: read by triage's moment check, not a feature of
-        # the keep classifier (its weights were fitted without it)
-        "moment_event": _has("moment_event", norm) and _has("moment_state", norm) and not standing,
+        # a disruption of the moment ("delayed", "de retard", "登机") said with a state of
+        # the moment ("stuck") or a time of the moment ("mein Zug hat heute Verspätung",
+        # "我现在在机场等登机"): read by triage's moment check, not a feature of the keep
+        # classifier (its weights were fitted without it)
+        "moment_event": _has("moment_event", norm)
+        and (_has("moment_state", norm) or _has("moment_time", norm))
+        and not standing,
+        # a slip of the moment ("I accidentally deleted my photos", "j'ai oublié mes clés
+        # au bureau"), said in one clause (a clause after it may say something durable):
+        # a one-off event, read by the moment check only
+        "mishap": _has("mishap", norm)
+        and not standing
+        and _CLAUSE_MARK_RE.search(norm.rstrip(" .!?。！？")) is None
+        and not starts_with_correction(sentence),
         # a state of one of the classes of ``moment_state_classes`` (hunger, being late, a
         # meeting, the weather, waiting) said with a time of the moment or a stage of a
         # journey: read by the moment check and the extractors, no feature of the keep
@@ -251,6 +261,8 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and not standing,
     }
 
+
+_CLAUSE_MARK_RE: Final = re.compile(r"[,;:，；：]")
 
 #: A sentence longer than this (words; Chinese characters count two to a word) is not
 #: taken for a social formula even when it holds one.
