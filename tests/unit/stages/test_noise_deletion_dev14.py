@@ -116,3 +116,17 @@ def test_a_deletion_topic_naming_a_kind_reaches_its_members(
 
 def test_a_seat_preference_is_no_car() -> None:
     assert not family_reach("my car").search("user prefers an aisle seat")
+
+
+@pytest.mark.parametrize(
+    ("topic", "other"),
+    [
+        ("Datadog", "we use Grafana for dashboards"),
+        ("Jenkins", "we build on CircleCI"),
+        ("my Pixel", "my work phone is an iPhone"),
+    ],
+)
+def test_one_product_named_does_not_reach_the_other_products_of_its_kind(
+    topic: str, other: str
+) -> None:
+    assert not family_reach(topic).search(other)
