@@ -222,9 +222,9 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "moment_event": _has("moment_event", norm)
         and (_has("moment_state", norm) or _has("moment_time", norm))
         and not standing,
-        # a slip of the moment ("I accidentally deleted my photos", "j'ai oublié mes clés
-        # au bureau"), said in one clause (a clause after it may say something durable):
-        # a one-off event, read by the moment check only
+        # a slip or breakdown of the moment ("I accidentally deleted my photos", "j'ai oublié
+        # mes clés au bureau", "my battery is about to die"), said in one clause (a clause
+        # joined to it may say something durable): read by the moment check only
         "mishap": _has("mishap", norm)
         and not standing
         and _CLAUSE_MARK_RE.search(norm.rstrip(" .!?。！？")) is None
@@ -262,7 +262,9 @@ def _read_cues(sentence: str) -> dict[str, bool]:
     }
 
 
-_CLAUSE_MARK_RE: Final = re.compile(r"[,;:，；：]")
+_CLAUSE_MARK_RE: Final = re.compile(
+    r"[,;:，；：]|\s(?:and|but|so|und|aber|et|mais|donc|y|pero|e|mas|então)\s|然后|而且|所以"
+)
 
 #: A sentence longer than this (words; Chinese characters count two to a word) is not
 #: taken for a social formula even when it holds one.
