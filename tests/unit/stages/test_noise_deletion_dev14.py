@@ -130,3 +130,57 @@ def test_one_product_named_does_not_reach_the_other_products_of_its_kind(
     topic: str, other: str
 ) -> None:
     assert not family_reach(topic).search(other)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a reply promised for later, with a state of the moment
+        "Là je suis dans le métro, je te réponds plus tard.",
+        "I'm heading out for lunch, back in an hour.",
+        # a breakdown or a battery running out, in one clause
+        "The printer on our floor is jammed again.",
+        "Meu celular está quase sem bateria.",
+        "我手机快没电了。",
+        # waiting rooms and queues, with a time of the moment
+        "Ich sitze gerade im Wartezimmer beim Arzt.",
+        "Je suis à la bourre ce matin.",
+    ],
+)
+def test_more_states_of_the_moment_by_class(text: str) -> None:
+    assert moment_reason(split_statements(text)) == "moment"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I accidentally fell in love with bouldering and now climb three times a week.",
+        "Ich arbeite wieder bei Siemens.",
+        "Trabajo otra vez en Madrid.",
+        "My laptop is a ThinkPad X1.",
+    ],
+)
+def test_durable_sentences_with_a_slip_or_again_are_not_the_moment(text: str) -> None:
+    assert moment_reason(split_statements(text)) is None
+
+
+@pytest.mark.parametrize(
+    ("topic", "member", "other"),
+    [
+        ("mon boulot", "Je suis comptable chez KPMG", "J'adore la randonnée"),
+        ("我工作", "我在腾讯做前端开发", "我周末喜欢钓鱼"),
+        ("mi trabajo", "Soy enfermera en el hospital clínico", "Vivo en Bilbao"),
+    ],
+)
+def test_a_job_topic_reaches_a_statement_naming_a_profession(
+    store: EmbeddedIndex, topic: str, member: str, other: str
+) -> None:
+    assert family_reach(topic).search(member)
+    assert not family_reach("nurse").search("I am a lawyer")  # one profession: itself only
+    apply(store, cand(member, "statement", days=0, multi=True))
+    apply(store, cand(other, "statement", days=1, multi=True))
+    res, dec = apply(store, ref(topic, "delete", days=30))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    got = facts(store)
+    assert member not in got or got[member].status is not FactStatus.ACTIVE
+    assert got[other].status is FactStatus.ACTIVE
