@@ -184,3 +184,14 @@ def test_a_job_topic_reaches_a_statement_naming_a_profession(
     got = facts(store)
     assert member not in got or got[member].status is not FactStatus.ACTIVE
     assert got[other].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Estou esperando o técnico da internet, vou demorar para responder.",
+        "I'm waiting for the plumber, so I'll be slow to reply.",
+    ],
+)
+def test_waiting_with_a_reply_said_to_come_late_is_the_moment(text: str) -> None:
+    assert moment_reason(split_statements(text)) == "moment"
