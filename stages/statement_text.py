@@ -446,7 +446,9 @@ def _moment_class(norm: str) -> bool:
     >>> _moment_class("je suis en réunion jusqu'à 15h"), _moment_class("we meet in meetings")
     (True, False)
     """
-    if _class_matcher().search(norm) is None:
+    # a place of an errand ("beim Friseur", "no dentista"), unless the speaker works there
+    place = _has("moment_places", norm) and not _has("work_verbs", norm)
+    if _class_matcher().search(norm) is None and not place:
         return False
     return _has("moment_time", norm) or _has("moment_event", norm)
 

@@ -195,3 +195,22 @@ def test_a_job_topic_reaches_a_statement_naming_a_profession(
 )
 def test_waiting_with_a_reply_said_to_come_late_is_the_moment(text: str) -> None:
     assert moment_reason(split_statements(text)) == "moment"
+
+
+@pytest.mark.parametrize(
+    ("text", "moment"),
+    [
+        ("Ich bin gerade beim Friseur.", True),
+        ("Estoy en la peluquería ahora.", True),
+        ("Estou no cabeleireiro agora.", True),
+        ("我现在在理发店。", True),
+        ("I'm at the dentist right now.", True),
+        ("I currently work at the dentist's as an assistant.", False),
+        ("Ich arbeite gerade beim Arzt als Empfangskraft.", False),
+        ("My dentist is Dr. Patel.", False),
+    ],
+)
+def test_a_place_of_an_errand_now_is_the_moment_unless_the_speaker_works_there(
+    text: str, moment: bool
+) -> None:
+    assert (moment_reason(split_statements(text)) == "moment") is moment
