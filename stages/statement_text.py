@@ -229,6 +229,10 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and not standing
         and _CLAUSE_MARK_RE.search(norm.rstrip(" .!?。！？")) is None
         and not starts_with_correction(sentence),
+        # a state of the moment with a reply said to come later ("I'm waiting for the
+        # plumber, so I'll be slow to reply", ``moment_later``): read by the moment check
+        # only (the keep and triage classifiers' "moment" feature is left as it was fitted)
+        "moment_later": _has("moment_later", norm) and _has("moment_state", norm) and not standing,
         # a state of one of the classes of ``moment_state_classes`` (hunger, being late, a
         # meeting, the weather, waiting) said with a time of the moment or a stage of a
         # journey: read by the moment check and the extractors, no feature of the keep
@@ -450,7 +454,7 @@ def _moment_class(norm: str) -> bool:
     place = _has("moment_places", norm) and not _has("work_verbs", norm)
     if _class_matcher().search(norm) is None and not place:
         return False
-    return _has("moment_time", norm) or _has("moment_event", norm)
+    return _has("moment_time", norm) or _has("moment_event", norm) or _has("moment_later", norm)
 
 
 _THANKS_SEP_RE: Final = re.compile(r"^[\s,!.，！]+")
