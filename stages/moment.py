@@ -62,7 +62,9 @@ def _kind(sentence: str) -> str | None:
     c["comment"] = (c["anaphoric"] or c["thanked_comment"]) and not (
         c["first_person"] or c["first_person_plural"] or c["named_thing"]
     )
-    c["moment"] = c["moment"] or c["moment_event"] or c["moment_class"]
+    c["moment"] = (
+        c["moment"] or c["moment_event"] or c["moment_class"] or c["moment_later"] or c["mishap"]
+    )
     for name in _ORDER:
         if c[name]:
             return name

@@ -81,6 +81,7 @@ class _Words:
     tasks: re.Pattern[str]
     heads: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     sets: dict[str, re.Pattern[str]]
+    head_only: frozenset[str]
     neg_before: re.Pattern[str]
     neg_after: re.Pattern[str]
     self_cues: re.Pattern[str]
@@ -111,6 +112,7 @@ def _words() -> _Words:
         tasks=_phrases(_flat(d["task_nouns"])),
         heads=tuple((_phrases(f["heads"]), tuple(f["sets"])) for f in d["families"]),
         sets={name: _phrases(ws) for name, ws in d["sets"].items()},
+        head_only=frozenset(d.get("head_only_sets", ())),
         # a negation right before the verb (at most one word between: "don't ever forget")
         neg_before=re.compile(
             "(?:" + _phrases(d["request_negations"]["before"]).pattern + r")\s*(?:\w+\s+)?$"
@@ -334,7 +336,9 @@ def family_reach(topic: str) -> TopicReach:
     for head, sets in w.heads:
         if head.search(low):
             names += sets
-    names += [n for n, p in w.sets.items() if p.search(low)]
+    # a member word reaches its own set, unless the set is one of distinct products
+    # ("Datadog" does not reach Grafana): only a head word reaches those
+    names += [n for n, p in w.sets.items() if n not in w.head_only and p.search(low)]
     if not names:
         return TopicReach(_NEVER)
     pattern = "|".join(f"(?:{w.sets[n].pattern})" for n in dict.fromkeys(names))

@@ -215,10 +215,24 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "first_person_plural": plural,
         "question": question,
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
-        # a state of the moment ("stuck") said with a disruption of the moment ("delayed",
-        # "de retard") rather than a time: read by triage's moment check, not a feature of
-        # the keep classifier (its weights were fitted without it)
-        "moment_event": _has("moment_event", norm) and _has("moment_state", norm) and not standing,
+        # a disruption of the moment ("delayed", "de retard", "登机") said with a state of
+        # the moment ("stuck") or a time of the moment ("mein Zug hat heute Verspätung",
+        # "我现在在机场等登机"): read by triage's moment check, not a feature of the keep
+        # classifier (its weights were fitted without it)
+        "moment_event": _has("moment_event", norm)
+        and (_has("moment_state", norm) or _has("moment_time", norm))
+        and not standing,
+        # a slip or breakdown of the moment ("I accidentally deleted my photos", "j'ai oublié
+        # mes clés au bureau", "my battery is about to die"), said in one clause (a clause
+        # joined to it may say something durable): read by the moment check only
+        "mishap": _has("mishap", norm)
+        and not standing
+        and _CLAUSE_MARK_RE.search(norm.rstrip(" .!?。！？")) is None
+        and not starts_with_correction(sentence),
+        # a state of the moment with a reply said to come later ("I'm waiting for the
+        # plumber, so I'll be slow to reply", ``moment_later``): read by the moment check
+        # only (the keep and triage classifiers' "moment" feature is left as it was fitted)
+        "moment_later": _has("moment_later", norm) and _has("moment_state", norm) and not standing,
         # a state of one of the classes of ``moment_state_classes`` (hunger, being late, a
         # meeting, the weather, waiting) said with a time of the moment or a stage of a
         # journey: read by the moment check and the extractors, no feature of the keep
@@ -251,6 +265,10 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and not standing,
     }
 
+
+_CLAUSE_MARK_RE: Final = re.compile(
+    r"[,;:，；：]|\s(?:and|but|so|und|aber|et|mais|donc|y|pero|e|mas|então)\s|然后|而且|所以"
+)
 
 #: A sentence longer than this (words; Chinese characters count two to a word) is not
 #: taken for a social formula even when it holds one.
@@ -432,9 +450,11 @@ def _moment_class(norm: str) -> bool:
     >>> _moment_class("je suis en réunion jusqu'à 15h"), _moment_class("we meet in meetings")
     (True, False)
     """
-    if _class_matcher().search(norm) is None:
+    # a place of an errand ("beim Friseur", "no dentista"), unless the speaker works there
+    place = _has("moment_places", norm) and not _has("work_verbs", norm)
+    if _class_matcher().search(norm) is None and not place:
         return False
-    return _has("moment_time", norm) or _has("moment_event", norm)
+    return _has("moment_time", norm) or _has("moment_event", norm) or _has("moment_later", norm)
 
 
 _THANKS_SEP_RE: Final = re.compile(r"^[\s,!.，！]+")

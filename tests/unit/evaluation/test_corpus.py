@@ -542,3 +542,29 @@ def test_the_twelfth_scenario_file_is_weighted_to_the_weak_classes() -> None:
     names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
     everything = scenarios.load([EVAL_DIR / n for n in names])
     assert len({s.id for s in everything}) == len(everything)
+
+
+def test_the_fourteenth_scenario_file_is_weighted_to_noise_and_deletion() -> None:
+    """scenarios_dev14.jsonl (issue 9, judge12b; written in one sitting before the work it
+    measures, sha256 db412f7e...): noise turns mixed with one durable fact, deletion
+    requests by topic, category, what was said and across languages, hard negatives of
+    both (durable facts that look like the moment, sentences about deleting that are no
+    requests); six languages; read with the other files."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev14.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev14.jsonl"])
+    assert len(stories) >= 45
+    classes = Counter(s.covers[0] for s in stories)
+    for cls in ("noise", "deletion"):
+        assert classes[cls] >= 20, cls
+        assert sum("hard_negative" in s.covers for s in stories if s.covers[0] == cls) >= 5
+    assert all(
+        any(c.type == "search_top" for c in s.checks)
+        for s in stories
+        if s.covers[0] == "deletion" and "hard_negative" not in s.covers
+    )
+    assert {"en", "de", "fr", "es", "pt", "zh"} <= {s.covers[-1] for s in stories}
+    names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
+    everything = scenarios.load([EVAL_DIR / n for n in names])
+    assert len({s.id for s in everything}) == len(everything)
