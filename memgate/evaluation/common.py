@@ -87,6 +87,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # word, noise, supersede in new words, as_of; personal, work, travel (dev11);
     # dedupe in other words, order, register, hedges and detail with hard negatives,
     # confirmation, deletion by a topic word, noise of the moment, supersede (dev12);
+    # dedupe across word order, synonyms and six languages with a third hard negatives,
+    # confirmation (guess then check, a repeat, implied updates), supersede in new words (dev13);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -101,6 +103,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev10.jsonl",
         "scenarios_dev11.jsonl",
         "scenarios_dev12.jsonl",
+        "scenarios_dev13.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),
