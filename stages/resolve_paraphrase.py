@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
 
@@ -52,6 +52,9 @@ from memgate.stages.statement_text import rules_read
 __all__ = ["FOLD", "Fold", "fold_target", "possessed_subject", "restated_value"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+#: The types a restatement by words may be of: a fact, a preference, or a habit the
+#: extractor typed as an instruction ("Kaffee trinke ich immer schwarz").
+_HABITS: Final = frozenset({FactType.FACT, FactType.PREFERENCE, FactType.INSTRUCTION})
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
 
 
@@ -70,6 +73,12 @@ class Fold:
     words_min_shared: int = 2
     words_overlap: float = 0.5
     words_max_words: int = 16
+    fillers: frozenset[str] = frozenset()
+    """Terms that say nothing of the fact restated (``restatement_fillers``: an
+    agreement, how often, a function word): left out of the words path's counts."""
+    concepts: dict[str, int] = field(default_factory=dict)
+    """Term -> concept: the words of one ``concepts`` group (the same thing in other
+    words or languages: "Arbeit" / "Büro", "répondre" / "contestar") count as one term."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -97,7 +106,21 @@ class Fold:
             words_min_shared=int(data.get("words_min_shared", 2)),
             words_overlap=float(data.get("words_overlap", 0.5)),
             words_max_words=int(data.get("words_max_words", 16)),
+            fillers=frozenset(
+                _stem(w) for ws in data.get("restatement_fillers", {}).values() for w in ws
+            ),
+            concepts={
+                _stem(w): i for i, group in enumerate(data.get("concepts", [])) for w in group
+            },
         )
+
+    def content(self, terms: set[str]) -> set[str]:
+        """The terms that carry content: no filler, no Latin term under three letters."""
+        return {t for t in terms if t not in self.fillers and (len(t) >= 3 or _CJK_RE.search(t))}
+
+    def concept(self, term: str) -> int | None:
+        """The concept group of a term, None when it has none."""
+        return self.concepts.get(term)
 
     def common_nouns(self, value: str) -> set[str]:
         """Capitalised words after a determiner of a language that capitalises every noun
@@ -118,6 +141,13 @@ class Fold:
         if _CJK_RE.search(rest):
             return any(p in rest for p in self.persons if _CJK_RE.search(p))
         return any(w in self.persons for w in _WORD_RE.findall(rest))
+
+
+def _stem(word: str) -> str:
+    """A word of the data as a clause term reads it (normalised, six letters at most;
+    Chinese as it is)."""
+    w = normalise(word).replace(" ", "")
+    return w if _CJK_RE.search(w) else w[:6]
 
 
 def _load() -> Fold:
@@ -199,6 +229,20 @@ def _same_names(
     return _names_within(core_f, c) and _names_within(core_c, f)
 
 
+def _only_common_nouns(
+    names_f: set[str], names_c: set[str], f: StoredFact, c: CandidateFact, fold: Fold
+) -> bool:
+    """Every capitalised word of both sides is a common noun of a language that
+    capitalises every noun ("mit dem Fahrrad zur Arbeit" / "mit dem Fahrrad ins Büro"):
+    no name on either side, so the two are read by their words, as a statement with no
+    name is. Only where the words path may read them (one side not English)."""
+    if rules_read(f.value) and rules_read(c.object):
+        return False
+    return not (names_f - fold.common_nouns(f.value)) and not (
+        names_c - fold.common_nouns(c.object)
+    )
+
+
 def _cos(a: list[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
@@ -239,16 +283,31 @@ def _person_said_last(rest_f: str, said: str, lex: Lexicon, fold: Fold) -> bool:
     return any(t.words.search(rest_f) and t.words.search(words[-1]) for t in lex.topics)
 
 
-def _shared_terms(ta: set[str], tb: set[str]) -> int:
+def _shared_terms(ta: set[str], tb: set[str], fold: Fold = FOLD) -> int:
     """How many content terms of the smaller side the other side says too, the same word
-    in another form counted ("trains" / "train", "vuelos" / "vuelo"); a term of two letters
-    or fewer ("au", "el") is a function word, not content. Chinese pairs count as they are."""
+    in another form counted ("trains" / "train", "vuelos" / "vuelo") and so a word of the
+    same concept ("Arbeit" / "Büro"), each term of the other side answering one term only;
+    a term of two letters or fewer ("au", "el") is a function word, not content. Chinese
+    pairs count as they are."""
     small, big = sorted((ta, tb), key=len)
+    free = set(big)  # each term of the other side answers one term only
     n = 0
-    for t in small:
+    for t in sorted(small, key=lambda t: (t not in big, t)):  # the same word first
         if len(t) < 3 and not _CJK_RE.search(t):
             continue
-        if t in big or (len(t) >= 5 and any(b[:5] == t[:5] for b in big)):
+        concept = fold.concept(t)
+        match = next(
+            (
+                b
+                for b in sorted(free, key=lambda b: b != t)
+                if b == t
+                or (len(t) >= 5 and b[:5] == t[:5])
+                or (concept is not None and fold.concept(b) == concept)
+            ),
+            None,
+        )
+        if match is not None:
+            free.discard(match)
             n += 1
     return n
 
@@ -266,11 +325,44 @@ def _said_again_in_words(
         return False
     if max(len(c.object.split()), len(f.value.split())) > fold.words_max_words:
         return False
-    if not {f.type, c.type} <= {FactType.FACT, FactType.PREFERENCE}:
+    if not {f.type, c.type} <= _HABITS:
         return False
+    ta, tb = fold.content(ta), fold.content(tb)
     small = min(len(ta), len(tb))
-    shared = _shared_terms(ta, tb)
+    shared = _shared_terms(ta, tb, fold)
     return small > 0 and shared >= fold.words_min_shared and shared / small >= fold.words_overlap
+
+
+def _residue(text: str, family_words: list[re.Pattern[str]], lex: Lexicon) -> str:
+    """Chinese text without its family's words and function characters: the value the
+    slot is said of ("我住在杭州" / "我家在杭州": "杭州")."""
+    low = text.lower()
+    for pat in family_words:
+        low = pat.sub(" ", low)
+    for stop in sorted(lex.clause_stopwords | lex.stopwords, key=len, reverse=True):
+        if _CJK_RE.search(stop):
+            low = low.replace(stop, " ")
+    return "".join(low.split())
+
+
+def _same_value_in_family(
+    f: StoredFact, c: CandidateFact, families: set[str], lex: Lexicon
+) -> bool:
+    """A Chinese restatement in a single-valued family both sides name: with the family's
+    words cut, both say the same value. Chinese has no spaces and no capitals, so no name
+    stands out of the sentence to compare; the family's words are the slot, what is left
+    is the value."""
+    if not families or not (_CJK_RE.search(f.value) and _CJK_RE.search(c.object)):
+        return False
+    pats = [
+        fam.words
+        for fam in lex.families
+        if fam.name in families and fam.single and fam.words is not None
+    ]
+    if not pats:
+        return False
+    a, b = _residue(f.value, pats, lex), _residue(c.object, pats, lex)
+    return bool(a) and a == b
 
 
 def fold_target(
@@ -327,7 +419,9 @@ def fold_target(
             names_f = all_f - slot
             # longer than max_words: only the words path of another language may fold it
             long_ = max(len(c.object.split()), len(f.value.split())) > fold.max_words
-            if anchors_c - slot or names_f:
+            if (anchors_c - slot or names_f) and not _only_common_nouns(
+                names_f, anchors_c - slot, f, c, fold
+            ):
                 if long_ or not _same_names(names_f, anchors_c - slot, f, c, fold):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
@@ -349,7 +443,9 @@ def fold_target(
                 why = "paraphrase:family" if same_slot else "paraphrase:anchors"
             else:
                 ta, tb = clause_terms(f, lex), clause_terms(c, lex)
-                words = _said_again_in_words(f, c, ta, tb, fold)
+                words = _said_again_in_words(f, c, ta, tb, fold) or _same_value_in_family(
+                    f, c, fams_c & _families(f, rest_f, lex), lex
+                )
                 if not words and (
                     long_ or f.type != c.type or sim < fold.fold_similarity_unanchored
                 ):

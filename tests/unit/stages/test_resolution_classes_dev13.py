@@ -1,0 +1,149 @@
+"""Issue 9, by word class and frame (development file scenarios_dev13.jsonl): restatements
+read by their words (fillers of agreement and frequency left out, words of one concept
+counted as one, German common nouns that are no names, habits typed as instructions),
+with the hard negatives that must stay two facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.core.events import FactStatus, FactType
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_paraphrase import FOLD, _shared_terms
+from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+
+# ------------------------------------------------------------ dedupe by words
+
+
+@pytest.mark.parametrize(
+    ("first", "first_type", "again", "again_type"),
+    [
+        # German nouns after a contracted article are common nouns, not names; agreement
+        # ("Stimmt") and frequency ("täglich", "jeden Tag") say nothing of the fact
+        (
+            "Ich fahre jeden Tag mit dem Fahrrad zur Arbeit", FactType.FACT,
+            "Stimmt, ich fahre täglich mit dem Fahrrad ins Büro", FactType.FACT,
+        ),
+        # a habit the extractor typed as an instruction ("immer") is the fact said again
+        (
+            "Ich trinke meinen Kaffee schwarz", FactType.FACT,
+            "Kaffee trinke ich immer schwarz, ganz ohne Milch", FactType.INSTRUCTION,
+        ),
+        # two words of one concept (answering) in two verbs
+        (
+            "que me respondas en español", FactType.PREFERENCE,
+            "Contéstame siempre en español, por favor", FactType.INSTRUCTION,
+        ),
+        (
+            "Je vais au travail à vélo", FactType.FACT,
+            "Pour aller au bureau, je prends toujours mon vélo", FactType.INSTRUCTION,
+        ),
+    ],
+)  # fmt: skip
+def test_a_restatement_in_other_words_of_one_concept_folds(
+    store: EmbeddedIndex, first: str, first_type: FactType, again: str, again_type: FactType
+) -> None:
+    apply(store, cand(first, "statement", days=0, multi=True, type_=first_type))
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True, type_=again_type))
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert facts(store)[first].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("Ich arbeite dienstags im Büro", "Ich arbeite donnerstags im Homeoffice"),
+        ("Ich trinke meinen Kaffee schwarz", "Ich trinke meinen Tee schwarz"),
+        ("Ich fahre mit dem Fahrrad zur Arbeit", "Ich fahre mit dem Fahrrad zur Uni"),
+        ("Je vais au bureau en métro", "Je vais au bureau à pied"),
+        ("Juego al pádel los martes", "Juego al tenis los jueves"),
+    ],
+)
+def test_another_value_among_common_nouns_and_concepts_stays_apart(
+    store: EmbeddedIndex, first: str, again: str
+) -> None:
+    apply(store, cand(first, "statement", days=0, multi=True))
+    res, _ = apply(store, cand(again, "statement", days=30, multi=True))
+    assert res.action.value != "DUPLICATE"
+    assert facts(store)[first].occurrences == 1
+
+
+def test_a_term_of_the_other_side_answers_one_term_only() -> None:
+    # "arbeit" answers "arbeit"; "büro" (the same concept) finds no second workplace word
+    assert _shared_terms({"arbeit", "dienst", "büro"}, {"arbeit", "donner", "homeof"}) == 1
+    assert _shared_terms({"arbeit", "fahrra"}, {"büro", "fahrra"}) == 2
+
+
+def test_fillers_and_short_words_are_no_content() -> None:
+    assert FOLD.content({"stimmt", "täglic", "fahrra", "au", "zur"}) == {"fahrra"}
+    assert FOLD.concept("büro") == FOLD.concept("travai") is not None
+
+
+# ------------------------------------------------------------ families in any form
+
+
+@pytest.mark.parametrize(
+    ("said", "family"),
+    [
+        ("Seit April habe ich einen neuen Vorgesetzten, Herrn Schulz", "manager"),
+        ("Unsere Chefinnen sind Anna und Eva", "manager"),
+        ("Tengo nuevos jefes desde enero", "manager"),
+        ("Toda nuestra infraestructura está en AWS", "deploy"),
+        ("我家在杭州", "lives_in"),
+    ],
+)
+def test_a_family_noun_in_another_form_names_its_family(said: str, family: str) -> None:
+    fam = LEXICON.family("statement", said)
+    assert fam is not None and fam.name == family
+
+
+def test_short_family_words_take_no_ending() -> None:
+    # "gym" (three letters) is no "gyms"-style stem of another word: "gymnastics" stays out
+    assert LEXICON.family("statement", "I do gymnastics on Sundays") is None
+
+
+def test_a_new_superior_in_the_accusative_supersedes_the_boss(store: EmbeddedIndex) -> None:
+    old = "Meine Chefin ist Frau Weber"
+    apply(store, cand(old, "statement", days=0, multi=True, subject="user's chefin"))
+    new = "Seit April habe ich einen neuen Vorgesetzten, Herrn Schulz"
+    res, dec = apply(store, cand(new, "statement", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+def test_the_whole_infrastructure_on_a_host_is_the_deployment_said_again(
+    store: EmbeddedIndex,
+) -> None:
+    first = "AWS"
+    apply(store, cand(first, "deploys_with", days=0, subject="team"))
+    again = "Toda nuestra infraestructura está en AWS"
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True, subject="team"))
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert facts(store)[first].occurrences == 2
+
+
+# ------------------------------------------------------------ Chinese: the value in a family
+
+
+@pytest.mark.parametrize(("again", "folds"), [("我家在杭州", True), ("我家在上海", False)])
+def test_a_chinese_restatement_in_the_family_folds_on_its_value(
+    store: EmbeddedIndex, again: str, folds: bool
+) -> None:
+    apply(store, cand("我住在杭州", "lives_in", days=0))
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True))
+    assert (res.action.value == "DUPLICATE") is folds, dec.reason
+    assert facts(store)["我住在杭州"].occurrences == (2 if folds else 1)
+
+
+# ------------------------------------------------------------ implied updates
+
+
+def test_a_new_workplace_makes_the_manager_need_confirmation(store: EmbeddedIndex) -> None:
+    apply(store, cand("我在阿里巴巴工作", "statement", days=0, multi=True))
+    apply(store, cand("我的领导是王强", "statement", days=1, multi=True, subject="user's 领导"))
+    res, dec = apply(store, cand("现在在腾讯上班", "statement", days=30, multi=True))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    got = facts(store)
+    assert got["我在阿里巴巴工作"].status is FactStatus.SUPERSEDED
+    assert got["我的领导是王强"].status is FactStatus.PENDING
