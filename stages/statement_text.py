@@ -42,6 +42,7 @@ __all__ = [
     "said_of_another",
     "split_statements",
     "subject_of",
+    "without_agreement_lead",
     "without_confirmation_leads",
     "word_pattern",
 ]
@@ -474,7 +475,7 @@ def clean_statement(sentence: str) -> str:
     >>> clean_statement("顺便说一下，我们每周四发布。")
     '我们每周四发布'
     """
-    s = sentence.strip()
+    s = without_agreement_lead(sentence.strip())
     for _ in range(3):
         m = _matcher("discourse_lead").match(s.casefold())
         if m is None:
@@ -494,6 +495,28 @@ def clean_statement(sentence: str) -> str:
         s = s[m.end() :].strip()  # "Double-checked: ..." says how the speaker knows
     s = re.sub(r"[\s.!。！…;；,，]+$", "", s)
     return s or sentence.strip()
+
+
+_AGREEMENT_PAUSE_RE: Final = re.compile(r"^\s*[,:;，：、!！.。—–-]")
+
+
+def without_agreement_lead(sentence: str) -> str:
+    """The sentence without an opening of agreement before a pause (``agreement_lead``:
+    "Isso mesmo,", "Oui voilà,", "Genau,", "没错，"): the speaker agrees and says the fact
+    again, and the fact is what follows.
+
+    >>> without_agreement_lead("Isso mesmo, continuo usando o VS Code como editor.")
+    'continuo usando o VS Code como editor.'
+    >>> without_agreement_lead("没错，我们用飞书。"), without_agreement_lead("Yesterday I left.")
+    ('我们用飞书。', 'Yesterday I left.')
+    """
+    s = sentence.strip()
+    low = s.casefold()
+    m = _matcher("agreement_lead").match(low) if len(low) == len(s) else None
+    if m is None or not _AGREEMENT_PAUSE_RE.match(s[m.end() :]):
+        return s  # "Yes" must stand apart: "Yesterday", "Sim Card", "对面" are no agreement
+    rest = re.sub(r"^[\s,:;，：、!！.。—–-]+", "", s[m.end() :])
+    return rest if rest.strip() else s
 
 
 @cache

@@ -5,12 +5,17 @@ with the hard negatives that must stay two facts."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from memgate.core.events import FactStatus, FactType
+from memgate.core.events import FactStatus, FactType, Role, TurnEvent
 from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.keep_model import KeepModel
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_paraphrase import FOLD, _shared_terms
+from memgate.stages.statement_text import without_agreement_lead
+from memgate.stages.statements import HybridExtractor, kept_statements
 from tests.unit.stages.test_resolve_semantic import apply, cand, facts
 
 # ------------------------------------------------------------ dedupe by words
@@ -147,3 +152,51 @@ def test_a_new_workplace_makes_the_manager_need_confirmation(store: EmbeddedInde
     got = facts(store)
     assert got["我在阿里巴巴工作"].status is FactStatus.SUPERSEDED
     assert got["我的领导是王强"].status is FactStatus.PENDING
+
+
+# ------------------------------------------------------------ a repeat opened by agreement
+
+
+@pytest.mark.parametrize(
+    ("said", "rest"),
+    [
+        ("Isso mesmo, continuo usando o VS Code como editor.", "continuo usando o VS Code"),
+        ("Oui voilà, on surveille tout avec Grafana.", "on surveille tout avec Grafana"),
+        ("Genau, wir schreiben alles in Confluence.", "wir schreiben alles in Confluence"),
+        ("没错，我们组一直用飞书。", "我们组一直用飞书"),
+    ],
+)
+def test_an_opening_of_agreement_is_cut_and_the_fact_after_it_kept(said: str, rest: str) -> None:
+    assert without_agreement_lead(said).startswith(rest)
+    kept = kept_statements(said, KeepModel.load())
+    assert kept, "the fact after the agreement is kept"
+    facts_ = HybridExtractor().extract(_turn(said))
+    assert any(f.object.startswith(rest) for f in facts_), [f.object for f in facts_]
+
+
+@pytest.mark.parametrize(
+    "said", ["Yesterday I left early.", "Isso não é verdade.", "对面的餐厅很好吃。", "Yes"]
+)
+def test_a_word_of_agreement_without_a_pause_is_no_opening(said: str) -> None:
+    assert without_agreement_lead(said) == said
+
+
+def test_the_monitoring_tool_said_again_with_its_verb_folds(store: EmbeddedIndex) -> None:
+    first = "Notre outil de supervision, c'est Grafana"
+    apply(store, cand(first, "statement", days=0, multi=True, subject="team"))
+    again = "on surveille tout avec Grafana"
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True, subject="team"))
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert facts(store)[first].occurrences == 2
+
+
+def _turn(text: str) -> TurnEvent:
+    return TurnEvent(
+        tenant_id="acme",
+        user_id="u1",
+        session_id="s1",
+        turn_id="t1",
+        role=Role.USER,
+        content=text,
+        ts=datetime(2024, 5, 1, tzinfo=UTC),
+    )
