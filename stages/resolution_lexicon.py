@@ -171,7 +171,7 @@ class Lexicon:
                     words=_phrase_re(
                         f["words"],
                         data.get("word_classes"),
-                        tuple(data.get("family_word_endings", ())),
+                        tuple(data.get("family_word_endings", ())) if f.get("inflects") else (),
                     ),
                     single=bool(f.get("single", False)),
                     additive=bool(f.get("additive", False)),

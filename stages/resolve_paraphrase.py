@@ -49,7 +49,7 @@ from memgate.stages.resolve_slots import (
 )
 from memgate.stages.statement_text import rules_read
 
-__all__ = ["FOLD", "Fold", "fold_target", "possessed_subject", "restated_value"]
+__all__ = ["FOLD", "Fold", "fold_target", "other_persons", "possessed_subject", "restated_value"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 #: The types a restatement by words may be of: a fact, a preference, or a habit the
@@ -73,6 +73,7 @@ class Fold:
     words_min_shared: int = 2
     words_overlap: float = 0.5
     words_max_words: int = 16
+    words_english_overlap: float = 2.0
     fillers: frozenset[str] = frozenset()
     """Terms that say nothing of the fact restated (``restatement_fillers``: an
     agreement, how often, a function word): left out of the words path's counts."""
@@ -106,6 +107,7 @@ class Fold:
             words_min_shared=int(data.get("words_min_shared", 2)),
             words_overlap=float(data.get("words_overlap", 0.5)),
             words_max_words=int(data.get("words_max_words", 16)),
+            words_english_overlap=float(data.get("words_english_overlap", 2.0)),
             fillers=frozenset(
                 _stem(w) for ws in data.get("restatement_fillers", {}).values() for w in ws
             ),
@@ -229,6 +231,54 @@ def _same_names(
     return _names_within(core_f, c) and _names_within(core_c, f)
 
 
+def _persons_named(text: str, fold: Fold) -> set[str]:
+    """The person nouns a statement names ("hija", "brother", "女儿")."""
+    low = normalise(text)
+    found = {w for w in _WORD_RE.findall(low) if w in fold.persons}
+    return found | {p for p in fold.persons if _CJK_RE.search(p) and p in low}
+
+
+def other_persons(a: str, b: str, fold: Fold = FOLD, lex: Lexicon = LEXICON) -> bool:
+    """Each statement names a person and none the other's, nor one of its single-valued
+    family ("boss" / "manager": one person of one role): two people, two facts ("mi hija"
+    / "mi hijo"; a reference topic groups kin for a deletion, not for one person)."""
+    pa, pb = _persons_named(a, fold), _persons_named(b, fold)
+    if not pa or not pb or pa & pb:
+        return False
+    groups = [f.words for f in lex.families if f.single and f.words is not None]
+    return not any(any(g.search(x) for x in pa) and any(g.search(y) for y in pb) for g in groups)
+
+
+def _two_slots(
+    f: StoredFact,
+    c: CandidateFact,
+    rest_f: str,
+    rest_c: str,
+    shared: set[str],
+    lex: Lexicon,
+) -> bool:
+    """Each side names a single-valued family by its own words (the names both say cut
+    first: "Argo CD" is a CI tool and the deployment's tool alike) and none is the
+    other's (the home city and the workplace): the same name in two slots is two facts."""
+
+    def relation(predicate: str, value: str, rest: str) -> set[str]:
+        words = [w for w in value.split() if normalise(w) not in shared]
+        found = lex.families_of(predicate, f"{rest} {' '.join(words)}".strip())
+        return {fam.name for fam in found if fam.single}
+
+    a = relation(f.predicate, _val(f), rest_f)
+    b = relation(c.predicate, _val(c), rest_c)
+    return bool(a) and bool(b) and not (a & b)
+
+
+def _one_concept(f: StoredFact, c: CandidateFact, lex: Lexicon, fold: Fold) -> bool:
+    """Both sides say a word of one concept (``concepts``: "Lieblingsessen" / "am
+    liebsten", "travail" / "bureau"): with the same names, they speak of one slot."""
+    ids_f = {fold.concept(t) for t in fold.content(clause_terms(f, lex))} - {None}
+    ids_c = {fold.concept(t) for t in fold.content(clause_terms(c, lex))} - {None}
+    return bool(ids_f & ids_c)
+
+
 def _only_common_nouns(
     names_f: set[str], names_c: set[str], f: StoredFact, c: CandidateFact, fold: Fold
 ) -> bool:
@@ -315,13 +365,16 @@ def _shared_terms(ta: set[str], tb: set[str], fold: Fold = FOLD) -> int:
 def _said_again_in_words(
     f: StoredFact, c: CandidateFact, ta: set[str], tb: set[str], fold: Fold
 ) -> bool:
-    """A restatement read by its words where the embedder cannot read it: one side is not
-    English (the embedding model reads English; the cosine of a German, French, Spanish,
-    Portuguese or Chinese paraphrase says little), neither is longer than
-    ``words_max_words``, both are facts or preferences of the owner, and they share at
-    least ``words_min_shared`` content terms, at least ``words_overlap`` of the smaller
-    side's ("trains de nuit" / "je prends le train de nuit quand le trajet est long")."""
-    if rules_read(f.value) and rules_read(c.object):
+    """A restatement read by its words where the embedder cannot read it: neither is
+    longer than ``words_max_words``, both are facts, preferences or habits (typed as
+    instructions) of the owner, and they share at least ``words_min_shared`` content terms,
+    at least ``words_overlap`` of the smaller side's ("trains de nuit" / "je prends le train
+    de nuit quand le trajet est long"). Two English sides (the embedding model reads English,
+    but a paraphrase with the value first or a noun for an adjective is far in its space:
+    "I'm allergic to peanuts" / "Peanuts are a no-go for me, I have an allergy") share at
+    least ``words_english_overlap`` of the smaller side's (above 1: never)."""
+    english = rules_read(f.value) and rules_read(c.object)
+    if english and fold.words_english_overlap > 1.0:
         return False
     if max(len(c.object.split()), len(f.value.split())) > fold.words_max_words:
         return False
@@ -330,7 +383,8 @@ def _said_again_in_words(
     ta, tb = fold.content(ta), fold.content(tb)
     small = min(len(ta), len(tb))
     shared = _shared_terms(ta, tb, fold)
-    return small > 0 and shared >= fold.words_min_shared and shared / small >= fold.words_overlap
+    bar = fold.words_english_overlap if english else fold.words_overlap
+    return small > 0 and shared >= fold.words_min_shared and shared / small >= bar
 
 
 def _residue(text: str, family_words: list[re.Pattern[str]], lex: Lexicon) -> str:
@@ -411,6 +465,8 @@ def fold_target(
                 continue  # two things of the speaker, or another person's fact
             if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
                 continue
+            if other_persons(f.value, c.object, fold, lex):
+                continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
             if kin:  # the kin word said is the stored fact's slot, not a name
@@ -435,7 +491,10 @@ def fold_target(
                     or _named_by_name(rest_c, anchors_c, all_f)
                     or any(_thing_named(t, c.object) for t in slot_terms(f, lex))
                     or any(_thing_named(t, f.value) for t in slot_c)
+                    or _one_concept(f, c, lex, fold)
                 )
+                if not same_slot and _two_slots(f, c, rest_f, rest_c, all_f & anchors_c, lex):
+                    continue  # one place, two relations: "wohne in Berlin" / "arbeite in Berlin"
                 if not same_slot and (
                     sim < fold.fold_similarity or substitution(f.value, c.object, lex)
                 ):

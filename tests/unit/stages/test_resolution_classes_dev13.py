@@ -7,16 +7,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
-from memgate.core.events import FactStatus, FactType, Role, TurnEvent
+from memgate.core.events import FactStatus, FactType, Resolution, Role, TurnEvent
 from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.dedupe import Resolver
 from memgate.stages.keep_model import KeepModel
+from memgate.stages.policy import preset
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_paraphrase import FOLD, _shared_terms
 from memgate.stages.statement_text import without_agreement_lead
 from memgate.stages.statements import HybridExtractor, kept_statements
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.test_resolve_semantic import CLOCK, EMB, apply, cand, facts
 
 # ------------------------------------------------------------ dedupe by words
 
@@ -103,9 +106,16 @@ def test_a_family_noun_in_another_form_names_its_family(said: str, family: str) 
     assert fam is not None and fam.name == family
 
 
-def test_short_family_words_take_no_ending() -> None:
-    # "gym" (three letters) is no "gyms"-style stem of another word: "gymnastics" stays out
-    assert LEXICON.family("statement", "I do gymnastics on Sundays") is None
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I do gymnastics on Sundays",  # "gym": no ending, and no stem of another word
+        "I got noticed by fashion editors last week",  # a tool family does not inflect
+        "Education and infrastructure shape our community",  # infrastructure in English
+    ],
+)
+def test_words_of_no_family_name_none(said: str) -> None:
+    assert LEXICON.family("statement", said) is None
 
 
 def test_a_new_superior_in_the_accusative_supersedes_the_boss(store: EmbeddedIndex) -> None:
@@ -200,3 +210,123 @@ def _turn(text: str) -> TurnEvent:
         content=text,
         ts=datetime(2024, 5, 1, tzinfo=UTC),
     )
+
+
+# ------------------------------------------------------------ English by words
+
+
+@pytest.mark.parametrize(
+    ("first", "first_type", "again", "again_type", "folds"),
+    [
+        # every content term of the smaller side said again (a seat is sat in)
+        ("I always book a window seat", FactType.INSTRUCTION,
+         "sitting by the window", FactType.PREFERENCE, True),
+        ("I bike to work every day", FactType.FACT,
+         "I cycle to the office daily", FactType.FACT, True),
+        # one term of two swapped: another value
+        ("I prefer aisle seats", FactType.PREFERENCE,
+         "I prefer window seats", FactType.PREFERENCE, False),
+        ("I usually take the train to work", FactType.FACT,
+         "I usually take the bus to work", FactType.FACT, False),
+        ("I work from home on Fridays", FactType.FACT,
+         "I work from the office on Mondays", FactType.FACT, False),
+    ],
+)  # fmt: skip
+def test_two_english_sides_fold_by_words_only_when_every_term_is_said_again(
+    store: EmbeddedIndex,
+    first: str,
+    first_type: FactType,
+    again: str,
+    again_type: FactType,
+    folds: bool,
+) -> None:
+    apply(store, cand(first, "statement", days=0, multi=True, type_=first_type))
+    res, dec = apply(store, cand(again, "statement", days=30, multi=True, type_=again_type))
+    assert (res.action.value == "DUPLICATE") is folds, dec.reason
+
+
+# ------------------------------------------------------------ one name, one or two slots
+
+
+def test_the_same_name_with_a_word_of_one_concept_is_one_slot(store: EmbeddedIndex) -> None:
+    first = "Mein Lieblingsessen ist Käsespätzle"
+    apply(store, cand(first, "statement", days=0, multi=True, subject="user's lieblingsessen"))
+    again = "Von allen Gerichten mag ich Käsespätzle am liebsten"
+    res, dec = apply(
+        store, cand(again, "statement", days=30, multi=True, type_=FactType.PREFERENCE)
+    )
+    assert res.action.value == "DUPLICATE", dec.reason
+    assert facts(store)[first].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "predicate", "again"),
+    [
+        ("Berlin", "lives_in", "Ich arbeite in Berlin"),
+        ("Lisbon", "lives_in", "I work in Lisbon"),
+    ],
+)
+def test_one_place_in_two_single_valued_slots_is_two_facts(
+    store: EmbeddedIndex, first: str, predicate: str, again: str
+) -> None:
+    """However near in meaning (a cosine of 0.75: above the fold band, below a near
+    duplicate): the home city and the workplace are two slots, one name in each is two
+    facts."""
+    apply(store, cand(first, predicate, days=0))
+    stored = facts(store)[first]
+    assert stored.embedding is not None
+    vec = _at_cosine(np.asarray(stored.embedding, dtype=np.float32), 0.75)
+    item = cand(again, "statement", days=30, multi=True)
+    out = Resolver(preset("balanced"), EMB, clock=CLOCK).resolve(item, store, vec)
+    res = next(e for e in out if isinstance(e, Resolution))
+    assert res.action.value != "DUPLICATE", res.reason
+
+
+def _at_cosine(unit: np.ndarray, cos: float) -> np.ndarray:
+    """A unit vector at cosine ``cos`` from ``unit``."""
+    other = np.zeros_like(unit)
+    other[int(np.argmin(np.abs(unit)))] = 1.0
+    other -= float(np.dot(other, unit)) * unit
+    other /= np.linalg.norm(other)
+    return (cos * unit + np.sqrt(1 - cos * cos) * other).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("doctor", "owner"),
+    [
+        ("Meine Hausärztin ist Dr. Albers", "user's hausärztin"),
+        ("Mon médecin traitant est le Dr Morel", "user's médecin traitant"),
+        ("My GP is Dr. Shah", "user's gp"),
+    ],
+)
+def test_a_move_makes_the_family_doctor_need_confirmation(
+    store: EmbeddedIndex, doctor: str, owner: str
+) -> None:
+    apply(store, cand("Köln", "lives_in", days=0))
+    apply(store, cand(doctor, "statement", days=1, multi=True, subject=owner))
+    res, dec = apply(store, cand("München", "lives_in", days=30))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[doctor].status is FactStatus.PENDING
+
+
+@pytest.mark.parametrize(
+    ("first", "again", "folds"),
+    [
+        ("Mi hija estudia medicina en Sevilla", "Mi hijo estudia derecho en Sevilla", False),
+        ("My daughter works at Siemens", "My son works at Siemens", False),
+        ("My manager is Priya", "Priya is my boss", True),
+    ],
+)
+def test_two_persons_of_the_speaker_are_two_facts_however_near(
+    store: EmbeddedIndex, first: str, again: str, folds: bool
+) -> None:
+    """Each statement names a person noun and none the other's (nor one role's): two
+    people, even with one name in common and a cosine above the fold band."""
+    apply(store, cand(first, "statement", days=0, multi=True))
+    stored = facts(store)[first]
+    assert stored.embedding is not None
+    vec = _at_cosine(np.asarray(stored.embedding, dtype=np.float32), 0.75)
+    item = cand(again, "statement", days=30, multi=True)
+    out = Resolver(preset("balanced"), EMB, clock=CLOCK).resolve(item, store, vec)
+    res = next(e for e in out if isinstance(e, Resolution))
+    assert (res.action.value == "DUPLICATE") is folds, res.reason
