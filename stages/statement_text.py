@@ -568,6 +568,8 @@ def subject_of(statement: str) -> str:
     ('checkout service', 'team')
     >>> subject_of("Nos casamos en Granada"), subject_of("Nos enfants sont à Nantes")
     ('team', "team's enfants")
+    >>> subject_of("我们用Jenkins做持续集成"), subject_of("我和我们团队都用Slack")
+    ('team', 'user')
     """
     norm = normalise_text(statement)
     lead = _matcher("possessive_lead").match(norm)
@@ -580,7 +582,9 @@ def subject_of(statement: str) -> str:
         noun = _noun_phrase(rest)
         # "our team uses Jira" is about the team itself, not about "team's team"
         return f"{owner}'s {noun}" if noun and noun != owner else owner
-    if _has("first_person_plural", norm) and not _has("first_person_singular", norm):
+    plural = _matcher("first_person_plural")
+    # "我" is inside "我们": the singular is looked for outside the plural's words
+    if plural.search(norm) and not _has("first_person_singular", plural.sub(" ", norm)):
         return "team"
     if _has("first_person_singular", norm):
         return "user"

@@ -17,7 +17,7 @@ from memgate.stages.keep_model import KeepModel
 from memgate.stages.policy import preset
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_paraphrase import FOLD, _shared_terms
-from memgate.stages.statement_text import without_agreement_lead
+from memgate.stages.statement_text import subject_of, without_agreement_lead
 from memgate.stages.statements import HybridExtractor, kept_statements
 from tests.unit.stages.test_resolve_semantic import CLOCK, EMB, apply, cand, facts
 
@@ -330,3 +330,19 @@ def test_two_persons_of_the_speaker_are_two_facts_however_near(
     out = Resolver(preset("balanced"), EMB, clock=CLOCK).resolve(item, store, vec)
     res = next(e for e in out if isinstance(e, Resolution))
     assert (res.action.value == "DUPLICATE") is folds, res.reason
+
+
+# ------------------------------------------------------------ Chinese "we"
+
+
+@pytest.mark.parametrize(
+    ("said", "subject"),
+    [
+        ("我们用Jenkins做持续集成", "team"),
+        ("我们已经不用Gitee了，代码全部迁到了GitHub", "team"),
+        ("我住在杭州", "user"),
+        ("我和我们团队都用Slack", "user"),
+    ],
+)
+def test_chinese_we_is_the_team_though_it_holds_i(said: str, subject: str) -> None:
+    assert subject_of(said) == subject
