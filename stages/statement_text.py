@@ -570,8 +570,10 @@ def subject_of(statement: str) -> str:
     ('team', "team's enfants")
     >>> subject_of("我们用Jenkins做持续集成"), subject_of("我和我们团队都用Slack")
     ('team', 'user')
+    >>> subject_of("Ahora la base de datos es PostgreSQL"), subject_of("Now the team uses Linear")
+    ('base de datos', 'team')
     """
-    norm = normalise_text(statement)
+    norm = _without_time_lead(normalise_text(statement))
     lead = _matcher("possessive_lead").match(norm)
     if lead is not None:
         owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
@@ -582,13 +584,15 @@ def subject_of(statement: str) -> str:
         noun = _noun_phrase(rest)
         # "our team uses Jira" is about the team itself, not about "team's team"
         return f"{owner}'s {noun}" if noun and noun != owner else owner
-    plural = _matcher("first_person_plural")
+    we = _matcher("first_person_plural")
     # "我" is inside "我们": the singular is looked for outside the plural's words
-    if plural.search(norm) and not _has("first_person_singular", plural.sub(" ", norm)):
+    if we.search(norm) and not _has("first_person_singular", we.sub(" ", norm)):
         return "team"
     if _has("first_person_singular", norm):
         return "user"
     noun = _noun_phrase(norm)
+    if noun and _matcher("team_nouns").fullmatch(noun):
+        return "team"  # "a equipe só usa o Discord": the team itself
     if noun:
         return noun
     # no pronoun (Spanish, Portuguese): a first-person plural verb says "we"
@@ -597,6 +601,18 @@ def subject_of(statement: str) -> str:
     if plural and any(len(w) > 5 and w.endswith(plural) for w in re.findall(r"\w+", norm)):
         return "team"
     return "user"
+
+
+def _without_time_lead(norm: str) -> str:
+    """The normalised sentence without a word of the present that opens it before its
+    subject ("ahora la base de datos ...", "现在我们用 ..."; ``subject_time_leads``)."""
+    m = _matcher("subject_time_leads").match(norm)
+    if m is None:
+        return norm
+    rest = norm[m.end() :]
+    if not _CJK_RE.search(m.group(0)) and rest[:1].isalnum():
+        return norm
+    return re.sub(r"^[\s,:;，：、]+", "", rest) or norm
 
 
 def _noun_phrase(text: str) -> str:

@@ -346,3 +346,18 @@ def test_two_persons_of_the_speaker_are_two_facts_however_near(
 )
 def test_chinese_we_is_the_team_though_it_holds_i(said: str, subject: str) -> None:
     assert subject_of(said) == subject
+
+
+@pytest.mark.parametrize(
+    ("said", "subject"),
+    [
+        ("Ahora la base de datos es PostgreSQL", "base de datos"),
+        ("Now the team uses Linear", "team"),
+        ("El equipo usa Jira", "team"),
+        ("现在我们用GitHub", "team"),
+        ("Nowhere is better than home", "nowhere"),
+        ("Time is money", "time"),
+    ],
+)
+def test_a_word_of_the_present_before_the_subject_is_passed_over(said: str, subject: str) -> None:
+    assert subject_of(said) == subject
