@@ -329,6 +329,15 @@ class Lexicon:
                 and family.words.search(subject.lower())
             ):
                 return root
+        if (
+            family is not None
+            and family.speaker
+            and family.words is not None
+            and family.words.fullmatch(subject.lower()) is not None
+        ):
+            # the family's own noun said bare ("la base de datos es PostgreSQL"): the
+            # speaker's thing, as "our database" is; a speaker family pools user and team
+            return "team"
         return n
 
     def implied(self, predicate: str) -> tuple[str, ...]:

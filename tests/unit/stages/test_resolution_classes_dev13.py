@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from memgate.core.events import FactStatus, FactType, Resolution, Role, TurnEvent
+from memgate.core.events import FactStatus, FactType, Resolution, Role, TurnEvent, normalise
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.keep_model import KeepModel
@@ -361,3 +361,22 @@ def test_chinese_we_is_the_team_though_it_holds_i(said: str, subject: str) -> No
 )
 def test_a_word_of_the_present_before_the_subject_is_passed_over(said: str, subject: str) -> None:
     assert subject_of(said) == subject
+
+
+# ------------------------------------------------------------ the family's noun said bare
+
+
+def test_a_tool_family_noun_said_bare_is_the_speakers_thing(store: EmbeddedIndex) -> None:
+    old = "Nuestra base de datos es MySQL"
+    apply(store, cand(old, "statement", days=0, multi=True, subject="team's base de datos"))
+    new = "Ahora la base de datos es PostgreSQL"
+    res, dec = apply(store, cand(new, "statement", days=30, multi=True, subject="base de datos"))
+    assert res.action.value == "SUPERSEDE", dec.reason
+    assert facts(store)[old].status is FactStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize("subject", ["analytics database", "base de datos de staging"])
+def test_a_qualified_thing_is_no_bare_family_noun(subject: str) -> None:
+    fam = LEXICON.family("statement", f"The {subject} is ClickHouse")
+    assert fam is not None
+    assert LEXICON.owner(subject, fam) == normalise(subject)
