@@ -126,14 +126,21 @@ class Fold:
 
     def common_nouns(self, value: str) -> set[str]:
         """Capitalised words after a determiner of a language that capitalises every noun
-        ("mein Getränk", "unsere Deployments", "jeden Morgen"): nouns, not names. A word
-        with another capital or a digit ("McFit", "S3") stays a name."""
+        ("mein Getränk", "unsere Deployments", "jeden Morgen"), adjectives between them
+        ("meine bevorzugte Airline"): nouns, not names. A word with another capital or a
+        digit ("McFit", "S3") stays a name."""
         out: set[str] = set()
-        prev = ""
+        open_ = False  # a determiner was read and its noun not yet
         for tok in _WORD_RE.findall(value):
-            if prev in self.noun_determiners and tok[:1].isupper() and tok[1:].islower():
-                out.add(normalise(tok))
-            prev = tok.casefold()
+            if tok.casefold() in self.noun_determiners:
+                open_ = True
+                continue
+            if open_ and tok[:1].isupper():
+                if tok[1:].islower():
+                    out.add(normalise(tok))
+                open_ = False
+            elif not (open_ and tok.islower()):
+                open_ = False  # only lower-case words (adjectives) keep the noun to come
         return out
 
     def is_person(self, rest: str) -> bool:

@@ -380,3 +380,17 @@ def test_a_qualified_thing_is_no_bare_family_noun(subject: str) -> None:
     fam = LEXICON.family("statement", f"The {subject} is ClickHouse")
     assert fam is not None
     assert LEXICON.owner(subject, fam) == normalise(subject)
+
+
+@pytest.mark.parametrize(
+    ("value", "nouns"),
+    [
+        ("Lufthansa ist meine bevorzugte Airline", {"airline"}),  # an adjective between
+        ("mein neuer Chef Tom", {"chef"}),  # the name after the noun stays a name
+        ("ich nutze einen alten MacBook", set()),  # another capital: a name
+    ],
+)
+def test_a_german_noun_after_a_determiner_and_its_adjectives_is_no_name(
+    value: str, nouns: set[str]
+) -> None:
+    assert FOLD.common_nouns(value) == nouns
