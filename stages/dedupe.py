@@ -59,7 +59,12 @@ from memgate.stages.resolve_forget import (
     retract,
     retraction_targets_in_sentences,
 )
-from memgate.stages.resolve_paraphrase import fold_target, possessed_subject, restated_value
+from memgate.stages.resolve_paraphrase import (
+    fold_target,
+    other_persons,
+    possessed_subject,
+    restated_value,
+)
 from memgate.stages.resolve_semantic import (
     changed_predicate,
     implied_stale,
@@ -513,7 +518,12 @@ class Resolver:
                 c.tenant_id, c.user_id, subject, statuses=(FactStatus.ACTIVE,), qualified=True,
                 vectors=False,
             ):  # fmt: skip
-                if f.key != key and f.last_seen <= c.turn_ts and same_clause(f, c):
+                if (
+                    f.key != key
+                    and f.last_seen <= c.turn_ts
+                    and same_clause(f, c)
+                    and not other_persons(f.value, c.object)
+                ):
                     full = [g for g in view.by_key(c.tenant_id, c.user_id, f.key)
                             if g.fact_id == f.fact_id]  # fmt: skip
                     if full:

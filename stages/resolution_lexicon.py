@@ -50,12 +50,21 @@ _CLASS_RE: Final = re.compile(r"\{(\w+)\}")
 _CLASS_LEAD: Final = r"(?:\w+\s+){0,2}"
 
 
+#: The shortest word of a family that takes an inflection ending ("boss", "jefe").
+_INFLECTED_MIN: Final = 4
+
+
 def _phrase_re(
-    phrases: list[str], classes: dict[str, list[str]] | None = None
+    phrases: list[str],
+    classes: dict[str, list[str]] | None = None,
+    endings: tuple[str, ...] = (),
 ) -> re.Pattern[str] | None:
     """One pattern for a list of phrases: word-bounded, except CJK (a substring). A
     ``{name}`` in a phrase stands for a word of that class of ``classes``, after at
-    most two words ("moved {household} to": "moved the whole family to")."""
+    most two words ("moved {household} to": "moved the whole family to"). A phrase of
+    one Latin word of at least four letters may take one of ``endings`` (a plural, a
+    case, a feminine: "Vorgesetzten", "Chefinnen", "jefes")."""
+    ending = "(?:" + "|".join(re.escape(e) for e in endings) + ")?" if endings else ""
     parts: list[tuple[str, bool]] = []
     for p in sorted({p.lower() for p in phrases if p.strip()}, key=len, reverse=True):
         pieces = _CLASS_RE.split(p)
@@ -66,6 +75,8 @@ def _phrase_re(
             else:
                 words = sorted((classes or {})[piece], key=len, reverse=True)
                 esc += _CLASS_LEAD + "(?:" + "|".join(re.escape(w) for w in words) + ")"
+        if ending and _WORD_RE.fullmatch(p) and len(p) >= _INFLECTED_MIN and not _CJK_RE.search(p):
+            esc += ending
         parts.append((esc, not _CJK_RE.search(p)))
     return re.compile(bounded_alternation(parts)) if parts else None
 
@@ -157,7 +168,11 @@ class Lexicon:
                 Family(
                     name=f["name"],
                     predicates=frozenset(f["predicates"]),
-                    words=_phrase_re(f["words"], data.get("word_classes")),
+                    words=_phrase_re(
+                        f["words"],
+                        data.get("word_classes"),
+                        tuple(data.get("family_word_endings", ())) if f.get("inflects") else (),
+                    ),
                     single=bool(f.get("single", False)),
                     additive=bool(f.get("additive", False)),
                     speaker=bool(f.get("speaker", False)),
@@ -314,6 +329,15 @@ class Lexicon:
                 and family.words.search(subject.lower())
             ):
                 return root
+        if (
+            family is not None
+            and family.speaker
+            and family.words is not None
+            and family.words.fullmatch(subject.lower()) is not None
+        ):
+            # the family's own noun said bare ("la base de datos es PostgreSQL"): the
+            # speaker's thing, as "our database" is; a speaker family pools user and team
+            return "team"
         return n
 
     def implied(self, predicate: str) -> tuple[str, ...]:

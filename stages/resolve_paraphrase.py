@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
 
@@ -49,9 +49,12 @@ from memgate.stages.resolve_slots import (
 )
 from memgate.stages.statement_text import rules_read
 
-__all__ = ["FOLD", "Fold", "fold_target", "possessed_subject", "restated_value"]
+__all__ = ["FOLD", "Fold", "fold_target", "other_persons", "possessed_subject", "restated_value"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+#: The types a restatement by words may be of: a fact, a preference, or a habit the
+#: extractor typed as an instruction ("Kaffee trinke ich immer schwarz").
+_HABITS: Final = frozenset({FactType.FACT, FactType.PREFERENCE, FactType.INSTRUCTION})
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
 
 
@@ -70,6 +73,13 @@ class Fold:
     words_min_shared: int = 2
     words_overlap: float = 0.5
     words_max_words: int = 16
+    words_english_overlap: float = 2.0
+    fillers: frozenset[str] = frozenset()
+    """Terms that say nothing of the fact restated (``restatement_fillers``: an
+    agreement, how often, a function word): left out of the words path's counts."""
+    concepts: dict[str, int] = field(default_factory=dict)
+    """Term -> concept: the words of one ``concepts`` group (the same thing in other
+    words or languages: "Arbeit" / "Büro", "répondre" / "contestar") count as one term."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -97,18 +107,40 @@ class Fold:
             words_min_shared=int(data.get("words_min_shared", 2)),
             words_overlap=float(data.get("words_overlap", 0.5)),
             words_max_words=int(data.get("words_max_words", 16)),
+            words_english_overlap=float(data.get("words_english_overlap", 2.0)),
+            fillers=frozenset(
+                _stem(w) for ws in data.get("restatement_fillers", {}).values() for w in ws
+            ),
+            concepts={
+                _stem(w): i for i, group in enumerate(data.get("concepts", [])) for w in group
+            },
         )
+
+    def content(self, terms: set[str]) -> set[str]:
+        """The terms that carry content: no filler, no Latin term under three letters."""
+        return {t for t in terms if t not in self.fillers and (len(t) >= 3 or _CJK_RE.search(t))}
+
+    def concept(self, term: str) -> int | None:
+        """The concept group of a term, None when it has none."""
+        return self.concepts.get(term)
 
     def common_nouns(self, value: str) -> set[str]:
         """Capitalised words after a determiner of a language that capitalises every noun
-        ("mein Getränk", "unsere Deployments", "jeden Morgen"): nouns, not names. A word
-        with another capital or a digit ("McFit", "S3") stays a name."""
+        ("mein Getränk", "unsere Deployments", "jeden Morgen"), adjectives between them
+        ("meine bevorzugte Airline"): nouns, not names. A word with another capital or a
+        digit ("McFit", "S3") stays a name."""
         out: set[str] = set()
-        prev = ""
+        open_ = False  # a determiner was read and its noun not yet
         for tok in _WORD_RE.findall(value):
-            if prev in self.noun_determiners and tok[:1].isupper() and tok[1:].islower():
-                out.add(normalise(tok))
-            prev = tok.casefold()
+            if tok.casefold() in self.noun_determiners:
+                open_ = True
+                continue
+            if open_ and tok[:1].isupper():
+                if tok[1:].islower():
+                    out.add(normalise(tok))
+                open_ = False
+            elif not (open_ and tok.islower()):
+                open_ = False  # only lower-case words (adjectives) keep the noun to come
         return out
 
     def is_person(self, rest: str) -> bool:
@@ -118,6 +150,13 @@ class Fold:
         if _CJK_RE.search(rest):
             return any(p in rest for p in self.persons if _CJK_RE.search(p))
         return any(w in self.persons for w in _WORD_RE.findall(rest))
+
+
+def _stem(word: str) -> str:
+    """A word of the data as a clause term reads it (normalised, six letters at most;
+    Chinese as it is)."""
+    w = normalise(word).replace(" ", "")
+    return w if _CJK_RE.search(w) else w[:6]
 
 
 def _load() -> Fold:
@@ -199,6 +238,68 @@ def _same_names(
     return _names_within(core_f, c) and _names_within(core_c, f)
 
 
+def _persons_named(text: str, fold: Fold) -> set[str]:
+    """The person nouns a statement names ("hija", "brother", "女儿")."""
+    low = normalise(text)
+    found = {w for w in _WORD_RE.findall(low) if w in fold.persons}
+    return found | {p for p in fold.persons if _CJK_RE.search(p) and p in low}
+
+
+def other_persons(a: str, b: str, fold: Fold = FOLD, lex: Lexicon = LEXICON) -> bool:
+    """Each statement names a person and none the other's, nor one of its single-valued
+    family ("boss" / "manager": one person of one role): two people, two facts ("mi hija"
+    / "mi hijo"; a reference topic groups kin for a deletion, not for one person)."""
+    pa, pb = _persons_named(a, fold), _persons_named(b, fold)
+    if not pa or not pb or pa & pb:
+        return False
+    groups = [f.words for f in lex.families if f.single and f.words is not None]
+    return not any(any(g.search(x) for x in pa) and any(g.search(y) for y in pb) for g in groups)
+
+
+def _two_slots(
+    f: StoredFact,
+    c: CandidateFact,
+    rest_f: str,
+    rest_c: str,
+    shared: set[str],
+    lex: Lexicon,
+) -> bool:
+    """Each side names a single-valued family by its own words (the names both say cut
+    first: "Argo CD" is a CI tool and the deployment's tool alike) and none is the
+    other's (the home city and the workplace): the same name in two slots is two facts."""
+
+    def relation(predicate: str, value: str, rest: str) -> set[str]:
+        words = [w for w in value.split() if normalise(w) not in shared]
+        found = lex.families_of(predicate, f"{rest} {' '.join(words)}".strip())
+        return {fam.name for fam in found if fam.single}
+
+    a = relation(f.predicate, _val(f), rest_f)
+    b = relation(c.predicate, _val(c), rest_c)
+    return bool(a) and bool(b) and not (a & b)
+
+
+def _one_concept(f: StoredFact, c: CandidateFact, lex: Lexicon, fold: Fold) -> bool:
+    """Both sides say a word of one concept (``concepts``: "Lieblingsessen" / "am
+    liebsten", "travail" / "bureau"): with the same names, they speak of one slot."""
+    ids_f = {fold.concept(t) for t in fold.content(clause_terms(f, lex))} - {None}
+    ids_c = {fold.concept(t) for t in fold.content(clause_terms(c, lex))} - {None}
+    return bool(ids_f & ids_c)
+
+
+def _only_common_nouns(
+    names_f: set[str], names_c: set[str], f: StoredFact, c: CandidateFact, fold: Fold
+) -> bool:
+    """Every capitalised word of both sides is a common noun of a language that
+    capitalises every noun ("mit dem Fahrrad zur Arbeit" / "mit dem Fahrrad ins Büro"):
+    no name on either side, so the two are read by their words, as a statement with no
+    name is. Only where the words path may read them (one side not English)."""
+    if rules_read(f.value) and rules_read(c.object):
+        return False
+    return not (names_f - fold.common_nouns(f.value)) and not (
+        names_c - fold.common_nouns(c.object)
+    )
+
+
 def _cos(a: list[float] | None, b: np.ndarray) -> float:
     if a is None:
         return 0.0
@@ -239,16 +340,31 @@ def _person_said_last(rest_f: str, said: str, lex: Lexicon, fold: Fold) -> bool:
     return any(t.words.search(rest_f) and t.words.search(words[-1]) for t in lex.topics)
 
 
-def _shared_terms(ta: set[str], tb: set[str]) -> int:
+def _shared_terms(ta: set[str], tb: set[str], fold: Fold = FOLD) -> int:
     """How many content terms of the smaller side the other side says too, the same word
-    in another form counted ("trains" / "train", "vuelos" / "vuelo"); a term of two letters
-    or fewer ("au", "el") is a function word, not content. Chinese pairs count as they are."""
+    in another form counted ("trains" / "train", "vuelos" / "vuelo") and so a word of the
+    same concept ("Arbeit" / "Büro"), each term of the other side answering one term only;
+    a term of two letters or fewer ("au", "el") is a function word, not content. Chinese
+    pairs count as they are."""
     small, big = sorted((ta, tb), key=len)
+    free = set(big)  # each term of the other side answers one term only
     n = 0
-    for t in small:
+    for t in sorted(small, key=lambda t: (t not in big, t)):  # the same word first
         if len(t) < 3 and not _CJK_RE.search(t):
             continue
-        if t in big or (len(t) >= 5 and any(b[:5] == t[:5] for b in big)):
+        concept = fold.concept(t)
+        match = next(
+            (
+                b
+                for b in sorted(free, key=lambda b: b != t)
+                if b == t
+                or (len(t) >= 5 and b[:5] == t[:5])
+                or (concept is not None and fold.concept(b) == concept)
+            ),
+            None,
+        )
+        if match is not None:
+            free.discard(match)
             n += 1
     return n
 
@@ -256,21 +372,58 @@ def _shared_terms(ta: set[str], tb: set[str]) -> int:
 def _said_again_in_words(
     f: StoredFact, c: CandidateFact, ta: set[str], tb: set[str], fold: Fold
 ) -> bool:
-    """A restatement read by its words where the embedder cannot read it: one side is not
-    English (the embedding model reads English; the cosine of a German, French, Spanish,
-    Portuguese or Chinese paraphrase says little), neither is longer than
-    ``words_max_words``, both are facts or preferences of the owner, and they share at
-    least ``words_min_shared`` content terms, at least ``words_overlap`` of the smaller
-    side's ("trains de nuit" / "je prends le train de nuit quand le trajet est long")."""
-    if rules_read(f.value) and rules_read(c.object):
+    """A restatement read by its words where the embedder cannot read it: neither is
+    longer than ``words_max_words``, both are facts, preferences or habits (typed as
+    instructions) of the owner, and they share at least ``words_min_shared`` content terms,
+    at least ``words_overlap`` of the smaller side's ("trains de nuit" / "je prends le train
+    de nuit quand le trajet est long"). Two English sides (the embedding model reads English,
+    but a paraphrase with the value first or a noun for an adjective is far in its space:
+    "I'm allergic to peanuts" / "Peanuts are a no-go for me, I have an allergy") share at
+    least ``words_english_overlap`` of the smaller side's (above 1: never)."""
+    english = rules_read(f.value) and rules_read(c.object)
+    if english and fold.words_english_overlap > 1.0:
         return False
     if max(len(c.object.split()), len(f.value.split())) > fold.words_max_words:
         return False
-    if not {f.type, c.type} <= {FactType.FACT, FactType.PREFERENCE}:
+    if not {f.type, c.type} <= _HABITS:
         return False
+    ta, tb = fold.content(ta), fold.content(tb)
     small = min(len(ta), len(tb))
-    shared = _shared_terms(ta, tb)
-    return small > 0 and shared >= fold.words_min_shared and shared / small >= fold.words_overlap
+    shared = _shared_terms(ta, tb, fold)
+    bar = fold.words_english_overlap if english else fold.words_overlap
+    return small > 0 and shared >= fold.words_min_shared and shared / small >= bar
+
+
+def _residue(text: str, family_words: list[re.Pattern[str]], lex: Lexicon) -> str:
+    """Chinese text without its family's words and function characters: the value the
+    slot is said of ("我住在杭州" / "我家在杭州": "杭州")."""
+    low = text.lower()
+    for pat in family_words:
+        low = pat.sub(" ", low)
+    for stop in sorted(lex.clause_stopwords | lex.stopwords, key=len, reverse=True):
+        if _CJK_RE.search(stop):
+            low = low.replace(stop, " ")
+    return "".join(low.split())
+
+
+def _same_value_in_family(
+    f: StoredFact, c: CandidateFact, families: set[str], lex: Lexicon
+) -> bool:
+    """A Chinese restatement in a single-valued family both sides name: with the family's
+    words cut, both say the same value. Chinese has no spaces and no capitals, so no name
+    stands out of the sentence to compare; the family's words are the slot, what is left
+    is the value."""
+    if not families or not (_CJK_RE.search(f.value) and _CJK_RE.search(c.object)):
+        return False
+    pats = [
+        fam.words
+        for fam in lex.families
+        if fam.name in families and fam.single and fam.words is not None
+    ]
+    if not pats:
+        return False
+    a, b = _residue(f.value, pats, lex), _residue(c.object, pats, lex)
+    return bool(a) and a == b
 
 
 def fold_target(
@@ -319,6 +472,8 @@ def fold_target(
                 continue  # two things of the speaker, or another person's fact
             if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
                 continue
+            if other_persons(f.value, c.object, fold, lex):
+                continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
             if kin:  # the kin word said is the stored fact's slot, not a name
@@ -327,7 +482,9 @@ def fold_target(
             names_f = all_f - slot
             # longer than max_words: only the words path of another language may fold it
             long_ = max(len(c.object.split()), len(f.value.split())) > fold.max_words
-            if anchors_c - slot or names_f:
+            if (anchors_c - slot or names_f) and not _only_common_nouns(
+                names_f, anchors_c - slot, f, c, fold
+            ):
                 if long_ or not _same_names(names_f, anchors_c - slot, f, c, fold):
                     continue  # another name or number: another value
                 # the same slot: one thing of the owner ("team's backend"), or one family
@@ -341,7 +498,10 @@ def fold_target(
                     or _named_by_name(rest_c, anchors_c, all_f)
                     or any(_thing_named(t, c.object) for t in slot_terms(f, lex))
                     or any(_thing_named(t, f.value) for t in slot_c)
+                    or _one_concept(f, c, lex, fold)
                 )
+                if not same_slot and _two_slots(f, c, rest_f, rest_c, all_f & anchors_c, lex):
+                    continue  # one place, two relations: "wohne in Berlin" / "arbeite in Berlin"
                 if not same_slot and (
                     sim < fold.fold_similarity or substitution(f.value, c.object, lex)
                 ):
@@ -349,7 +509,9 @@ def fold_target(
                 why = "paraphrase:family" if same_slot else "paraphrase:anchors"
             else:
                 ta, tb = clause_terms(f, lex), clause_terms(c, lex)
-                words = _said_again_in_words(f, c, ta, tb, fold)
+                words = _said_again_in_words(f, c, ta, tb, fold) or _same_value_in_family(
+                    f, c, fams_c & _families(f, rest_f, lex), lex
+                )
                 if not words and (
                     long_ or f.type != c.type or sim < fold.fold_similarity_unanchored
                 ):

@@ -42,6 +42,7 @@ __all__ = [
     "said_of_another",
     "split_statements",
     "subject_of",
+    "without_agreement_lead",
     "without_confirmation_leads",
     "word_pattern",
 ]
@@ -494,7 +495,7 @@ def clean_statement(sentence: str) -> str:
     >>> clean_statement("顺便说一下，我们每周四发布。")
     '我们每周四发布'
     """
-    s = sentence.strip()
+    s = without_agreement_lead(sentence.strip())
     for _ in range(3):
         m = _matcher("discourse_lead").match(s.casefold())
         if m is None:
@@ -514,6 +515,28 @@ def clean_statement(sentence: str) -> str:
         s = s[m.end() :].strip()  # "Double-checked: ..." says how the speaker knows
     s = re.sub(r"[\s.!。！…;；,，]+$", "", s)
     return s or sentence.strip()
+
+
+_AGREEMENT_PAUSE_RE: Final = re.compile(r"^\s*[,:;，：、!！.。—–-]")
+
+
+def without_agreement_lead(sentence: str) -> str:
+    """The sentence without an opening of agreement before a pause (``agreement_lead``:
+    "Isso mesmo,", "Oui voilà,", "Genau,", "没错，"): the speaker agrees and says the fact
+    again, and the fact is what follows.
+
+    >>> without_agreement_lead("Isso mesmo, continuo usando o VS Code como editor.")
+    'continuo usando o VS Code como editor.'
+    >>> without_agreement_lead("没错，我们用飞书。"), without_agreement_lead("Yesterday I left.")
+    ('我们用飞书。', 'Yesterday I left.')
+    """
+    s = sentence.strip()
+    low = s.casefold()
+    m = _matcher("agreement_lead").match(low) if len(low) == len(s) else None
+    if m is None or not _AGREEMENT_PAUSE_RE.match(s[m.end() :]):
+        return s  # "Yes" must stand apart: "Yesterday", "Sim Card", "对面" are no agreement
+    rest = re.sub(r"^[\s,:;，：、!！.。—–-]+", "", s[m.end() :])
+    return rest if rest.strip() else s
 
 
 @cache
@@ -565,8 +588,12 @@ def subject_of(statement: str) -> str:
     ('checkout service', 'team')
     >>> subject_of("Nos casamos en Granada"), subject_of("Nos enfants sont à Nantes")
     ('team', "team's enfants")
+    >>> subject_of("我们用Jenkins做持续集成"), subject_of("我和我们团队都用Slack")
+    ('team', 'user')
+    >>> subject_of("Ahora la base de datos es PostgreSQL"), subject_of("Now the team uses Linear")
+    ('base de datos', 'team')
     """
-    norm = normalise_text(statement)
+    norm = _without_time_lead(normalise_text(statement))
     lead = _matcher("possessive_lead").match(norm)
     if lead is not None:
         owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
@@ -577,11 +604,15 @@ def subject_of(statement: str) -> str:
         noun = _noun_phrase(rest)
         # "our team uses Jira" is about the team itself, not about "team's team"
         return f"{owner}'s {noun}" if noun and noun != owner else owner
-    if _has("first_person_plural", norm) and not _has("first_person_singular", norm):
+    we = _matcher("first_person_plural")
+    # "我" is inside "我们": the singular is looked for outside the plural's words
+    if we.search(norm) and not _has("first_person_singular", we.sub(" ", norm)):
         return "team"
     if _has("first_person_singular", norm):
         return "user"
     noun = _noun_phrase(norm)
+    if noun and _matcher("team_nouns").fullmatch(noun):
+        return "team"  # "a equipe só usa o Discord": the team itself
     if noun:
         return noun
     # no pronoun (Spanish, Portuguese): a first-person plural verb says "we"
@@ -590,6 +621,18 @@ def subject_of(statement: str) -> str:
     if plural and any(len(w) > 5 and w.endswith(plural) for w in re.findall(r"\w+", norm)):
         return "team"
     return "user"
+
+
+def _without_time_lead(norm: str) -> str:
+    """The normalised sentence without a word of the present that opens it before its
+    subject ("ahora la base de datos ...", "现在我们用 ..."; ``subject_time_leads``)."""
+    m = _matcher("subject_time_leads").match(norm)
+    if m is None:
+        return norm
+    rest = norm[m.end() :]
+    if not _CJK_RE.search(m.group(0)) and rest[:1].isalnum():
+        return norm
+    return re.sub(r"^[\s,:;，：、]+", "", rest) or norm
 
 
 def _noun_phrase(text: str) -> str:

@@ -53,6 +53,7 @@ from memgate.stages.statement_text import (
     split_statements,
     starts_with_correction,
     subject_of,
+    without_agreement_lead,
     without_confirmation_leads,
 )
 from memgate.stages.triage import is_filler_sentence
@@ -96,16 +97,19 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
     """The sentences of ``text`` the classifier keeps, with their probability, best first."""
     out: list[tuple[float, str]] = []
     for sentence in split_statements(text):
+        # an opening of agreement ("Isso mesmo, ...") says nothing of the fact after it,
+        # and its pronoun ("isso": that) is no comment on something said before
+        said = without_agreement_lead(sentence)
         # read after an opening that says it was checked ("C'est vérifié, ..."): the
         # opening's pronoun is no comment on something said before
-        c = cues(without_confirmation_leads(sentence)[0])
+        c = cues(without_confirmation_leads(said)[0])
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
-        if said_of_another(sentence):
+        if said_of_another(said):
             continue  # "my colleague says ...", "my sister wants to ...": another person's
         if is_filler_sentence(sentence):
             continue
-        p = frame_probability(sentence, model.probability(sentence))
+        p = frame_probability(said, model.probability(said))
         if p >= model.threshold:
             out.append((p, sentence))
     out.sort(key=lambda ps: -ps[0])

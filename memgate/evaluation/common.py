@@ -87,6 +87,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # word, noise, supersede in new words, as_of; personal, work, travel (dev11);
     # dedupe in other words, order, register, hedges and detail with hard negatives,
     # confirmation, deletion by a topic word, noise of the moment, supersede (dev12);
+    # dedupe across word order, synonyms and six languages with a third hard negatives,
+    # confirmation (guess then check, a repeat, implied updates), supersede in new words (dev13);
     # noise (moments with and without a time word, one-off requests, questions, chatter)
     # mixed with one durable fact, deletion by topic, category, what was said, across
     # languages, with hard negatives of both, six languages (dev14);
@@ -104,6 +106,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev10.jsonl",
         "scenarios_dev11.jsonl",
         "scenarios_dev12.jsonl",
+        "scenarios_dev13.jsonl",
         "scenarios_dev14.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",

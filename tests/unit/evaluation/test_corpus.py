@@ -544,6 +544,28 @@ def test_the_twelfth_scenario_file_is_weighted_to_the_weak_classes() -> None:
     assert len({s.id for s in everything}) == len(everything)
 
 
+def test_the_thirteenth_scenario_file_is_weighted_to_resolution() -> None:
+    """scenarios_dev13.jsonl (issue 9, judge12a; written in one sitting before the work it
+    measures, sha256 0bdeb64a...): dedupe (paraphrases in six languages, another word order,
+    synonyms, a third hard negatives), confirmation (guess then check, a repeat, implied
+    updates) and supersede in new words; read with the other files."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev13.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev13.jsonl"])
+    assert len(stories) >= 40
+    classes = Counter(s.covers[0] for s in stories)
+    assert classes["dedupe"] >= 15
+    assert classes["confirmation"] >= 10
+    assert classes["supersede"] >= 12
+    negatives = sum("hard_negative" in s.covers for s in stories if s.covers[0] == "dedupe")
+    assert negatives * 4 >= classes["dedupe"]
+    assert sum("implied" in s.covers for s in stories) >= 5
+    for cls in ("dedupe", "confirmation", "supersede"):
+        langs = {s.covers[-1] for s in stories if s.covers[0] == cls}
+        assert {"en", "de", "fr", "es", "pt", "zh"} <= langs, cls
+
+
 def test_the_fourteenth_scenario_file_is_weighted_to_noise_and_deletion() -> None:
     """scenarios_dev14.jsonl (issue 9, judge12b; written in one sitting before the work it
     measures, sha256 db412f7e...): noise turns mixed with one durable fact, deletion
