@@ -33,11 +33,12 @@ demo: setup
 # every benchmark (benchmarks/bench_*.py), then benchmarks/RESULTS.md; those that need
 # Kafka or OpenSearch write "not run: service unreachable" when the service is not there.
 # bench_search.py: search latency on the embedded store at 1k and 10k facts, and on
-# OpenSearch at the same sizes when MEMGATE_OPENSEARCH_URL is set
+# OpenSearch at the same sizes when MEMGATE_OPENSEARCH_URL is set; bench_inprocess.py: the
+# in-process chain 3 times (--repeat), each in a fresh process: median, range, per CPU-second
 bench: setup
 	rm -f benchmarks/results/*.json
 	cd benchmarks && for b in bench_*.py; do ../$(BIN)/python $$b || exit 1; done
-	cd benchmarks && ../$(BIN)/python bench_inprocess.py --runtime onnx-int8
+	cd benchmarks && ../$(BIN)/python bench_inprocess.py --runtime onnx-int8 --repeat 3
 	$(BIN)/python benchmarks/report.py
 
 lint: setup

@@ -2,19 +2,32 @@
 turns/s overall and per stage, extraction calls per 1,000 turns, peak RSS.
 
     .venv/bin/python benchmarks/bench_inprocess.py [--runtime numpy|onnx-int8] [--limit N]
-        [--window W] [--embedder-threads T]
+        [--window W] [--embedder-threads T] [--repeat N]
 
 Per stage: events the stage took, divided by the time spent in its step (the dedupe step
 includes the embedding of each candidate and its reads of the store). Wall-clock figures
 on a shared machine move with the load: each row also gives turns per CPU-second.
+
+``--repeat N`` (default 3) runs the chain N times, each in a fresh process with a fresh
+data dir: nothing warm carries over from one run to the next (the embedder's vector
+cache, the stages' text memos, the imported modules), only the operating system's file
+cache. The chain row gives the median turns/s with the min–max range and the median
+turns per CPU-second; the stage rows are those of the median run; peak RSS is the
+largest of the runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from common import LOCOMO, rss_mib, throwaway_settings, write
 
@@ -30,6 +43,150 @@ def bench_settings(tmp: Path, runtime: str, embedder_threads: int) -> Settings:
     (``embedder_threads`` 0: the setting's)."""
     own = {"embedder_threads": embedder_threads} if embedder_threads else {}
     return throwaway_settings(tmp / "data", embedder_runtime=runtime, **own)
+
+
+def one_run(runtime: str, limit: int, window: int, embedder_threads: int) -> dict[str, Any]:
+    """One run of the chain in a fresh data dir: what it measured (a JSON-able dict)."""
+    from memgate.backends import build_pipeline
+    from memgate.streams.runner import InProcessRunner
+
+    with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
+        s = bench_settings(Path(tmp), runtime, embedder_threads)
+        limit_blas_threads(s.blas_threads)
+        rt = Runtime(s)
+        rt.embedder.embed(["warm up"])  # load the model outside the timing
+        # and what the audit client imports on its first write (pandas, about half a
+        # second of CPU once a process), as a worker does before it joins its group
+        warm_audit = getattr(rt.audit, "warm", None)
+        if callable(warm_audit):
+            warm_audit()
+        turns = list(read_turns(LOCOMO, ReadErrors()))
+        if limit:
+            turns = turns[:limit]
+        window = window or s.ingest_window
+        runner = InProcessRunner(
+            build_pipeline(s, rt.embedder), rt.retrieval, rt.audit, window=window
+        )
+        t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
+        summary = runner.run(turns)
+        runner.close()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        main_cpu = time.thread_time() - m0
+        m = runner.metrics
+        stages = []
+        for stage in Stage:
+            n = m.events_in.labels(stage=stage.value)._value.get()
+            spent = _latency_sum(m, stage.value)
+            if n and spent:
+                stages.append({"stage": stage.value, "events": int(n), "seconds": spent})
+        run = {
+            "turns": len(turns),
+            "wall_s": wall,
+            "cpu_s": cpu,
+            "main_cpu_s": main_cpu,
+            "window": window,
+            "embedder_threads": s.embedder_threads,
+            "extractor": str(s.extractor),
+            "candidates": summary.candidates,
+            "stored": summary.stored,
+            "dropped": sum(summary.dropped.values()),
+            "extract_calls": int(m.events_in.labels(stage=Stage.EXTRACT.value)._value.get()),
+            "stages": stages,
+            "rss_mib": rss_mib(),
+        }
+        rt.close()
+    return run
+
+
+def median_run(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The run whose turns/s is the median (of an even count: the lower of the middle two)."""
+    ranked = sorted(runs, key=lambda r: r["turns"] / r["wall_s"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def chain_figures(runs: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Median, min and max turns/s (wall) and median turns per CPU-second over ``runs``."""
+    if not runs:
+        raise ValueError("no run to summarise")
+    rates = [r["turns"] / r["wall_s"] for r in runs]
+    per_cpu = [r["turns"] / r["cpu_s"] for r in runs]
+    return {
+        "median": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "cpu_median": statistics.median(per_cpu),
+        "cpu_min": min(per_cpu),
+        "cpu_max": max(per_cpu),
+    }
+
+
+def rows_of(runs: Sequence[dict[str, Any]], runtime: str) -> list[dict[str, Any]]:
+    """The result rows of ``runs`` (one or more runs of the same chain)."""
+    f = chain_figures(runs)
+    mid = median_run(runs)
+    n = len(runs)
+    spread = (
+        f"median of {n} runs (fresh process and data dir each), range "
+        f"{f['min']:.1f}–{f['max']:.1f} turns/s; "
+        if n > 1
+        else ""
+    )
+    cpu = (
+        f"{f['cpu_median']:.1f} turns per CPU-second (median; range "
+        f"{f['cpu_min']:.1f}–{f['cpu_max']:.1f})"
+        if n > 1
+        else f"{f['cpu_median']:.1f} turns per CPU-second"
+    )
+    rows: list[dict[str, Any]] = [
+        {
+            "what": f"in-process chain, {runtime}, window {mid['window']}, "
+            f"embedder threads {mid['embedder_threads']}",
+            "figure": f"{f['median']:.1f}",
+            "unit": "turns/s (wall)",
+            "note": f"{spread}{cpu}; {mid['turns']} turns, "
+            f"{mid['candidates']} candidates, {mid['stored']} facts stored",
+            "runs": n,
+            "range": [round(f["min"], 1), round(f["max"], 1)],
+            "turns_per_cpu_s": round(f["cpu_median"], 1),
+            "per_run": [
+                {
+                    "turns_per_s": round(r["turns"] / r["wall_s"], 1),
+                    "turns_per_cpu_s": round(r["turns"] / r["cpu_s"], 1),
+                    "main_thread_cpu_ms_per_turn": round(
+                        1000 * r.get("main_cpu_s", 0.0) / r["turns"], 2
+                    ),
+                }
+                for r in runs
+            ],
+        }
+    ]
+    of_median = " (the median run)" if n > 1 else ""
+    for st in mid["stages"]:
+        rows.append(
+            {
+                "what": f"stage {st['stage']}, {runtime}",
+                "figure": f"{st['events'] / st['seconds']:.1f}",
+                "unit": "events/s",
+                "note": f"{st['events']} events, {st['seconds']:.1f} s in the step{of_median}",
+            }
+        )
+    rows.append(
+        {
+            "what": "extraction calls per 1,000 turns",
+            "figure": f"{1000 * mid['extract_calls'] / mid['turns']:.0f}",
+            "unit": "calls",
+            "note": f"extractor {mid['extractor']}; triage dropped {mid['dropped']}",
+        }
+    )
+    rows.append(
+        {
+            "what": f"peak RSS, in-process chain, {runtime}",
+            "figure": f"{max(r['rss_mib'] for r in runs):.0f}",
+            "unit": "MiB",
+            "note": f"the largest of {n} runs" if n > 1 else "",
+        }
+    )
+    return rows
 
 
 def main() -> None:
@@ -48,67 +205,45 @@ def main() -> None:
         default=0,
         help="ONNX Runtime intra-op threads of the int8 embedder (0: the embedder_threads setting)",
     )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs, each in a fresh process and data dir (1: this process only)",
+    )
+    ap.add_argument("--one-run", metavar="JSON", help=argparse.SUPPRESS)  # a child's output
     a = ap.parse_args()
-    from memgate.backends import build_pipeline
-    from memgate.streams.runner import InProcessRunner
-
-    with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        s = bench_settings(Path(tmp), a.runtime, a.embedder_threads)
-        limit_blas_threads(s.blas_threads)
-        rt = Runtime(s)
-        rt.embedder.embed(["warm up"])  # load the model outside the timing
-        turns = list(read_turns(LOCOMO, ReadErrors()))
-        if a.limit:
-            turns = turns[: a.limit]
-        window = a.window or s.ingest_window
-        runner = InProcessRunner(
-            build_pipeline(s, rt.embedder), rt.retrieval, rt.audit, window=window
-        )
-        t0, c0 = time.perf_counter(), time.process_time()
-        summary = runner.run(turns)
-        runner.close()
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        m = runner.metrics
-        rows = [
-            {
-                "what": f"in-process chain, {a.runtime}, window {window}, "
-                f"embedder threads {s.embedder_threads}",
-                "figure": f"{len(turns) / wall:.1f}",
-                "unit": "turns/s (wall)",
-                "note": f"{len(turns) / cpu:.1f} turns per CPU-second; {len(turns)} turns, "
-                f"{summary.candidates} candidates, {summary.stored} facts stored",
-            }
-        ]
-        for stage in Stage:
-            n = m.events_in.labels(stage=stage.value)._value.get()
-            spent = _latency_sum(m, stage.value)
-            if n and spent:
-                rows.append(
-                    {
-                        "what": f"stage {stage.value}, {a.runtime}",
-                        "figure": f"{n / spent:.1f}",
-                        "unit": "events/s",
-                        "note": f"{int(n)} events, {spent:.1f} s in the step",
-                    }
+    if a.repeat < 1:
+        ap.error("--repeat must be >= 1")
+    own = (a.runtime, a.limit, a.window, a.embedder_threads)
+    if a.one_run:
+        Path(a.one_run).write_text(json.dumps(one_run(*own)), encoding="utf-8")
+        return
+    if a.repeat == 1:
+        runs = [one_run(*own)]
+    else:
+        runs = []
+        with tempfile.TemporaryDirectory(prefix="memgate-bench-runs-") as tmp:
+            for i in range(a.repeat):
+                out = Path(tmp) / f"run{i}.json"
+                argv = [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    *("--runtime", a.runtime, "--limit", str(a.limit)),
+                    *("--window", str(a.window), "--embedder-threads", str(a.embedder_threads)),
+                    *("--one-run", str(out)),
+                ]
+                subprocess.run(argv, check=True)
+                runs.append(json.loads(out.read_text(encoding="utf-8")))
+                r = runs[-1]
+                print(
+                    f"run {i + 1} of {a.repeat}: {r['turns'] / r['wall_s']:.1f} turns/s, "
+                    f"{r['turns'] / r['cpu_s']:.1f} turns per CPU-second "
+                    f"({1000 * r['cpu_s'] / r['turns']:.2f} CPU-ms a turn, main thread "
+                    f"{1000 * r['main_cpu_s'] / r['turns']:.2f})",
+                    flush=True,
                 )
-        calls = m.events_in.labels(stage=Stage.EXTRACT.value)._value.get()
-        rows.append(
-            {
-                "what": "extraction calls per 1,000 turns",
-                "figure": f"{1000 * calls / len(turns):.0f}",
-                "unit": "calls",
-                "note": f"extractor {s.extractor}; triage dropped {sum(summary.dropped.values())}",
-            }
-        )
-        rows.append(
-            {
-                "what": f"peak RSS, in-process chain, {a.runtime}",
-                "figure": f"{rss_mib():.0f}",
-                "unit": "MiB",
-            }
-        )
-        rt.close()
-    write(f"inprocess-{a.runtime}", rows)
+    write(f"inprocess-{a.runtime}", rows_of(runs, a.runtime))
 
 
 def _latency_sum(m: object, stage: str) -> float:

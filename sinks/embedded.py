@@ -90,7 +90,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
 _ID_CHUNK = 500  # bound parameters per IN (...) list
 # a row's vector columns, read or left out (NULL: a fact without vectors)
-_VECTORS = "embedding, search_embedding"
+_VECTORS = "g.embedding, g.search_embedding"  # of the row read by rowid (by_subject)
 _NO_VECTORS = "NULL, NULL"
 
 _DDL = (
@@ -617,14 +617,25 @@ class EmbeddedIndex(Closing):
         for p in prefixes:
             params += [p, p + "\U0010ffff"]
         marks = ", ".join("?" * len(wanted))
+        # the newest ``limit`` rows chosen and sorted on their ids alone, then their
+        # documents read by rowid: sorting whole rows (a document of about 1.3 kB each) took
+        # more than half of the query (issue 14: 0.55 against 0.18 to 0.31 ms for a
+        # speaker's 100 active facts)
+        cols = _VECTORS if vectors else _NO_VECTORS
         with self._locked() as conn:
             rows = conn.execute(
-                f"SELECT doc, {_VECTORS if vectors else _NO_VECTORS} FROM facts "
+                f"SELECT s.recorded_at, s.fact_id, g.doc, {cols} FROM ("
+                "SELECT rid, recorded_at, fact_id FROM facts "
                 f"WHERE tenant_id = ? AND user_id = ? AND status IN ({marks}) "
-                f"AND ({ranges}) ORDER BY recorded_at DESC, fact_id DESC LIMIT ?",
+                f"AND ({ranges}) ORDER BY recorded_at DESC, fact_id DESC LIMIT ?"
+                ") AS s CROSS JOIN facts AS g ON g.rid = s.rid",
                 [*params, limit],
             ).fetchall()
-        return [self._fact(doc, blob, sblob) for doc, blob, sblob in reversed(rows)]
+        # oldest recorded first, as the subquery chose them (the join's order is not
+        # promised): text ids compare as SQLite's BINARY collation does (UTF-8 bytes sort
+        # as code points), and no two rows share an id
+        rows.sort(key=lambda r: (r[0], r[1]))
+        return [self._fact(doc, blob, sblob) for _, _, doc, blob, sblob in rows]
 
     def search(self, query: SearchQuery, vector: np.ndarray) -> list[SearchHit]:
         """BM25 and cosine k-NN, each filtered in SQL, fused with RRF (k=60).

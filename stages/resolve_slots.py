@@ -440,26 +440,23 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
     (_, rest_a), (_, rest_b) = _owner_and_rest(a.subject), _owner_and_rest(b.subject)
     if rest_a and rest_b and rest_a != rest_b:
         return False  # about two things of the speaker ("user's sister", "user's brother")
-    if lex.has_change_cue(_val(a)) != lex.has_change_cue(_val(b)):
+    # each side read once (resolution asks this of every active fact of the speaker for
+    # each candidate: issue 14)
+    va, vb = _val(a), _val(b)
+    if lex.has_change_cue(va) != lex.has_change_cue(vb):
         return False
-    if lex.has_negation(_val(a)) != lex.has_negation(_val(b)):
+    if lex.has_negation(va) != lex.has_negation(vb):
         return False
-    differ = _anchors(_val(a), _is_sentence(a)) ^ _anchors(_val(b), _is_sentence(b))
-    if differ and not (_anchors_within(a, b) and _anchors_within(b, a)):
+    sa, sb = _is_sentence(a), _is_sentence(b)
+    anchors_a, anchors_b = _anchors(va, sa), _anchors(vb, sb)
+    if anchors_a ^ anchors_b and not (_within(anchors_a, b, vb) and _within(anchors_b, a, va)):
         return False
-    fa, fb = lex.family(a.predicate, _val(a)), lex.family(b.predicate, _val(b))
-    if (
-        fa is not None
-        and fa is fb
-        and not fa.additive
-        and (
-            anchors(_val(a), sentence=_is_sentence(a)) or anchors(_val(b), sentence=_is_sentence(b))
-        )
-    ):
+    fa, fb = lex.family(a.predicate, va), lex.family(b.predicate, vb)
+    if fa is not None and fa is fb and not fa.additive and (anchors_a or anchors_b):
         # one family (an employer said as ``works_at`` and as a sentence): the same value
         # when the names agree; without names the clauses are compared below
-        return _anchors_within(a, b) and _anchors_within(b, a)
-    if substitution(_val(a), _val(b), lex):
+        return _within(anchors_a, b, vb) and _within(anchors_b, a, va)
+    if substitution(va, vb, lex):
         return False  # one value swapped for another in the same frame
     ta, tb = clause_terms(a, lex), clause_terms(b, lex)
     small = min(len(ta), len(tb))
@@ -492,8 +489,15 @@ def changed_clause(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> b
 
 def _anchors_within(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
     """Every anchor of ``a`` occurs in ``b``'s clause (capitalisation may differ)."""
-    words, flat = _clause_words(f"{b.subject} {b.predicate} {_val(b)}")
-    return all(t in words or t in flat for t in _anchors(_val(a), _is_sentence(a)))
+    return _within(_anchors(_val(a), _is_sentence(a)), b, _val(b))
+
+
+def _within(anchors_a: frozenset[str], b: StoredFact | CandidateFact, value_b: str) -> bool:
+    """:func:`_anchors_within` with ``a``'s anchors and ``b``'s value read already."""
+    if not anchors_a:
+        return True
+    words, flat = _clause_words(f"{b.subject} {b.predicate} {value_b}")
+    return all(t in words or t in flat for t in anchors_a)
 
 
 @lru_cache(maxsize=READING_CACHE)

@@ -8,6 +8,7 @@ answered with the old version; erasing facts empties what is kept.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,37 @@ def test_a_new_version_pushes_out_the_old_one_read_with_or_without_vectors() -> 
     rows.fact(doc, b"\1" * 4 * DIM)  # the same document, other vectors: another version
     rows.fact(doc, b"\2" * 4 * DIM)
     assert len(rows) == 1
+
+
+@pytest.mark.parametrize("vectors", [True, False])
+def test_by_subject_keeps_the_newest_oldest_first_ties_by_id(
+    index: EmbeddedIndex, vectors: bool
+) -> None:
+    """The documents are read by rowid after the rows are chosen on their ids: the same
+    facts in the same order as one sorted query (recorded time, then the id as SQLite
+    compares text: UTF-8 bytes), the limit keeping the newest."""
+    t0 = datetime(2024, 5, 1, tzinfo=UTC)
+    ids = ["b", "a", "é", "z", "Z", "ä1", "c"]
+    facts = [
+        helper.make_fact(
+            f"v{i}",
+            predicate=f"p{i}",
+            fact_id=fid,
+            recorded_at=t0 + timedelta(seconds=i // 3),  # three share each second
+        )
+        for i, fid in enumerate(ids)
+    ]
+    index.upsert(facts)
+    index.upsert(
+        [helper.make_fact("old", predicate="q", fact_id="old", status=FactStatus.SUPERSEDED)]
+    )
+    order = index._conn.execute(  # type: ignore[union-attr]
+        "SELECT fact_id FROM facts WHERE status = 'active' ORDER BY recorded_at DESC, fact_id DESC"
+    ).fetchall()
+    expected = [r[0] for r in reversed(order)]
+    got = index.by_subject("acme", "u1", "user", qualified=True, vectors=vectors)
+    assert [f.fact_id for f in got] == expected
+    assert expected[:3] == ["a", "b", "é"]  # the first second's three, by code point
+    newest = index.by_subject("acme", "u1", "user", qualified=True, limit=4, vectors=vectors)
+    assert [f.fact_id for f in newest] == expected[-4:]
+    assert all((f.embedding is not None) is vectors for f in got)
