@@ -207,7 +207,8 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and len(norm.split()) <= 14
     )
     words = sentence.split()
-    first = _has("first_person_singular", norm)
+    # a pronoun, or a Spanish or Portuguese verb of the first person ("Treino na Smart Fit")
+    first = _has("first_person_singular", norm) or first_person_verb(body)
     named = any(w[:1].isupper() for w in words[1:]) or bool(
         re.search(r"[A-Za-z]", sentence) and _CJK_RE.search(sentence)
     )
@@ -265,6 +266,51 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and not plural
         and not standing,
     }
+
+
+@cache
+def _pro_drop() -> tuple[dict[str, Any], dict[str, frozenset[str]]]:
+    rule: dict[str, Any] = lexicon().get("pro_drop_first_person", {})
+    sets = {
+        k: frozenset(map(normalise_text, rule.get(k, ())))
+        for k in ("leads", "not_verbs", "third_person_next", "context_words", "foreign_words")
+    }
+    sets["foreign"] = sets["foreign_words"] | frozenset(lexicon()["rule_language_words"])
+    return rule, sets
+
+
+def first_person_verb(body: str) -> bool:
+    """Spanish or Portuguese first person singular marked on the verb alone: the first word
+    of the normalised sentence (after ``leads``) has the shape of ``pro_drop_first_person``
+    (statements.json: endings, exceptions, a Spanish or Portuguese function word elsewhere).
+
+    >>> first_person_verb("juego al pádel los martes."), first_person_verb("nasci em recife.")
+    (True, True)
+    >>> first_person_verb("nuevo día, nuevo lunes."), first_person_verb("pedro vive en lima.")
+    (False, False)
+    """
+    rule, sets = _pro_drop()
+    if not rule:
+        return False
+    words = re.findall(r"[^\W\d_]+", _strip_interjections(body))
+    at = 0
+    while at < min(2, len(words) - 1) and words[at] in sets["leads"]:
+        at += 1
+    if not words or len(words) < at + 2:
+        return False
+    verb, rest = words[at], words[at + 1 :]
+    shaped = len(verb) >= int(rule["min_length"]) and any(
+        verb.endswith(e) and (e != "o" or verb[-2] not in rule["not_before_o"])
+        for e in rule["endings"]
+    )
+    return (
+        shaped
+        and verb not in sets["not_verbs"]
+        and not verb.endswith(tuple(rule["not_endings"]))
+        and rest[0] not in sets["third_person_next"]
+        and any(w in sets["context_words"] for w in rest)
+        and not any(w in sets["foreign"] for w in words)
+    )
 
 
 _CLAUSE_MARK_RE: Final = re.compile(
