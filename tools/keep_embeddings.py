@@ -145,7 +145,7 @@ def dev(runtime: str, designs: list[str]) -> None:
             def probability(self: KeepModel, sentence: str, _p: Any = prob) -> float:
                 return float(_p(sentence))
 
-            KeepModel.probability = probability  # type: ignore[method-assign]
+            KeepModel.probability = probability  # type: ignore[method-assign,assignment]
         try:
             with tempfile.TemporaryDirectory() as tmp:
                 settings = load_settings(data_dir=tmp, embedder_runtime=runtime)
