@@ -165,6 +165,7 @@ CUE_NAMES: Final = (
     "social",
     "second_person",
     "anaphoric",
+    "first_person_verb",
 )
 
 
@@ -207,13 +208,15 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and len(norm.split()) <= 14
     )
     words = sentence.split()
-    # a pronoun, or a Spanish or Portuguese verb of the first person ("Treino na Smart Fit")
-    first = _has("first_person_singular", norm) or first_person_verb(body)
+    first = _has("first_person_singular", norm)
     named = any(w[:1].isupper() for w in words[1:]) or bool(
         re.search(r"[A-Za-z]", sentence) and _CJK_RE.search(sentence)
     )
     return {
         "first_person": first,
+        # a Spanish or Portuguese verb of the first person opens the sentence ("Treino na
+        # Smart Fit"): a feature of its own, beside the pronouns of ``first_person``
+        "first_person_verb": first_person_verb(body),
         "first_person_plural": plural,
         "question": question,
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,

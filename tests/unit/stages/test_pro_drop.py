@@ -1,6 +1,7 @@
 """Spanish and Portuguese first person marked on the verb alone (keepemb, issue 9): the
-``first_person`` cue reads the shape of the sentence's first verb (``pro_drop_first_person``
-of statements.json: endings and closed classes of exceptions), not a list of phrases.
+``first_person_verb`` cue reads the shape of the sentence's first verb
+(``pro_drop_first_person`` of statements.json: endings and closed classes of exceptions),
+not a list of phrases.
 
 The sentences are written for these tests, in other words than the development file
 (labelled_turns_dev5.jsonl) and the training rows (statements_prodrop.jsonl).
@@ -21,7 +22,6 @@ from memgate.stages.triage import triage
     [
         "Estudio piano en el conservatorio de Málaga.",  # es present -o
         "Nunca tomo el metro en hora punta.",  # a negation before the verb
-        "Me mudé a Bilbao en 2019.",  # (an object pronoun: already first person)
         "Estudié Derecho en la Complutense.",  # es preterite -é
         "Viví seis años en Lima con mi tía.",  # es preterite -í
         "Faço pilates numa academia do bairro.",  # pt present -o
@@ -31,7 +31,7 @@ from memgate.stages.triage import triage
     ],
 )
 def test_first_person_on_the_verb_is_first_person(text: str) -> None:
-    assert cues(text)["first_person"], text
+    assert cues(text)["first_person_verb"], text
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,8 @@ def test_first_person_on_the_verb_is_first_person(text: str) -> None:
     ],
 )
 def test_a_word_of_the_verbs_shape_that_is_no_verb_is_not_first_person(text: str) -> None:
-    assert not cues(text)["first_person"], text
+    c = cues(text)
+    assert not c["first_person"] and not c["first_person_verb"], text
 
 
 def turn(text: str) -> TurnEvent:
