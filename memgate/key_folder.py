@@ -11,7 +11,12 @@ was opened from (no secret; written when memgate uses the key). A key file is:
 - ``cannot tell``: a recorded place could not be read, or is a folder without an id
   (a data dir whose id was lost still needs its key): kept;
 - ``unknown``: no record (a key file from before the record, or a key folder that could
-  not be written): kept, never removed.
+  not be written): kept, never removed;
+- ``record only``: a record whose key file is gone already (removed by hand): it holds no
+  secret and keys nothing, so :func:`prune` removes it.
+
+A record line that is not an absolute path (a damaged record) names no place: it is
+shown as such, and makes the key ``cannot tell`` unless another place holds its data dir.
 
 A recorded place whose folder is missing as well (a drive that is not mounted, a tree
 moved whole) counts as ``cannot tell``. A data dir moved within its folder and not
@@ -33,6 +38,7 @@ __all__ = [
     "CANNOT_TELL",
     "GONE",
     "IN_USE",
+    "RECORD_ONLY",
     "UNKNOWN",
     "KeyFile",
     "key_files",
@@ -41,14 +47,18 @@ __all__ = [
 ]
 
 IN_USE, GONE, CANNOT_TELL, UNKNOWN = "in use", "gone", "cannot tell", "unknown"
+RECORD_ONLY = "record only"
+#: A recorded place longer than this is no path of this system (PATH_MAX).
+_MAX_PLACE = 4096
 # a recorded place: what it holds
-_HOLDS_IT, _MISSING, _OTHER, _NO_ID, _UNREADABLE, _NO_PARENT = (
+_HOLDS_IT, _MISSING, _OTHER, _NO_ID, _UNREADABLE, _NO_PARENT, _NOT_A_PATH = (
     "holds it",
     "missing",
     "another data dir",
     "no data dir id",
     "unreadable",
     "its folder missing too",
+    "not a path: the record is damaged",
 )
 
 
@@ -72,8 +82,8 @@ class KeyFile:
 
 
 def key_files(folder: Path | None = None) -> list[KeyFile]:
-    """Every ``<id>.key`` of ``folder`` (default: the key folder), by id; none when the
-    folder does not exist."""
+    """Every ``<id>.key`` of ``folder`` (default: the key folder), and every ``<id>.path``
+    whose key file is gone (``record only``), by id; none when the folder does not exist."""
     folder = folder if folder is not None else key_folder()
     try:
         names = sorted(os.listdir(folder))
@@ -84,22 +94,42 @@ def key_files(folder: Path | None = None) -> list[KeyFile]:
             f"cannot list the key folder {folder}: {exc.strerror or exc}; it must be a "
             "folder readable by this user"
         ) from None
-    out = []
+    keys, records = set(), set()
     for name in names:
         ident, dot, ext = name.partition(".")
-        if dot and ext == "key" and len(ident) == 32 and not ident.strip("0123456789abcdef"):
-            out.append(_inspect(folder, ident))
-    return out
+        if not dot or len(ident) != 32 or ident.strip("0123456789abcdef"):
+            continue
+        if ext == "key":
+            keys.add(ident)
+        elif "." + ext == DATA_DIRS_SUFFIX:
+            records.add(ident)
+    out = [_inspect(folder, ident) for ident in sorted(keys)]
+    out += [_record_only(folder, ident) for ident in sorted(records - keys)]
+    return sorted(out, key=lambda e: e.ident)
 
 
 def prune(entries: list[KeyFile]) -> tuple[list[KeyFile], list[str]]:
     """Remove the key files (and their records) of ``entries`` that are still ``gone``
-    when looked at again now: those removed, and one error line per file that could not
-    be."""
+    when looked at again now, and the records still ``record only``: those removed, and
+    one error line per file that could not be."""
     removed: list[KeyFile] = []
     errors: list[str] = []
     for entry in entries:
-        now = _inspect(entry.path.parent, entry.ident)
+        folder = entry.path.parent
+        if entry.state == RECORD_ONLY:
+            now = _record_only(folder, entry.ident)
+            if now.path.exists() or now.record is None:
+                continue  # a key file came back meanwhile: look again next time
+            try:
+                now.record.unlink()
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                errors.append(f"cannot remove {now.record}: {exc.strerror or exc}")
+                continue
+            removed.append(now)
+            continue
+        now = _inspect(folder, entry.ident)
         if now.state != GONE:
             continue
         try:
@@ -126,18 +156,46 @@ def key_folder() -> Path:
         ) from None
 
 
+def _record_only(folder: Path, ident: str) -> KeyFile:
+    record = folder / f"{ident}{DATA_DIRS_SUFFIX}"
+    try:
+        places, damaged = _places(record)
+    except OSError:
+        places, damaged = [], 0
+    seen = tuple((p, "not looked at: its key file is gone") for p in places)
+    seen += _damaged(damaged)
+    return KeyFile(ident, folder / f"{ident}.key", record, seen, RECORD_ONLY)
+
+
+def _places(record: Path) -> tuple[list[str], int]:
+    """The absolute paths a record names, and how many of its lines are no path."""
+    places, damaged = [], 0
+    for line in read_data_dirs(record):
+        if line.startswith(b"/") and b"\0" not in line and len(line) <= _MAX_PLACE:
+            places.append(os.fsdecode(line))
+        else:
+            damaged += 1
+    return places, damaged
+
+
+def _damaged(n: int) -> tuple[tuple[str, str], ...]:
+    if not n:
+        return ()
+    return ((f"{n} line{'s' if n > 1 else ''} of the record", _NOT_A_PATH),)
+
+
 def _inspect(folder: Path, ident: str) -> KeyFile:
     path = folder / f"{ident}.key"
     record = folder / f"{ident}{DATA_DIRS_SUFFIX}"
     try:
-        places = [os.fsdecode(p) for p in read_data_dirs(record)]
+        places, damaged = _places(record)
     except FileNotFoundError:
         return KeyFile(ident, path, None, (), UNKNOWN)
     except OSError:
         return KeyFile(ident, path, record, (), CANNOT_TELL)
-    if not places:
+    if not places and not damaged:
         return KeyFile(ident, path, record, (), UNKNOWN)
-    seen = tuple((p, _holds(Path(p), ident)) for p in places)
+    seen = tuple((p, _holds(Path(p), ident)) for p in places) + _damaged(damaged)
     held = {h for _, h in seen}
     if _HOLDS_IT in held:
         state = IN_USE

@@ -35,7 +35,7 @@ def _files(n: int) -> str:
 @global_options(output=True)
 def list_key_files(ctx: typer.Context) -> None:
     """Each key file, its data dirs and whether they still hold it (never the key)."""
-    from memgate.key_folder import GONE, UNKNOWN, key_files, key_folder
+    from memgate.key_folder import GONE, RECORD_ONLY, UNKNOWN, key_files, key_folder
 
     sess = session(ctx)
     with errors():
@@ -58,9 +58,12 @@ def list_key_files(ctx: typer.Context) -> None:
     hint = ""
     if counts.get(GONE):
         hint = f"; memgate hmac-keys prune shows what it would remove ({_CAVEAT})"
+    elif counts.get(RECORD_ONLY):
+        hint = "; memgate hmac-keys prune --yes removes the records whose key file is gone"
     if counts.get(UNKNOWN):
         hint += "; unknown ones are never removed"
-    print_note(err, f"{_files(len(entries))} in {folder}: {summary}{hint}", style="")
+    keyed = sum(e.state != RECORD_ONLY for e in entries)
+    print_note(err, f"{_files(keyed)} in {folder}: {summary}{hint}", style="")
 
 
 @app.command("prune")
@@ -74,15 +77,16 @@ def prune_key_files(
     """Remove the key files whose data dir is gone (with --yes; else a dry run).
 
     Gone: every place the data dir was opened from is missing or holds another data dir.
+    Records whose key file was removed by hand go too (they hold no secret).
     A removed key cannot be made again: the digests of a data dir it keyed are then
     unreadable. Key files with no record of their data dir are never removed.
     """
-    from memgate.key_folder import GONE, key_files, key_folder, prune
+    from memgate.key_folder import GONE, RECORD_ONLY, key_files, key_folder, prune
 
     sess = session(ctx)
     with errors():
         folder = key_folder()
-        gone = [e for e in key_files(folder) if e.state == GONE]
+        gone = [e for e in key_files(folder) if e.state in (GONE, RECORD_ONLY)]
         removed, failed = prune(gone) if yes else (gone, [])
     if sess.json:
         rows = [{**e.public(), "removed": yes} for e in removed]
@@ -91,7 +95,11 @@ def prune_key_files(
         verb = "removed" if yes else "would remove"
         for e in removed:
             places = ", ".join(f"{p} ({h})" for p, h in e.data_dirs)
-            console.print(render.text(f"{verb} {e.path}  data dir: {places}"), soft_wrap=True)
+            if e.state == RECORD_ONLY:
+                what = f"{e.record}, a record whose key file is gone"
+            else:
+                what = f"{e.path}"
+            console.print(render.text(f"{verb} {what}  data dir: {places}"), soft_wrap=True)
     for line in failed:
         print_error(err, line)
     if not gone:

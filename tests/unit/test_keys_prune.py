@@ -152,3 +152,51 @@ def test_a_data_dir_whose_folder_is_missing_too_is_kept_as_cannot_tell(tmp_path:
     assert _states() == {kept.stem: CANNOT_TELL, gone.stem: GONE}
     _cli("prune", "--yes")
     assert kept.exists() and not gone.exists()
+
+
+def test_a_record_whose_key_file_is_gone_is_listed_and_pruned(tmp_path: Path) -> None:
+    path, _ = _data_dir(tmp_path / "data")
+    record = path.with_suffix(".path")
+    path.unlink()  # the key file removed by hand: its record is left alone
+    assert _states() == {path.stem: "record only"}
+    assert "record only" in _cli("list").stderr
+    dry = json.loads(_cli("prune", "--json").stdout)
+    assert dry["dry_run"] and [r["id"] for r in dry["key_files"]] == [path.stem]
+    assert record.exists()
+    assert "a record whose key file is gone" in _cli("prune", "--yes").stdout
+    assert not record.exists()
+    assert _states() == {}
+
+
+def test_a_record_whose_key_file_comes_back_is_not_pruned(tmp_path: Path) -> None:
+    path, key = _data_dir(tmp_path / "data")
+    path.unlink()
+    [entry] = key_files(default_key_dir())
+    path.write_bytes(key)  # restored from a backup before the prune
+    from memgate.key_folder import prune
+
+    assert prune([entry]) == ([], [])
+    assert path.with_suffix(".path").exists()
+
+
+def test_damaged_record_lines_are_no_places_and_keep_the_key(tmp_path: Path) -> None:
+    path, _ = _data_dir(tmp_path / "data")
+    record = path.with_suffix(".path")
+    shutil.rmtree(tmp_path / "data")
+    noise = bytes(range(256)).replace(b"/", b"").replace(b"\n", b"")
+    record.write_bytes(record.read_bytes() + noise * 20 + b"\nrelative/place\n")
+    [entry] = json.loads(_cli("list", "--json").stdout)
+    assert entry["state"] == CANNOT_TELL  # a damaged line may have been its place
+    holds = [d["holds"] for d in entry["data_dirs"]]
+    assert holds == ["missing", "not a path: the record is damaged"]
+    assert entry["data_dirs"][1]["path"] == "2 lines of the record"
+    out = _cli("list").stdout
+    assert "\\x" not in out and len(out) < 1000
+    _cli("prune", "--yes")
+    assert path.exists()
+
+
+def test_a_record_of_valid_places_only_is_gone_as_before(tmp_path: Path) -> None:
+    path, _ = _data_dir(tmp_path / "data")
+    shutil.rmtree(tmp_path / "data")
+    assert _states() == {path.stem: GONE}
