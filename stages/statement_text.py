@@ -165,6 +165,7 @@ CUE_NAMES: Final = (
     "social",
     "second_person",
     "anaphoric",
+    "first_person_verb",
 )
 
 
@@ -213,6 +214,9 @@ def _read_cues(sentence: str) -> dict[str, bool]:
     )
     return {
         "first_person": first,
+        # a Spanish or Portuguese verb of the first person opens the sentence ("Treino na
+        # Smart Fit"): a feature of its own, beside the pronouns of ``first_person``
+        "first_person_verb": first_person_verb(body),
         "first_person_plural": plural,
         "question": question,
         "moment": _has("moment_time", norm) and _has("moment_state", norm) and not standing,
@@ -265,6 +269,51 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         and not plural
         and not standing,
     }
+
+
+@cache
+def _pro_drop() -> tuple[dict[str, Any], dict[str, frozenset[str]]]:
+    rule: dict[str, Any] = lexicon().get("pro_drop_first_person", {})
+    sets = {
+        k: frozenset(map(normalise_text, rule.get(k, ())))
+        for k in ("leads", "not_verbs", "third_person_next", "context_words", "foreign_words")
+    }
+    sets["foreign"] = sets["foreign_words"] | frozenset(lexicon()["rule_language_words"])
+    return rule, sets
+
+
+def first_person_verb(body: str) -> bool:
+    """Spanish or Portuguese first person singular marked on the verb alone: the first word
+    of the normalised sentence (after ``leads``) has the shape of ``pro_drop_first_person``
+    (statements.json: endings, exceptions, a Spanish or Portuguese function word elsewhere).
+
+    >>> first_person_verb("juego al pádel los martes."), first_person_verb("nasci em recife.")
+    (True, True)
+    >>> first_person_verb("nuevo día, nuevo lunes."), first_person_verb("pedro vive en lima.")
+    (False, False)
+    """
+    rule, sets = _pro_drop()
+    if not rule:
+        return False
+    words = re.findall(r"[^\W\d_]+", _strip_interjections(body))
+    at = 0
+    while at < min(2, len(words) - 1) and words[at] in sets["leads"]:
+        at += 1
+    if not words or len(words) < at + 2:
+        return False
+    verb, rest = words[at], words[at + 1 :]
+    shaped = len(verb) >= int(rule["min_length"]) and any(
+        verb.endswith(e) and (e != "o" or verb[-2] not in rule["not_before_o"])
+        for e in rule["endings"]
+    )
+    return (
+        shaped
+        and verb not in sets["not_verbs"]
+        and not verb.endswith(tuple(rule["not_endings"]))
+        and rest[0] not in sets["third_person_next"]
+        and any(w in sets["context_words"] for w in rest)
+        and not any(w in sets["foreign"] for w in words)
+    )
 
 
 _CLAUSE_MARK_RE: Final = re.compile(

@@ -388,9 +388,10 @@ def _of_the_moment(sentence: str) -> bool:
 
 
 def _own(sentence: str) -> bool:
-    """The speaker or the speaker's team is the sentence's subject or owner."""
+    """The speaker or the speaker's team is the sentence's subject or owner (a pronoun, or
+    a Spanish or Portuguese verb of the first person)."""
     c = cues(sentence)
-    return c["first_person"] or c["first_person_plural"]
+    return c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
 
 
 def _aside(sentence: str) -> bool:

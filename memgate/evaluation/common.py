@@ -62,11 +62,13 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # durable facts versus states of the moment, requests and chatter in de fr es (dev2);
     # the keep decision on unseen wording, half German, six languages, facts about the
     # speaker and the things they work with, hard negatives (dev3); long turns, one durable
-    # fact among sentences of the moment, and long turns of the moment (dev4)
+    # fact among sentences of the moment, and long turns of the moment (dev4); Spanish and
+    # Portuguese first person marked on the verb alone, with hard negatives (dev5, keepemb)
     "labelled": (
         "labelled_turns_dev2.jsonl",
         "labelled_turns_dev3.jsonl",
         "labelled_turns_dev4.jsonl",
+        "labelled_turns_dev5.jsonl",
     ),
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);
     # deletion, as_of, supersede, retraction, dedupe, noise in the frozen failure shapes (dev3);

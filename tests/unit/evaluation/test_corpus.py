@@ -3,6 +3,7 @@ and the test data is what it claims to be (checked with independent validators).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -467,6 +468,27 @@ def test_the_fourth_labelled_file_holds_long_turns_in_six_languages() -> None:
         mine = [i for i in extra if i.lang == lang]
         assert any(i.keep for i in mine) and any(not i.keep for i in mine), lang
     assert all(len(split_statements(i.turn.content)) >= 2 for i in extra)
+
+
+def test_the_fifth_labelled_file_holds_spanish_and_portuguese_verbs_of_the_first_person() -> None:
+    """labelled_turns_dev5.jsonl (keepemb, written before the work it measures): Spanish and
+    Portuguese turns whose first person is on the verb, as many keeps as hard negatives in
+    each language, none in the training corpus."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "labelled_turns_dev5.jsonl" in DEV_EXTRA_FILES["labelled"]
+    extra = labelled.load(EVAL_DIR / "labelled_turns_dev5.jsonl")
+    assert {i.lang for i in extra} == {"es", "pt"}
+    for lang in ("es", "pt"):
+        mine = [i for i in extra if i.lang == lang]
+        assert sum(i.keep for i in mine) == sum(not i.keep for i in mine) == 12, lang
+    train = EVAL_DIR.parent / "train"
+    trained = {
+        json.loads(line)["text"]
+        for path in train.glob("*.jsonl")
+        for line in path.read_text("utf-8").splitlines()
+    }
+    assert not trained & {i.turn.content for i in extra}
 
 
 def test_a_turn_id_repeated_across_labelled_files_is_named(tmp_path: Path) -> None:
