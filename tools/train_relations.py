@@ -7,7 +7,8 @@
 Deterministic: the same corpus gives the same bytes (:meth:`RelationModel.file_text`).
 The cosine feature is computed with the shipped MiniLM embedder on the texts the resolver
 embeds (``subject predicate value`` of the stored fact; ``subject statement <new text>``).
-Only memgate/data/train/relations.jsonl is read: never the frozen split.
+Only the corpora under memgate/data/train/ (relations*.jsonl) are read: never the frozen
+split.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memgate.core.embedding import Embedder, load_embedder  # noqa: E402
 from memgate.core.events import render_fact_text  # noqa: E402
 from memgate.stages.relation_model import (  # noqa: E402
     RELATIONS,
+    THRESHOLD,
     RelationModel,
     fit_softmax,
     pair_features,
@@ -35,12 +37,26 @@ from memgate.stages.relation_model import (  # noqa: E402
 from memgate.stages.resolution_lexicon import LEXICON  # noqa: E402
 from tools.model_script import write_or_check  # noqa: E402
 
-CORPUS = ROOT / "memgate" / "data" / "train" / "relations.jsonl"
+#: the written pairs: the first corpus, then the hard negatives added by class
+CORPORA = (
+    ROOT / "memgate" / "data" / "train" / "relations.jsonl",
+    ROOT / "memgate" / "data" / "train" / "relations_hard.jsonl",
+)
 MODEL = ROOT / "memgate" / "data" / "relation_model.json"
 
 
-def load_rows(path: Path = CORPUS) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+def load_rows(paths: tuple[Path, ...] = CORPORA) -> list[dict[str, Any]]:
+    return [
+        json.loads(line)
+        for path in paths
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def corpus_bytes(paths: tuple[Path, ...] = CORPORA) -> bytes:
+    """What the model file's digest is of: the corpora, concatenated in order."""
+    return b"".join(p.read_bytes() for p in paths)
 
 
 def pair_texts(row: dict[str, Any]) -> tuple[str, str]:
@@ -93,35 +109,47 @@ def dataset(rows: list[dict[str, Any]], embedder: Embedder) -> tuple[np.ndarray,
     return np.vstack(xs), y
 
 
-def build(embedder: Embedder, path: Path = CORPUS) -> str:
-    rows = load_rows(path)
+def build(embedder: Embedder, paths: tuple[Path, ...] = CORPORA) -> str:
+    rows = load_rows(paths)
     x, y = dataset(rows + cross_pairs(rows), embedder)
     w, b = fit_softmax(x, y)
-    return RelationModel.file_text(w, b, path.read_bytes())
+    return RelationModel.file_text(w, b, corpus_bytes(paths))
 
 
 def cross_validate(k: int, embedder: Embedder) -> None:
     rows = load_rows()
     x, y = dataset(rows, embedder)
     pred = np.zeros_like(y)
+    acts = np.zeros_like(y)  # what the resolver does: same or update at the threshold, else other
     unrelated = [0, 0]  # held-out unrelated pairs, of them read as same or update
     for fold in range(k):
         test = np.asarray([i % k == fold for i in range(len(rows))])
         train_rows = [r for i, r in enumerate(rows) if not test[i]]
         xc, yc = dataset(cross_pairs(train_rows), embedder)
         w, b = fit_softmax(np.vstack([x[~test], xc]), np.concatenate([y[~test], yc]))
+        model = RelationModel(weights=w, bias=b, version="cv")
         pred[test] = np.argmax(x[test] @ w + b, axis=1)
+        acts[test] = [RELATIONS.index(model.action(row)[0]) for row in x[test]]
         xt, _ = dataset(cross_pairs([r for i, r in enumerate(rows) if test[i]]), embedder)
-        said = np.argmax(xt @ w + b, axis=1)
+        said = [model.action(row)[0] for row in xt]
         unrelated[0] += len(said)
-        acted = [RELATIONS.index("same"), RELATIONS.index("update")]
-        unrelated[1] += int(np.isin(said, acted).sum())
+        unrelated[1] += sum(a != "other" for a in said)
     n = len(rows)
     print(
         f"corpus: {n} pairs, {k}-fold cross-validation (fold = index mod {k}); "
         "each fold also trained on the unrelated pairs of its training rows"
     )
-    print(f"held-out unrelated pairs read as same or update: {unrelated[1]} of {unrelated[0]}")
+    th = THRESHOLD
+    print(
+        f"held-out unrelated pairs acted on (same or update at p >= {th}): "
+        f"{unrelated[1]} of {unrelated[0]}"
+    )
+    for name in ("same", "update"):
+        c = RELATIONS.index(name)
+        tp = int(((acts == c) & (y == c)).sum())
+        said, support = int((acts == c).sum()), int((y == c).sum())
+        print(f"acted on as {name} at p >= {th}: {said}, precision {tp / max(said, 1):.3f}, "
+              f"recall {tp / max(support, 1):.3f}")  # fmt: skip
     print(f"accuracy {float((pred == y).mean()):.3f}")
     print("class     n   recall  precision")
     for c, name in enumerate(RELATIONS):
