@@ -9,8 +9,11 @@ thing) is superseded by it; ``other`` leaves the candidate a new fact.
 
 What the rules guarantee holds here too: the facts read are the tenant's and user's only;
 a fact said at the same instant as the candidate or later stands (never folded into nor
-superseded); and a redelivered turn changes nothing (:func:`learned_redelivery` finds the
-fact the first delivery folded it into).
+superseded); a redelivered turn changes nothing (:func:`learned_redelivery` finds the
+fact the first delivery folded it into); and the structure the rules read is kept
+(:func:`_comparable`): only facts of the candidate's type, no episode (events are the
+consolidation pass's to fold), no two people (``other_persons``), and no supersession in
+a family that holds several values at once (a second pet is not a new pet).
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from typing import Final
 
 import numpy as np
 
-from memgate.core.events import CandidateFact, FactStatus, StoredFact
+from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact
 from memgate.core.stores import FactView
 from memgate.stages.relation_model import RelationModel, pair_features
+from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_paraphrase import other_persons
 
 __all__ = ["LearnedMatch", "candidate_text", "learned_redelivery", "learned_target"]
 
@@ -45,6 +50,23 @@ def candidate_text(c: CandidateFact) -> str:
     if len(c.object.split()) > _VALUE_WORDS or not c.context.strip():
         return c.object
     return c.context
+
+
+def _comparable(f: StoredFact, c: CandidateFact) -> bool:
+    """Whether the model may read the pair at all (the rules' structure, kept)."""
+    return (
+        f.type == c.type
+        and c.type is not FactType.EVENT
+        and not other_persons(f.value, candidate_text(c))
+    )
+
+
+def _additive(f: StoredFact, c: CandidateFact) -> bool:
+    """The stored fact or the candidate is of a family that holds several values at once."""
+    return any(
+        fam is not None and fam.additive
+        for fam in (LEXICON.family(f.predicate, f.value), LEXICON.family(c.predicate, c.object))
+    )
 
 
 def _read(model: RelationModel, f: StoredFact, c: CandidateFact, sim: float) -> tuple[str, float]:
@@ -70,10 +92,11 @@ def learned_target(
             or f.user_id != c.user_id
             or f.last_seen >= c.turn_ts  # said at the same instant or later: it stands
             or any(t in f.source_turn_ids for t in c.source_turn_ids)
+            or not _comparable(f, c)
         ):
             continue
         relation, p = _read(model, f, c, sim)
-        if relation == "other":
+        if relation == "other" or (relation == "update" and _additive(f, c)):
             continue
         if best is None or (p, f.fact_id) > (best.probability, best.fact.fact_id):
             best = LearnedMatch(f, relation, p, sim)
@@ -91,7 +114,12 @@ def learned_redelivery(
     A supersession by the model needs no such check: the new fact is under ``c``'s key."""
     turn_id = c.source_turn_ids[0]
     for f, sim in nearest:
-        if f.key != key and turn_id in f.source_turn_ids and f.tenant_id == c.tenant_id:
+        if (
+            f.key != key
+            and turn_id in f.source_turn_ids
+            and f.tenant_id == c.tenant_id
+            and _comparable(f, c)
+        ):
             relation, _ = _read(model, f, c, sim)
             if relation == "same":
                 return f
