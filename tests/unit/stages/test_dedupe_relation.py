@@ -135,3 +135,34 @@ def test_the_setting_turns_the_model_on_in_the_pipeline(
     monkeypatch.setenv("MEMGATE_RESOLUTION_MODEL", "assist")
     on = build_pipeline(Settings(data_dir=tmp_path), HashingEmbedder())
     assert on.resolve.relation_model is not None
+
+
+def _typed(text: str, predicate: str, type_: FactType, *, n: int, days: int) -> RedactedCandidate:
+    return cand(text, predicate=predicate, type_=type_, n=n, days=days, multi=True)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # two episodes: the consolidation pass folds episodes, never the hot path
+        (("I went to the library with my niece on Monday", "event", FactType.EVENT),
+         ("I went to the library with my niece again on Friday", "event", FactType.EVENT)),
+        # two pets: a family of several values, a second one replaces none
+        (("a dog named Rex", "has_pet", FactType.FACT),
+         ("now we have a cat named Luna", "has_pet", FactType.FACT)),
+        # two people with one value
+        (("My brother works as a nurse in Leeds", "statement", FactType.FACT),
+         ("My sister works as a nurse in Leeds", "statement", FactType.FACT)),
+    ],
+)  # fmt: skip
+def test_the_rules_structure_is_kept_under_the_model(
+    store: EmbeddedIndex,
+    minilm: MiniLMEmbedder,
+    first: tuple[str, str, FactType],
+    second: tuple[str, str, FactType],
+) -> None:
+    r = _resolver(minilm)
+    apply(r, store, _typed(*first, n=0, days=0))
+    res = apply(r, store, _typed(*second, n=1, days=2))
+    assert not res.reason.startswith("relation_")
+    assert [s for _, s, _ in _facts(store)] == ["active", "active"]
