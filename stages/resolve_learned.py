@@ -24,7 +24,7 @@ from typing import Final
 
 import numpy as np
 
-from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact
+from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView
 from memgate.stages.relation_model import RelationModel, pair_features
 from memgate.stages.resolution_lexicon import LEXICON
@@ -35,6 +35,8 @@ __all__ = ["LearnedMatch", "candidate_text", "learned_redelivery", "learned_targ
 #: A candidate value of more words than this is its own sentence (a statement extractor's);
 #: a shorter one (a typed value: "Tom") is read with the sentence it came from.
 _VALUE_WORDS: Final = 3
+#: The speakers' subjects: a fact about the user or the team may be about anything.
+_SPEAKERS: Final = frozenset({"user", "team"})
 
 
 @dataclass(frozen=True)
@@ -53,12 +55,23 @@ def candidate_text(c: CandidateFact) -> str:
 
 
 def _comparable(f: StoredFact, c: CandidateFact) -> bool:
-    """Whether the model may read the pair at all (the rules' structure, kept)."""
-    return (
-        f.type == c.type
-        and c.type is not FactType.EVENT
-        and not other_persons(f.value, candidate_text(c))
-    )
+    """Whether the model may read the pair at all (the rules' structure, kept): the same
+    type, no episode, no two people, not two subjects named apart ("user's sister" /
+    "user's brother", one product / another), not two slots of their own predicates (the
+    home city / the time zone), and not one typed predicate (its key tells its values
+    apart already: a second thing liked is not the first one said again)."""
+    if f.type != c.type or c.type is FactType.EVENT:
+        return False
+    fs, cs = normalise(f.subject), normalise(c.subject)
+    if fs != cs and fs not in _SPEAKERS and cs not in _SPEAKERS:
+        return False
+    if f.predicate == c.predicate and c.predicate != "statement":
+        return False
+    ff, by_f = LEXICON.family_of(f.predicate, f.value)
+    cf, by_c = LEXICON.family_of(c.predicate, c.object)
+    if by_f and by_c and ff is not None and cf is not None and ff.name != cf.name:
+        return False
+    return not other_persons(f.value, candidate_text(c))
 
 
 def _additive(f: StoredFact, c: CandidateFact) -> bool:
