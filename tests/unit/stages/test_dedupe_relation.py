@@ -166,3 +166,32 @@ def test_the_rules_structure_is_kept_under_the_model(
     res = apply(r, store, _typed(*second, n=1, days=2))
     assert not res.reason.startswith("relation_")
     assert [s for _, s, _ in _facts(store)] == ["active", "active"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # one typed predicate: its key tells the two values apart already
+        (("user", "likes", "hiking"), ("user", "likes", "rock climbing")),
+        # two subjects named apart
+        (("user's sister", "lives_in", "Rome"), ("user's brother", "lives_in", "Rome")),
+        (("team's kundenportal", "stack", "Unser Kundenportal ist in React geschrieben"),
+         ("team's admin-tool", "stack", "Unser neues Admin-Tool ist in Vue geschrieben")),
+        # two slots: the home city and the time zone
+        (("user", "lives_in", "Ciudad de México"),
+         ("user", "timezone", "la hora del centro de México")),
+    ],
+)  # fmt: skip
+def test_pairs_the_keys_and_subjects_tell_apart_are_not_read(
+    store: EmbeddedIndex,
+    minilm: MiniLMEmbedder,
+    first: tuple[str, str, str],
+    second: tuple[str, str, str],
+) -> None:
+    r = _resolver(minilm)
+    for n, (subject, predicate, obj) in enumerate((first, second)):
+        item = cand(obj, subject=subject, predicate=predicate, type_=FactType.FACT, n=n,
+                    days=2 * n, multi=predicate == "likes")  # fmt: skip
+        res = apply(r, store, item)
+    assert not res.reason.startswith("relation_")
+    assert [s for _, s, _ in _facts(store)] == ["active", "active"]
