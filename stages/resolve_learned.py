@@ -57,9 +57,10 @@ def candidate_text(c: CandidateFact) -> str:
 def _comparable(f: StoredFact, c: CandidateFact) -> bool:
     """Whether the model may read the pair at all (the rules' structure, kept): the same
     type, no episode, no two people, not two subjects named apart ("user's sister" /
-    "user's brother", one product / another), not two slots of their own predicates (the
-    home city / the time zone), and not one typed predicate (its key tells its values
-    apart already: a second thing liked is not the first one said again)."""
+    "user's brother", one product / another), not two slots of two single-valued families
+    (the home city / the time zone, by predicate or by words), and not one typed predicate
+    (its key tells its values apart already: a second thing liked is not the first one said
+    again)."""
     if f.type != c.type or c.type is FactType.EVENT:
         return False
     fs, cs = normalise(f.subject), normalise(c.subject)
@@ -67,9 +68,9 @@ def _comparable(f: StoredFact, c: CandidateFact) -> bool:
         return False
     if f.predicate == c.predicate and c.predicate != "statement":
         return False
-    ff, by_f = LEXICON.family_of(f.predicate, f.value)
-    cf, by_c = LEXICON.family_of(c.predicate, c.object)
-    if by_f and by_c and ff is not None and cf is not None and ff.name != cf.name:
+    ff = LEXICON.family(f.predicate, f.value)
+    cf = LEXICON.family(c.predicate, candidate_text(c))
+    if ff is not None and cf is not None and ff.single and cf.single and ff.name != cf.name:
         return False
     return not other_persons(f.value, candidate_text(c))
 

@@ -180,6 +180,8 @@ def test_the_rules_structure_is_kept_under_the_model(
         # two slots: the home city and the time zone
         (("user", "lives_in", "Ciudad de México"),
          ("user", "timezone", "la hora del centro de México")),
+        (("user", "lives_in", "Ciudad de México"),
+         ("user", "statement", "Mi zona horaria es la hora del centro de México")),
     ],
 )  # fmt: skip
 def test_pairs_the_keys_and_subjects_tell_apart_are_not_read(
