@@ -135,6 +135,7 @@ def build_pipeline(
     from memgate.stages.detectors import Detector
     from memgate.stages.policy import preset
     from memgate.stages.redact import Redactor
+    from memgate.stages.relation_model import RelationModel
     from memgate.streams.pipeline import ExtractStep, Pipeline, TriageStep
 
     detector = Detector()
@@ -163,5 +164,6 @@ def build_pipeline(
             tenant_policies={t: tenant_write_policy(settings, t) for t in settings.tenant_policies},
             clock=now,
             erasure_key=key,
+            relation_model=RelationModel.load() if settings.resolution_model == "assist" else None,
         ),
     )

@@ -48,6 +48,7 @@ from memgate.core.stores import FactView
 from memgate.stages.fact_keys import DELETED_VALUE, fact_id_for, fact_key, legacy_fact_id
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
+from memgate.stages.relation_model import RelationModel
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_confirm import confirmed_guess
 from memgate.stages.resolve_forget import (
@@ -59,6 +60,7 @@ from memgate.stages.resolve_forget import (
     retract,
     retraction_targets_in_sentences,
 )
+from memgate.stages.resolve_learned import learned_redelivery, learned_target, nearest_of
 from memgate.stages.resolve_paraphrase import (
     fold_target,
     other_persons,
@@ -131,6 +133,10 @@ class Resolver:
     ids are the unkeyed :func:`~memgate.stages.fact_keys.legacy_fact_id`, which a guess of
     the value and the turn id confirm, and tombstones are named by fact id, found from the
     turn that made the fact only."""
+    relation_model: RelationModel | None = field(default=None, repr=False, compare=False)
+    """The learned pair classifier (settings ``resolution_model = "assist"``): asked about
+    the nearest facts when the rules find no target (:mod:`memgate.stages.resolve_learned`).
+    None: off."""
 
     def for_tenant(self, tenant_id: str) -> Resolver:
         """This resolver under the tenant's own policy (itself when the tenant has none)."""
@@ -261,6 +267,9 @@ class Resolver:
 
         # 2. redelivery of a turn we already applied: idempotent no-op
         absorbed = self._absorbed_by(c, key, existing, view, value_n, vec)
+        if absorbed is None and self.relation_model is not None and not c.retracts:
+            probe = nearest_of(view, c, vec, _ABSORB_PROBE, _ABSORB_STATUSES)
+            absorbed = learned_redelivery(self.relation_model, c, key, probe)
         if absorbed is not None:
             return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": absorbed.fact_id})
         # the fact this candidate went into the first time was erased at the user's
@@ -413,6 +422,21 @@ class Resolver:
             details["stale_by"] = late.fact_id
             pend = new.model_copy(update={"status": FactStatus.PENDING})
             return out(ResolutionAction.PENDING, "implied_stale", [pend], details)
+        if self.relation_model is not None:
+            # 8. no rule found a target: the learned pair classifier reads the nearest facts
+            near = nearest_of(view, c, vec, _NEAR_PROBE, _NEAR_STATUSES)
+            hit = learned_target(self.relation_model, c, key, near)
+            if hit is not None:
+                details.update({
+                    "relation": hit.relation, "probability": round(hit.probability, 4),
+                    "similarity": round(hit.similarity, 4), "model": self.relation_model.version,
+                })  # fmt: skip
+                if hit.relation == "same":
+                    updated = self._seen_again(hit.fact, event, now)
+                    details.update({"of": hit.fact.fact_id, "occurrences": updated.occurrences})
+                    return out(ResolutionAction.DUPLICATE, "relation_same", [updated], details)
+                done = self._supersede(hit.fact, new, now, out, "relation_update", details)
+                return self._stale(c, done, view)
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers

@@ -77,6 +77,12 @@ class Settings(BaseSettings):
         description="Candidates carrying regulated data (payment, government id): "
         "reject them, or store the non-sensitive remainder with placeholders.",
     )
+    resolution_model: Literal["off", "assist"] = Field(
+        default="off",
+        description="The learned pair classifier of resolution (stages/relation_model.py): "
+        "off, or assist: when no rule finds what a candidate restates or updates, the "
+        "classifier reads the nearest stored facts (same: fold in, update: supersede).",
+    )
 
     # extraction
     extractor: Literal["rules", "statements", "hybrid", "anthropic"] = "hybrid"
