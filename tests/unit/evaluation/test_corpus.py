@@ -483,11 +483,14 @@ def test_the_fifth_labelled_file_holds_spanish_and_portuguese_verbs_of_the_first
         mine = [i for i in extra if i.lang == lang]
         assert sum(i.keep for i in mine) == sum(not i.keep for i in mine) == 12, lang
     train = EVAL_DIR.parent / "train"
-    trained = {
-        json.loads(line)["text"]
+    # every text of every training corpus (sentences; the relation pairs' new turns)
+    rows = [
+        json.loads(line)
         for path in train.glob("*.jsonl")
         for line in path.read_text("utf-8").splitlines()
-    }
+    ]
+    trained = {row.get("text") or row.get("new") for row in rows}
+    assert len(rows) > 1000 and None not in trained
     assert not trained & {i.turn.content for i in extra}
 
 
