@@ -68,6 +68,7 @@ from memgate.stages.resolve_forget import (
 )
 from memgate.stages.resolve_learned import learned_redelivery, learned_target, nearest_of
 from memgate.stages.resolve_paraphrase import (
+    CitedFacts,
     fold_target,
     other_persons,
     possessed_subject,
@@ -95,6 +96,8 @@ __all__ = [
 #: reads for one under another key that already cites the candidate's turn.
 _ABSORB_PROBE = 10
 _ABSORB_STATUSES = (FactStatus.ACTIVE, FactStatus.SUPERSEDED)
+_CLOSED = (FactStatus.SUPERSEDED,)
+_OWNERS = ("user", "team")
 #: What the near-duplicate check under another key (step 4) compares with.
 _NEAR_PROBE = 3
 _NEAR_STATUSES = (FactStatus.ACTIVE,)
@@ -505,6 +508,11 @@ class Resolver:
             BySubject.of(t, u, s, statuses=(FactStatus.ACTIVE,), qualified=True, vectors=False)
             for s in _paraphrase_subjects(c)
         ]
+        if not c.retracts:  # the closed facts that may cite the turn (_folded_when_open)
+            reads += [
+                BySubject.of(t, u, s, statuses=_CLOSED, qualified=True, vectors=False)
+                for s in _OWNERS
+            ]
         return ReadPlan(tuple(reads))
 
     def _other_readings(self, f: StoredFact, view: FactView, now: datetime) -> list[StoredFact]:
@@ -596,7 +604,29 @@ class Resolver:
                 break
             if f.key != key and f.type == c.type and cites_turn(f, c):
                 return f
-        return None
+        return self._folded_when_open(c, key, view, vec)
+
+    def _folded_when_open(
+        self, c: CandidateFact, key: str, view: FactView, vec: np.ndarray
+    ) -> StoredFact | None:
+        """A fact closed since that the first delivery of ``c`` was folded into in other
+        words (``same_clause``, ``paraphrase``: steps 4b and 4c read active facts only):
+        among the speaker's superseded facts that cite ``c``'s turn, the one those steps
+        find, read again by key with its vectors."""
+        t, u = c.tenant_id, c.user_id
+        cited = {
+            f.fact_id: f.key
+            for s in _OWNERS
+            for f in view.by_subject(t, u, s, statuses=_CLOSED, qualified=True, vectors=False)
+            if f.key != key and cites_turn(f, c)
+        }
+        if not cited:
+            return None
+        closed = CitedFacts([g for k in set(cited.values()) for g in view.by_key(t, u, k)
+                             if g.fact_id in cited])  # fmt: skip
+        para = self._paraphrase_of(c, key, closed)
+        folded = fold_target(c, key, closed, vec) if para is None else None
+        return para if folded is None else folded.fact
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
         if confirmed:

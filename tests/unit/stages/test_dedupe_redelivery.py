@@ -181,3 +181,29 @@ def test_a_paraphrase_folded_in_is_counted_once_however_often_it_comes(
         assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
         assert note.details["of"] == dec.details["of"] and note.event_id != dec.event_id
     assert _facts(store) == once  # whole records: seen count, sources, last seen, times
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "then"),
+    [
+        (("Airbus", "works_at", "user"), "Mon employeur, c'est Airbus", "Boeing"),
+        (("Rocco", "name_is", "user's dog"), "Rocco es el nombre de mi perro", "Bruno"),
+    ],
+)
+def test_a_paraphrase_folded_into_a_fact_closed_since_revives_nothing(
+    store: EmbeddedIndex, first: tuple[str, str, str], second: str, then: str
+) -> None:
+    """The fold paths read active facts only: once a later value superseded the fact a
+    paraphrase was folded into, the paraphrase delivered again found no target and was
+    added as a new active fact, the old value back in other words."""
+    value, predicate, subject = first
+    sem.apply(store, sem.cand(value, predicate, days=0, subject=subject))
+    b = sem.cand(second, "statement", days=30, multi=True)
+    assert sem.apply(store, b)[0].action.value == "DUPLICATE"
+    res, _ = sem.apply(store, sem.cand(then, predicate, days=40, subject=subject))
+    assert res.action.value == "SUPERSEDE"
+    once = _facts(store)
+    again, note = sem.apply(store, b)
+    assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
+    assert note.details["of"] == next(f["fact_id"] for f in once if f["value"] == value)
+    assert _facts(store) == once

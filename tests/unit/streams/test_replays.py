@@ -321,3 +321,39 @@ def test_a_redelivered_paraphrase_is_not_counted_again(
     here = in_process(gate_settings, audit_path, _name(), [[a, b]])
     for runs in ([[a, b, b]], [[a, b], [b]]):
         assert in_process(gate_settings, audit_path, _name(), runs) == here
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [
+            "I prefer tabs over spaces.",
+            "For indentation I always want tabs rather than spaces.",
+            "Actually I now prefer spaces over tabs.",
+        ],
+        ["My employer is Airbus.", "Mon employeur, c'est Airbus.", "I now work at Boeing."],
+        [
+            "My dog's name is Rocco.",
+            "Rocco es el nombre de mi perro.",
+            "I no longer have a dog named Rocco.",
+        ],
+    ],
+    ids=["new_value", "semantic_update", "stopped_by_reference"],
+)
+def test_a_redelivered_paraphrase_does_not_bring_back_a_closed_fact(
+    audit_path: Path, gate_settings: Settings, texts: list[str]
+) -> None:
+    """The second turn was folded into the first's fact, which the third closed; the
+    second delivered again before the journal knew it found no active target and was
+    stored as a new active fact (the old value back in other words)."""
+    turns = [
+        TurnEvent(tenant_id="acme", user_id="alice", session_id="s1", turn_id=f"t{i}",
+                  role="user", content=text, ts=T0 + timedelta(minutes=5 * i))
+        for i, text in enumerate(texts)
+    ]  # fmt: skip
+    once = through_agents(gate_settings, audit_path, _name(), [turns], audit_lag=True)
+    assert [f["status"] for f in once.facts if f["source_turn_ids"][:2] == ["t0", "t1"]] == [
+        "superseded"
+    ]
+    got = through_agents(gate_settings, audit_path, _name(), [turns, turns[1:2]], audit_lag=True)
+    assert got.facts == once.facts
