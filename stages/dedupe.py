@@ -45,7 +45,13 @@ from memgate.core.events import (
 )
 from memgate.core.read_ahead import ByKey, BySubject, Nearest, ReadPlan, read_ahead
 from memgate.core.stores import FactView
-from memgate.stages.fact_keys import DELETED_VALUE, fact_id_for, fact_key, legacy_fact_id
+from memgate.stages.fact_keys import (
+    DELETED_VALUE,
+    cites_turn,
+    fact_id_for,
+    fact_key,
+    legacy_fact_id,
+)
 from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
 from memgate.stages.relation_model import RelationModel
@@ -62,6 +68,7 @@ from memgate.stages.resolve_forget import (
 )
 from memgate.stages.resolve_learned import learned_redelivery, learned_target, nearest_of
 from memgate.stages.resolve_paraphrase import (
+    CitedFacts,
     fold_target,
     other_persons,
     possessed_subject,
@@ -89,6 +96,8 @@ __all__ = [
 #: reads for one under another key that already cites the candidate's turn.
 _ABSORB_PROBE = 10
 _ABSORB_STATUSES = (FactStatus.ACTIVE, FactStatus.SUPERSEDED)
+_CLOSED = (FactStatus.SUPERSEDED,)
+_OWNERS = ("user", "team")
 #: What the near-duplicate check under another key (step 4) compares with.
 _NEAR_PROBE = 3
 _NEAR_STATUSES = (FactStatus.ACTIVE,)
@@ -236,6 +245,17 @@ class Resolver:
             )
             return [res, dec]
 
+        def fold(
+            f: StoredFact, reason: str, details: dict[str, str | int | float]
+        ) -> list[Resolution | DecisionRecord]:
+            """``c`` said again what ``f`` says: one more occurrence, unless ``f`` already
+            cites ``c``'s turn (its first delivery was folded in): a replay writes nothing."""
+            if cites_turn(f, c):
+                return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": f.fact_id})
+            return out(
+                ResolutionAction.DUPLICATE, reason, [self._seen_again(f, event, now)], details
+            )
+
         # 1. policy gates that need no state
         if c.confidence < p.min_confidence:
             return out(ResolutionAction.REJECT, "below_min_confidence", [])
@@ -305,31 +325,28 @@ class Resolver:
             same = normalise(f.value) == value_n or restated_value(f, c)
             sim = 1.0 if same else _cos(f.embedding, vec)
             if same or (sim >= p.near_duplicate and not changed and not changed_value(f, c)):
-                updated = self._seen_again(f, event, now)
                 reason = "same_value" if same else "near_duplicate_same_key"
-                if f.status is FactStatus.PENDING:
-                    promote = self._promotion_reason(updated, c.confirmed)
-                    if promote is None:
-                        return out(
-                            ResolutionAction.PENDING,
-                            "awaiting_evidence",
-                            [updated],
-                            {"sessions": len(updated.session_ids)},
-                        )
-                    promoted = updated.model_copy(
-                        update={"status": FactStatus.ACTIVE, "recorded_at": now}
+                if f.status is not FactStatus.PENDING or cites_turn(f, c):
+                    return fold(f, reason, {
+                        "similarity": round(sim, 4), "occurrences": f.occurrences + 1
+                    })  # fmt: skip
+                updated = self._seen_again(f, event, now)
+                promote = self._promotion_reason(updated, c.confirmed)
+                if promote is None:
+                    return out(
+                        ResolutionAction.PENDING,
+                        "awaiting_evidence",
+                        [updated],
+                        {"sessions": len(updated.session_ids)},
                     )
-                    siblings = self._other_readings(f, view, now) if c.confirmed else []
-                    if active is not None:
-                        done = self._supersede(active, promoted, now, out, promote)
-                        return self._with_writes(done, siblings)
-                    return out(ResolutionAction.ADD, promote, [promoted, *siblings])
-                return out(
-                    ResolutionAction.DUPLICATE,
-                    reason,
-                    [updated],
-                    {"similarity": round(sim, 4), "occurrences": updated.occurrences},
+                promoted = updated.model_copy(
+                    update={"status": FactStatus.ACTIVE, "recorded_at": now}
                 )
+                siblings = self._other_readings(f, view, now) if c.confirmed else []
+                if active is not None:
+                    done = self._supersede(active, promoted, now, out, promote)
+                    return self._with_writes(done, siblings)
+                return out(ResolutionAction.ADD, promote, [promoted, *siblings])
 
         # 4. near-duplicate under another key (different wording, same fact)
         details: dict[str, str | int | float] = {}
@@ -344,13 +361,7 @@ class Resolver:
                 and not changed
                 and not changed_value(f, c)  # one frame, another value: not a repeat
             ):
-                updated = self._seen_again(f, event, now)
-                return out(
-                    ResolutionAction.DUPLICATE,
-                    "near_duplicate",
-                    [updated],
-                    {"similarity": round(sim, 4), "of": f.fact_id},
-                )
+                return fold(f, "near_duplicate", {"similarity": round(sim, 4), "of": f.fact_id})
             if sim >= p.ambiguous:
                 # flagged for the consolidation pass, not resolved on the hot path
                 details = {"consolidate_with": f.fact_id, "similarity": round(sim, 4)}
@@ -358,14 +369,13 @@ class Resolver:
         # 4b. the same clause in other words (paraphrase), read on slots, anchors and terms
         para = self._paraphrase_of(c, key, view)
         if para is not None:
-            updated = self._seen_again(para, event, now)
-            return out(ResolutionAction.DUPLICATE, "same_clause", [updated], {"of": para.fact_id})
+            return fold(para, "same_clause", {"of": para.fact_id})
         # 4c. the same slot and value in other words under another key (resolve_paraphrase)
-        fold = fold_target(c, key, view, vec)
-        if fold is not None:
-            updated = self._seen_again(fold.fact, event, now)
-            return out(ResolutionAction.DUPLICATE, "paraphrase", [updated], {
-                "of": fold.fact.fact_id, "match": fold.why, "similarity": round(fold.similarity, 4)
+        folded = fold_target(c, key, view, vec)
+        if folded is not None:
+            return fold(folded.fact, "paraphrase", {
+                "of": folded.fact.fact_id, "match": folded.why,
+                "similarity": round(folded.similarity, 4),
             })  # fmt: skip
 
         new = self._new_fact(event, key, vec, search_vec, now)
@@ -432,9 +442,10 @@ class Resolver:
                     "similarity": round(hit.similarity, 4), "model": self.relation_model.version,
                 })  # fmt: skip
                 if hit.relation == "same":
-                    updated = self._seen_again(hit.fact, event, now)
-                    details.update({"of": hit.fact.fact_id, "occurrences": updated.occurrences})
-                    return out(ResolutionAction.DUPLICATE, "relation_same", [updated], details)
+                    details.update(
+                        {"of": hit.fact.fact_id, "occurrences": hit.fact.occurrences + 1}
+                    )
+                    return fold(hit.fact, "relation_same", details)
                 done = self._supersede(hit.fact, new, now, out, "relation_update", details)
                 return self._stale(c, done, view)
         return out(ResolutionAction.ADD, "new_key", [new], details)
@@ -497,6 +508,11 @@ class Resolver:
             BySubject.of(t, u, s, statuses=(FactStatus.ACTIVE,), qualified=True, vectors=False)
             for s in _paraphrase_subjects(c)
         ]
+        if not c.retracts:  # the closed facts that may cite the turn (_folded_when_open)
+            reads += [
+                BySubject.of(t, u, s, statuses=_CLOSED, qualified=True, vectors=False)
+                for s in _OWNERS
+            ]
         return ReadPlan(tuple(reads))
 
     def _other_readings(self, f: StoredFact, view: FactView, now: datetime) -> list[StoredFact]:
@@ -573,10 +589,9 @@ class Resolver:
         redelivery a no-op, so a turn counts at most once towards a fact.
         Retractions are recognised by their marker instead (:func:`retract`).
         """
-        turn_id = c.source_turn_ids[0]
         near = self.policy.near_duplicate
         for f in existing:
-            if turn_id in f.source_turn_ids and (
+            if cites_turn(f, c) and (
                 normalise(f.value) == value_n or (not c.retracts and _cos(f.embedding, vec) >= near)
             ):
                 return f
@@ -587,9 +602,31 @@ class Resolver:
         ):
             if sim < near:
                 break
-            if f.key != key and f.type == c.type and turn_id in f.source_turn_ids:
+            if f.key != key and f.type == c.type and cites_turn(f, c):
                 return f
-        return None
+        return self._folded_when_open(c, key, view, vec)
+
+    def _folded_when_open(
+        self, c: CandidateFact, key: str, view: FactView, vec: np.ndarray
+    ) -> StoredFact | None:
+        """A fact closed since that the first delivery of ``c`` was folded into in other
+        words (``same_clause``, ``paraphrase``: steps 4b and 4c read active facts only):
+        among the speaker's superseded facts that cite ``c``'s turn, the one those steps
+        find, read again by key with its vectors."""
+        t, u = c.tenant_id, c.user_id
+        cited = {
+            f.fact_id: f.key
+            for s in _OWNERS
+            for f in view.by_subject(t, u, s, statuses=_CLOSED, qualified=True, vectors=False)
+            if f.key != key and cites_turn(f, c)
+        }
+        if not cited:
+            return None
+        closed = CitedFacts([g for k in set(cited.values()) for g in view.by_key(t, u, k)
+                             if g.fact_id in cited])  # fmt: skip
+        para = self._paraphrase_of(c, key, closed)
+        folded = fold_target(c, key, closed, vec) if para is None else None
+        return para if folded is None else folded.fact
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
         if confirmed:

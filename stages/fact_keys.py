@@ -17,9 +17,16 @@ and turn, never by recomputing their id.
 
 from __future__ import annotations
 
-from memgate.core.events import content_hmac, normalise, stable_id
+from memgate.core.events import CandidateFact, StoredFact, content_hmac, normalise, stable_id
 
-__all__ = ["DELETED_VALUE", "FACT_ID_CHARS", "fact_id_for", "fact_key", "legacy_fact_id"]
+__all__ = [
+    "DELETED_VALUE",
+    "FACT_ID_CHARS",
+    "cites_turn",
+    "fact_id_for",
+    "fact_key",
+    "legacy_fact_id",
+]
 
 #: What a fact's value becomes when the user asks for it to be deleted.
 DELETED_VALUE = "[deleted at the user's request]"
@@ -73,3 +80,10 @@ def legacy_fact_id(key: str, value: str, first_turn_id: str) -> str:
     key, or before tombstone names were keyed:
     :func:`memgate.stages.resolve_forget.erased_tombstone`)."""
     return stable_id("fact", key, normalise(value), first_turn_id, length=FACT_ID_CHARS)
+
+
+def cites_turn(f: StoredFact, c: CandidateFact) -> bool:
+    """``f`` already names ``c``'s turn among its sources: the turn was applied to it
+    (``f`` was made from it, or it was folded into ``f``), so a turn counts at most once
+    towards a fact and a redelivery of it is a replay."""
+    return c.source_turn_ids[0] in f.source_turn_ids

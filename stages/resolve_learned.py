@@ -26,6 +26,7 @@ import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView
+from memgate.stages.fact_keys import cites_turn
 from memgate.stages.relation_model import RelationModel, pair_features
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_paraphrase import other_persons
@@ -126,14 +127,8 @@ def learned_redelivery(
     """The fact under another key that a first delivery of ``c``'s turn was folded into
     (it cites the turn and the model reads it as the same fact), whatever its status now.
     A supersession by the model needs no such check: the new fact is under ``c``'s key."""
-    turn_id = c.source_turn_ids[0]
     for f, sim in nearest:
-        if (
-            f.key != key
-            and turn_id in f.source_turn_ids
-            and f.tenant_id == c.tenant_id
-            and _comparable(f, c)
-        ):
+        if f.key != key and cites_turn(f, c) and f.tenant_id == c.tenant_id and _comparable(f, c):
             relation, _ = _read(model, f, c, sim)
             if relation == "same":
                 return f

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Final
@@ -34,7 +35,7 @@ from typing import Any, Final
 import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
-from memgate.core.stores import FactView
+from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_slots import (
     SlotMatch,
@@ -49,7 +50,15 @@ from memgate.stages.resolve_slots import (
 )
 from memgate.stages.statement_text import rules_read
 
-__all__ = ["FOLD", "Fold", "fold_target", "other_persons", "possessed_subject", "restated_value"]
+__all__ = [
+    "FOLD",
+    "CitedFacts",
+    "Fold",
+    "fold_target",
+    "other_persons",
+    "possessed_subject",
+    "restated_value",
+]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 #: The types a restatement by words may be of: a fact, a preference, or a habit the
@@ -525,3 +534,41 @@ def fold_target(
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)
     return best
+
+
+@dataclass(frozen=True)
+class CitedFacts:
+    """A few facts (closed since: superseded) read as a :class:`FactView` whatever status
+    is asked for, so that the fold paths, which read active facts only, can find among
+    them the one a candidate's first delivery was folded into (a redelivery's check)."""
+
+    facts: Sequence[StoredFact]
+
+    def by_key(self, tenant_id: str, user_id: str, key: str) -> list[StoredFact]:
+        return [f for f in self.facts if f.key == key]
+
+    def nearest(
+        self,
+        tenant_id: str,
+        user_id: str,
+        vector: np.ndarray,
+        *,
+        k: int = 5,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        predicate: str | None = None,
+    ) -> list[tuple[StoredFact, float]]:
+        return []
+
+    def by_subject(
+        self,
+        tenant_id: str,
+        user_id: str,
+        subject: str,
+        *,
+        statuses: Sequence[FactStatus] = (FactStatus.ACTIVE, FactStatus.PENDING),
+        qualified: bool = False,
+        limit: int = 500,
+        vectors: bool = True,
+    ) -> list[StoredFact]:
+        prefixes = subject_key_prefixes(tenant_id, user_id, subject, qualified=qualified)
+        return [f for f in self.facts if f.key.startswith(prefixes)]

@@ -19,6 +19,7 @@ from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
+from tests.unit.stages import test_resolve_semantic as sem
 from tests.unit.stages.test_dedupe import CLOCK, EMB, apply, cand
 
 # seven words and one more: near-duplicates for the hashing embedder (cosine >= 0.92)
@@ -142,3 +143,67 @@ def test_a_retraction_and_a_statement_of_the_same_instant_give_one_outcome_in_an
     for s in (store, other):
         facts = s.list_facts("acme", "u1", include_inactive=True)
         assert [(f.value, f.status) for f in facts] == [("Bamboo", FactStatus.ACTIVE)]
+
+
+# -------------------------------------- folds below the near-duplicate line (rules only)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        (("Airbus", "works_at", "user"), "Mon employeur, c'est Airbus", "same_clause"),
+        (
+            ("Ich trinke meinen Kaffee schwarz", "statement", "user"),
+            "Meinen Kaffee trinke ich immer schwarz",
+            "same_clause",
+        ),
+        (("Rocco", "name_is", "user's dog"), "Rocco es el nombre de mi perro", "paraphrase"),
+    ],
+)
+def test_a_paraphrase_folded_in_is_counted_once_however_often_it_comes(
+    store: EmbeddedIndex, first: tuple[str, str, str], second: str, reason: str
+) -> None:
+    """The report: a restatement the rules fold into a fact in other words (``same_clause``,
+    ``paraphrase``: too far in meaning for step 4's near-duplicate) was counted again
+    at each redelivery (occurrences 2, 3, 4), the fact already citing its turn."""
+    value, predicate, subject = first
+    sem.apply(store, sem.cand(value, predicate, days=0, subject=subject,
+                              multi=predicate == "statement"))  # fmt: skip
+    b = sem.cand(second, "statement", days=30, multi=True)
+    res, dec = sem.apply(store, b)
+    assert (res.action.value, res.reason) == ("DUPLICATE", reason)
+    once = _facts(store)
+    assert [(f["value"], f["occurrences"], f["source_turn_ids"]) for f in once] == [
+        (value, 2, ["t0", "t30"])
+    ]
+    for _ in range(2):
+        again, note = sem.apply(store, b)
+        assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
+        assert note.details["of"] == dec.details["of"] and note.event_id != dec.event_id
+    assert _facts(store) == once  # whole records: seen count, sources, last seen, times
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "then"),
+    [
+        (("Airbus", "works_at", "user"), "Mon employeur, c'est Airbus", "Boeing"),
+        (("Rocco", "name_is", "user's dog"), "Rocco es el nombre de mi perro", "Bruno"),
+    ],
+)
+def test_a_paraphrase_folded_into_a_fact_closed_since_revives_nothing(
+    store: EmbeddedIndex, first: tuple[str, str, str], second: str, then: str
+) -> None:
+    """The fold paths read active facts only: once a later value superseded the fact a
+    paraphrase was folded into, the paraphrase delivered again found no target and was
+    added as a new active fact, the old value back in other words."""
+    value, predicate, subject = first
+    sem.apply(store, sem.cand(value, predicate, days=0, subject=subject))
+    b = sem.cand(second, "statement", days=30, multi=True)
+    assert sem.apply(store, b)[0].action.value == "DUPLICATE"
+    res, _ = sem.apply(store, sem.cand(then, predicate, days=40, subject=subject))
+    assert res.action.value == "SUPERSEDE"
+    once = _facts(store)
+    again, note = sem.apply(store, b)
+    assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
+    assert note.details["of"] == next(f["fact_id"] for f in once if f["value"] == value)
+    assert _facts(store) == once

@@ -279,3 +279,81 @@ def test_a_redelivered_turn_does_not_bring_back_what_the_user_had_erased(
     got = through_agents(gate_settings, audit_path, _name(), [turns, turns[:1]], audit_lag=lag)
     assert got.facts == once.facts
     assert not [f for f in once.facts if "jazz" in str(f).lower()]  # erased, not kept
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I prefer tabs over spaces.", "For indentation I always want tabs rather than spaces."),
+        ("My employer is Airbus.", "Mon employeur, c'est Airbus."),
+        ("My dog's name is Rocco.", "Rocco es el nombre de mi perro."),
+    ],
+    ids=["same_clause", "same_clause-fr", "paraphrase"],
+)
+def test_a_redelivered_paraphrase_is_not_counted_again(
+    audit_path: Path, gate_settings: Settings, first: str, second: str
+) -> None:
+    """The second turn restates the first's fact in other words and is folded into it
+    (``same_clause`` or ``paraphrase``, below the near-duplicate line); delivered again
+    before the journal knew it, it reached dedupe again and counted once more
+    (occurrences 3, one more write). Now it finds the fact citing its turn: nothing written."""
+    a, b = (
+        TurnEvent(tenant_id="acme", user_id="alice", session_id="s1", turn_id=f"t{i}",
+                  role="user", content=text, ts=T0 + timedelta(minutes=5 * i))
+        for i, text in enumerate([first, second])
+    )  # fmt: skip
+    once = through_agents(gate_settings, audit_path, _name(), [[a, b]], audit_lag=True)
+    dedupe = {r["turn_id"]: r["reason"] for r in once.audit["decisions"] if r["stage"] == "dedupe"}
+    assert dedupe in ({"t0": "new_key", "t1": "same_clause"}, {"t0": "new_key", "t1": "paraphrase"})
+    assert [(f["occurrences"], f["source_turn_ids"]) for f in once.facts] == [(2, ["t0", "t1"])]
+    for runs in ([[a, b], [b]], [[a, b], [b, b]]):
+        got = through_agents(gate_settings, audit_path, _name(), runs, audit_lag=True)
+        assert got.facts == once.facts  # whole records: seen count, sources, last seen, times
+        for table, rows in once.audit.items():
+            by_id = {r["event_id"]: r for r in got.audit[table]}
+            clock = INGEST_TIME[table]
+            for row in rows:  # every row of the single delivery, re-stamped at most
+                assert {**by_id.pop(row["event_id"]), clock: None} == {**row, clock: None}
+            # no fact_history row: the one new row is the dedupe's redelivered decision
+            assert [(r.get("stage"), r.get("reason")) for r in by_id.values()] == (
+                [("dedupe", "redelivered")] if table == "decisions" else []
+            ), table
+    here = in_process(gate_settings, audit_path, _name(), [[a, b]])
+    for runs in ([[a, b, b]], [[a, b], [b]]):
+        assert in_process(gate_settings, audit_path, _name(), runs) == here
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [
+            "I prefer tabs over spaces.",
+            "For indentation I always want tabs rather than spaces.",
+            "Actually I now prefer spaces over tabs.",
+        ],
+        ["My employer is Airbus.", "Mon employeur, c'est Airbus.", "I now work at Boeing."],
+        [
+            "My dog's name is Rocco.",
+            "Rocco es el nombre de mi perro.",
+            "I no longer have a dog named Rocco.",
+        ],
+    ],
+    ids=["new_value", "semantic_update", "stopped_by_reference"],
+)
+def test_a_redelivered_paraphrase_does_not_bring_back_a_closed_fact(
+    audit_path: Path, gate_settings: Settings, texts: list[str]
+) -> None:
+    """The second turn was folded into the first's fact, which the third closed; the
+    second delivered again before the journal knew it found no active target and was
+    stored as a new active fact (the old value back in other words)."""
+    turns = [
+        TurnEvent(tenant_id="acme", user_id="alice", session_id="s1", turn_id=f"t{i}",
+                  role="user", content=text, ts=T0 + timedelta(minutes=5 * i))
+        for i, text in enumerate(texts)
+    ]  # fmt: skip
+    once = through_agents(gate_settings, audit_path, _name(), [turns], audit_lag=True)
+    assert [f["status"] for f in once.facts if f["source_turn_ids"][:2] == ["t0", "t1"]] == [
+        "superseded"
+    ]
+    got = through_agents(gate_settings, audit_path, _name(), [turns, turns[1:2]], audit_lag=True)
+    assert got.facts == once.facts
