@@ -560,7 +560,8 @@ class Resolver:
             ):  # fmt: skip
                 if (
                     f.key != key
-                    and f.last_seen <= c.turn_ts
+                    # seen after c: no target, unless it cites c's turn (a redelivery)
+                    and (f.last_seen <= c.turn_ts or cites_turn(f, c))
                     and same_clause(f, c)
                     and not other_persons(f.value, c.object)
                 ):

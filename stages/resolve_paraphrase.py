@@ -36,6 +36,7 @@ import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView, subject_key_prefixes
+from memgate.stages.fact_keys import cites_turn
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_slots import (
     SlotMatch,
@@ -467,7 +468,10 @@ def fold_target(
         for f in view.by_subject(
             c.tenant_id, c.user_id, root, statuses=(FactStatus.ACTIVE,), qualified=True
         ):
-            if f.key == key or f.last_seen > c.turn_ts or f.type is FactType.EVENT:
+            # a fact seen after the candidate is no fold target, unless it already cites the
+            # candidate's turn: then this is a redelivery of the turn folded into it
+            later = f.last_seen > c.turn_ts and not cites_turn(f, c)
+            if f.key == key or later or f.type is FactType.EVENT:
                 continue
             if len(f.value.split()) > max(fold.max_words, fold.words_max_words):
                 continue

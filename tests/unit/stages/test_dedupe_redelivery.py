@@ -207,3 +207,31 @@ def test_a_paraphrase_folded_into_a_fact_closed_since_revives_nothing(
     assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
     assert note.details["of"] == next(f["fact_id"] for f in once if f["value"] == value)
     assert _facts(store) == once
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (("Airbus", "works_at", "user"), "Mon employeur, c'est Airbus"),
+        (("Rocco", "name_is", "user's dog"), "Rocco es el nombre de mi perro"),
+    ],
+)
+def test_a_paraphrase_folded_into_a_fact_seen_again_since_is_still_a_replay(
+    store: EmbeddedIndex, first: tuple[str, str, str], second: str
+) -> None:
+    """Found by the replay property (FOLDS): the fold paths skip a fact seen after the
+    candidate; once a later turn said the value again (last seen moved past the
+    paraphrase's turn), the paraphrase delivered again found no target and was added as
+    a second active fact. A fact that cites the candidate's turn is its target still."""
+    value, predicate, subject = first
+    sem.apply(store, sem.cand(value, predicate, days=0, subject=subject))
+    b = sem.cand(second, "statement", days=30, multi=True)
+    assert sem.apply(store, b)[0].action.value == "DUPLICATE"
+    res, _ = sem.apply(store, sem.cand(value, predicate, days=40, subject=subject))
+    assert (res.action.value, res.reason) == ("DUPLICATE", "same_value")
+    once = _facts(store)
+    assert [f["source_turn_ids"] for f in once] == [["t0", "t30", "t40"]]
+    again, note = sem.apply(store, b)
+    assert (again.action.value, again.reason, again.writes) == ("DUPLICATE", "redelivered", [])
+    assert note.details["of"] == once[0]["fact_id"]
+    assert _facts(store) == once
