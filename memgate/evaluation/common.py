@@ -94,6 +94,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # noise (moments with and without a time word, one-off requests, questions, chatter)
     # mixed with one durable fact, deletion by topic, category, what was said, across
     # languages, with hard negatives of both, six languages (dev14);
+    # the tune half of one fresh batch of 80 (dedupe, confirmation, deletion, noise,
+    # supersede; six languages, three domains): its other half,
+    # scenarios_dev15_holdout.jsonl, is left out of this run on purpose and scored alone
+    # with --scenarios, as the held-out measure of the rules written on this half (dev15);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -110,6 +114,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev12.jsonl",
         "scenarios_dev13.jsonl",
         "scenarios_dev14.jsonl",
+        "scenarios_dev15.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),
