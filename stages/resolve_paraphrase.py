@@ -525,13 +525,14 @@ def fold_target(
                 )
                 if not same_slot and _two_slots(f, c, rest_f, rest_c, all_f & anchors_c, lex):
                     continue  # one place, two relations: "wohne in Berlin" / "arbeite in Berlin"
-                if not same_slot and substitution(f.value, c.object, lex):
-                    continue  # no slot in common: near in meaning, no value swapped
                 why = "paraphrase:family" if same_slot else "paraphrase:anchors"
-                if not same_slot and sim < fold.fold_similarity:
-                    if _usem(meaning, f, c, BARS.fold) is None:
+                if not same_slot:  # no slot in common: near in meaning, no value swapped
+                    if sim < fold.fold_similarity:
+                        if _usem(meaning, f, c, BARS.fold) is None:
+                            continue
+                        why = "paraphrase:usem"
+                    if substitution(f.value, c.object, lex):
                         continue
-                    why = "paraphrase:usem"
             else:
                 ta, tb = clause_terms(f, lex), clause_terms(c, lex)
                 words = _said_again_in_words(f, c, ta, tb, fold) or _same_value_in_family(
@@ -539,8 +540,6 @@ def fold_target(
                 )
                 if not words and (long_ or f.type != c.type):
                     continue
-                if substitution(f.value, c.object, lex):
-                    continue  # one value swapped for another in the same frame
                 small = min(len(ta), len(tb))
                 by_minilm = (
                     sim >= fold.fold_similarity_unanchored
@@ -553,6 +552,8 @@ def fold_target(
                     if _usem(meaning, f, c, BARS.fold_unanchored) is None:
                         continue
                     why = "paraphrase:usem"
+                if substitution(f.value, c.object, lex):
+                    continue  # one value swapped for another in the same frame
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)
     return best
