@@ -64,9 +64,13 @@ def one_run(runtime: str, limit: int, window: int, embedder_threads: int) -> dic
         if limit:
             turns = turns[:limit]
         window = window or s.ingest_window
-        runner = InProcessRunner(
-            build_pipeline(s, rt.embedder), rt.retrieval, rt.audit, window=window
-        )
+        pipeline = build_pipeline(s, rt.embedder)
+        # resolution's multilingual similarity (usem, when on) loads outside the timing too,
+        # as the worker's warm-up loads it (its per-text encodings stay inside)
+        warm_meaning = getattr(pipeline.resolve.meaning, "load", None)
+        if callable(warm_meaning):
+            warm_meaning()
+        runner = InProcessRunner(pipeline, rt.retrieval, rt.audit, window=window)
         t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
         summary = runner.run(turns)
         runner.close()

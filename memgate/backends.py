@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from datetime import datetime
 
+    from memgate.core.embedding_use import Meaning
     from memgate.core.stores import AnswerCache, AuditStore, RetrievalStore
     from memgate.stages.extract import Extractor
     from memgate.streams.pipeline import Pipeline
@@ -121,6 +122,20 @@ def make_shadow(settings: Settings) -> Extractor | None:
     return make_extractor(settings, settings.shadow_extractor, fallback=False)
 
 
+def resolution_meaning(settings: Settings) -> Meaning | None:
+    """usem, the multilingual similarity of resolution (settings ``resolution_meaning``),
+    or None when off. Its package missing is a configuration error that says what to
+    install; its model loads on first use."""
+    if settings.resolution_meaning == "off":
+        return None
+    from memgate.core.embedding_use import UsemNotInstalledError, shared_usem
+
+    try:
+        return shared_usem()
+    except UsemNotInstalledError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def build_pipeline(
     settings: Settings,
     embedder: Embedder,
@@ -165,5 +180,6 @@ def build_pipeline(
             clock=now,
             erasure_key=key,
             relation_model=RelationModel.load() if settings.resolution_model == "assist" else None,
+            meaning=resolution_meaning(settings),
         ),
     )

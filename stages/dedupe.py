@@ -29,6 +29,7 @@ from datetime import datetime
 import numpy as np
 
 from memgate.core.embedding import Embedder
+from memgate.core.embedding_use import Meaning
 from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
@@ -146,6 +147,10 @@ class Resolver:
     """The learned pair classifier (settings ``resolution_model = "assist"``): asked about
     the nearest facts when the rules find no target (:mod:`memgate.stages.resolve_learned`).
     None: off."""
+    meaning: Meaning | None = field(default=None, repr=False, compare=False)
+    """usem, the multilingual similarity (settings ``resolution_meaning = "usem"``):
+    asked beside MiniLM's cosine where resolution asks "near in meaning?"
+    (:mod:`memgate.stages.resolve_meaning`). None: off."""
 
     def for_tenant(self, tenant_id: str) -> Resolver:
         """This resolver under the tenant's own policy (itself when the tenant has none)."""
@@ -274,7 +279,7 @@ class Resolver:
                 # a deletion request is honoured at once under every policy)
                 why = "needs_confirmation" + ("_or_evidence" if p.min_sessions > 1 else "")
                 return out(ResolutionAction.REJECT, why, [], {"op": "stop"})  # as the correction
-            done = by_reference(c, view, now, out, self.embedder, self.erasure_key)
+            done = by_reference(c, view, now, out, self.embedder, self.erasure_key, self.meaning)
             if reference_op(c) == "stop":
                 # a stop is a change too: "I left the hospital" makes the role there stale
                 return self._stale(c, done, view)
@@ -371,7 +376,7 @@ class Resolver:
         if para is not None:
             return fold(para, "same_clause", {"of": para.fact_id})
         # 4c. the same slot and value in other words under another key (resolve_paraphrase)
-        folded = fold_target(c, key, view, vec)
+        folded = fold_target(c, key, view, vec, meaning=self.meaning)
         if folded is not None:
             return fold(folded.fact, "paraphrase", {
                 "of": folded.fact.fact_id, "match": folded.why,
@@ -411,7 +416,7 @@ class Resolver:
             done = self._supersede(active, new, now, out, "new_value", details)
             return self._stale(c, done, view)
         # 7. the same thing said in other words under another key ("my new boss is Tom")
-        match = semantic_target(c, key, view, vec, p.ambiguous)
+        match = semantic_target(c, key, view, vec, p.ambiguous, meaning=self.meaning)
         if match is not None:
             details.update({"similarity": round(match.similarity, 4), "match": match.why})
             done = self._supersede(match.fact, new, now, out, "semantic_update", details)
@@ -626,7 +631,7 @@ class Resolver:
         closed = CitedFacts([g for k in set(cited.values()) for g in view.by_key(t, u, k)
                              if g.fact_id in cited])  # fmt: skip
         para = self._paraphrase_of(c, key, closed)
-        folded = fold_target(c, key, closed, vec) if para is None else None
+        folded = fold_target(c, key, closed, vec, meaning=self.meaning) if para is None else None
         return para if folded is None else folded.fact
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:

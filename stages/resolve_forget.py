@@ -20,6 +20,7 @@ from datetime import datetime
 import numpy as np
 
 from memgate.core.embedding import Embedder
+from memgate.core.embedding_use import Meaning
 from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
@@ -272,8 +273,10 @@ def by_reference(
     out: Out,
     embedder: Embedder,
     erasure_key: bytes = b"",
+    meaning: Meaning | None = None,
 ) -> list[Resolution | DecisionRecord]:
-    """Close the facts a retraction, deletion request or stop points at by topic."""
+    """Close the facts a retraction, deletion request or stop points at by topic
+    (``meaning``: usem, asked as :func:`referenced_facts` says)."""
     marker = stable_id("retraction", c.candidate_id)
     op = reference_op(c)
     retracted = is_retracted_deletion(c)
@@ -283,7 +286,7 @@ def by_reference(
         )
         if any(f.superseded_by == marker or marker in f.source_turn_ids for f in closed_by):
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
-    found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0])
+    found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0], meaning=meaning)
     if not found:
         return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
     ends = c.valid_from or c.turn_ts

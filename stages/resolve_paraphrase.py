@@ -34,10 +34,12 @@ from typing import Any, Final
 
 import numpy as np
 
+from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
 from memgate.stages.resolve_slots import (
     SlotMatch,
     _clause_words,
@@ -316,6 +318,11 @@ def _cos(a: list[float] | None, b: np.ndarray) -> float:
     return float(np.dot(np.asarray(a, dtype=np.float32), b))
 
 
+def _usem(meaning: Meaning | None, f: StoredFact, c: CandidateFact, bar: float) -> float | None:
+    """usem's cosine of ``f`` and ``c`` when at or above ``bar`` (None: below, or off)."""
+    return near_in_meaning(meaning, meaning_text(f), meaning_text(c), bar)
+
+
 def _thing_named(thing: str, value: str) -> bool:
     """The owner's thing of one side ("team's frontend": ``frontend``) is named in the other
     side's statement, said by the owner alone ("todo el frontend lo escribimos en ...")."""
@@ -443,9 +450,12 @@ def fold_target(
     vec: np.ndarray,
     lex: Lexicon = LEXICON,
     fold: Fold = FOLD,
+    meaning: Meaning | None = None,
 ) -> SlotMatch | None:
     """The active fact of ``c``'s owner that ``c`` restates in other words (same slot,
-    same value), the nearest in meaning; None when there is none."""
+    same value), the nearest in meaning; None when there is none. ``meaning`` (usem,
+    :mod:`memgate.stages.resolve_meaning`): a second similarity, asked where MiniLM's
+    cosine falls short of its bar, for a pair every other check lets through."""
     if c.retracts or c.type is FactType.EVENT:
         return None
     n_words = len(c.object.split())
@@ -515,26 +525,35 @@ def fold_target(
                 )
                 if not same_slot and _two_slots(f, c, rest_f, rest_c, all_f & anchors_c, lex):
                     continue  # one place, two relations: "wohne in Berlin" / "arbeite in Berlin"
-                if not same_slot and (
-                    sim < fold.fold_similarity or substitution(f.value, c.object, lex)
-                ):
-                    continue  # no slot in common: near in meaning, no value swapped
                 why = "paraphrase:family" if same_slot else "paraphrase:anchors"
+                if not same_slot:  # no slot in common: near in meaning, no value swapped
+                    if sim < fold.fold_similarity:
+                        if _usem(meaning, f, c, BARS.fold) is None:
+                            continue
+                        why = "paraphrase:usem"
+                    if substitution(f.value, c.object, lex):
+                        continue
             else:
                 ta, tb = clause_terms(f, lex), clause_terms(c, lex)
                 words = _said_again_in_words(f, c, ta, tb, fold) or _same_value_in_family(
                     f, c, fams_c & _families(f, rest_f, lex), lex
                 )
-                if not words and (
-                    long_ or f.type != c.type or sim < fold.fold_similarity_unanchored
-                ):
+                if not words and (long_ or f.type != c.type):
                     continue
+                small = min(len(ta), len(tb))
+                by_minilm = (
+                    sim >= fold.fold_similarity_unanchored
+                    and small >= 2
+                    and len(ta & tb) / small >= fold.unanchored_overlap
+                )
+                why = "paraphrase:words" if words else "paraphrase:meaning"
+                if not words and not by_minilm:
+                    # no shared words needed: a restatement in another language shares none
+                    if _usem(meaning, f, c, BARS.fold_unanchored) is None:
+                        continue
+                    why = "paraphrase:usem"
                 if substitution(f.value, c.object, lex):
                     continue  # one value swapped for another in the same frame
-                small = min(len(ta), len(tb))
-                if not words and (small < 2 or len(ta & tb) / small < fold.unanchored_overlap):
-                    continue
-                why = "paraphrase:words" if words else "paraphrase:meaning"
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)
     return best

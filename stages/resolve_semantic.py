@@ -37,11 +37,13 @@ from typing import Final
 
 import numpy as np
 
+from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView
 from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import is_previous, reference_op
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolve_meaning import BARS, meaning_text, usem_similarity
 
 __all__ = [
     "REFERENCE_MIN_SIMILARITY",
@@ -92,11 +94,15 @@ def semantic_target(
     vec: np.ndarray,
     band: float,
     lex: Lexicon = LEXICON,
+    meaning: Meaning | None = None,
 ) -> SemanticMatch | None:
     """The active fact of the same owner that ``c`` updates in other words, if any.
 
     ``band``: the similarity at which a free statement with a change cue updates.
     A family read from the candidate's words (not its predicate) needs a change cue.
+    ``meaning`` (usem, :mod:`memgate.stages.resolve_meaning`): a free statement below the
+    band is near too at usem's ``change`` bar; with it on, the nearest by usem is the one
+    updated.
     """
     fam, by_predicate = lex.family_of(c.predicate, c.object)
     if fam is not None and fam.additive:
@@ -117,6 +123,7 @@ def semantic_target(
         )
     value_n = normalise(c.object)
     best: SemanticMatch | None = None
+    text_c = ""
     for f in pool:
         if f.key == key or normalise(f.value) == value_n:
             continue
@@ -131,9 +138,17 @@ def semantic_target(
                 continue
             why = f"family:{fam.name}"
         else:
-            if ffam is not None or f.type != c.type or sim < band:
+            if ffam is not None or f.type != c.type:
                 continue
-            why = "change_cue"
+            use = None
+            if meaning is not None:
+                text_c = text_c or meaning_text(c)
+                use = usem_similarity(meaning, meaning_text(f), text_c)
+            if sim < band and (use is None or use < BARS.change):
+                continue
+            why = "change_cue" if sim >= band else "change_cue:usem"
+            if use is not None:  # usem asked: its cosine ranks
+                sim = use
         if best is None or (sim, f.fact_id) > (best.similarity, best.fact.fact_id):
             best = SemanticMatch(f, sim, why)
     return best
@@ -236,8 +251,12 @@ def referenced_facts(
     view: FactView,
     topic_vec: np.ndarray,
     lex: Lexicon = LEXICON,
+    meaning: Meaning | None = None,
 ) -> list[tuple[StoredFact, str]]:
-    """The current facts a reference candidate points at, with why, oldest recorded first."""
+    """The current facts a reference candidate points at, with why, oldest recorded first.
+
+    ``meaning`` (usem, :mod:`memgate.stages.resolve_meaning`): a fact no word names is
+    near the topic at usem's ``reference`` bar too, and the nearest by usem is meant."""
     terms = lex.topic_terms(c.object)
     topics = lex.topic_of(c.object)
     predicates = {p for t in topics for p in t.predicates}
@@ -287,8 +306,9 @@ def referenced_facts(
             out.append((f, "topic_family"))  # a member of the kind the topic names
         elif op != "stop" and f.status is not FactStatus.SUPERSEDED:
             sim = cosine(f.embedding, topic_vec)
-            if sim >= REFERENCE_MIN_SIMILARITY:
-                near.append((sim, f))
+            use = None if meaning is None else usem_similarity(meaning, meaning_text(f), c.object)
+            if sim >= REFERENCE_MIN_SIMILARITY or (use is not None and use >= BARS.reference):
+                near.append((sim if use is None else use, f))  # usem asked: its cosine ranks
     if not out and near:
         # no fact names the topic: the one nearest in meaning is meant, not every near one
         out.append((max(near, key=lambda x: (x[0], x[1].fact_id))[1], "similarity"))

