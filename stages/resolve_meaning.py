@@ -26,12 +26,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
 
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, StoredFact, normalise
+from memgate.core.memo import TextMemo
 from memgate.stages.statement_text import rules_read
 
 __all__ = ["BARS", "MeaningBars", "meaning_text", "near_in_meaning", "usem_similarity"]
@@ -97,9 +97,12 @@ def meaning_text(f: StoredFact | CandidateFact, bars: MeaningBars = BARS) -> str
     return " ".join(p for p in (rest, slot, value) if p)
 
 
-@lru_cache(maxsize=16_384)
+#: Whether a text reads as English, by a digest of the text (no raw text kept as a key).
+_ENGLISH: Final[TextMemo[bool]] = TextMemo(16_384)
+
+
 def _english(text: str) -> bool:
-    return rules_read(text)
+    return _ENGLISH.get(text, rules_read)
 
 
 def usem_similarity(

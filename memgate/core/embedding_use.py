@@ -19,15 +19,15 @@ decides as it did without it).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from memgate.core.memo import TextMemo
 
 __all__ = [
     "USEM_PACKAGE",
@@ -70,11 +70,6 @@ class UsemNotInstalledError(ImportError):
         )
 
 
-def _key(text: str) -> bytes:
-    """A text's memo key: a digest (no raw text is kept as a key)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
 def check_installed() -> None:
     """Raise :class:`UsemNotInstalledError` unless the encoder's package can be imported
     (without loading the model)."""
@@ -114,7 +109,7 @@ class UsemSimilarity:
         self._model: Any = None
         self._load_lock = threading.Lock()
         self._lock = threading.Lock()
-        self._memo: OrderedDict[bytes, npt.NDArray[np.float32]] = OrderedDict()
+        self._memo: TextMemo[npt.NDArray[np.float32]] = TextMemo(memo_size)
         self.encoded = 0
         """How many texts were encoded (memo misses): a figure of cost for tests and logs."""
 
@@ -129,37 +124,22 @@ class UsemSimilarity:
         """The ``(len(texts), 512)`` unit vectors of ``texts``; those not in the memo are
         encoded, each on its own."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        missing: dict[str, list[int]] = {}
-        with self._lock:
-            for i, t in enumerate(texts):
-                row = self._memo.get(_key(t))
-                if row is None:
-                    missing.setdefault(t, []).append(i)
-                else:
-                    self._memo.move_to_end(_key(t))
-                    out[i] = row
-        if not missing:
-            return out
-        self.load()
-        new = list(missing)
-        with self._lock:
-            # one text a call: a text's vector is then the same whatever it was encoded
-            # beside (a batch pads, and moves the last bits), so a decision near a bar
-            # does not depend on what the memo held
-            vecs = [np.asarray(self._model.encode([t]), dtype=np.float32)[0] for t in new]
-            self.encoded += len(new)
-            for t, v in zip(new, vecs, strict=True):
-                norm = float(np.linalg.norm(v))
-                row = (v / norm if norm > 0 else v).astype(np.float32)
-                row.flags.writeable = False
-                for i in missing[t]:
-                    out[i] = row
-                if self.memo_size:
-                    self._memo[_key(t)] = row
-                    self._memo.move_to_end(_key(t))
-            while len(self._memo) > self.memo_size:
-                self._memo.popitem(last=False)
+        for i, t in enumerate(texts):
+            out[i] = self._memo.get(t, self._encode)
         return out
+
+    def _encode(self, text: str) -> npt.NDArray[np.float32]:
+        """One text's unit vector, read-only. One text a call: a text's vector is then the
+        same whatever it was encoded beside (a batch pads, and moves the last bits), so a
+        decision near a bar does not depend on what the memo held."""
+        self.load()
+        with self._lock:
+            v = np.asarray(self._model.encode([text]), dtype=np.float32)[0]
+            self.encoded += 1
+        norm = float(np.linalg.norm(v))
+        row: npt.NDArray[np.float32] = (v / norm if norm > 0 else v).astype(np.float32)
+        row.flags.writeable = False
+        return row
 
     def similarity(self, a: str, b: str) -> float:
         va, vb = self.embed([a, b])
