@@ -37,6 +37,7 @@ from pathlib import Path
 
 import common
 from common import NOT_RUN, reachable, write
+from service_cpu import Costs, Meter
 
 from memgate.core.events import TurnEvent
 from memgate.core.settings import Settings, load_settings
@@ -295,9 +296,10 @@ def sustained(
     url: str,
     profile: Path | None = None,
     warm: list[TurnEvent] | None = None,
-) -> tuple[float, float, float]:
-    """Turns/s, peak worker RSS (MiB) and the workers' CPU seconds during the run, timed
-    from a stable group when ``warm`` turns are given (:func:`settle_group`)."""
+) -> tuple[float, float, Costs]:
+    """Turns/s, peak worker RSS (MiB) and the CPU each process spent during the run
+    (:mod:`service_cpu`), timed from a stable group when ``warm`` turns are given
+    (:func:`settle_group`)."""
     run = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
         s = settings(run, Path(tmp) / "w0", kafka, url)
@@ -311,12 +313,13 @@ def sustained(
             settle_group(s, workers, warm)
         base = [w.step_seconds() for w in workers]
         spies = [w.profile(profile / f"w{i}.txt") for i, w in enumerate(workers)] if profile else []
-        cpu0 = sum(w.cpu_s() for w in workers)
+        meter = Meter()
+        meter.start(sum(w.cpu_s() for w in workers))
         t0 = time.monotonic()
         produce(s, turns, None)
         wait_drained(s)
         elapsed = time.monotonic() - t0 - 2.0  # wait_drained's settle time
-        cpu = sum(w.cpu_s() for w in workers) - cpu0
+        costs = meter.stop(sum(w.cpu_s() for w in workers), len(turns))
         for i, w in enumerate(workers):
             steps = {
                 k: (v[0] - base[i].get(k, (0.0, 0))[0], v[1] - base[i].get(k, (0.0, 0))[1])
@@ -329,7 +332,7 @@ def sustained(
             spy.wait(timeout=60)
         rss = max(w.peak_rss_mib() for w in workers)
         stack.callback(drop, s)
-    return len(turns) / elapsed, rss, cpu
+    return len(turns) / elapsed, rss, costs
 
 
 def latency(
@@ -423,8 +426,10 @@ def main() -> None:
         runs = len([r for r in args.rates.split(",") if r]) or len(shares)  # latency runs
         used = args.turns + runs * (args.paced + 1)  # the turns the timed runs take
         warm = None if args.cold else one_per_user(pool, used)
-        rate, rss, cpu = sustained(n, pool[: args.turns], kafka, url, args.profile, warm)
+        rate, rss, costs = sustained(n, pool[: args.turns], kafka, url, args.profile, warm)
         rate1 = rate1 or rate
+        cpu = costs.cpu_s["workers"]
+        print(f"{n} worker(s): {rate:.1f} turns/s; {costs.describe()}")
         rows.append(
             {
                 "what": f"pipeline sustained, {n} worker(s), {args.runtime}",
@@ -432,8 +437,8 @@ def main() -> None:
                 "unit": "turns/s",
                 "note": f"{args.turns} LoCoMo dev turns, {PARTITIONS} "
                 f"partitions, OpenSearch; peak worker RSS {rss:.0f} MiB; workers' CPU "
-                f"{cpu:.1f} s, {args.turns / cpu:.1f} turns per CPU-second; load "
-                f"{os.getloadavg()[0]:.1f}",
+                f"{cpu:.1f} s, {args.turns / cpu:.1f} turns per CPU-second; {costs.describe()}; "
+                f"load {os.getloadavg()[0]:.1f}",
             }
         )
     offset = args.turns
