@@ -37,7 +37,7 @@ from pathlib import Path
 
 import common
 from common import NOT_RUN, reachable, write
-from service_cpu import Costs, Meter
+from service_cpu import Costs, Meter, phases_between
 
 from memgate.core.events import TurnEvent
 from memgate.core.settings import Settings, load_settings
@@ -178,6 +178,17 @@ async def _committed_lag(s: Settings) -> int:
     return sum(lag.values())
 
 
+def node_stats(s: Settings) -> dict:  # type: ignore[type-arg]
+    """OpenSearch's ``_nodes/stats/indices`` (the phases' times of a run)."""
+    from memgate.sinks.opensearch_client import opensearch_client
+
+    client = opensearch_client(s)
+    try:
+        return dict(client.nodes.stats(metric="indices"))
+    finally:
+        client.close()
+
+
 def wait_drained(s: Settings, timeout: float = 3600) -> None:
     from aiokafka.errors import KafkaError
 
@@ -315,11 +326,13 @@ def sustained(
         spies = [w.profile(profile / f"w{i}.txt") for i, w in enumerate(workers)] if profile else []
         meter = Meter()
         meter.start(sum(w.cpu_s() for w in workers))
+        os0 = node_stats(s)
         t0 = time.monotonic()
         produce(s, turns, None)
         wait_drained(s)
         elapsed = time.monotonic() - t0 - 2.0  # wait_drained's settle time
         costs = meter.stop(sum(w.cpu_s() for w in workers), len(turns))
+        print(phases_between(os0, node_stats(s), len(turns)))
         for i, w in enumerate(workers):
             steps = {
                 k: (v[0] - base[i].get(k, (0.0, 0))[0], v[1] - base[i].get(k, (0.0, 0))[1])

@@ -113,3 +113,52 @@ class Meter:
         end = self._now(workers)
         spent = {n: end[n] - self._start[n] for n in end if n in self._start}
         return Costs(turns=turns, cores=os.cpu_count() or 1, cpu_s=spent)
+
+
+#: node stats of OpenSearch's indices: (what, section, time field, count field)
+_PHASES = (
+    ("index", "indexing", "index_time_in_millis", "index_total"),
+    ("query", "search", "query_time_in_millis", "query_total"),
+    ("fetch", "search", "fetch_time_in_millis", "fetch_total"),
+    ("refresh", "refresh", "total_time_in_millis", "total"),
+    ("merge", "merges", "total_time_in_millis", "total"),
+    ("get", "get", "time_in_millis", "total"),
+)
+
+
+def opensearch_phases(stats: dict) -> dict[str, tuple[int, int]]:  # type: ignore[type-arg]
+    """Milliseconds and operations of each phase, summed over the nodes of a
+    ``_nodes/stats/indices`` answer.
+
+    >>> node = {"indices": {"indexing": {"index_time_in_millis": 9, "index_total": 3}}}
+    >>> opensearch_phases({"nodes": {"a": node, "b": node}})["index"]
+    (18, 6)
+    """
+    out: dict[str, tuple[int, int]] = {}
+    for what, section, ms, n in _PHASES:
+        total = (0, 0)
+        for node in stats.get("nodes", {}).values():
+            part = node.get("indices", {}).get(section, {})
+            total = (total[0] + int(part.get(ms, 0)), total[1] + int(part.get(n, 0)))
+        out[what] = total
+    return out
+
+
+def phases_between(before: dict, after: dict, turns: int) -> str:  # type: ignore[type-arg]
+    """OpenSearch's time per phase over a run, as a row's note says it (milliseconds a
+    turn, operations in brackets; the phases' times are the threads' elapsed times, which
+    overlap, not CPU).
+
+    >>> def at(ms, n):
+    ...     return {"nodes": {"a": {"indices": {"search": {"query_time_in_millis": ms,
+    ...                                                    "query_total": n}}}}}
+    >>> phases_between(at(10, 5), at(50, 25), 10)
+    'OpenSearch ms a turn by phase: query 4.0 (20)'
+    """
+    x, y = opensearch_phases(before), opensearch_phases(after)
+    parts = [
+        f"{what} {(y[what][0] - x[what][0]) / turns:.1f} ({y[what][1] - x[what][1]})"
+        for what in y
+        if y[what] != x[what]
+    ]
+    return "OpenSearch ms a turn by phase: " + (", ".join(parts) or "none")

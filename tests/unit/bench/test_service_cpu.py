@@ -66,3 +66,10 @@ def test_the_ceiling_is_the_cores_over_the_whole_cost(service_cpu) -> None:  # t
     text = costs.describe()
     assert "workers 15.0, kafka 2.0, opensearch 6.0, benchmark 2.0; all 25.0" in text
     assert "not counted" not in text and "at most 80 turns/s" in text
+
+
+def test_the_examples_in_the_module_hold(service_cpu) -> None:  # type: ignore[no-untyped-def]
+    import doctest
+
+    result = doctest.testmod(service_cpu)
+    assert result.attempted >= 5 and result.failed == 0
