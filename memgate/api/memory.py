@@ -29,7 +29,7 @@ from memgate.api.models import (
 from memgate.api.requests import check_id, check_k, check_query, check_time, to_turns
 from memgate.core.closing import Closing
 from memgate.core.errors import InvalidRequest, MemgateError
-from memgate.core.events import FactType, TurnEvent, utcnow
+from memgate.core.events import ERASED_ID_PREFIX, FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import FactUsage, SearchQuery, UsageStore
 from memgate.recall import Recall, tenant_decay
@@ -131,12 +131,15 @@ class Memory(Closing):
         return checks
 
     def users(self, tenant: str) -> list[str]:
-        """The users of ``tenant`` that have (or had, until forgotten) facts, sorted."""
+        """The users of ``tenant`` that have (or had, until forgotten) facts, sorted.
+
+        A forgotten user's audit skeletons keep only its pseudonym (``erased:<digest>``),
+        which names no user and is refused as an id: it is not listed."""
         tenant = check_id("tenant", tenant)
         _, rows = self._open().audit.query(
             "SELECT DISTINCT user_id FROM fact_history WHERE tenant_id = {t:String} "
-            "ORDER BY user_id",
-            {"t": tenant},
+            "AND NOT startsWith(user_id, {erased:String}) ORDER BY user_id",
+            {"t": tenant, "erased": ERASED_ID_PREFIX},
         )
         return [str(r[0]) for r in rows]
 
