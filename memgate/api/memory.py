@@ -26,7 +26,14 @@ from memgate.api.models import (
     ScoreBreakdown,
     SearchResult,
 )
-from memgate.api.requests import check_id, check_k, check_query, check_time, to_turns
+from memgate.api.requests import (
+    check_fact_id,
+    check_id,
+    check_k,
+    check_query,
+    check_time,
+    to_turns,
+)
 from memgate.core.closing import Closing
 from memgate.core.errors import InvalidRequest, MemgateError
 from memgate.core.events import ERASED_ID_PREFIX, FactType, TurnEvent, utcnow
@@ -358,7 +365,7 @@ class Memory(Closing):
     def get(self, fact_id: str, tenant: str, user: str) -> MemoryFact:
         """One fact of that user; :class:`FactNotFound` if that user has none with this id."""
         tenant, user = check_id("tenant", tenant), check_id("user", user)
-        fact = self.recall.store.get(tenant, user, str(fact_id))
+        fact = self.recall.store.get(tenant, user, check_fact_id(fact_id))
         if fact is None:
             raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
         return MemoryFact.of(fact)
@@ -378,7 +385,7 @@ class Memory(Closing):
             f"SELECT {cols} FROM fact_history FINAL WHERE tenant_id = {{t:String}} "
             "AND (fact_id = {f:String} OR superseded_by = {f:String} OR supersedes = {f:String})"
         )
-        params: dict[str, Any] = {"t": tenant, "f": str(fact_id)}
+        params: dict[str, Any] = {"t": tenant, "f": check_fact_id(fact_id)}
         if user is not None:
             sql += " AND user_id = {u:String}"
             params["u"] = user
@@ -410,7 +417,8 @@ class Memory(Closing):
 
         tenant, user = check_id("tenant", tenant), check_id("user", user)
         store = self.recall.store
-        done = erase_fact(self.settings, store, self._open().audit, tenant, user, str(fact_id))
+        fact_id = check_fact_id(fact_id)
+        done = erase_fact(self.settings, store, self._open().audit, tenant, user, fact_id)
         if done is None:
             raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
         fact, receipt = done
