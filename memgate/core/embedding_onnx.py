@@ -12,8 +12,8 @@ the cache folder (``MEMGATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/memgate``, else
 ``~/.cache/memgate``), named by a digest of the weights, the config, this module and the
 two libraries' versions, so any change builds it anew. It holds the public weights only.
 
-The kept file is trusted only when it is this user's own regular file, writable by no one
-else, in a folder no one else may write, and when it ends with the SHA-256 of what it
+The kept file is trusted only when it is a regular file of this user (or root), writable by
+no one else, in a folder no one else may write, and when it ends with the SHA-256 of what it
 holds (a file cut short or changed on disk fails it): otherwise it is built anew and one
 warning line says why. It is written under a fresh random name (``O_EXCL``, so a link
 planted at a predictable name is never followed) and renamed into place; two processes
@@ -251,12 +251,12 @@ def _untrusted(path: Path) -> str | None:
         return "is a symbolic link"
     if not stat.S_ISREG(st.st_mode):
         return "is not a regular file"
-    uid = os.getuid()
-    if st.st_uid != uid:
+    own = (os.getuid(), 0)  # ours, or root's (a cache built into an image)
+    if st.st_uid not in own:
         return "belongs to another user"
     if st.st_mode & 0o022:
         return "is writable by other users"
-    if folder.st_uid != uid or folder.st_mode & 0o022:
+    if folder.st_uid not in own or folder.st_mode & 0o022:
         return "is in a folder other users may write"
     return None
 

@@ -192,3 +192,20 @@ def test_two_processes_building_at_once_keep_one_whole_model(tmp_path: Path) -> 
     from memgate.core.embedding_onnx import _read_kept
 
     assert _read_kept(files[0]) is not None  # whole, its checksum holds
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0,
+                    reason="needs root to give the file to another user")  # fmt: skip
+def test_another_users_kept_model_is_not_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import os
+
+    kept, first = _built(tmp_path, monkeypatch)
+    os.chown(kept, 12345, 12345)
+    weights, config = _model()
+    with caplog.at_level("WARNING", logger="memgate.embedding"):
+        again = OnnxEncoder(weights, config, int8=True).encode(IDS, MASK)
+    assert np.array_equal(first, again)
+    assert "belongs to another user" in caplog.text
+    assert kept.stat().st_uid == os.getuid()  # replaced by our own
