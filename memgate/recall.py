@@ -38,7 +38,7 @@ import numpy as np
 
 from memgate.core.embedding import Embedder
 from memgate.core.errors import InvalidRequest
-from memgate.core.events import FactType, StoredFact, utcnow
+from memgate.core.events import FactType, StoredFact, text_problem, utcnow
 from memgate.core.settings import Settings
 from memgate.core.stores import FactUsage, RetrievalStore, SearchHit, SearchQuery, UsageStore
 from memgate.core.tenant_policy import DecayOverride
@@ -77,7 +77,7 @@ def query_problem(text: str) -> str | None:
         return "must not be empty"
     if len(text) > MAX_QUERY_CHARS:
         return f"is {len(text):,} characters long; at most {MAX_QUERY_CHARS:,}"
-    return None
+    return text_problem(text)  # a lone surrogate (a byte that was not UTF-8 in argv)
 
 
 def _decay_data() -> dict[str, Any]:

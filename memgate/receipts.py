@@ -43,6 +43,7 @@ from memgate.core.events import (
     stable_id,
     utcnow,
 )
+from memgate.core.memo import clear_memos
 from memgate.core.settings import Settings
 from memgate.core.stores import (
     AnswerCache,
@@ -172,6 +173,7 @@ def erase_user(
     if kept_rows:
         kept["audit"] = kept_rows
     removed["retrieval"] = erase_user_facts(retrieval, tenant_id, user_id)
+    clear_memos()  # nothing read from the user's words outlives the erasure in memory
     return user_receipt(settings, tenant_id, user_id, removed, kept, expunge(retrieval))
 
 
@@ -200,6 +202,7 @@ def erase_fact(
     else:
         raise ConfigError(f"the {settings.retrieval_backend} store cannot delete a fact")
     compaction = expunge(retrieval)
+    clear_memos()  # nothing read from the fact's words outlives the erasure in memory
     at = utcnow()
     # the deletion itself is history, without content (no key, no value)
     audit.write([

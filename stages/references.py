@@ -95,12 +95,20 @@ def find_references(text: str, lex: Lexicon = LEXICON) -> list[Reference]:
     [('delete', '我地址')]
     """
     if lex is LEXICON:
-        return list(REFERENCES_MEMO.get(text, _read_default))
+        return list(REFERENCES_MEMO.get(text, _read_default, keep=_holds_no_text))
     return _read(text, lex)
 
 
+def _holds_no_text(refs: tuple[Reference, ...]) -> bool:
+    """Whether a memo may keep this answer: only "no reference" (most turns). A reference
+    quotes its turn (topic, clause), raw, before redaction ("forget my card number 4111
+    ..."): it is read again rather than held for the turns after (attack19)."""
+    return not refs
+
+
 #: The references of the texts read last (the default lexicon's): triage and the
-#: extractor's two passes (change frames, reference candidates) read the same turn.
+#: extractor's two passes (change frames, reference candidates) read the same turn;
+#: only the texts with no reference are kept (:func:`_holds_no_text`).
 REFERENCES_MEMO: Final[TextMemo[tuple[Reference, ...]]] = TextMemo(256)
 
 

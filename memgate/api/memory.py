@@ -26,10 +26,17 @@ from memgate.api.models import (
     ScoreBreakdown,
     SearchResult,
 )
-from memgate.api.requests import check_id, check_k, check_query, check_time, to_turns
+from memgate.api.requests import (
+    check_fact_id,
+    check_id,
+    check_k,
+    check_query,
+    check_time,
+    to_turns,
+)
 from memgate.core.closing import Closing
 from memgate.core.errors import InvalidRequest, MemgateError
-from memgate.core.events import FactType, TurnEvent, utcnow
+from memgate.core.events import ERASED_ID_PREFIX, FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import FactUsage, SearchQuery, UsageStore
 from memgate.recall import Recall, tenant_decay
@@ -131,12 +138,15 @@ class Memory(Closing):
         return checks
 
     def users(self, tenant: str) -> list[str]:
-        """The users of ``tenant`` that have (or had, until forgotten) facts, sorted."""
+        """The users of ``tenant`` that have (or had, until forgotten) facts, sorted.
+
+        A forgotten user's audit skeletons keep only its pseudonym (``erased:<digest>``),
+        which names no user and is refused as an id: it is not listed."""
         tenant = check_id("tenant", tenant)
         _, rows = self._open().audit.query(
             "SELECT DISTINCT user_id FROM fact_history WHERE tenant_id = {t:String} "
-            "ORDER BY user_id",
-            {"t": tenant},
+            "AND NOT startsWith(user_id, {erased:String}) ORDER BY user_id",
+            {"t": tenant, "erased": ERASED_ID_PREFIX},
         )
         return [str(r[0]) for r in rows]
 
@@ -355,7 +365,7 @@ class Memory(Closing):
     def get(self, fact_id: str, tenant: str, user: str) -> MemoryFact:
         """One fact of that user; :class:`FactNotFound` if that user has none with this id."""
         tenant, user = check_id("tenant", tenant), check_id("user", user)
-        fact = self.recall.store.get(tenant, user, str(fact_id))
+        fact = self.recall.store.get(tenant, user, check_fact_id(fact_id))
         if fact is None:
             raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
         return MemoryFact.of(fact)
@@ -375,7 +385,7 @@ class Memory(Closing):
             f"SELECT {cols} FROM fact_history FINAL WHERE tenant_id = {{t:String}} "
             "AND (fact_id = {f:String} OR superseded_by = {f:String} OR supersedes = {f:String})"
         )
-        params: dict[str, Any] = {"t": tenant, "f": str(fact_id)}
+        params: dict[str, Any] = {"t": tenant, "f": check_fact_id(fact_id)}
         if user is not None:
             sql += " AND user_id = {u:String}"
             params["u"] = user
@@ -407,7 +417,8 @@ class Memory(Closing):
 
         tenant, user = check_id("tenant", tenant), check_id("user", user)
         store = self.recall.store
-        done = erase_fact(self.settings, store, self._open().audit, tenant, user, str(fact_id))
+        fact_id = check_fact_id(fact_id)
+        done = erase_fact(self.settings, store, self._open().audit, tenant, user, fact_id)
         if done is None:
             raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
         fact, receipt = done

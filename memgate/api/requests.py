@@ -44,6 +44,16 @@ def check_query(text: object) -> str:
     return text
 
 
+def check_fact_id(fact_id: object) -> str:
+    """A fact id as a string, or one line when it cannot name a stored fact (a lone
+    surrogate: no store can even look it up; it raised UnicodeEncodeError, attack19)."""
+    value = str(fact_id)
+    problem = text_problem(value)
+    if problem is not None:
+        raise InvalidRequest(f"fact id {value!r} {problem}")
+    return value
+
+
 def check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise InvalidRequest(f"k must be an integer from 1 to {MAX_K:,}, got {k!r}")

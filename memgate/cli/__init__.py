@@ -7,12 +7,41 @@ after it) and ``--version``. The command that runs builds the settings once
 and passes them down.
 """
 
+# ruff: noqa: E402  (Ctrl-C is handled before the command modules are imported)
+
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 from importlib.metadata import PackageNotFoundError, version
+from types import FrameType
 from typing import Annotated
 
+#: What Ctrl-C prints when it stops a command outside a run that says more itself
+#: (``memgate ingest`` reports the turns it saved).
+INTERRUPTED = "interrupted by SIGINT: the command stopped before it finished; run it again"
+
+
+def _stop_while_starting(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C while the command line is still being imported: nothing has started, no
+    store is open; one line and exit 130, never an import traceback (attack19)."""
+    sys.stderr.write(f"{INTERRUPTED}\n")
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+def _takes_sigint() -> bool:
+    return (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+
+
+_BEFORE_IMPORT = signal.signal(signal.SIGINT, _stop_while_starting) if _takes_sigint() else None
+
+# the imports below take most of a start: Ctrl-C there is handled above
 import typer
 
 from memgate.cli import (
@@ -92,8 +121,22 @@ app.add_typer(mcpserve.app)  # mcp
 app.add_typer(setup.app, name="setup")  # setup opensearch
 
 
+if _BEFORE_IMPORT is not None:  # imported: Ctrl-C raises KeyboardInterrupt again
+    signal.signal(signal.SIGINT, _BEFORE_IMPORT)
+
+
+def _interrupted(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C in a command: one line, then the usual KeyboardInterrupt (the stores close
+    on the way out; typer turns it into exit 130, silently until now)."""
+    sys.stderr.write(f"{INTERRUPTED}\n")
+    sys.stderr.flush()
+    raise KeyboardInterrupt
+
+
 def run() -> None:
     """The console script ``memgate``."""
+    if _takes_sigint():  # an ignored SIGINT (started in the background) stays ignored
+        signal.signal(signal.SIGINT, _interrupted)
     app()
 
 

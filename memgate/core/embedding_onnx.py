@@ -11,14 +11,24 @@ Quantising takes seconds of CPU at every start (issue 14): the int8 model is kep
 the cache folder (``MEMGATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/memgate``, else
 ``~/.cache/memgate``), named by a digest of the weights, the config, this module and the
 two libraries' versions, so any change builds it anew. It holds the public weights only.
+
+The kept file is trusted only when it is a regular file of this user (or root), writable by
+no one else, in a folder no one else may write, and when it ends with the SHA-256 of what it
+holds (a file cut short or changed on disk fails it): otherwise it is built anew and one
+warning line says why. It is written under a fresh random name (``O_EXCL``, so a link
+planted at a predictable name is never followed) and renamed into place; two processes
+building it at once each write their own and the last rename wins (the same bytes).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,7 +45,11 @@ __all__ = [
     "int8_model_path",
 ]
 
+log = logging.getLogger("memgate.embedding")
+
 _OPSET = 17
+#: The kept model's trailer: this tag and the SHA-256 of the bytes before it.
+_TRAILER = b"MEMGATE-SHA256:"
 #: ONNX Runtime fusions left out (issue 14): its CPU ``SkipLayerNormalization`` kernel
 #: measured about 6 times the ``LayerNormalization`` of the same shape; without it the
 #: residual ``Add`` and ``LayerNormalization`` run as written (about 12 % less CPU a pass;
@@ -225,16 +239,78 @@ def _quantise(model: Any, tmp: Path) -> Path:
     return qpath
 
 
-def _keep(data: bytes, path: Path) -> None:
-    """Write the built model to the cache, atomically; a cache that cannot be written is
-    skipped (the model is built again next time)."""
+def _untrusted(path: Path) -> str | None:
+    """Why the kept file at ``path`` may not be loaded (None: it may): another user's, a
+    link, not a regular file, or writable by others, or its folder is."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_suffix(f".{os.getpid()}.part")
-        part.write_bytes(data)
+        st = os.lstat(path)
+        folder = os.stat(path.parent)
+    except OSError as exc:
+        return f"cannot be read ({type(exc).__name__})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    own = (os.getuid(), 0)  # ours, or root's (a cache built into an image)
+    if st.st_uid not in own:
+        return "belongs to another user"
+    if st.st_mode & 0o022:
+        return "is writable by other users"
+    if folder.st_uid not in own or folder.st_mode & 0o022:
+        return "is in a folder other users may write"
+    return None
+
+
+def _read_kept(path: Path) -> bytes | None:
+    """The model kept at ``path`` when it may be trusted and is whole, else None (with one
+    warning line naming the file and why, unless there is no file)."""
+    if not os.path.lexists(path):
+        return None
+    why = _untrusted(path)
+    if why is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raw, why = b"", f"cannot be read ({type(exc).__name__})"
+        cut = len(raw) - len(_TRAILER) - 32
+        if why is None and (cut < 0 or raw[cut : cut + len(_TRAILER)] != _TRAILER):
+            why = "is cut short or not a kept model"
+        elif why is None and hashlib.sha256(raw[:cut]).digest() != raw[-32:]:
+            why = "does not match its checksum (changed on disk)"
+        if why is None:
+            return raw[:cut]
+    log.warning(
+        "event=int8_model_cache_rejected path=%s reason=%r action=built anew from the "
+        "shipped weights (vectors unchanged); if this repeats, set MEMGATE_CACHE_DIR to "
+        "a folder of your own that only you can write",
+        path, why,
+    )  # fmt: skip
+    return None
+
+
+def _keep(data: bytes, path: Path) -> None:
+    """Write the built model to the cache, atomically, under a fresh name (``O_EXCL``:
+    no planted link is followed) renamed into place; a cache that cannot be written is
+    skipped with one warning line (the model is built again next time)."""
+    part = ""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, part = tempfile.mkstemp(prefix=path.name + ".", suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.write(_TRAILER + hashlib.sha256(data).digest())
         os.replace(part, path)
-    except OSError:
-        pass
+        part = ""
+    except OSError as exc:
+        log.warning(
+            "event=int8_model_cache_unwritable path=%s error=%s action=not kept (built "
+            "again at the next start); set MEMGATE_CACHE_DIR to a folder you can write",
+            path, type(exc).__name__,
+        )  # fmt: skip
+    finally:
+        if part:
+            with contextlib.suppress(OSError):
+                os.unlink(part)
 
 
 class OnnxEncoder:
@@ -255,17 +331,21 @@ class OnnxEncoder:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         kept = int8_model_path(weights_path, config) if int8 else None
-        if kept is not None and kept.is_file():
+        data = _read_kept(kept) if kept is not None else None
+        if data is not None:
             try:
                 self._session = ort.InferenceSession(
-                    kept.read_bytes(),
+                    data,
                     sess_options=opts,
                     providers=["CPUExecutionProvider"],
                     disabled_optimizers=DISABLED_FUSIONS,
                 )
                 return
-            except Exception:  # a damaged file: built anew below and replaced
-                pass
+            except Exception as exc:  # whole but not loadable: built anew and replaced
+                log.warning(
+                    "event=int8_model_cache_rejected path=%s reason=%r action=built anew",
+                    kept, f"ONNX Runtime cannot load it ({type(exc).__name__})",
+                )  # fmt: skip
         model = build_model(weights_path, config)
         with tempfile.TemporaryDirectory(prefix="memgate-onnx-") as tmp:
             if int8:

@@ -5,7 +5,10 @@ durable-sentence check, the moment check, the keep classifier and the statement
 extractor all ask for a sentence's structural cues; triage and the extractor both read
 a turn's references; triage, the final check and the redactor scan the same text for
 secrets. :class:`TextMemo` keeps the last ``maxsize`` answers of such a function, keyed
-by a digest of the text (so no raw text is kept as a key), least recently used first out.
+by a digest of the text keyed by a random secret of the process (so no raw text is kept as
+a key, and a key confirms no guess of a text: an unkeyed digest of "my PIN is 4711" would),
+least recently used first out. A value that quotes the text (a reference's topic) is kept
+only when the caller says so (``keep``): a turn's raw words are not held for later turns.
 
 Only for functions whose answer depends on the text alone (and on constants read once):
 the memo never changes what the function returns, only how often it runs. The caller
@@ -27,18 +30,64 @@ stores an immutable value (a tuple, a frozen record, a read-only array) or copie
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-__all__ = ["TextMemo"]
+__all__ = ["Clearable", "TextMemo", "clear_memos", "register", "text_key"]
 
 V = TypeVar("V")
 
 
-def _key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+#: The process's memo key: drawn at start, never stored, never logged.
+_SECRET: bytes = os.urandom(32)
+
+
+def text_key(text: str) -> bytes:
+    """The memo key of ``text``: a digest keyed by the process's random secret, so a key
+    held in memory (a core dump, a heap snapshot) confirms no guess of the text."""
+    return hashlib.blake2b(
+        text.encode("utf-8", "surrogatepass"), digest_size=16, key=_SECRET
+    ).digest()
+
+
+_key = text_key
+
+
+class Clearable(Protocol):
+    """A memo of the process that an erasure empties (:func:`clear_memos`)."""
+
+    def __len__(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+
+#: Every memo of the process, so an erasure can empty them all (:func:`clear_memos`).
+_ALL: weakref.WeakSet[Clearable] = weakref.WeakSet()
+_ALL_LOCK = threading.Lock()
+
+
+def register(memo: Clearable) -> None:
+    """Have :func:`clear_memos` empty ``memo`` too (a cache that is no :class:`TextMemo`:
+    the embedder's vectors); held weakly."""
+    with _ALL_LOCK:
+        _ALL.add(memo)
+
+
+def clear_memos() -> int:
+    """Empty every :class:`TextMemo` of the process (an erasure calls it: no answer
+    derived from an erased user's words outlives the erasure in a long-running server or
+    worker); the texts are read again when they come again. Returns the entries dropped."""
+    with _ALL_LOCK:
+        memos = list(_ALL)
+    dropped = 0
+    for memo in memos:
+        dropped += len(memo)
+        memo.clear()
+    return dropped
 
 
 class TextMemo(Generic[V]):
@@ -55,12 +104,14 @@ class TextMemo(Generic[V]):
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        register(self)
 
     def __len__(self) -> int:
         return len(self._data)
 
-    def get(self, text: str, fn: Callable[[str], V]) -> V:
-        """``fn(text)``, from the memo when it holds the text."""
+    def get(self, text: str, fn: Callable[[str], V], keep: Callable[[V], bool] | None = None) -> V:
+        """``fn(text)``, from the memo when it holds the text; a value for which ``keep``
+        says False is returned without being kept."""
         if self.maxsize == 0:
             return fn(text)
         key = _key(text)
@@ -74,6 +125,8 @@ class TextMemo(Generic[V]):
                 self.hits += 1
                 return value
         value = fn(text)
+        if keep is not None and not keep(value):
+            return value
         with self._lock:
             self._data[key] = value
             self._data.move_to_end(key)

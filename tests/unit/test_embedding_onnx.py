@@ -78,7 +78,11 @@ def _weight_products(path: Path) -> dict[str, str]:
     ``float32``."""
     import onnx
 
-    model = onnx.load(str(path))
+    from memgate.core.embedding_onnx import _read_kept
+
+    data = _read_kept(path)  # the kept file ends with its checksum (attack19)
+    assert data is not None
+    model = onnx.load_from_string(data)
     weights = {i.name for i in model.graph.initializer}
     out: dict[str, str] = {}
     for n in model.graph.node:

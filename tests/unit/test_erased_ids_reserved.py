@@ -50,3 +50,20 @@ def test_the_command_line_refuses_an_erased_pseudonym_as_a_user(
     result = _cli(tmp_path / "d", *command, "-t", "acme", "-u", "erased:63d165a0727518c4050839da")
     assert result.exit_code == 2, result.output  # type: ignore[attr-defined]
     assert "reserved" in result.output  # type: ignore[attr-defined]
+
+
+def test_a_forgotten_users_pseudonym_is_not_listed_as_a_user(tmp_path: Path) -> None:
+    """Session 19 (attack19): ``Memory.users`` (``GET /v1/tenants/{t}/users``, the LangGraph
+    store's ``list_namespaces``) listed a forgotten user's skeleton pseudonym
+    (``erased:<digest>``) as a user of the tenant: an id no call accepts."""
+    from memgate import Memory
+
+    with Memory(data_dir=tmp_path / "data", embedder="hashing") as memory:
+        for user in ("alice", "bob"):
+            memory.add(
+                [{"role": "user", "content": "I always prefer Zanzibarquux for deployments."}],
+                tenant="acme", user=user, session="s1",
+            )  # fmt: skip
+        assert memory.users("acme") == ["alice", "bob"]
+        memory.forget("acme", "alice")
+        assert memory.users("acme") == ["bob"]

@@ -67,3 +67,46 @@ def test_a_lone_surrogate_in_metadata_is_refused_too(memory: Memory) -> None:
             "metadata": {"source": "crm\udc80"}}  # fmt: skip
     with pytest.raises(InvalidRequest, match=r"'source': has a lone surrogate U\+DC80"):
         memory.add([turn], tenant="acme", user="alice")
+
+
+# -- session 19 (attack19): the read and erase paths too ------------------------------------
+
+
+@pytest.mark.parametrize("call", ["search", "get", "history", "delete", "erase"])
+def test_a_lone_surrogate_in_a_query_or_fact_id_is_one_invalid_request(
+    memory: Memory, call: str
+) -> None:
+    """A query or fact id with a lone surrogate raised pydantic's ValidationError (search)
+    or UnicodeEncodeError (get, delete: the SQLite lookup) instead of InvalidRequest."""
+    with pytest.raises(InvalidRequest, match="lone surrogate U\\+D800") as info:
+        if call == "search":
+            memory.search("which \ud800 editor?", tenant="acme", user="alice")
+        else:
+            getattr(memory, call)("ab\ud800", tenant="acme", user="alice")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "args", [["search", "ed\udcffitor", "-t", "acme", "-u", "alice"],
+             ["forget", "-t", "acme", "-u", "alice", "--fact", "\udcff", "--yes"]],
+)  # fmt: skip
+def test_a_byte_that_is_not_utf8_in_an_argument_is_a_usage_error(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """``memgate search $'\\xff'`` (a non-UTF-8 byte in argv reaches Python as a lone
+    surrogate) and ``memgate forget --fact $'\\xff'`` printed a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MEMGATE_EMBEDDER": "hashing"}
+    code = "import sys; from memgate.cli import run; sys.argv[0] = 'memgate'; run()"
+    argv = [a.encode("utf-8", "surrogateescape") for a in args]
+    done = subprocess.run(
+        [sys.executable.encode(), b"-c", code.encode(), b"--data-dir", str(tmp_path).encode(),
+         *argv],
+        capture_output=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert b"Traceback" not in done.stderr
+    assert b"lone surrogate U+DCFF" in done.stderr

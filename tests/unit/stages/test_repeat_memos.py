@@ -63,14 +63,27 @@ def test_a_caller_changing_its_features_does_not_change_the_next_answer() -> Non
     assert np.array_equal(sentence_classifier.featurise(s), expected)
 
 
-def test_references_are_read_once_per_text_with_the_default_lexicon() -> None:
+def test_a_text_without_references_is_read_once_with_the_default_lexicon() -> None:
     memo = references.REFERENCES_MEMO
     memo.clear()
-    text = "We moved off Bitbucket, everything lives in GitLab now."
+    text = "Everything lives in GitLab, and I like green tea."
     first = references.find_references(text)
     hits = memo.hits
     again = references.find_references(text)
     assert memo.hits == hits + 1
+    assert first == again == references._read(text, LEXICON) == []
+
+
+def test_a_text_with_references_is_read_again_not_kept() -> None:
+    """A reference quotes its turn raw, before redaction: it is not held in the memo
+    for later turns (session 19, attack19: ``tests/unit/test_memos_hold_no_raw_text.py``);
+    each read gives the same answer."""
+    memo = references.REFERENCES_MEMO
+    memo.clear()
+    text = "We moved off Bitbucket, everything lives in GitLab now."
+    first = references.find_references(text)
+    again = references.find_references(text)
+    assert len(memo) == 0
     assert first == again == references._read(text, LEXICON)
     assert [(r.op, r.topic) for r in again] == [("stop", "Bitbucket")]
     again.clear()  # the caller's list, not the memo's
@@ -88,7 +101,7 @@ def test_another_lexicon_is_never_answered_from_the_memo() -> None:
     # read with the other lexicon (the loose reading of reference_topics.py), not the memo's
     got = references.find_references(text, other)
     assert got == references._read(text, other) and got != first
-    assert memo.hits == hits and len(memo) == 1
+    assert memo.hits == hits and len(memo) == 0  # a reference is never kept (attack19)
 
 
 def _email() -> str:
