@@ -268,17 +268,23 @@ def _read_kept(path: Path) -> bytes | None:
         return None
     why = _untrusted(path)
     if why is None:
+        # the model and its trailer read apart: one buffer of the model's size, no copy
+        # (the file is about 58 MB; a slice of a whole-file read would hold it twice)
+        body, tail = b"", b""
         try:
-            raw = path.read_bytes()
+            with path.open("rb") as f:
+                cut = os.fstat(f.fileno()).st_size - len(_TRAILER) - 32
+                if cut >= 0:
+                    body, tail = f.read(cut), f.read()
         except OSError as exc:
-            raw, why = b"", f"cannot be read ({type(exc).__name__})"
-        cut = len(raw) - len(_TRAILER) - 32
-        if why is None and (cut < 0 or raw[cut : cut + len(_TRAILER)] != _TRAILER):
+            why = f"cannot be read ({type(exc).__name__})"
+        if why is None and (len(body) != cut or tail[: len(_TRAILER)] != _TRAILER
+                            or len(tail) != len(_TRAILER) + 32):  # fmt: skip
             why = "is cut short or not a kept model"
-        elif why is None and hashlib.sha256(raw[:cut]).digest() != raw[-32:]:
+        elif why is None and hashlib.sha256(body).digest() != tail[-32:]:
             why = "does not match its checksum (changed on disk)"
         if why is None:
-            return raw[:cut]
+            return body
     log.warning(
         "event=int8_model_cache_rejected path=%s reason=%r action=built anew from the "
         "shipped weights (vectors unchanged); if this repeats, set MEMGATE_CACHE_DIR to "
