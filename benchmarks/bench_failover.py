@@ -12,8 +12,12 @@ SIGKILL, then:
   static membership gives the restarted worker its partition back without a rebalance,
   once the process is up again.
 
-The figure is the time from the kill to the first commit on the partition that stopped
-moving (the dead worker's), the target of issue 14 being at most 15 s.
+The figure is the time from the kill to the first commit on the dead worker's partitions
+(those its ``memgate_consumer_lag`` listed before the kill) past the offset seen a moment
+after the kill (a commit it made just before dying is seen up to a poll later), the target
+of issue 14 being at most 15 s. Until session 19 the benchmark took the partitions with no
+commit in the 3 s after the kill, and found none when the restarted worker, or a late
+sample, committed within them.
 
     MEMGATE_KAFKA_BOOTSTRAP=127.0.0.1:19092 MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 \\
         .venv/bin/python benchmarks/bench_failover.py [--rate 4]
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import signal
 import tempfile
 import threading
@@ -45,7 +50,40 @@ from memgate.inputs import load_locomo
 
 POLL_S = 0.2
 #: a partition counts as the dead worker's when it made no commit for this long after the kill
-STALL_S = 3.0
+#: after the kill, the samples have seen every commit the dead worker made by then
+SEEN_S = 0.6
+
+
+def topic_of(s: Settings) -> str:
+    from memgate.streams.app import topic_name
+
+    return topic_name(s, "turns")
+
+
+def lag_partitions(metrics: str, topic: str) -> list[int]:
+    """The partitions of ``topic`` a worker's ``memgate_consumer_lag`` lists (the lag timer
+    reports the worker's own assignment every 2 s).
+    """
+    out: set[int] = set()
+    for labels in re.findall(r"^memgate_consumer_lag\{([^}]*)\}", metrics, flags=re.M):
+        kv = dict(re.findall(r'(\w+)="([^"]*)"', labels))
+        if kv.get("topic") == topic and kv.get("partition", "").isdigit():
+            out.add(int(kv["partition"]))
+    return sorted(out)
+
+
+def owned_partitions(port: int, topic: str, wait_s: float = 10.0) -> list[int]:
+    """The partitions of ``topic`` the worker on metrics ``port`` owns (waits for its lag
+    timer to report them; none when it owns none)."""
+    import urllib.request
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+        owned = lag_partitions(text.decode(), topic)
+        if owned or time.monotonic() > deadline:
+            return owned
+        time.sleep(0.5)
 
 
 class Commits(threading.Thread):
@@ -135,6 +173,7 @@ def one_kill(restart: bool, turns: list[TurnEvent], rate: float, kafka: str, url
         feeder.start()
         time.sleep(12.0)  # steady traffic into both partitions
         victim = workers[1]
+        owned = owned_partitions(victim.port, topic_of(s))
         t_kill = time.monotonic()
         os.killpg(victim.proc.pid, signal.SIGKILL)
         victim.proc.wait()
@@ -147,17 +186,18 @@ def one_kill(restart: bool, turns: list[TurnEvent], rate: float, kafka: str, url
 
             starter = threading.Thread(target=again, daemon=True)
             starter.start()
-        # the dead worker's partitions: no commit in the STALL_S after the kill (the other
-        # worker commits every second)
-        time.sleep(STALL_S)
-        stalled = [
-            p for p in range(PARTITIONS) if commits.last_commit(p, t_kill + STALL_S) < t_kill
-        ]
+        # the dead worker's partitions: those it reported as its own before the kill. A
+        # commit it made just before dying shows in the samples up to a poll later, so a
+        # partition moves when its offset passes the one seen SEEN_S after the kill (a
+        # restarted process needs seconds before it can commit anything)
+        stalled = owned
+        base_t = t_kill + SEEN_S
+        time.sleep(SEEN_S + POLL_S)
         deadline = time.monotonic() + 120
         moved: dict[int, float] = {}
         while time.monotonic() < deadline and len(moved) < len(stalled):
             for p in stalled:
-                at = commits.first_commit_after(p, t_kill)
+                at = commits.first_commit_after(p, base_t)
                 if at is not None:
                     moved.setdefault(p, at - t_kill)
             time.sleep(POLL_S)
@@ -196,7 +236,9 @@ def main() -> None:
             if restart
             else "killed worker, not restarted: its partition moves again after"
         )
-        if r["moved_after"] is None:
+        if not r["stalled"]:
+            figure, note = "not measured", "the killed worker owned no partition of the turns topic"
+        elif r["moved_after"] is None:
             figure, note = "did not move in 120 s", f"stalled partitions {r['stalled']}"
         else:
             figure = f"{r['moved_after']:.1f}"

@@ -46,3 +46,30 @@ def test_the_partition_without_commits_after_the_kill_and_when_it_moved(failover
     assert c.first_commit_after(0, kill) == 11.0
     c.samples = [(float(t), {0: 5, 1: 5}) for t in range(30)]  # nothing moves
     assert c.first_commit_after(1, kill) is None
+
+
+def test_the_killed_workers_partitions_are_those_its_lag_metric_lists(failover) -> None:  # type: ignore[no-untyped-def]
+    text = (
+        "# TYPE memgate_consumer_lag gauge\n"
+        'memgate_consumer_lag{partition="1",stage="triage",topic="run.turns"} 4.0\n'
+        'memgate_consumer_lag{partition="0",stage="extract",topic="run.triaged"} 0.0\n'
+        'memgate_consumer_lag{partition="1",stage="extract",topic="run.triaged"} 0.0\n'
+        'memgate_stage_latency_seconds_count{stage="triage"} 3.0\n'
+    )
+    assert failover.lag_partitions(text, "run.turns") == [1]
+    assert failover.lag_partitions(text, "other.turns") == []
+
+
+def test_a_partition_taken_back_within_three_seconds_is_timed(failover) -> None:  # type: ignore[no-untyped-def]
+    c = failover.Commits.__new__(failover.Commits)
+    # samples every 0.2 s; the dead worker's last commit (offset 10) made just before the
+    # kill at 10.0 is first seen at 10.2; the restarted worker commits 11 at 12.0
+    c.samples = [
+        (round(t * 0.2, 1), {1: 5 if t < 51 else (10 if t < 60 else 11)}) for t in range(80)
+    ]
+    kill = 10.0
+    # the old rule (no commit in the 3 s after the kill) finds nothing to time
+    assert c.last_commit(1, kill + 3) >= kill
+    # the new one: past the offset seen SEEN_S after the kill
+    at = c.first_commit_after(1, kill + failover.SEEN_S)
+    assert at is not None and round(at - kill, 1) == 2.0
