@@ -20,6 +20,7 @@ the command line prints as one message naming the option, with exit code 2.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Final
@@ -40,14 +41,19 @@ def _shown(value: str, limit: int = 40) -> str:
     return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
-def check_id(value: str | None) -> str | None:
-    """A tenant or user id, or a usage error naming the offending character."""
+def _checked(value: str | None, problem_of: Callable[[str], str | None]) -> str | None:
+    """``value``, or a usage error with what ``problem_of`` finds wrong with it."""
     if value is None:
         return None
-    problem = id_problem(value)
+    problem = problem_of(value)
     if problem is not None:
         raise typer.BadParameter(f"{_shown(value)} {problem}")
     return value
+
+
+def check_id(value: str | None) -> str | None:
+    """A tenant or user id, or a usage error naming the offending character."""
+    return _checked(value, id_problem)
 
 
 def check_query(value: str) -> str:
@@ -60,12 +66,7 @@ def check_query(value: str) -> str:
 def check_fact_id(value: str | None) -> str | None:
     """A fact id, or a usage error when no store could look it up (a byte that was not
     UTF-8 in the argument: a lone surrogate)."""
-    if value is None:
-        return None
-    problem = text_problem(value)
-    if problem is not None:
-        raise typer.BadParameter(f"{_shown(value)} {problem}")
-    return value
+    return _checked(value, text_problem)
 
 
 def parse_instant(value: str) -> datetime:
