@@ -26,15 +26,16 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from datetime import datetime
 from typing import Annotated, Any, ParamSpec, TypeVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memgate.api import AsyncMemory, MemgateError, Memory
 from memgate.apikeys import KeyStore, bearer_token
 from memgate.core.errors import MissingExtra
+from memgate.core.events import text_problem
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 except ImportError as exc:  # pragma: no cover - without the extra
     raise MissingExtra("mcp", "the MCP server (memgate mcp)", exc.name) from exc
 
@@ -99,6 +100,42 @@ def _one_line(
     return wrapper
 
 
+def _arguments_problem(exc: ValidationError) -> str:
+    """What is wrong with a tool call's arguments, in one line: each argument by name and
+    what to send instead, never its value (the caller's data); a lone surrogate named as
+    the other surfaces name it (:func:`memgate.core.events.text_problem`)."""
+    problems = []
+    for e in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in e["loc"]) or "arguments"
+        given = e.get("input")
+        if e["type"] == "string_unicode" and isinstance(given, str):
+            what = text_problem(given) or e["msg"]
+        else:
+            what = e["msg"][:1].lower() + e["msg"][1:]
+        problems.append(f"{where}: {what}")
+    return "invalid arguments (see the tool's input schema): " + "; ".join(problems)
+
+
+class _Server(MCPServer[Any]):
+    """The SDK's server, with a tool call's invalid arguments reported in one line: the
+    SDK gives pydantic's multi-line report, with the rejected value and a URL in it."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            # the same cause: the SDK logs the names of the rejected arguments only
+            raise ToolError(
+                f"Error executing tool {name}: {_arguments_problem(exc.__cause__)}"
+            ) from exc.__cause__
+
+
 def build_server(
     memory: Memory,
     *,
@@ -111,9 +148,7 @@ def build_server(
     if (tenant is None) == (keys is None):
         raise ValueError("give the tenant (stdio) or the key store (HTTP), not both")
     amem = AsyncMemory(memory=memory)
-    server: MCPServer[Any] = MCPServer(
-        name="memgate", instructions=INSTRUCTIONS, version=_version()
-    )
+    server: MCPServer[Any] = _Server(name="memgate", instructions=INSTRUCTIONS, version=_version())
 
     def scope(ctx: Context[Any, Any], user: str | None) -> tuple[str, str]:
         who = user or default_user

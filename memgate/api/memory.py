@@ -35,7 +35,7 @@ from memgate.api.requests import (
     to_turns,
 )
 from memgate.core.closing import Closing
-from memgate.core.errors import InvalidRequest, MemgateError
+from memgate.core.errors import InvalidRequest, MemgateError, shown
 from memgate.core.events import ERASED_ID_PREFIX, FactType, TurnEvent, utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import FactUsage, SearchQuery, UsageStore
@@ -367,7 +367,7 @@ class Memory(Closing):
         tenant, user = check_id("tenant", tenant), check_id("user", user)
         fact = self.recall.store.get(tenant, user, check_fact_id(fact_id))
         if fact is None:
-            raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
+            raise FactNotFound(f"no fact {shown(fact_id)} for {tenant}/{user}")
         return MemoryFact.of(fact)
 
     def history(self, fact_id: str, tenant: str, user: str | None = None) -> list[HistoryEntry]:
@@ -420,7 +420,7 @@ class Memory(Closing):
         fact_id = check_fact_id(fact_id)
         done = erase_fact(self.settings, store, self._open().audit, tenant, user, fact_id)
         if done is None:
-            raise FactNotFound(f"no fact {fact_id!r} for {tenant}/{user}")
+            raise FactNotFound(f"no fact {shown(fact_id)} for {tenant}/{user}")
         fact, receipt = done
         if self._usage is not None:
             self._usage.drop(tenant, user, fact.fact_id)

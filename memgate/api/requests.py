@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from memgate.core.errors import InvalidEvent, InvalidRequest
+from memgate.core.errors import InvalidEvent, InvalidRequest, shown
 from memgate.core.events import TurnEvent, content_hmac, id_problem, parse_turn, text_problem
 from memgate.recall import MAX_K, query_problem
 
@@ -31,7 +31,7 @@ def check_id(what: str, value: object) -> str:
         raise InvalidRequest(f"{what} must be a string id, got {type(value).__name__}")
     problem = id_problem(value)
     if problem is not None:
-        raise InvalidRequest(f"{what} {value!r} {problem}")
+        raise InvalidRequest(f"{what} {shown(value)} {problem}")
     return value
 
 
@@ -50,13 +50,13 @@ def check_fact_id(fact_id: object) -> str:
     value = str(fact_id)
     problem = text_problem(value)
     if problem is not None:
-        raise InvalidRequest(f"fact id {value!r} {problem}")
+        raise InvalidRequest(f"fact id {shown(value)} {problem}")
     return value
 
 
 def check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise InvalidRequest(f"k must be an integer from 1 to {MAX_K:,}, got {k!r}")
+        raise InvalidRequest(f"k must be an integer from 1 to {MAX_K:,}, got {shown(k)}")
     return k
 
 
@@ -127,7 +127,7 @@ def to_turns(
             role = ROLE_ALIASES.get(str(item["role"]))
             if role is None:
                 raise InvalidRequest(
-                    f"{where}: role {item['role']!r} is not one of {', '.join(ROLE_ALIASES)}"
+                    f"{where}: role {shown(item['role'])} is not one of {', '.join(ROLE_ALIASES)}"
                 )
             text = _text(item.get("content"), where)
             if text is None or not text.strip():

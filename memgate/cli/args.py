@@ -7,6 +7,9 @@ the command line prints as one message naming the option, with exit code 2.
   1-200 ASCII letters, digits and ``. _ : @ + -``, taken exactly as given; a
   look-alike from another script or a full-width letter is refused with its
   code point named, never folded into the id it resembles;
+* every text value (ids, a query, SQL, a label, a host, the data dir) is UTF-8: a byte
+  that is not (Python reads it as a lone surrogate) is one usage error naming the option
+  and the byte (:func:`memgate.core.events.utf8_problem`), whatever the command;
 * a query is 1 to :data:`memgate.recall.MAX_QUERY_CHARS` characters, not blank;
 * ``-k`` is 1 to :data:`memgate.recall.MAX_K` (a range on the option itself);
 * times (``--as-of``, ``--now``) are ISO 8601 between :data:`TIME_MIN` and
@@ -27,7 +30,7 @@ from typing import Final
 
 import typer
 
-from memgate.core.events import bounded_utc, id_problem, text_problem
+from memgate.core.events import bounded_utc, id_problem, utf8_problem
 from memgate.recall import query_problem
 
 #: Instants a query may name: the range the audit store can hold (DateTime64).
@@ -41,10 +44,19 @@ def _shown(value: str, limit: int = 40) -> str:
     return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
+def _not_utf8(value: str) -> None:
+    """A usage error when ``value`` holds a byte that is not UTF-8 (a lone surrogate)."""
+    problem = utf8_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+
+
 def _checked(value: str | None, problem_of: Callable[[str], str | None]) -> str | None:
-    """``value``, or a usage error with what ``problem_of`` finds wrong with it."""
+    """``value``, or a usage error: a byte that is not UTF-8, or what ``problem_of`` finds
+    wrong with it."""
     if value is None:
         return None
+    _not_utf8(value)
     problem = problem_of(value)
     if problem is not None:
         raise typer.BadParameter(f"{_shown(value)} {problem}")
@@ -56,7 +68,14 @@ def check_id(value: str | None) -> str | None:
     return _checked(value, id_problem)
 
 
+def check_text(value: str | None) -> str | None:
+    """Any text argument (SQL, a label, a host, a key id, a report name, the data dir):
+    a usage error when it is not UTF-8; nothing else is checked here."""
+    return _checked(value, lambda _: None)
+
+
 def check_query(value: str) -> str:
+    _not_utf8(value)
     problem = query_problem(value)
     if problem is not None:
         raise typer.BadParameter(f"the query {problem}")
@@ -66,7 +85,7 @@ def check_query(value: str) -> str:
 def check_fact_id(value: str | None) -> str | None:
     """A fact id, or a usage error when no store could look it up (a byte that was not
     UTF-8 in the argument: a lone surrogate)."""
-    return _checked(value, text_problem)
+    return check_text(value)
 
 
 def parse_instant(value: str) -> datetime:
@@ -88,6 +107,7 @@ def parse_instant(value: str) -> datetime:
 def check_time(value: str | None) -> str | None:
     if value is None:
         return None
+    _not_utf8(value)
     try:
         parse_instant(value)
     except ValueError as exc:
@@ -96,6 +116,7 @@ def check_time(value: str | None) -> str | None:
 
 
 def check_pollution(value: str) -> str:
+    _not_utf8(value)
     try:
         ratios = [int(x) for x in value.split(",") if x.strip()]
     except ValueError:

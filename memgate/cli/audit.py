@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from memgate import render
-from memgate.cli.args import AuditFormat, check_id, check_time, parse_instant
+from memgate.cli.args import AuditFormat, check_id, check_text, check_time, parse_instant
 from memgate.cli.common import console, err, errors, print_json
 from memgate.cli.options import global_options, session
 
@@ -28,7 +28,10 @@ def audit(
     ctx: typer.Context,
     report: Annotated[
         str | None,
-        typer.Argument(help="A named report (see --list), or 'explain' with --fact or --turn."),
+        typer.Argument(
+            help="A named report (see --list), or 'explain' with --fact or --turn.",
+            callback=check_text,
+        ),
     ] = None,
     sql: Annotated[
         str | None,
@@ -36,6 +39,7 @@ def audit(
             "--sql",
             help="Raw SQL against the audit store; --tenant, --user, --since and --until bind "
             "{tenant:String}, {user:String}, {since:DateTime64(3, 'UTC')}, {until:...}.",
+            callback=check_text,
         ),
     ] = None,
     tenant: Annotated[

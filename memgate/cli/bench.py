@@ -10,7 +10,7 @@ import typer
 
 from memgate import render
 from memgate.bench.datasets import DatasetMissing, find_locomo
-from memgate.cli.args import MAX_POLLUTION, Policy, check_pollution
+from memgate.cli.args import MAX_POLLUTION, Policy, check_pollution, check_text
 from memgate.cli.common import console, err, errors, print_json
 from memgate.cli.options import global_options, session
 from memgate.recall import MAX_K
@@ -63,7 +63,9 @@ def bench_locomo(
     split: Annotated[
         str,
         typer.Option(
-            "--split", help="dev, heldout or all (both, side by side) of the LoCoMo split file."
+            "--split",
+            help="dev, heldout or all (both, side by side) of the LoCoMo split file.",
+            callback=check_text,
         ),
     ] = "all",
     split_file: Annotated[

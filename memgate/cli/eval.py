@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from memgate import render
+from memgate.cli.args import check_text
 from memgate.cli.common import console, err, errors, print_json
 from memgate.cli.options import global_options, session
 from memgate.render import print_error
@@ -26,6 +27,7 @@ def eval_cmd(
             "--split",
             help="dev, test (the frozen split: aggregates only) or both "
             "[default: both; dev when a corpus file is given].",
+            callback=check_text,
         ),
     ] = None,
     labelled: Annotated[

@@ -10,7 +10,7 @@ from memgate import render
 from memgate.cli.args import check_fact_id
 from memgate.cli.common import TenantOpt, UserOpt, console, err, print_json
 from memgate.cli.options import global_options, session
-from memgate.core.errors import InvalidRequest, MemgateError
+from memgate.core.errors import InvalidRequest, MemgateError, shown
 from memgate.keys import hmac_key
 from memgate.receipts import (
     erase_fact,
@@ -148,7 +148,9 @@ def _forget_fact(as_json: bool, rt: Runtime, tenant: str, user: str, fact: str, 
         print_error(err, f"erasing fact {fact} of {who} failed: {exc}. Run the command again")
         raise typer.Exit(1) from None
     if done is None:
-        print_error(err, InvalidRequest(f"no fact {fact!r} for {who} (`memgate facts` lists them)"))
+        print_error(
+            err, InvalidRequest(f"no fact {shown(fact)} for {who} (`memgate facts` lists them)")
+        )
         raise typer.Exit(1)
     receipt = done[1]
     if as_json:

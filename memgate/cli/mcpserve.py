@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from memgate.cli.args import check_id, check_text
 from memgate.cli.common import err, errors, key_store
 from memgate.cli.options import global_options, session
 from memgate.core.errors import MemgateError
@@ -43,9 +44,12 @@ def mcp_command(
         typer.Option(help="stdio: a file holding the tenant API key (else MEMGATE_API_KEY)."),
     ] = None,
     user: Annotated[
-        str | None, typer.Option(help="The user the tools act for when a call names none.")
+        str | None,
+        typer.Option(help="The user the tools act for when a call names none.", callback=check_id),
     ] = None,
-    host: Annotated[str | None, typer.Option(help="http: address (default http_host).")] = None,
+    host: Annotated[
+        str | None, typer.Option(help="http: address (default http_host).", callback=check_text)
+    ] = None,
     port: Annotated[
         int | None, typer.Option(help="http: port (default http_port).", min=0, max=65535)
     ] = None,
@@ -59,10 +63,6 @@ def mcp_command(
     with errors():
         from memgate.mcpserver import build_server, http_app, tenant_of
 
-        if user is not None:
-            from memgate.api.requests import check_id
-
-            check_id("user", user)
         keys = key_store(s)
         memory = Memory(runtime=rt)
         if transport is Transport.STDIO:

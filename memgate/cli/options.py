@@ -33,6 +33,7 @@ from memgate.cli.args import (
     OutputFormat,
     Policy,
     RetrievalBackend,
+    check_text,
 )
 from memgate.cli.common import err
 from memgate.core.errors import ConfigError
@@ -55,6 +56,7 @@ DataDirOpt = Annotated[
         "--data-dir",
         help="Folder of every embedded store (or MEMGATE_DATA_DIR).",
         rich_help_panel=PANEL,
+        callback=check_text,
     ),
 ]
 PolicyOpt = Annotated[

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from memgate import render
+from memgate.cli.args import check_id, check_text
 from memgate.cli.common import console, err, errors, key_store, print_json
 from memgate.cli.options import global_options, session
 from memgate.render import print_note
@@ -23,7 +24,10 @@ keys_app = typer.Typer(
 def serve(
     ctx: typer.Context,
     host: Annotated[
-        str | None, typer.Option(help="Address to listen on (default: the http_host setting).")
+        str | None,
+        typer.Option(
+            help="Address to listen on (default: the http_host setting).", callback=check_text
+        ),
     ] = None,
     port: Annotated[
         int | None,
@@ -74,8 +78,13 @@ def serve(
 @global_options()
 def keys_create(
     ctx: typer.Context,
-    tenant: Annotated[str, typer.Option("--tenant", "-t", help="The tenant the key reaches.")],
-    label: Annotated[str, typer.Option(help="A note on who holds the key.")] = "",
+    tenant: Annotated[
+        str,
+        typer.Option("--tenant", "-t", help="The tenant the key reaches.", callback=check_id),
+    ],
+    label: Annotated[
+        str, typer.Option(help="A note on who holds the key.", callback=check_text)
+    ] = "",
 ) -> None:
     """Create a key for TENANT and print it once (only its scrypt digest is stored)."""
     with errors():
@@ -93,7 +102,8 @@ def keys_create(
 def keys_list(
     ctx: typer.Context,
     tenant: Annotated[
-        str | None, typer.Option("--tenant", "-t", help="Only this tenant's.")
+        str | None,
+        typer.Option("--tenant", "-t", help="Only this tenant's.", callback=check_id),
     ] = None,
 ) -> None:
     """List the keys (ids, tenants, labels, dates; never the keys themselves)."""
@@ -119,7 +129,9 @@ def keys_list(
 @global_options()
 def keys_revoke(
     ctx: typer.Context,
-    key_id: Annotated[str, typer.Argument(help="The key id (memgate keys list).")],
+    key_id: Annotated[
+        str, typer.Argument(help="The key id (memgate keys list).", callback=check_text)
+    ],
 ) -> None:
     """Revoke a key: a running server refuses it from its next request on."""
     with errors():

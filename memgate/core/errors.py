@@ -13,6 +13,27 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
+#: The most characters of a caller's value an error message repeats (:func:`shown`).
+SHOWN_CHARS = 100
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, cut after :data:`SHOWN_CHARS` characters: an
+    error names what the caller sent, never repeats a megabyte of it (to the caller, and
+    to a log that keeps the message).
+
+    >>> shown("alice")
+    "'alice'"
+    >>> shown("x" * 5000)[-21:]
+    'x… (5,000 characters)'
+    """
+    text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    size = len(value) if isinstance(value, str | bytes) else len(text)
+    return f"{text[:SHOWN_CHARS]}… ({size:,} characters)"
+
+
 class MemgateError(Exception):
     """Base class of every error memgate raises on purpose."""
 
@@ -78,9 +99,7 @@ class MissingExtra(ConfigError):
 
     def __init__(self, extra: str, feature: str, missing: str | None = None) -> None:
         what = f" ({missing} is not installed)" if missing else ""
-        super().__init__(
-            f"{feature} needs memgate[{extra}]{what}: pip install 'memgate[{extra}]'"
-        )
+        super().__init__(f"{feature} needs memgate[{extra}]{what}: pip install 'memgate[{extra}]'")
         self.extra = extra
 
 

@@ -82,6 +82,8 @@ def id_problem(v: str) -> str | None:
         return None
     if not v:
         return "must not be empty"
+    if (problem := text_problem(v)) is not None:  # not "a control character"
+        return problem
     if len(v) > ID_MAX_CHARS:
         return f"is {len(v)} characters long; at most {ID_MAX_CHARS}"
     for i, c in enumerate(v, start=1):
@@ -214,6 +216,29 @@ def text_problem(text: str) -> str | None:
         return (
             f"has a lone surrogate U+{ord(text[exc.start]):04X} at position {exc.start + 1}: "
             "not Unicode text (a \\ud800-\\udfff escape must be one of a pair)"
+        )
+    return None
+
+
+def utf8_problem(text: str) -> str | None:
+    r"""Why ``text`` from outside Python's own strings (a command-line argument, an
+    environment variable, a path) has no UTF-8 form, or ``None``. Python reads a byte that
+    is not UTF-8 there as a lone surrogate U+DC80-U+DCFF (``surrogateescape``), which no
+    store, digest or driver takes; the reason names the byte and says what to do.
+
+    >>> utf8_problem("caf\u00e9") is None
+    True
+    >>> utf8_problem("caf\udce9").split(": ")[0]
+    'not valid UTF-8 (the lone surrogate U+DCE9 at position 4 is the byte 0xE9)'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        byte = f" is the byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else ""
+        return (
+            f"not valid UTF-8 (the lone surrogate U+{code:04X} at position {exc.start + 1}"
+            f"{byte}): pass it as UTF-8 text"
         )
     return None
 

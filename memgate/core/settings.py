@@ -36,7 +36,7 @@ from pydantic_settings import (
 from pydantic_settings.exceptions import SettingsError
 
 from memgate.core.errors import ConfigError
-from memgate.core.events import Ident
+from memgate.core.events import Ident, utf8_problem
 from memgate.core.tenant_policy import RetentionPolicy, TenantPolicy
 from memgate.core.transports import KafkaProtocol, SaslMechanism
 
@@ -407,9 +407,11 @@ class Settings(BaseSettings):
     def _data_dir_given(cls, v: Any, info: ValidationInfo) -> Any:
         """An empty path is a mistake, not the current folder; ``~`` is the home folder."""
         if isinstance(v, str | Path):
+            what = "a folder" if info.field_name == "data_dir" else "a file"
             if not str(v).strip():
-                what = "a folder" if info.field_name == "data_dir" else "a file"
                 raise ValueError(f"must not be empty: name {what} (or leave it unset)")
+            if (problem := utf8_problem(str(v))) is not None:  # chDB and SQLite take UTF-8
+                raise ValueError(f"the path is {problem}, or name {what} whose path is")
             return Path(v).expanduser()
         return v
 
