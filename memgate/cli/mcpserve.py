@@ -80,6 +80,6 @@ def mcp_command(
             server.run("stdio")
         else:
             print_note(err, f"memgate mcp: http://{h}:{p}/mcp (Bearer tenant keys)", style="")
-            run(asgi, h, p)
+            run(asgi, h, p, request_timeout=s.http_request_timeout_s)
     finally:
         memory.close()

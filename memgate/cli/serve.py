@@ -69,7 +69,7 @@ def serve(
         style="",
     )
     try:
-        run(fapp, h, p)
+        run(fapp, h, p, request_timeout=s.http_request_timeout_s)
     finally:
         memory.close()
 

@@ -337,6 +337,13 @@ class Settings(BaseSettings):
     http_max_body_bytes: int = Field(
         default=1_048_576, ge=1024, description="Largest request body the HTTP service reads."
     )
+    http_request_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="Seconds an HTTP client has to send a whole request (headers and body); "
+        "then its connection is closed (memgate serve, memgate mcp --transport http).",
+    )
 
     # lifecycle (memgate consolidate): the deployment's retention of episodic facts, and
     # what each tenant changes of the preset, regulated data, decay and retention
