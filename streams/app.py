@@ -543,6 +543,7 @@ class Worker:
             failed_at=utcnow(),
         )
         dl = seal(self.pipeline.redact.detector, dl)  # the final check before the topic
+        reason = dl.reason  # masked: the log line below says it too
         self.metrics.dead_letters.labels(source=stage, reason=type(exc).__name__).inc()
         log.error(
             "event=dead_letter stage=%s topic=%s partition=%s offset=%s reason=%r "
@@ -577,11 +578,23 @@ def failure_reason(exc: BaseException) -> str:
     return f"permanent failure: {exc}"
 
 
+def _raised_at(exc: BaseException) -> str:
+    """Where ``exc`` was raised (file:line of the innermost frame)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else "?"
+
+
 def _failure(stage: str, exc: Exception) -> str:
     if isinstance(exc, PermanentError | InvalidEvent):
         return failure_reason(exc)
-    # a bug or poison input: dead-lettered, so that it does not block the partition
-    log.error("event=stage_failed stage=%s error=%r", stage, exc, exc_info=exc)
+    # a bug or poison input: dead-lettered, so that it does not block the partition. The
+    # log names the type and the place, never the text: an exception's text often holds
+    # the input it failed on (UnicodeEncodeError, ValidationError), raw (attack20); the
+    # reason keeps it for the dead letter, which is masked before it is sent or logged
+    log.error("event=stage_failed stage=%s error=%s at=%s", stage, type(exc).__name__,
+              _raised_at(exc))  # fmt: skip
     return f"unexpected failure: {exc!r}"
 
 
