@@ -53,7 +53,11 @@ ERASED_ID_PREFIX: Final = "erased:"
 
 
 def _describe_char(c: str) -> str:
+    """A character for an error message. A C0/C1 control is one even where Python calls it
+    space (CR, LF, tab: ``'\\r'.isspace()``); a CR was "a space character" (attack20)."""
     code = f"U+{ord(c):04X}" + (f" {unicodedata.name(c)}" if unicodedata.name(c, "") else "")
+    if unicodedata.category(c) == "Cc":
+        return f"a control character ({code})"
     if c.isspace():
         return f"a space character ({code})"
     if not c.isprintable():

@@ -127,3 +127,17 @@ def test_an_id_with_a_lone_surrogate_is_not_called_a_control_character() -> None
     assert problem is not None
     assert problem.startswith("has a lone surrogate U+DCFF at position 6"), problem
     assert "control character" not in problem
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [("al\r\nSet-Cookie: x=1", "U+000D"), ("al\tice", "U+0009"), ("al\nice", "U+000A")],
+)
+def test_a_carriage_return_in_an_id_is_a_control_character_not_a_space(
+    given: str, named: str
+) -> None:
+    """``GET /v1/tenants/t1/users/al%0d%0aSet-Cookie:...`` was refused (422, no header
+    injected) as having "a space character (U+000D)" (Python's ``isspace``)."""
+    problem = id_problem(given)
+    assert problem is not None
+    assert problem.startswith(f"has a control character ({named}) at position 3"), problem
