@@ -30,7 +30,7 @@ from pydantic import Field, ValidationError
 
 from memgate.api import AsyncMemory, MemgateError, Memory
 from memgate.apikeys import KeyStore, bearer_token
-from memgate.core.errors import MissingExtra
+from memgate.core.errors import MissingExtra, shown
 from memgate.core.events import text_problem
 
 try:
@@ -202,7 +202,13 @@ def build_server(
             try:
                 when = datetime.fromisoformat(as_of.replace("Z", "+00:00"))
             except ValueError:
-                raise ToolError(f"as_of {as_of!r} is not an ISO 8601 time") from None
+                raise ToolError(
+                    f"as_of {shown(as_of)} is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)"
+                ) from None
+            if when.tzinfo is None:  # the library's message named Python's datetime
+                raise ToolError(
+                    f"as_of {shown(as_of)} has no time zone: add one (e.g. 2024-05-01T00:00:00Z)"
+                )
         found = await amem.search(query, t, u, k=k, as_of=when)
         return {
             "facts": [

@@ -81,3 +81,16 @@ def test_a_huge_invalid_user_id_is_not_repeated_whole(memory: Memory) -> None:
         memory.search("editor", "acme", "a" * 1_000_000)
     assert len(str(info.value)) < 300
     assert "is 1000000 characters long; at most 200" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("as_of", "expected"),
+    [("2024-05-01", "as_of '2024-05-01' has no time zone: add one (e.g. 2024-05-01T00:00:00Z)"),
+     ("x" * 5000, "(5,000 characters) is not an ISO 8601 time (e.g. 2024-05-01T00:00:00Z)")],
+)  # fmt: skip
+def test_as_of_says_what_to_send(memory: Memory, as_of: str, expected: str) -> None:
+    """A time without a zone read "as_of must carry a time zone (e.g. datetime(...,
+    tzinfo=UTC))": Python, to a model that sends JSON."""
+    message = _call(memory, "recall", {"query": "editor", "as_of": as_of})
+    assert message.endswith(expected), message
+    assert "datetime(" not in message and len(message) < 300
