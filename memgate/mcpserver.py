@@ -20,6 +20,7 @@ and place only).
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -39,7 +40,7 @@ try:
 except ImportError as exc:  # pragma: no cover - without the extra
     raise MissingExtra("mcp", "the MCP server (memgate mcp)", exc.name) from exc
 
-__all__ = ["build_server", "http_app"]
+__all__ = ["build_server", "http_app", "serve_stdio"]
 
 log = logging.getLogger("memgate.mcp")
 
@@ -289,6 +290,79 @@ def http_app(memory: Memory, keys: KeyStore, *, host: str = "127.0.0.1",
         streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
     )
     return _RequireKey(inner, keys)
+
+
+def _text_problem_in(value: object, where: str) -> str | None:
+    """The first string (a name or a value) in ``value`` that is no Unicode text, named by
+    its place (``arguments.content``), with why."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return None if problem is None else f"{where}: {problem}"
+    items: list[tuple[object, object]] = []
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = list(enumerate(value))
+    for k, item in items:
+        here = f"{where}.{k}" if where else str(k)
+        if isinstance(k, str) and (problem := text_problem(k)) is not None:
+            return f"{here}: {problem}"
+        if (found := _text_problem_in(item, here)) is not None:
+            return found
+    return None
+
+
+def refused_line_answer(exc: Exception) -> Any:
+    """The JSON-RPC error answering a request the SDK's JSON parser refused (a lone
+    surrogate escape ``"\\ud800"``: pydantic-core refuses it, Python's ``json`` does not),
+    or ``None`` when the line names no request id to answer. The SDK's stdio transport
+    dropped such a line without an answer, and the client waited for its own time-out."""
+    from mcp_types import INVALID_PARAMS, INVALID_REQUEST, ErrorData, JSONRPCError
+
+    if not isinstance(exc, ValidationError):
+        return None
+    line = next((e["input"] for e in exc.errors(include_url=False)
+                 if isinstance(e.get("input"), str)), None)  # fmt: skip
+    try:
+        doc = json.loads(line) if line is not None else None
+    except ValueError:  # not JSON at all: there is no id to answer
+        return None
+    if not isinstance(doc, dict):
+        return None
+    rid = doc.get("id")
+    if isinstance(rid, bool) or not isinstance(rid, int | str) or text_problem(str(rid)):
+        return None
+    problem = _text_problem_in(doc.get("params"), "")
+    if problem is not None:
+        error = ErrorData(code=INVALID_PARAMS, message=f"invalid params: {problem}")
+    else:
+        error = ErrorData(code=INVALID_REQUEST, message="not a valid JSON-RPC request")
+    return JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+
+
+async def serve_stdio(server: MCPServer[Any]) -> None:
+    """``server`` over stdin and stdout (the SDK's transport), with every request line its
+    parser refuses answered by :func:`refused_line_answer` instead of dropped."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    async with stdio_server() as (read_stream, write_stream):
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def pump() -> None:
+            async with send:
+                async for item in read_stream:
+                    answer = refused_line_answer(item) if isinstance(item, Exception) else None
+                    if answer is not None:
+                        await write_stream.send(SessionMessage(answer))
+                    else:
+                        await send.send(item)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            low = server._lowlevel_server
+            await low.run(receive, write_stream, low.create_initialization_options())
 
 
 def tenant_of(keys: KeyStore, key: str | None) -> str:

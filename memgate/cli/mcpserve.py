@@ -77,7 +77,11 @@ def mcp_command(
     try:
         if transport is Transport.STDIO:
             print_note(err, f"memgate mcp: stdio, tenant {tenant}", style="")
-            server.run("stdio")
+            import anyio
+
+            from memgate.mcpserver import serve_stdio
+
+            anyio.run(serve_stdio, server)
         else:
             print_note(err, f"memgate mcp: http://{h}:{p}/mcp (Bearer tenant keys)", style="")
             run(asgi, h, p, request_timeout=s.http_request_timeout_s)
