@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import select
+import selectors
 import subprocess
 import sys
 from pathlib import Path
@@ -60,13 +60,14 @@ def test_memgate_mcp_over_stdio_answers_it(tmp_path: Path) -> None:
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
     answers: dict[object, dict[str, object]] = {}
+    waiting = selectors.DefaultSelector()  # epoll: select() refuses a descriptor over 1023
+    waiting.register(proc.stdout, selectors.EVENT_READ)
     try:
         for x in lines:  # json writes "\udcff" as an escape: the line the SDK refuses
             proc.stdin.write((json.dumps(x) + "\n").encode())
             proc.stdin.flush()
             if "id" in x:  # the stdin stays open until the answer came (EOF ends the session)
-                ready, _, _ = select.select([proc.stdout], [], [], 60)
-                assert ready, f"no answer to request {x['id']} in 60 s"
+                assert waiting.select(60), f"no answer to request {x['id']} in 60 s"
                 answer = json.loads(proc.stdout.readline())
                 answers[answer["id"]] = answer
     finally:
