@@ -19,7 +19,9 @@ list:
 :func:`slot_mask_target`: a candidate with a change cue supersedes the active fact of its
 owner (the owner's own facts and the names of its things) whose frame and value are at or
 above the bars of ``memgate/data/slotmask.json`` while the values differ (neither holds
-the other's names: the same value is a restatement). The bars were fixed by a rule on the
+the other's names: the same value is a restatement). As everywhere usem is asked, two
+English texts are not (``english_pairs`` of ``memgate/data/meaning.json``: asked about
+English pairs too, slotmask cost LoCoMo recall). The bars were fixed by a rule on the
 written pairs of ``memgate/data/train/relations*.jsonl`` (``tools/slot_sweep.py``). The
 structural checks come first: a family that holds several values never, two families
 named never, another person's fact never (:func:`~memgate.stages.resolve_paraphrase.other_persons`,
@@ -39,7 +41,7 @@ from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
-from memgate.stages.resolve_meaning import meaning_text
+from memgate.stages.resolve_meaning import meaning_text, usem_similarity
 from memgate.stages.resolve_paraphrase import FOLD, other_persons
 from memgate.stages.resolve_semantic import SemanticMatch
 from memgate.stages.resolve_slots import anchors, named_tokens
@@ -209,9 +211,9 @@ def slot_mask_target(
         old = fact_slot(f)
         if old is None or not _differ(old, new):
             continue
-        frame = meaning.similarity(old.frame, new.frame)
-        if frame < bars.frame:
-            continue
+        frame = usem_similarity(meaning, old.frame, new.frame)
+        if frame is None or frame < bars.frame:
+            continue  # not asked about two English texts (``english_pairs``), or far
         value = meaning.similarity(old.value, new.value)
         if value < bars.value:
             continue

@@ -148,18 +148,26 @@ def test_a_change_in_another_language_supersedes(store: EmbeddedIndex, slotmask:
     assert facts(store)["Felipe"].status.value == "superseded"
 
 
-def test_an_english_change_of_car_supersedes(store: EmbeddedIndex) -> None:
+def test_a_change_of_car_in_another_language_supersedes(store: EmbeddedIndex) -> None:
     apply(store, cand("I drive a Toyota Corolla.", days=0), slotmask=True)
-    res, _ = apply(
-        store, cand("Traded in the old one, my car is a Mazda 3 now.", days=9), slotmask=True
-    )
+    res, _ = apply(store, cand("Agora meu carro é um Mazda 3.", days=9), slotmask=True)
     assert (res.action.value, res.reason) == ("SUPERSEDE", "semantic_update")
     assert facts(store)["I drive a Toyota Corolla."].status.value == "superseded"
 
 
+def test_two_english_texts_are_not_asked(store: EmbeddedIndex) -> None:
+    """MiniLM reads English (``english_pairs`` false, as for every use of usem)."""
+    apply(store, cand("I drive a Toyota Corolla.", days=0), slotmask=True)
+    res, _ = apply(
+        store, cand("Traded in the old one, my car is a Mazda 3 now.", days=9), slotmask=True
+    )
+    assert res.action.value == "ADD"
+    assert facts(store)["I drive a Toyota Corolla."].status.value == "active"
+
+
 def test_another_slot_of_the_same_kind_is_not_superseded(store: EmbeddedIndex) -> None:
     apply(store, cand("My manager is Priya Raman.", days=0), slotmask=True)
-    res, _ = apply(store, cand("My partner is now Tomasz.", days=9), slotmask=True)
+    res, _ = apply(store, cand("Mein Partner ist jetzt Tomasz.", days=9), slotmask=True)
     assert res.action.value == "ADD"
     assert facts(store)["My manager is Priya Raman."].status.value == "active"
 
@@ -168,9 +176,9 @@ def test_the_same_value_said_again_is_no_change(store: EmbeddedIndex) -> None:
     """Asked directly (other rules may fold or supersede a restatement first): the same
     value in the same frame is no change, another value is."""
     apply(store, cand("I drive a Toyota Corolla.", days=0), slotmask=False)
-    same = cand("These days my car is a Toyota Corolla.", days=9).candidate
+    same = cand("Agora meu carro é um Toyota Corolla.", days=9).candidate
     assert slot_mask_target(same, "k", store, USEM) is None
-    other = cand("These days my car is a Mazda 3.", days=9).candidate
+    other = cand("Agora meu carro é um Mazda 3.", days=9).candidate
     hit = slot_mask_target(other, "k", store, USEM)
     assert hit is not None and hit.fact.value == "I drive a Toyota Corolla."
     assert slot_mask_target(other, "k", store, None) is None  # usem off: not asked
@@ -184,11 +192,11 @@ def test_the_setting_is_off_by_default() -> None:
 def test_another_persons_change_is_not_the_owners(store: EmbeddedIndex) -> None:
     """The sister's move leaves the user's city; the user's move leaves the sister's."""
     apply(store, cand("Leeds", days=0, predicate="lives_in"), slotmask=True)
-    sister = cand("My sister just moved to Glasgow.", days=9, subject="user's sister")
+    sister = cand("Meine Schwester wohnt jetzt in Glasgow.", days=9, subject="user's sister")
     assert slot_mask_target(sister.candidate, "k", store, USEM) is None
     apply(store, sister, slotmask=True)
     assert facts(store)["Leeds"].status.value == "active"
     apply(store, cand("My sister lives in Oslo.", days=10), slotmask=False)
-    moved = cand("I just moved to Berlin.", days=12).candidate
+    moved = cand("Ich wohne jetzt in Berlin.", days=12).candidate
     hit = slot_mask_target(moved, "k", store, USEM)
     assert hit is None or hit.fact.value != "My sister lives in Oslo."
