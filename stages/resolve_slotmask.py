@@ -193,8 +193,9 @@ def slot_mask_target(
     new = fact_slot(c)
     if not owner or new is None:
         return None
-    pool = view.by_subject(
-        c.tenant_id, c.user_id, owner, statuses=(FactStatus.ACTIVE,), qualified=True
+    pool = view.by_subject(  # texts alone: usem reads them, no MiniLM vector is asked
+        c.tenant_id, c.user_id, owner, statuses=(FactStatus.ACTIVE,), qualified=True,
+        vectors=False,
     )
     best: SemanticMatch | None = None
     for f in pool:

@@ -92,7 +92,7 @@ class Settings(BaseSettings):
         "alone). Retrieval vectors are MiniLM's either way.",
     )
     resolution_slotmask: Literal["off", "on"] = Field(
-        default="off",
+        default="on",
         description="A change in new words found by its slot (stages/resolve_slotmask.py): "
         "on: a candidate with a change cue supersedes the active fact of its owner whose "
         "statement with the values masked and whose value are near by usem (needs "

@@ -184,8 +184,10 @@ def test_the_same_value_said_again_is_no_change(store: EmbeddedIndex) -> None:
     assert slot_mask_target(other, "k", store, None) is None  # usem off: not asked
 
 
-def test_the_setting_is_off_by_default() -> None:
-    assert Settings().resolution_slotmask == "off"
+def test_the_setting_is_on_by_default() -> None:
+    """On in the settings (so in every pipeline the settings build); a Resolver made by
+    hand asks it only when told, as it asks usem only when given a Meaning."""
+    assert Settings().resolution_slotmask == "on"
     assert Resolver(preset("balanced"), EMB).slotmask is False
 
 
