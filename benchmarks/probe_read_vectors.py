@@ -23,8 +23,12 @@ validation (an alternative design, not memgate's mapping); ``packed-none``: that
 the key and nearest hits without the packed vectors. The ``subject-*`` variants send
 the paraphrase step's reads instead (the active facts of ``user`` and ``team``, read
 without vectors: main's ``_source`` excludes, ``-vec`` whole documents, ``-packed`` on
-the packed index, ``-packed-novec`` there without the packed vectors). Both indices are
-deleted at the end. ``--only a,b``: those variants alone.
+the packed index, ``-packed-novec`` there without the packed vectors). The index of those
+variants is created with mapping version 2 (main's before packvec); ``store-v2`` and
+``store-v3`` (and ``subject-store-v2`` / ``-v3``) send the store's own bodies and decode
+with its own ``_answer``, on that index and on a third one that the store creates with
+mapping version 3 (packvec: the packed vectors as memgate now writes them). The indices and
+their templates are deleted at the end. ``--only a,b``: those variants alone.
 
     MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 .venv/bin/python \\
         benchmarks/probe_read_vectors.py [--facts 2000] [--rounds 400] [--blocks 4]
@@ -59,11 +63,7 @@ from memgate.core.events import FactStatus, FactType, StoredFact
 from memgate.core.read_ahead import ByKey, BySubject, Nearest, ReadRequest
 from memgate.core.settings import Settings
 from memgate.sinks.opensearch import OpenSearchStore
-from memgate.sinks.opensearch_mapping import (
-    RETRIEVAL_VECTOR_FIELD,
-    VECTOR_FIELDS,
-    index_body,
-)
+from memgate.sinks.opensearch_mapping import RETRIEVAL_VECTOR_FIELD, index_body
 from memgate.sinks.opensearch_reads import scores
 
 DIM = 384
@@ -72,6 +72,8 @@ TENANT = "t-probe"
 #: about 14 active and 28 superseded facts of ``user`` (and of ``team``) for each user
 _SUBJECTS = ("user", "team", "caroline", "melanie", "mom", "dog", "job", "car", "home",
              "book", "trip", "club")  # fmt: skip
+#: the vectors in ``_source`` of a version-2 document (main's ``VECTOR_FIELDS`` before packvec)
+VECTOR_FIELDS = ("embedding", "search_embedding")
 _PACKED = tuple(f"{name}_b64" for name in VECTOR_FIELDS)
 _WORDS = (  # noqa: SIM905
     "caroline went to the lgbtq support group yesterday and felt inspired by the stories "
@@ -174,25 +176,34 @@ def subject_plans(facts: list[StoredFact], n: int, seed: int = 13) -> list[list[
     return out
 
 
-#: variant: (on the packed index, plans of subject reads, fields the key/nearest reads (the
-#: subject reads: every read) leave out of ``_source``; None: what main sends)
-VARIANTS: dict[str, tuple[bool, bool, tuple[str, ...] | None]] = {
-    "all": (False, False, None),
-    "key-embedding": (False, False, VECTOR_FIELDS),  # the key reads keep ``embedding``
-    "none": (False, False, VECTOR_FIELDS),
-    "packed": (True, False, None),
-    "packed-none": (True, False, VECTOR_FIELDS),
-    "subject-novec": (False, True, None),
-    "subject-vec": (False, True, ()),
-    "subject-packed-novec": (True, True, None),
-    "subject-packed": (True, True, ()),
+#: variant: (index: ``v2`` main's, ``packed`` the probe's packed one, ``v3`` the store's
+#: version 3; plans of subject reads; fields the key/nearest reads (the subject reads: every
+#: read) leave out of ``_source``; None: what main sends; ``STORE``: the store's own bodies)
+STORE = ("<store>",)
+VARIANTS: dict[str, tuple[str, bool, tuple[str, ...] | None]] = {
+    "all": ("v2", False, None),
+    "key-embedding": ("v2", False, VECTOR_FIELDS),  # the key reads keep ``embedding``
+    "none": ("v2", False, VECTOR_FIELDS),
+    "packed": ("packed", False, None),
+    "packed-none": ("packed", False, VECTOR_FIELDS),
+    "subject-novec": ("v2", True, None),
+    "subject-vec": ("v2", True, ()),
+    "subject-packed-novec": ("packed", True, None),
+    "subject-packed": ("packed", True, ()),
+    "store-v2": ("v2", False, STORE),
+    "store-v3": ("v3", False, STORE),
+    "subject-store-v2": ("v2", True, STORE),
+    "subject-store-v3": ("v3", True, STORE),
 }
 
 
 def bodies(store: OpenSearchStore, plan: list[ReadRequest], variant: str) -> list[Json]:
     """The ``_msearch`` bodies of ``plan`` for ``variant`` (on the packed index, a read
     that leaves the vectors out leaves out their packed fields)."""
-    on_packed, subject, left_out = VARIANTS[variant]
+    index, subject, left_out = VARIANTS[variant]
+    if left_out is STORE:
+        return [body for r in plan if (body := store._plan_body(r)[1]) is not None]
+    on_packed = index == "packed"
     packed_name = dict(zip(VECTOR_FIELDS, _PACKED, strict=True))
     out = []
     for r in plan:
@@ -223,7 +234,7 @@ def _fetch(store: OpenSearchStore) -> tuple[int, int]:
 
 def create_packed(store: OpenSearchStore, facts: list[StoredFact]) -> None:
     """``store.index`` created with the vectors out of ``_source`` and packed beside them."""
-    body = index_body(DIM)
+    body = index_body(DIM, version=2)
     body["mappings"]["_source"]["excludes"] = [RETRIEVAL_VECTOR_FIELD, *VECTOR_FIELDS]
     body["mappings"]["properties"].update({p: {"type": "binary"} for p in _PACKED})
     store.client.indices.create(index=store.index, body=body)
@@ -354,17 +365,24 @@ def main() -> None:
     if args.census:
         census(args.census, url)
         return
-    index = f"lazyvec-{uuid.uuid4().hex[:8]}"
+    suffix = uuid.uuid4().hex[:8]
+    index = f"lazyvec-{suffix}"
     settings = Settings(opensearch_url=url, opensearch_index=index)
     store = OpenSearchStore.from_settings(settings, DIM)
     packed = OpenSearchStore(store.client, f"{index}-packed", DIM)
+    v3 = OpenSearchStore(store.client, f"packvec-{suffix}", DIM)
+    stores = {"v2": store, "packed": packed, "v3": v3}
     os_pid = service_pids().get("opensearch")
     try:
+        store.client.indices.create(index=index, body=index_body(DIM, version=2))
         store.ensure_index()
+        v3.ensure_index()
+        assert (store.mapping_version, v3.mapping_version) == (2, 3)
         facts = synthetic_facts(args.facts)
-        for i in range(0, len(facts), 500):
-            store.upsert(facts[i : i + 500])
-        store.refresh()
+        for s in (store, v3):
+            for i in range(0, len(facts), 500):
+                s.upsert(facts[i : i + 500])
+            s.refresh()
         create_packed(packed, facts)
         ps = plans(facts, args.rounds)
         sps = subject_plans(facts, args.rounds)
@@ -372,13 +390,15 @@ def main() -> None:
         work = {v: [(p, bodies(store, p, v)) for p in (sps if VARIANTS[v][1] else ps)]
                 for v in variants}  # fmt: skip
 
-        pairs = [("all", "packed"), ("subject-novec", "subject-packed-novec")]
-        for std, pk in pairs if not args.only else []:  # the packed index answers alike
+        pairs = [("all", "packed"), ("subject-novec", "subject-packed-novec"),
+                 ("store-v2", "store-v3"), ("subject-store-v2", "subject-store-v3")]  # fmt: skip
+        for std, pk in [p for p in pairs if set(p) <= set(variants)]:  # answers alike
+            other = stores[VARIANTS[pk][0]]
             for (plan, bs), (_, pbs) in zip(work[std][:10], work[pk][:10], strict=True):
                 a = [store._answer(r, x["hits"]["hits"]) for r, x in
                      zip(plan, store._msearch(bs, "probe"), strict=True)]  # fmt: skip
-                b = [packed_answer(r, x["hits"]["hits"]) for r, x in
-                     zip(plan, packed._msearch(pbs, "probe"), strict=True)]  # fmt: skip
+                b = [(packed_answer if other is packed else other._answer)(r, x["hits"]["hits"])
+                     for r, x in zip(plan, other._msearch(pbs, "probe"), strict=True)]  # fmt: skip
                 for r, x, y in zip(plan, a, b, strict=True):
                     if isinstance(r, Nearest):  # two HNSW graphs: the far hits may differ
                         got = {f.fact_id: f for f, _ in x}
@@ -388,8 +408,8 @@ def main() -> None:
                         assert x == y, f"the packed index answered other facts ({pk})"
 
         def block(v: str, n: int | None = None) -> dict[str, float]:
-            on_packed = VARIANTS[v][0]
-            return run_block(packed if on_packed else store, work[v][:n], os_pid, on_packed)
+            on = VARIANTS[v][0]
+            return run_block(stores[on], work[v][:n], os_pid, on == "packed")
 
         for v in variants:  # warm-up
             block(v, 50)
@@ -410,8 +430,10 @@ def main() -> None:
                 cells.append(f"{np.mean(xs):.3f} ({min(xs):.2f}-{max(xs):.2f})")
             print(f"{v:<21}{rows[0]['hits']:>6.1f}" + "".join(f"{x:>22}" for x in cells))
     finally:
-        for name in (index, packed.index):
-            store.client.indices.delete(index=name, ignore_unavailable=True)
+        for s in stores.values():
+            s.client.indices.delete(index=s.index, ignore_unavailable=True)
+            s.client.indices.delete(index=s.usage_index, ignore_unavailable=True)
+            s.client.indices.delete_index_template(name=s.template_name, ignore=404)
         store.close()
 
 
