@@ -61,7 +61,8 @@ builds documents for that version, and reads either):
   JSON number arrays in ``_source``; ``retrieval_embedding`` indexed, not kept. Still read
   and written as such; to move to 3, point ``opensearch_index`` at a new index and
   re-ingest (or copy the facts with the store: read with vectors, upsert into the new one).
-  ``_reindex`` cannot: it does not build the packed fields.
+  ``_reindex`` cannot: it does not build the packed fields. Nor can it copy a version-3
+  index: its ``embedding`` arrays are not in ``_source`` (copy through the store instead).
 """
 
 from __future__ import annotations
