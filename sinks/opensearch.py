@@ -72,6 +72,7 @@ from memgate.sinks.opensearch_mapping import (
     PAGE_SIZE,
     RETRIEVAL_VECTOR_FIELD,
     SEARCH_TEXT_FIELD,
+    SUPPORTED_MAPPING_VERSIONS,
     BulkItemError,
     FloatVector,
     Json,
@@ -82,8 +83,11 @@ from memgate.sinks.opensearch_mapping import (
     _Retryable,
     _transient_status,
     _Version,
+    document,
     index_body,
+    mapping_version,
     match_text,
+    unpacked,
 )
 from memgate.sinks.opensearch_queries import (
     knn_query,
@@ -186,6 +190,8 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
         self.username = username
         self._where = f"OpenSearch at {self.url}" if self.url else "OpenSearch"
         self._closed = False
+        #: the mapping version of the index (read once; None: not read yet)
+        self._layout: int | None = None
         #: called with the operation's name on every retried attempt (the worker counts them)
         self.on_retry: Callable[[str], None] | None = None
 
@@ -223,8 +229,9 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
         deploy/compose.yaml) goes on if the template installed (by ``memgate setup
         opensearch``, :mod:`memgate.sinks.opensearch_template`) is the one it would have put,
         else raises :class:`memgate.core.errors.ConfigError` naming that command. An existing
-        index whose ``embedding`` field is not a ``knn_vector`` of this store's dimension
-        raises :class:`memgate.core.errors.ConfigError`.
+        index whose ``embedding`` field is not a ``knn_vector`` of this store's dimension,
+        or whose mapping version is not one of ``SUPPORTED_MAPPING_VERSIONS``, raises
+        :class:`memgate.core.errors.ConfigError`; a version-2 index is used as it is.
         """
         body = index_body(self.dim, shards=self.shards, replicas=self.replicas)
         template = template_body(self.index, self.dim, body)
@@ -251,7 +258,9 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
         self._check_mapping()
 
     def _require_template(self) -> None:
-        """The installed template is the one :meth:`ensure_index` would put, else ConfigError."""
+        """The installed template is the one :meth:`ensure_index` would put, else ConfigError.
+        With the index in place, an older (version-2) template is only logged: it shapes
+        new indices alone, and this store writes its index in that index's own version."""
 
         def get() -> Json | None:
             try:
@@ -267,33 +276,48 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
                 "grant the role indices:admin/index_template/get and have an administrator "
                 f"run `{SETUP_COMMAND}` once",
             ) from None
-        problem = template_problem(template_meta(got, self.template_name), self.template_name,
-                                   self.dim)  # fmt: skip
-        if problem is not None:
+        meta, name = template_meta(got, self.template_name), self.template_name
+        problem = template_problem(meta, name, self.dim)
+        if problem is None:
+            return
+        older = template_problem(meta, name, self.dim, SUPPORTED_MAPPING_VERSIONS) is None
+        if older and self._call(
+            "index exists", lambda: self._client.indices.exists(index=self.index)
+        ):
+            log.warning(
+                "event=old_index_template %s; index %s exists and is used as it is; an "
+                "administrator runs `%s` to put version %d for new indices",
+                problem, self.index, SETUP_COMMAND, MAPPING_VERSION,
+            )  # fmt: skip
+        else:
             raise not_installable(self._where, self.username, problem)
 
-    def _check_mapping(self) -> None:
+    def _check_mapping(self, *, check_dim: bool = True) -> int:
+        """The index's mapping version (:func:`mapping_version`: ConfigError if unusable);
+        kept for the documents this store writes. Every index behind an alias must share it."""
         got = self._call("get mapping", lambda: self._client.indices.get_mapping(index=self.index))
-        for name, spec in cast(Json, got).items():
-            props = spec.get("mappings", {}).get("properties", {})
-            emb = props.get("embedding", {})
-            if emb.get("type") != "knn_vector":
-                raise ConfigError(
-                    f"OpenSearch index {name} has no knn_vector field 'embedding'; it was not "
-                    "created by memgate: point opensearch_index at another index"
-                )
-            if props.get(RETRIEVAL_VECTOR_FIELD, {}).get("type") != "knn_vector":
-                raise ConfigError(
-                    f"OpenSearch index {name} has an older memgate mapping (no "
-                    f"'{RETRIEVAL_VECTOR_FIELD}' field, before mapping version {MAPPING_VERSION}); "
-                    "point opensearch_index at a new index and re-ingest, or reindex into one"
-                )
-            if emb.get("dimension") != self.dim:
-                raise ConfigError(
-                    f"OpenSearch index {name} holds {emb.get('dimension')}-dimensional "
-                    f"embeddings but the store was opened with dim={self.dim}; use the same "
-                    "embedder or another index"
-                )
+        versions = {
+            name: mapping_version(name, spec.get("mappings", {}), self.dim if check_dim else None)
+            for name, spec in cast(Json, got).items()
+        }
+        if len(set(versions.values())) > 1:
+            raise ConfigError(
+                f"the OpenSearch indices behind {self.index} have mapping versions {versions}; "
+                "point opensearch_index at indices of one version"
+            )
+        self._layout = next(iter(versions.values()), MAPPING_VERSION)
+        return self._layout
+
+    @property
+    def mapping_version(self) -> int:
+        """The mapping version this store writes: its index's (read once), or that of the
+        index it would create (:data:`MAPPING_VERSION`) while there is none. Without
+        :meth:`ensure_index`, only the version is read (the server refuses another dim)."""
+        if self._layout is not None:
+            return self._layout
+        if not self._call("index exists", lambda: self._client.indices.exists(index=self.index)):
+            return MAPPING_VERSION
+        return self._check_mapping(check_dim=False)
 
     def close(self) -> None:
         """Stop serving (idempotent); closes the client if the store made it."""
@@ -413,13 +437,17 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
             raise ValueError("query vector has non-finite values")
         return v
 
-    def _doc(self, fact: StoredFact) -> _Doc:
+    def _check_fact(self, fact: StoredFact) -> StoredFact:
         if fact.embedding is not None:
             self._check_vector(fact, "embedding", fact.embedding)
             if fact.search_embedding is not None:
                 self._check_vector(fact, "search_embedding", fact.search_embedding)
-            doc = fact.model_dump(mode="json")
-            doc[RETRIEVAL_VECTOR_FIELD] = fact.retrieval_vector
+        return fact
+
+    def _doc(self, fact: StoredFact, version: int) -> _Doc:
+        """The document of a checked fact for an index of mapping ``version``."""
+        if fact.embedding is not None:
+            doc = document(fact, version)
             source = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
         else:
             source = fact.model_dump_json(exclude={"embedding", "search_embedding"})
@@ -442,8 +470,8 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
 
     def _fact(self, hit: Json) -> StoredFact:
         try:
-            return StoredFact.model_validate(hit["_source"])
-        except ValidationError as exc:
+            return StoredFact.model_validate(unpacked(hit["_source"], self.dim))
+        except (ValidationError, ValueError) as exc:
             raise StoreError(
                 f"OpenSearch index {self.index}: document {hit.get('_id')} is not a valid "
                 f"StoredFact: {exc}"
@@ -552,11 +580,10 @@ class OpenSearchStore(OpenSearchErasure, OpenSearchSearch, OpenSearchReads, Clos
         """
         if not facts:
             return
-        latest: dict[str, _Doc] = {}
-        for f in facts:  # validate everything first; the last copy of an id wins
-            latest[f.fact_id] = self._doc(f)
-        docs = list(latest.values())
-        versions = self._versions([d.fact_id for d in docs])
+        latest = {f.fact_id: self._check_fact(f) for f in facts}  # the last copy of an id wins
+        versions = self._versions(list(latest))  # creates a missing index
+        layout = self.mapping_version
+        docs = [self._doc(f, layout) for f in latest.values()]
         foreign = self._foreign(docs, versions)
         if foreign:
             raise PermanentError(

@@ -40,10 +40,34 @@ Differences from the embedded index, by design or by OpenSearch:
 * ``forget`` deletes the documents; their bytes stay in Lucene segments
   until merged: an erasure then asks for that merge
   (``expunge_deleted``, :mod:`memgate.sinks.opensearch_erasure`).
+
+Mapping versions (``_meta.memgate_mapping_version``; the store reads it from the index and
+builds documents for that version, and reads either):
+
+* 3 (new indices, "packed"): ``embedding`` and ``retrieval_embedding`` are ``knn_vector``
+  fields indexed from the request document but left out of the stored ``_source``
+  (``_source.excludes``; OpenSearch's fetch phase no longer parses and filters two
+  384-number arrays per hit). The fact's vectors are kept in ``_source`` as ``binary``
+  fields (:data:`PACKED_FIELDS`: ``embedding_f32``, ``search_embedding_f32``; not indexed,
+  no doc values): base64 (standard alphabet, padded) of the vector's values as IEEE-754
+  float32, little-endian, in order (``dim * 4`` bytes; ``numpy`` dtype ``<f4``). The
+  embedder's vectors are float32 (the embedded index keeps the same bytes in SQLite); a
+  vector with a value that is not exactly a float32 is kept as float64 instead (``dim * 8``
+  bytes, ``<f8``; told apart by the length), so a fact reads back exactly as written, as
+  the JSON arrays of version 2 did. The store decodes them back to
+  :attr:`StoredFact.embedding` / ``search_embedding``; a field absent means ``None``. (The
+  ``knn_vector`` holds float32 in both versions.)
+* 2: ``embedding`` (``knn_vector``) and ``search_embedding`` (``float``, not indexed) as
+  JSON number arrays in ``_source``; ``retrieval_embedding`` indexed, not kept. Still read
+  and written as such; to move to 3, point ``opensearch_index`` at a new index and
+  re-ingest (or copy the facts with the store: read with vectors, upsert into the new one).
+  ``_reindex`` cannot: it does not build the packed fields. Nor can it copy a version-3
+  index: its ``embedding`` arrays are not in ``_source`` (copy through the store instead).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,16 +76,23 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from memgate.core.errors import PermanentError
+from memgate.core.errors import ConfigError, PermanentError
 from memgate.core.text import MAX_QUERY_TERMS, query_terms
 
-#: ``_meta.memgate_mapping_version`` of the mapping this module writes.
-MAPPING_VERSION = 2
+#: ``_meta.memgate_mapping_version`` of the mapping this module writes for a new index.
+MAPPING_VERSION = 3
+#: The versions of an existing index the store reads and writes (see the module notes).
+SUPPORTED_MAPPING_VERSIONS: tuple[int, ...] = (2, 3)
 #: The analysed field BM25 searches (``text`` and ``context`` are copied into it).
 SEARCH_TEXT_FIELD = "search_text"
-#: The fact's own vectors in ``_source``: most of a document; a read that needs only the
-#: text leaves them out.
-VECTOR_FIELDS: tuple[str, ...] = ("embedding", "search_embedding")
+#: Mapping version 3: each vector of the fact -> the ``binary`` field keeping its float32 bytes.
+PACKED_FIELDS: dict[str, str] = {
+    "embedding": "embedding_f32",
+    "search_embedding": "search_embedding_f32",
+}
+#: The fact's own vectors in ``_source`` (JSON arrays in version 2, packed in version 3): most
+#: of a document; a read that needs only the text leaves them out (of either version).
+VECTOR_FIELDS: tuple[str, ...] = ("embedding", "search_embedding", *PACKED_FIELDS.values())
 #: The k-NN field search() queries: the fact's retrieval vector (not kept in ``_source``).
 RETRIEVAL_VECTOR_FIELD = "retrieval_embedding"
 #: Documents per ``_bulk`` request (and ids per ``_mget``).
@@ -111,20 +142,29 @@ _DATE_FIELDS = (
 _STORED_ONLY_FIELDS = ("subject", "value", "rationale")
 
 
-def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
-    """Settings and mappings of a facts index (also the body of its template).
+def index_body(
+    dim: int, *, shards: int = 1, replicas: int = 0, version: int = MAPPING_VERSION
+) -> Json:
+    """Settings and mappings of a facts index (also the body of its template), of mapping
+    ``version`` (3, or 2: the older layout, for tests and probes of existing indices).
 
-    ``dynamic: strict``: every field of :class:`StoredFact` is listed, and a
-    document with any other field is refused (a mapping error, permanent).
+    ``dynamic: strict``: every field of :class:`StoredFact` is listed (its vectors in
+    version 3 as :data:`PACKED_FIELDS` besides ``embedding``), and a document with any other
+    field is refused (a mapping error, permanent).
 
     >>> body = index_body(384)
     >>> body["mappings"]["properties"]["embedding"]["method"]["engine"]
     'lucene'
     >>> from memgate.core.events import StoredFact
     >>> fields = set(StoredFact.model_fields) | {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD}
-    >>> set(body["mappings"]["properties"]) == fields
+    >>> set(index_body(384, version=2)["mappings"]["properties"]) == fields
+    True
+    >>> packed = fields - {"search_embedding"} | set(PACKED_FIELDS.values())
+    >>> set(body["mappings"]["properties"]) == packed
     True
     """
+    if version not in SUPPORTED_MAPPING_VERSIONS:
+        raise ValueError(f"no mapping version {version}: {SUPPORTED_MAPPING_VERSIONS}")
 
     def knn() -> Json:
         return {
@@ -156,6 +196,11 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
     props.update(
         {f: {"type": "keyword", "index": False, "doc_values": False} for f in _STORED_ONLY_FIELDS}
     )
+    excludes = [RETRIEVAL_VECTOR_FIELD]
+    if version >= 3:  # the vectors as float32 bytes in _source, the arrays indexed only
+        del props["search_embedding"]
+        props.update({f: {"type": "binary", "doc_values": False} for f in PACKED_FIELDS.values()})
+        excludes = ["embedding", "search_embedding", RETRIEVAL_VECTOR_FIELD]
     return {
         "settings": {
             "index": {"knn": True, "number_of_shards": shards, "number_of_replicas": replicas},
@@ -172,12 +217,106 @@ def index_body(dim: int, *, shards: int = 1, replicas: int = 0) -> Json:
         },
         "mappings": {
             "dynamic": "strict",
-            "_meta": {"memgate_mapping_version": MAPPING_VERSION},
+            "_meta": {"memgate_mapping_version": version},
             # indexed for k-NN, never returned: _source holds the StoredFact exactly
-            "_source": {"excludes": [RETRIEVAL_VECTOR_FIELD]},
+            "_source": {"excludes": excludes},
             "properties": props,
         },
     }
+
+
+def pack_vector(values: list[float]) -> str:
+    """A vector as a version-3 ``binary`` field: base64 of its little-endian float32 bytes
+    (float64 when a value is not exactly a float32).
+
+    >>> pack_vector([1.0, -0.5])
+    'AACAPwAAAL8='
+    >>> len(base64.b64decode(pack_vector([0.1, -0.5])))
+    16
+    """
+    f32 = np.asarray(values, dtype="<f4")
+    exact = np.array_equal(f32.astype(np.float64), np.asarray(values, dtype=np.float64))
+    raw = f32.tobytes() if exact else np.asarray(values, dtype="<f8").tobytes()
+    return base64.b64encode(raw).decode("ascii")
+
+
+def unpack_vector(packed: str, dim: int) -> list[float]:
+    """The values of a :func:`pack_vector` field of a ``dim``-dimensional vector.
+
+    >>> unpack_vector('AACAPwAAAL8=', 2)
+    [1.0, -0.5]
+    >>> unpack_vector(pack_vector([0.1, -0.5]), 2)
+    [0.1, -0.5]
+    """
+    raw = base64.b64decode(packed)
+    if len(raw) not in (4 * dim, 8 * dim):
+        raise ValueError(f"a packed vector of {len(raw)} bytes is not of dim {dim}")
+    dtype = "<f4" if len(raw) == 4 * dim else "<f8"
+    values: list[float] = np.frombuffer(raw, dtype=dtype).astype(np.float64).tolist()
+    return values
+
+
+def document(fact: Any, version: int) -> Json:
+    """The document of a :class:`StoredFact` (with vectors) for an index of mapping
+    ``version``: the fact as JSON, its retrieval vector for k-NN and, in version 3, its
+    vectors packed (``embedding`` stays an array: indexed, not kept)."""
+    if version < 3:
+        doc: Json = fact.model_dump(mode="json")
+    else:
+        doc = fact.model_dump(mode="json", exclude={"search_embedding"})
+        for name, field in PACKED_FIELDS.items():
+            values = getattr(fact, name)
+            if values is not None:
+                doc[field] = pack_vector(values)
+    doc[RETRIEVAL_VECTOR_FIELD] = fact.retrieval_vector
+    return doc
+
+
+def unpacked(source: Json, dim: int) -> Json:
+    """A hit's ``_source`` as StoredFact fields: packed vectors (version 3) decoded in place
+    (``ValueError`` for one of another dimension). A version-2 source (arrays, no packed
+    field) is returned as it is."""
+    for name, field in PACKED_FIELDS.items():
+        packed = source.pop(field, None)
+        if packed is not None:
+            source[name] = unpack_vector(packed, dim)
+    return source
+
+
+def mapping_version(name: str, mappings: Json, dim: int | None) -> int:
+    """The mapping version of index ``name`` (its ``GET _mapping`` ``mappings``), checked:
+    :class:`ConfigError` for an index memgate did not create, an older or newer version than
+    :data:`SUPPORTED_MAPPING_VERSIONS` or another dimension than ``dim`` (None: unchecked)."""
+    props = mappings.get("properties", {})
+    emb = props.get("embedding", {})
+    if emb.get("type") != "knn_vector":
+        raise ConfigError(
+            f"OpenSearch index {name} has no knn_vector field 'embedding'; it was not "
+            "created by memgate: point opensearch_index at another index"
+        )
+    version = (mappings.get("_meta") or {}).get("memgate_mapping_version")
+    if version is None and props.get(RETRIEVAL_VECTOR_FIELD, {}).get("type") == "knn_vector":
+        version = 2  # an index that lost its _meta but has the version-2 fields
+    if not isinstance(version, int) or version < SUPPORTED_MAPPING_VERSIONS[0]:
+        raise ConfigError(
+            f"OpenSearch index {name} has an older memgate mapping (version {version}, no "
+            f"'{RETRIEVAL_VECTOR_FIELD}' field; this memgate reads versions "
+            f"{SUPPORTED_MAPPING_VERSIONS[0]}-{MAPPING_VERSION}); "
+            "point opensearch_index at a new index and re-ingest, or reindex into one"
+        )
+    if version > MAPPING_VERSION:
+        raise ConfigError(
+            f"OpenSearch index {name} has mapping version {version}, newer than this "
+            f"memgate's {MAPPING_VERSION}: upgrade memgate or point opensearch_index at "
+            "another index"
+        )
+    if dim is not None and emb.get("dimension") != dim:
+        raise ConfigError(
+            f"OpenSearch index {name} holds {emb.get('dimension')}-dimensional "
+            f"embeddings but the store was opened with dim={dim}; use the same "
+            "embedder or another index"
+        )
+    return version
 
 
 def match_text(text: str, *, max_terms: int = MAX_QUERY_TERMS) -> str | None:

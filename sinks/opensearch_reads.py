@@ -11,7 +11,7 @@ the first page of every planned lookup in one ``_msearch``; a scan whose first p
 full (it may have more) is left out of the answers, and its read then pages as usual.
 
 >>> scan_body([{"term": {"key": "k"}}], vectors=False)["_source"]
-{'excludes': ['embedding', 'search_embedding']}
+{'excludes': ['embedding', 'search_embedding', 'embedding_f32', 'search_embedding_f32']}
 """
 
 from __future__ import annotations

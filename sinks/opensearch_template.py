@@ -9,10 +9,15 @@ deploy/compose.yaml may only *read* templates; an administrator installs memgate
 ``memgate setup opensearch`` (:data:`SETUP_COMMAND`), and a store whose put is refused (403)
 checks that the installed template is the one it would have put (same
 ``_meta.memgate_mapping_version`` and ``dim``), else raises one
-:class:`memgate.core.errors.ConfigError` line naming that command.
+:class:`memgate.core.errors.ConfigError` line naming that command. An older template (mapping
+version 2, before the packed vectors) with the store's index already in place is accepted
+with a warning: a template shapes only the indices created after it, and the store writes
+its index in that index's own version; the command puts version 3 for the next index.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from memgate.core.errors import ConfigError
 from memgate.sinks.opensearch_mapping import MAPPING_VERSION, TEMPLATE_PRIORITY, Json
@@ -30,12 +35,14 @@ ADMIN_PASSWORD_ENV = "MEMGATE_OPENSEARCH_ADMIN_PASSWORD"
 
 
 def template_body(index: str, dim: int, body: Json) -> Json:
-    """The composable index template for ``<index>*`` holding the index ``body``."""
+    """The composable index template for ``<index>*`` holding the index ``body`` (and its
+    mapping version)."""
+    version = body["mappings"]["_meta"]["memgate_mapping_version"]
     return {
         "index_patterns": [f"{index}*"],
         "priority": TEMPLATE_PRIORITY,
         "template": body,
-        "_meta": {"memgate_mapping_version": MAPPING_VERSION, "dim": dim},
+        "_meta": {"memgate_mapping_version": version, "dim": dim},
     }
 
 
@@ -48,12 +55,15 @@ def template_meta(got: Json | None, name: str) -> Json | None:
     return None
 
 
-def template_problem(meta: Json | None, name: str, dim: int) -> str | None:
-    """What is wrong with the installed template of this ``_meta`` (None: it is ours)."""
+def template_problem(
+    meta: Json | None, name: str, dim: int, versions: Collection[int] = (MAPPING_VERSION,)
+) -> str | None:
+    """What is wrong with the installed template of this ``_meta`` (None: it is ours: one
+    of ``versions``, with ``dim``)."""
     if meta is None:
         return f"index template {name} is not installed"
     version, got_dim = meta.get("memgate_mapping_version"), meta.get("dim")
-    if version == MAPPING_VERSION and got_dim == dim:
+    if version in versions and got_dim == dim:
         return None
     return (
         f"index template {name} is of mapping version {version} with dim {got_dim}, not "

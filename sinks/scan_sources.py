@@ -59,6 +59,7 @@ def fact_records(store: object) -> Iterator[ScanRecord]:
                 last = rid
         return
     from memgate.sinks.opensearch import OpenSearchStore
+    from memgate.sinks.opensearch_mapping import RETRIEVAL_VECTOR_FIELD, VECTOR_FIELDS
 
     if isinstance(store, OpenSearchStore):
         from opensearchpy import helpers
@@ -67,7 +68,7 @@ def fact_records(store: object) -> Iterator[ScanRecord]:
             store.client,
             index=store.index,
             query={"query": {"match_all": {}}},
-            _source_excludes=["embedding", "search_embedding", "retrieval_embedding"],
+            _source_excludes=[*VECTOR_FIELDS, RETRIEVAL_VECTOR_FIELD],
             size=1000,
         ):
             src = hit["_source"]

@@ -9,6 +9,9 @@ embedder (the dimension) are the workers'. The workers' role may not put index t
 (deploy/opensearch/secure-entrypoint.sh: the security plugin grants template actions
 cluster-wide), so this runs before them: the ``memgate-setup`` service of deploy/compose.yaml.
 Run it again after an upgrade whose store says the template is of an older mapping version.
+An index already in place of the older mapping version 2 (vectors as JSON arrays in
+``_source``) is reported usable as it is, with how to move to version 3 (the packed vectors,
+cheaper reads): a new index and a re-ingest (:mod:`memgate.sinks.opensearch_mapping`).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ def setup_opensearch(ctx: typer.Context) -> None:
         store = OpenSearchStore.from_settings(settings, dim=dim)
         try:
             store.ensure_index()
+            index_version = store.mapping_version
         finally:
             store.close()
     done = {
@@ -81,7 +85,16 @@ def setup_opensearch(ctx: typer.Context) -> None:
         "mapping_version": MAPPING_VERSION,
         "dim": dim,
         "index": store.index,
+        "index_mapping_version": index_version,
     }
+    older = (
+        f"; index {store.index} is of the older mapping version {index_version} (vectors as "
+        "JSON in _source: slower reads), used as it is; to move to version "
+        f"{MAPPING_VERSION}, point opensearch_index at a new index (the template makes it "
+        f"version {MAPPING_VERSION}) and re-ingest"
+        if index_version < MAPPING_VERSION
+        else ""
+    )
     if s.json:
         print_json(done)
         return
@@ -90,6 +103,6 @@ def setup_opensearch(ctx: typer.Context) -> None:
         render.text(
             f"index template {store.template_name} ({store.index}*, mapping version "
             f"{MAPPING_VERSION}, dim {dim}) and index {store.index} are in place on "
-            f"OpenSearch at {store.url}{who}"
+            f"OpenSearch at {store.url}{who}{older}"
         )
     )

@@ -42,6 +42,7 @@ from memgate.core.events import utcnow
 from memgate.core.settings import Settings, load_settings
 from memgate.core.stores import FactUsage, SearchQuery
 from memgate.sinks.opensearch import OpenSearchStore
+from memgate.sinks.opensearch_mapping import MAPPING_VERSION
 from tests.contracts.retrieval import RetrievalStoreContract
 
 pytestmark = pytest.mark.integration
@@ -257,8 +258,8 @@ def test_facts_go_through_the_secured_node_as_user_memgate(
           file=sys.stderr)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert " ".join(done.stdout.split()) == (
-        f"index template {INDEX}-template ({INDEX}*, mapping version 2, dim {DIM}) and index "
-        f"{INDEX} are in place on OpenSearch at {URL} as user 'admin'"
+        f"index template {INDEX}-template ({INDEX}*, mapping version {MAPPING_VERSION}, dim "
+        f"{DIM}) and index {INDEX} are in place on OpenSearch at {URL} as user 'admin'"
     )
     assert ADMIN_PASSWORD not in done.stdout + done.stderr
     assert PASSWORD not in done.stdout + done.stderr
@@ -348,7 +349,7 @@ def test_refusals_are_one_line_without_the_password(
     try:  # even with a template an admin installed, the index is outside memgate's role
         admin.indices.put_index_template(name="other-facts-template", body={
             "index_patterns": ["other-facts*"], "priority": 100,
-            "_meta": {"memgate_mapping_version": 2, "dim": DIM}})  # fmt: skip
+            "_meta": {"memgate_mapping_version": MAPPING_VERSION, "dim": DIM}})  # fmt: skip
         created = refusal(ensure, opensearch_index="other-facts")
         assert isinstance(created, AuthenticationError)
         assert str(created).startswith(

@@ -106,9 +106,7 @@ class TestOpenSearchStore(LifecycleContract):
         s.ensure_index()
         yield s
         s.close()
-        os_client.indices.delete(
-            index=s.usage_index, params={"ignore_unavailable": "true"}
-        )
+        os_client.indices.delete(index=s.usage_index, params={"ignore_unavailable": "true"})
 
 
 # -- the index ---------------------------------------------------------------------------
@@ -134,10 +132,14 @@ def test_template_and_index_have_the_lucene_knn_mapping(
     assert emb["method"]["engine"] == "lucene"
     assert emb["method"]["space_type"] == "cosinesimil"
     assert emb["method"]["parameters"] == {"m": 16, "ef_construction": 128}
-    extra = {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD}
-    assert set(mappings["properties"]) == set(StoredFact.model_fields) | extra
+    extra = {SEARCH_TEXT_FIELD, RETRIEVAL_VECTOR_FIELD, "embedding_f32", "search_embedding_f32"}
+    assert (
+        set(mappings["properties"]) == set(StoredFact.model_fields) - {"search_embedding"} | extra
+    )
     assert mappings["properties"][RETRIEVAL_VECTOR_FIELD] == emb
-    assert mappings["_source"] == {"excludes": [RETRIEVAL_VECTOR_FIELD]}
+    assert mappings["_source"] == {
+        "excludes": ["embedding", "search_embedding", RETRIEVAL_VECTOR_FIELD]}  # fmt: skip
+    assert mappings["_meta"] == {"memgate_mapping_version": 3}
 
     live = os_client.indices.get_mapping(index=index_name)[index_name]["mappings"]
     assert live["properties"]["embedding"]["method"]["engine"] == "lucene"

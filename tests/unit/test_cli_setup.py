@@ -22,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memgate.cli import app
-from memgate.sinks.opensearch_mapping import MAPPING_VERSION
+from memgate.sinks.opensearch_mapping import MAPPING_VERSION, index_body
 
 ADMIN_PW = "Adm1n-Secret-pw!"
 WORKER_PW = "W0rker-Secret-pw!"
@@ -130,9 +130,26 @@ def test_setup_installs_the_template_and_the_index_as_the_admin(
     assert json.loads(again.output) == {
         "opensearch": node.url, "username": "admin", "template": f"{INDEX}-template",
         "index_patterns": [f"{INDEX}*"], "mapping_version": MAPPING_VERSION, "dim": 256,
-        "index": INDEX,
+        "index": INDEX, "index_mapping_version": MAPPING_VERSION,
     }  # fmt: skip
     assert [m for m, p, _ in node.requests if p == f"/{INDEX}" and m == "PUT"] == ["PUT"]
+
+
+def test_setup_reports_an_existing_v2_index_usable_and_how_to_move_to_v3(
+    tmp_path: Path, node: StandIn
+) -> None:
+    node.indices[INDEX] = index_body(256, version=2)  # created by an older memgate
+    got = _setup(tmp_path, node, username="admin", password=ADMIN_PW)
+    assert got.exit_code == 0, got.output
+    assert node.templates[f"{INDEX}-template"]["_meta"]["memgate_mapping_version"] == 3
+    assert not [p for m, p, _ in node.requests if m == "PUT" and p == f"/{INDEX}"]
+    assert " ".join(got.output.split()).endswith(
+        f"index {INDEX} is of the older mapping version 2 (vectors as JSON in _source: slower "
+        f"reads), used as it is; to move to version 3, point opensearch_index at a new index "
+        "(the template makes it version 3) and re-ingest"
+    )
+    as_json = _setup(tmp_path, node, "--json", username="admin", password=ADMIN_PW)
+    assert json.loads(as_json.output)["index_mapping_version"] == 2
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,12 @@ def test_without_vectors_the_scored_hits_come_light_and_only_the_others_whole() 
     light, whole = fetch_bodies(["c", "a", "b", "d"], {"a", "d"}, FILTERS, vectors=False)
     assert ids_of(light) == ["a", "d"] and light["size"] == 2
     assert light["_source"] == {"excludes": list(VECTOR_FIELDS)}
-    assert set(VECTOR_FIELDS) == {"embedding", "search_embedding"}
+    assert set(VECTOR_FIELDS) == {
+        "embedding",
+        "search_embedding",
+        "embedding_f32",
+        "search_embedding_f32",
+    }
     assert ids_of(whole) == ["c", "b"] and whole["size"] == 2 and "_source" not in whole
     assert light["query"]["bool"]["filter"][1:] == FILTERS == whole["query"]["bool"]["filter"][1:]
 
