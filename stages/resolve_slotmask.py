@@ -194,7 +194,11 @@ def slot_mask_target(
     if not owner or new is None:
         return None
     pool = view.by_subject(  # texts alone: usem reads them, no MiniLM vector is asked
-        c.tenant_id, c.user_id, owner, statuses=(FactStatus.ACTIVE,), qualified=True,
+        c.tenant_id,
+        c.user_id,
+        owner,
+        statuses=(FactStatus.ACTIVE,),
+        qualified=True,
         vectors=False,
     )
     best: SemanticMatch | None = None
