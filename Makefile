@@ -33,7 +33,7 @@ demo: setup
 # every benchmark (benchmarks/bench_*.py), then benchmarks/RESULTS.md; those that need
 # Kafka or OpenSearch write "not run: service unreachable" when the service is not there.
 # bench_search.py: search latency on the embedded store at 1k and 10k facts, and on
-# OpenSearch at the same sizes when MEMGATE_OPENSEARCH_URL is set; bench_inprocess.py: the
+# OpenSearch at 1k, 10k and 100k when MEMGATE_OPENSEARCH_URL is set; bench_inprocess.py: the
 # in-process chain 3 times (--repeat), each in a fresh process: median, range, per CPU-second
 bench: setup
 	rm -f benchmarks/results/*.json

@@ -1,10 +1,12 @@
 """Search latency in ``make bench``: p50 and p99 through the library and through HTTP,
 with the library's phases, on the embedded store at 1k and 10k facts, and on OpenSearch
-at the same sizes when ``MEMGATE_OPENSEARCH_URL`` is set (``search_latency.py`` does the
-seeding and the timing; this writes its figures as ``results/search.json`` rows).
+at 1k, 10k and 100k facts (issue 14's targets: 10k embedded, 100k OpenSearch) when
+``MEMGATE_OPENSEARCH_URL`` is set (``search_latency.py`` does the seeding and the timing;
+this writes its figures as ``results/search.json`` rows).
 
     .venv/bin/python benchmarks/bench_search.py
     .venv/bin/python benchmarks/bench_search.py --facts 1000,10000,100000 --queries 300
+    .venv/bin/python benchmarks/bench_search.py --opensearch-facts 10000
     MEMGATE_OPENSEARCH_URL=http://127.0.0.1:19200 .venv/bin/python benchmarks/bench_search.py
 
 Seeding uses ``--fast-seed`` (one vector per tool-and-topic sentence: the searches do
@@ -73,14 +75,34 @@ def measure(backend: str, facts: list[int], a: argparse.Namespace, url: str) -> 
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The options, with the sizes per store filled in (``facts``, ``opensearch_facts``)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--facts", type=sl.sizes, default=[1_000, 10_000], help="e.g. 1000,10000")
+    ap.add_argument(
+        "--facts",
+        type=sl.sizes,
+        default=None,
+        help="sizes on both stores, e.g. 1000,10000 (default: 1000,10000 "
+        "embedded, 1000,10000,100000 on OpenSearch)",
+    )
+    ap.add_argument(
+        "--opensearch-facts",
+        type=sl.sizes,
+        default=None,
+        help="sizes on OpenSearch alone (100k seeds in about two minutes)",
+    )
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--embedder", choices=["minilm", "hashing"], default="minilm")
     a = ap.parse_args(argv)
+    a.opensearch_facts = a.opensearch_facts or a.facts or [1_000, 10_000, 100_000]
+    a.facts = a.facts or [1_000, 10_000]
     if a.queries < 2:
         ap.error("--queries must be at least 2 (percentiles)")
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse(argv)
     url = os.environ.get("MEMGATE_OPENSEARCH_URL", "")
     rows = measure("embedded", a.facts, a, url or "http://127.0.0.1:19200")
     failed = None
@@ -91,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({"what": "search, opensearch", "figure": NOT_RUN, "unit": "", "note": url})
     else:
         try:
-            rows += measure("opensearch", a.facts, a, url)
+            rows += measure("opensearch", a.opensearch_facts, a, url)
         except MemgateError as exc:  # the embedded rows are still written, with this one
             failed = f"failed: {exc}"
             rows.append({"what": "search, opensearch", "figure": failed, "unit": "", "note": url})

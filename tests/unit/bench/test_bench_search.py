@@ -50,3 +50,17 @@ def test_an_opensearch_that_does_not_answer_is_a_row_not_a_number(tmp_path: Path
     out = bench(tmp_path, "http://127.0.0.1:9")
     row = next(r for r in out["rows"] if r["what"] == "search, opensearch")
     assert row["figure"] == "not run: service unreachable" and row["note"] == "http://127.0.0.1:9"
+
+
+def test_opensearch_is_measured_at_100k_by_default_and_sizes_can_be_given(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    import bench_search
+
+    a = bench_search.parse([])
+    assert a.facts == [1_000, 10_000] and a.opensearch_facts == [1_000, 10_000, 100_000]
+    a = bench_search.parse(["--facts", "40,80"])
+    assert a.facts == [40, 80] and a.opensearch_facts == [40, 80]
+    a = bench_search.parse(["--opensearch-facts", "10000"])
+    assert a.facts == [1_000, 10_000] and a.opensearch_facts == [10_000]
