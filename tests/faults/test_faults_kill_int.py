@@ -17,6 +17,7 @@ import os
 import random
 import time
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -33,6 +34,18 @@ pytestmark = pytest.mark.integration
 
 N_TURNS = 400 if FULL else 160
 KILLS = 10 if FULL else 3
+T = TypeVar("T")
+
+
+def chunks(items: list[T], n: int) -> list[list[T]]:
+    """``items`` in ``n`` consecutive shares of nearly equal size, in order."""
+    size, extra = divmod(len(items), n)
+    out, at = [], 0
+    for k in range(n):
+        step = size + (1 if k < extra else 0)
+        out.append(items[at : at + step])
+        at += step
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -59,16 +72,25 @@ def test_a_worker_killed_at_random_points_loses_and_duplicates_nothing(
     w.start()
     store = OpenSearchStore.from_settings(s, dim=embedder.dim)
     points: list[tuple[float, int, int]] = []  # (s after its first event, events in, facts)
+    # the turns go in one share per life of the worker, each produced once that life has
+    # started: a life always has events of its own to take in, however fast the lives
+    # before it drained theirs (all produced up front, two quick lives could finish them
+    # and the next would wait for events that never come)
+    shares = chunks(turns, KILLS + 1)
+    print(f"seed {seed} (MEMGATE_FAULTS_SEED={seed} repeats this run)")
     try:
         t0 = time.monotonic()
-        asyncio.run(produce_turns(s, turns))
         port = env["MEMGATE_METRICS_PORT"]  # every (re)start serves /metrics there
         for i in range(KILLS):
+            asyncio.run(produce_turns(s, shares[i]))
             # a random point under load: once the (re)started worker has its partition and
             # takes events in (a fresh member waits out the old one's session first), a
             # random moment while it reads, writes or commits
-            wait_for(lambda: metric(port, "memgate_events_in_total") > 0, 120,
-                     f"the worker to take events in before kill {i + 1}")  # fmt: skip
+            try:
+                wait_for(lambda: metric(port, "memgate_events_in_total") > 0, 120,
+                         f"the worker to take events in before kill {i + 1}")  # fmt: skip
+            except AssertionError as e:
+                raise AssertionError(f"{e}; kills so far {points}; worker log:\n{w.log()}") from e
             wait = round(rng.uniform(0.0, 4.0), 2)
             time.sleep(wait)
             events = int(metric(port, "memgate_events_in_total"))
@@ -78,6 +100,7 @@ def test_a_worker_killed_at_random_points_loses_and_duplicates_nothing(
                 dirs.append(tmp_path / f"d{i + 1}")
                 w = WorkerProcess(worker_env(run_id, dirs[-1]), log)
             w.start()
+        asyncio.run(produce_turns(s, shares[KILLS]))
         print(f"seed {seed}; kills (s after first event, events in, active facts): {points}")
         wait_drained(KAFKA, s.worker_id, s.topic_prefix, timeout=900, stall=180, describe=w.log)
         took = time.monotonic() - t0
