@@ -1,0 +1,185 @@
+"""Attacker pass on ``memgate audit`` (session 22): ``--sql`` runs one read-only statement,
+big results stream, ``--list`` names every table.
+
+Each test failed on the code before the pass (see README, "Attacker pass (session 22)").
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from memgate.cli import app
+from memgate.sinks.audit import REPORTS, TABLES
+
+
+def _cli(data: Path, *args: str) -> Any:
+    return CliRunner().invoke(app, ["--embedder", "hashing", "--data-dir", str(data), *args])
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("audit-attack")
+    turns = root / "turns.jsonl"
+    turns.write_text((resources.files("memgate") / "data" / "demo.jsonl").read_text())
+    r = _cli(root / "data", "ingest", str(turns))
+    assert r.exit_code == 0, r.output
+    return root / "data"
+
+
+def _one_error_line(r: Any) -> str:
+    assert r.exit_code == 1, r.output
+    assert "Traceback" not in r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1, lines
+    return str(lines[0])
+
+
+def test_a_second_statement_never_runs(data: Path, tmp_path: Path) -> None:
+    """chDB ran every statement of the text: the second one unchecked (a file written here)."""
+    victim = tmp_path / "second"
+    sql = f"SELECT 1; SELECT 2 INTO OUTFILE '{victim}'"
+    line = _one_error_line(_cli(data, "audit", "--sql", sql))
+    assert "one statement" in line and "one at a time" in line
+    assert not victim.exists()
+    line = _one_error_line(_cli(data, "audit", "--sql", "SELECT 1; SELECT file('/etc/hostname')"))
+    assert "one statement" in line
+
+
+def test_a_semicolon_in_a_string_or_a_comment_and_a_trailing_one_are_fine(data: Path) -> None:
+    r = _cli(data, "audit", "--format", "json", "--sql", "SELECT ';' AS x, 'a;b' AS y -- c; d\n;")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == [{"x": ";", "y": "a;b"}]
+
+
+def test_into_outfile_is_refused_and_the_file_kept(data: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me\n")
+    sql = f"SELECT 'gone' INTO OUTFILE '{victim}' TRUNCATE"
+    line = _one_error_line(_cli(data, "audit", "--sql", sql))
+    assert "INTO OUTFILE" in line and "--output" in line
+    assert victim.read_text() == "keep me\n"
+
+
+def test_a_format_clause_is_refused_with_the_option_to_use(data: Path) -> None:
+    line = _one_error_line(_cli(data, "audit", "--sql", "SELECT 1 FORMAT JSONEachRow"))
+    assert "FORMAT JSONEachRow" in line and "--format" in line
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "KILL QUERY WHERE 1",  # ran: it kills the engine's queries (a server's, all of them)
+        "USE system",  # ran: the client's database for every later query
+        "SET max_threads = 1",
+        "SELECT * FROM s3('http://127.0.0.1:1/b/x.csv', 'CSV')",
+        "SELECT * FROM remote('127.0.0.1:1', system.one)",
+        "SELECT * FROM executable('cat /etc/hostname', 'LineAsString', 'x String')",
+        "DESCRIBE file('/etc/hostname', 'LineAsString')",
+    ],
+)
+def test_statements_that_act_or_reach_out_are_refused(data: Path, sql: str) -> None:
+    line = _one_error_line(_cli(data, "audit", "--sql", sql))
+    assert "refused" in line
+
+
+def test_describe_and_show_tables_still_run(data: Path) -> None:
+    r = _cli(data, "audit", "--format", "json", "--sql", "SHOW TABLES")
+    assert r.exit_code == 0, r.output
+    assert {row["name"] for row in json.loads(r.output)} == {t.name for t in TABLES}
+    r = _cli(data, "audit", "--format", "json", "--sql", "DESCRIBE TABLE disagreements")
+    assert r.exit_code == 0, r.output
+
+
+def test_a_tenant_placeholder_in_a_comment_or_a_string_scopes_nothing(data: Path) -> None:
+    """`-t globex` with `{tenant:String}` only in a comment read every tenant's rows."""
+    for sql in (
+        "SELECT count() AS n FROM journal -- {tenant:String}",
+        "SELECT count() AS n, '{tenant:String}' AS s FROM journal",
+        "SELECT count() AS n FROM journal /* WHERE tenant_id = {tenant:String} */",
+    ):
+        line = _one_error_line(_cli(data, "audit", "--sql", sql, "-t", "globex"))
+        assert "does not use {tenant:String}" in line, sql
+    sql = "SELECT count() AS n FROM journal WHERE tenant_id = {tenant:String} -- mine"
+    r = _cli(data, "audit", "--format", "json", "-t", "globex", "--sql", sql)
+    assert r.exit_code == 0 and json.loads(r.output) == [{"n": 4}], r.output
+
+
+def test_a_huge_query_gets_a_short_error(data: Path) -> None:
+    sql = "SELECT " + " + ".join(["1"] * 60_000) + " AS n FROM nowhere"
+    line = _one_error_line(_cli(data, "audit", "--sql", sql))
+    assert len(line) < 1000
+
+
+def test_list_names_every_report_and_every_table(data: Path) -> None:
+    r = _cli(data, "audit", "--list")
+    assert r.exit_code == 0, r.output
+    for name in REPORTS:
+        assert name in r.output
+    for table in TABLES:
+        assert f"memgate.{table.name}" in r.output, table.name
+
+
+def test_the_table_shows_ten_thousand_rows_and_says_how_to_get_them_all(data: Path) -> None:
+    r = _cli(data, "audit", "--sql", "SELECT number AS n FROM numbers(25000)")
+    assert r.exit_code == 0, r.output
+    assert "│ 9999 " in r.output and "│ 10000 " not in r.output
+    assert "15,000" in r.output and "--format csv" in r.output
+
+
+def test_csv_and_json_write_every_row(data: Path, tmp_path: Path) -> None:
+    sql = "SELECT number AS n, toString(number) AS s FROM numbers(150000)"
+    r = _cli(data, "audit", "--sql", sql, "--format", "csv")
+    assert r.exit_code == 0
+    rows = list(csv.reader(io.StringIO(r.output)))
+    assert rows[0] == ["n", "s"] and len(rows) == 150_001 and rows[-1] == ["149999", "149999"]
+    out = tmp_path / "rows.json"
+    r = _cli(data, "audit", "--sql", sql, "--format", "json", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    got = json.loads(out.read_text())
+    assert len(got) == 150_000 and got[-1] == {"n": 149999, "s": "149999"}
+    r = _cli(data, "audit", "--sql", "SELECT 1 AS a WHERE 0", "--format", "json")
+    assert r.exit_code == 0 and json.loads(r.output) == []
+
+
+_PEAK = """
+import atexit, resource, sys
+from memgate.cli import run
+out = sys.argv.pop(1)
+peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+atexit.register(lambda: open(out, "w").write(str(peak())))
+sys.argv[0] = "memgate"
+run()
+"""
+
+
+def _peak_kib(data: Path, tmp_path: Path, rows: int, fmt: str) -> int:
+    peak = tmp_path / f"peak-{rows}-{fmt}"
+    sql = f"SELECT number AS n, toString(number) AS s, 'some text' AS t FROM numbers({rows})"
+    env = {**os.environ, "MEMGATE_EMBEDDER": "hashing"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(peak), "--data-dir", str(data), "audit", "--sql", sql,
+         "--format", fmt, "-o", str(tmp_path / f"out.{fmt}")],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return int(peak.read_text())
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_stream_in_bounded_memory(data: Path, tmp_path: Path, fmt: str) -> None:
+    """Two million rows held in memory took some 600 MB more than ten rows; streamed, a
+    block's worth (a few MB)."""
+    small = _peak_kib(data, tmp_path, 10, fmt)
+    big = _peak_kib(data, tmp_path, 2_000_000, fmt)
+    assert (big - small) < 150 * 1024, (small, big)
