@@ -45,13 +45,21 @@ def csv_text(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
     return out.getvalue()
 
 
-def write_csv(out: TextIO, cols: list[str], blocks: Blocks) -> int:
-    """The rows as :func:`csv_text` writes them, to ``out`` as they come; returns how many."""
+def write_csv(
+    out: TextIO, cols: list[str], blocks: Blocks, *, shown: Callable[[object], str] | None = None
+) -> int:
+    """The rows as :func:`csv_text` writes them, to ``out`` as they come; returns how many.
+
+    ``shown`` rewrites every name and cell (for a terminal: its control characters as
+    escapes, ``memgate.render.clean``)."""
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(cols)
+    w.writerow(cols if shown is None else [shown(c) for c in cols])
     n = 0
     for block in blocks:
-        w.writerows([_cell(v) for v in r] for r in block)
+        if shown is None:
+            w.writerows([_cell(v) for v in r] for r in block)
+        else:
+            w.writerows([shown(_cell(v)) for v in r] for r in block)
         n += len(block)
     return n
 

@@ -558,17 +558,25 @@ class ClickHouseAudit(Closing):
 
     def _format(self, statement: str) -> str:
         """The engine's formatter on ``statement``, bound as a parameter: nothing in it runs."""
+        what = f"query {' '.join(statement.split())[:200]!r}"
         try:
             result = self.client.query(
                 "SELECT formatQuerySingleLine({q:String})",
                 parameters={"q": statement},
                 settings={"readonly": 2},
+                query_formats={"String": "bytes"},
             )
         except Exception as exc:
             if "Multi-statements are not allowed" in str(exc):
                 raise
-            raise _translate(exc, f"query {' '.join(statement.split())[:200]!r}") from exc
-        return str(result.result_rows[0][0])
+            raise _translate(exc, what) from exc
+        try:  # an escape such as '\x9b' in a string literal comes back as that byte
+            return bytes(result.result_rows[0][0]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise StoreError(
+                f"audit store: {what} refused: a string literal is not UTF-8 text (an escape "
+                "such as '\\x9b'); write such bytes as unhex('9b')"
+            ) from None
 
     def _explain(self, statement: str, parameters: dict[str, Any]) -> list[str]:
         """The engine's own parse tree of ``statement`` (``EXPLAIN AST`` runs nothing); a raw

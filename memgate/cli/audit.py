@@ -179,8 +179,9 @@ def _emit(
             _table(title, cols, blocks)
             return
         with _sink(output) as out:
-            if fmt is AuditFormat.CSV:
-                write_csv(out, cols, blocks)
+            if fmt is AuditFormat.CSV:  # a terminal acts on control characters: escaped
+                to_terminal = output is None and sys.stdout.isatty()
+                write_csv(out, cols, blocks, shown=render.clean if to_terminal else None)
             elif output is None:  # a terminal's unsafe characters as escapes (print_json)
                 write_json(out, cols, blocks, ascii_only=False, escape=json_safe)
             else:

@@ -194,3 +194,34 @@ def test_csv_and_json_stream_in_bounded_memory(data: Path, tmp_path: Path, fmt: 
     small = _peak_kib(data, tmp_path, 10, fmt)
     big = _peak_kib(data, tmp_path, 2_000_000, fmt)
     assert (big - small) < 150 * 1024, (small, big)
+
+
+def test_csv_to_a_terminal_escapes_control_characters(data: Path, tmp_path: Path) -> None:
+    """A turn's text can hold terminal escapes (OSC 52 writes the clipboard); `--format csv`
+    wrote them raw to the analyst's terminal (the table and JSON escaped them already)."""
+    import pty
+
+    sql = "SELECT concat('a', char(27), ']52;c;eA==', char(7), 'b') AS s"
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "MEMGATE_EMBEDDER": "hashing"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memgate.cli", "--data-dir", str(data), "audit", "--sql", sql,
+         "--format", "csv"],
+        stdout=secondary, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(primary)
+    assert proc.wait(timeout=120) == 0
+    assert b"\x1b" not in seen and b"\x07" not in seen, seen
+    assert b"a\\x1b]52;c;eA==\\x07b" in seen, seen
+    r = _cli(data, "audit", "--sql", sql, "--format", "csv")  # not a terminal: the data as it is
+    assert r.exit_code == 0 and "a\x1b]52;c;eA==\x07b" in r.output

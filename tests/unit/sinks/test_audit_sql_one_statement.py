@@ -69,3 +69,11 @@ def test_placeholders_in_strings_and_comments_do_not_scope(audit: ClickHouseAudi
             audit.scoped_sql(sql, scope)
     sql = "SELECT count() FROM journal WHERE tenant_id = {tenant:String}"
     assert audit.scoped_sql(sql, scope) == {"tenant": "acme"}
+
+
+def test_a_literal_that_is_not_utf8_is_refused_not_run_as_hex(audit: ClickHouseAudit) -> None:
+    """The formatter gives the byte of an escape back raw; the client read that as hex text
+    and ran the hex (a syntax error naming no cause)."""
+    with pytest.raises(StoreError, match="not UTF-8 text"):
+        audit.query("SELECT 'a\\x9bb' AS s")
+    assert audit.query("SELECT 'é\\x41' AS s") == (["s"], [("éA",)])
