@@ -158,7 +158,9 @@ def audit(
         if plot is not None:  # a time-series report: a row a day
             from memgate.audit_export import plot_series
 
-            cols, rows = store.query(statement, params)
+            got: list[tuple[list[str], list[tuple[Any, ...]]]] = []
+            _interruptible(lambda: got.append(store.query(statement, params)))
+            cols, rows = got[0]
             plot_series(plot, title, cols, rows)
             err.print(f"wrote {plot}")
         _interruptible(lambda: _emit(store, statement, params, fmt, output, title))
