@@ -117,6 +117,12 @@ def audit(
         )
         console.print("tables: " + ", ".join(f"memgate.{t.name}" for t in TABLES))
         return
+    if sql is not None and report is not None:  # the report was ignored, its title kept
+        raise typer.BadParameter(
+            f"give a report or --sql, not both ({report!r} and --sql)", param_hint="REPORT"
+        )
+    if (fact is not None or turn is not None) and report != EXPLAIN:  # they were ignored
+        raise typer.BadParameter("--fact and --turn go with 'explain'", param_hint="--fact")
     if sql is None and report != EXPLAIN and report not in REPORTS:
         raise typer.BadParameter(
             f"unknown report {report!r}; choose one of: {', '.join([*REPORTS, EXPLAIN])}",

@@ -225,3 +225,13 @@ def test_csv_to_a_terminal_escapes_control_characters(data: Path, tmp_path: Path
     assert b"a\\x1b]52;c;eA==\\x07b" in seen, seen
     r = _cli(data, "audit", "--sql", sql, "--format", "csv")  # not a terminal: the data as it is
     assert r.exit_code == 0 and "a\x1b]52;c;eA==\x07b" in r.output
+
+
+def test_a_report_with_sql_or_a_fact_without_explain_is_a_usage_error(data: Path) -> None:
+    """`audit verdicts --sql ...` ran the SQL under the report's title; `audit verdicts
+    --fact F` ignored the fact."""
+    r = _cli(data, "audit", "verdicts", "--sql", "SELECT 1")
+    assert r.exit_code == 2 and "not both" in r.output
+    r = _cli(data, "audit", "verdicts", "--fact", "f1")
+    assert r.exit_code == 2 and "go with 'explain'" in r.output
+    assert _cli(data, "audit", "explain", "--turn", "a-001", "-t", "acme").exit_code == 0
