@@ -526,7 +526,7 @@ class ClickHouseAudit(Closing):
         params = parameters or {}
         statement, kind = self._prepare(sql, params)
         what = f"query {' '.join(sql.split())[:200]!r}"
-        if kind != "SelectWithUnionQuery":  # DESCRIBE, SHOW TABLES: a few rows, never streamed
+        if kind != "SelectWithUnionQuery":  # DESCRIBE: a few rows (chDB streams no DESCRIBE)
             columns, rows = self.query(statement, params)
             yield columns, iter([rows])
             return
@@ -548,7 +548,7 @@ class ClickHouseAudit(Closing):
 
     def _prepare(self, sql: str, parameters: dict[str, Any]) -> tuple[str, str]:
         """The text to run for ``sql`` (one statement, checked: :mod:`memgate.sinks.audit_sql`)
-        and its kind (``SelectWithUnionQuery``, ``DescribeQuery``, ``ShowTables``)."""
+        and its kind (``SelectWithUnionQuery``, ``DescribeQuery``)."""
         try:
             statement = canonical(sql.strip(), self._format)
             kind = check_statement(statement, lambda st: self._explain(st, parameters))

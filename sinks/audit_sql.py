@@ -20,8 +20,9 @@ So a statement goes through three steps before it runs (session 22):
    then on is the formatter's text: what was checked is what runs;
 2. the engine parses that text (``EXPLAIN AST``, which runs nothing) and the
    tree is checked (:func:`problems`): a ``SELECT`` (with ``WITH``, ``UNION``,
-   ``EXCEPT``), ``DESCRIBE`` or ``SHOW TABLES``; no ``INTO OUTFILE``, no
-   ``FORMAT`` (``--format`` chooses it); no table function outside a short list of
+   ``EXCEPT``) or a ``DESCRIBE``; no ``INTO OUTFILE``, no ``FORMAT`` (``--format``
+   chooses it), no ``SETTINGS`` (``additional_result_filter = 'file(...)'`` is SQL
+   the tree does not show); no table function outside a short list of
    generators and no scalar function that reads files, anywhere in the tree:
    subqueries, ``WITH``, joins, ``IN (...)``;
 3. it runs with ``readonly = 2``.
@@ -39,7 +40,8 @@ SAFE_TABLE_FUNCTIONS = frozenset(
 #: Scalar functions that read outside the database.
 UNSAFE_SCALAR_FUNCTIONS = frozenset({"file", "catboostEvaluate"})
 #: The statements ``--sql`` runs (the root of the engine's parse tree).
-READ_STATEMENTS = frozenset({"SelectWithUnionQuery", "DescribeQuery", "ShowTables"})
+#: Not ``SHOW TABLES``: its tree does not show its ``WHERE``, where ``file()`` read the disk.
+READ_STATEMENTS = frozenset({"SelectWithUnionQuery", "DescribeQuery"})
 #: A ``{name:Type}`` query parameter.
 PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
@@ -118,6 +120,8 @@ def problems(ast_lines: Iterable[str]) -> list[str]:
     'INTO OUTFILE'
     >>> problems(["UseQuery system", " Identifier system"])[0][:8]
     'UseQuery'
+    >>> problems(["SelectWithUnionQuery", " ExpressionList", "  SelectQuery", "   Set"])[0][:8]
+    'SETTINGS'
     """
     lines = list(ast_lines)
     if not lines:
@@ -127,19 +131,22 @@ def problems(ast_lines: Iterable[str]) -> list[str]:
     found: list[str] = []
     if kind not in READ_STATEMENTS:
         found.append(
-            f"{kind} is not a query that reads; --sql runs a SELECT, DESCRIBE or SHOW TABLES"
+            f"{kind} is not allowed here; --sql runs a SELECT or a DESCRIBE (the tables: "
+            "SELECT name FROM system.tables WHERE database = currentDatabase())"
         )
     for line in lines[1:]:
         m = _LINE.match(line)
+        if m is not None and m["node"] == "Set":  # the tree does not show what it sets
+            found.append(
+                "SETTINGS in the SQL is not allowed here (some settings run SQL of their own, "
+                "unchecked: additional_result_filter, additional_table_filters)"
+            )
         if m is None or len(m["indent"]) != 1 or kind not in READ_STATEMENTS:
             continue
         if m["node"] == "Literal":  # the root's literal children: INTO OUTFILE 'f' [COMPRESSION]
-            found.append("INTO OUTFILE writes a file; --output FILE writes the result")
+            found.append(_OUTFILE_PROBLEM)
         elif m["node"] == "Identifier":  # the root's identifier: FORMAT name
-            found.append(
-                f"FORMAT {m['name']} in the SQL: choose the output with --format "
-                "(table, csv, json, parquet) instead"
-            )
+            found.append(_format_problem(m["name"]))
     calls = forbidden_calls(lines)
     if calls:
         names = ", ".join(sorted({f"{c}()" for c in calls}))
@@ -148,6 +155,16 @@ def problems(ast_lines: Iterable[str]) -> list[str]:
             "(journal, decisions, fact_history, disagreements) instead"
         )
     return list(dict.fromkeys(found))
+
+
+_OUTFILE_PROBLEM = "INTO OUTFILE writes a file; --output FILE writes the result"
+
+
+def _format_problem(name: str) -> str:
+    return (
+        f"FORMAT {name} in the SQL: choose the output with --format "
+        "(table, csv, json, parquet) instead"
+    )
 
 
 def forbidden_calls(ast_lines: Iterable[str]) -> list[str]:

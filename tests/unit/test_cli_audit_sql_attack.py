@@ -86,15 +86,24 @@ def test_a_format_clause_is_refused_with_the_option_to_use(data: Path) -> None:
         "SELECT * FROM remote('127.0.0.1:1', system.one)",
         "SELECT * FROM executable('cat /etc/hostname', 'LineAsString', 'x String')",
         "DESCRIBE file('/etc/hostname', 'LineAsString')",
+        # its tree does not show the WHERE: file() read the disk, url() the network
+        "SHOW TABLES WHERE name = file('/etc/hostname')",
+        "SHOW TABLES WHERE 1 IN (SELECT count() FROM url('http://127.0.0.1:1/', 'LineAsString'))",
+        # settings that are SQL of their own, unchecked: file() read the disk
+        "SELECT number AS n FROM numbers(9) "
+        "SETTINGS additional_result_filter = 'n < length(file(\\'/etc/hostname\\'))'",
+        "SELECT count() FROM system.one "
+        "SETTINGS additional_table_filters = {'system.one': 'length(file(\\'/etc/hosts\\')) > 0'}",
     ],
 )
 def test_statements_that_act_or_reach_out_are_refused(data: Path, sql: str) -> None:
     line = _one_error_line(_cli(data, "audit", "--sql", sql))
-    assert "refused" in line
+    assert "query refused (READONLY)" in line  # not the engine's "Connection refused"
 
 
-def test_describe_and_show_tables_still_run(data: Path) -> None:
-    r = _cli(data, "audit", "--format", "json", "--sql", "SHOW TABLES")
+def test_describe_and_the_tables_from_system_still_run(data: Path) -> None:
+    sql = "SELECT name FROM system.tables WHERE database = currentDatabase()"
+    r = _cli(data, "audit", "--format", "json", "--sql", sql)
     assert r.exit_code == 0, r.output
     assert {row["name"] for row in json.loads(r.output)} == {t.name for t in TABLES}
     r = _cli(data, "audit", "--format", "json", "--sql", "DESCRIBE TABLE disagreements")

@@ -23,7 +23,7 @@ def audit(tmp_path: Path) -> Iterator[ClickHouseAudit]:
 
 def test_use_is_refused_and_the_client_keeps_its_database(audit: ClickHouseAudit) -> None:
     """`USE system` ran and moved the store's client: later reads and writes went there."""
-    with pytest.raises(StoreError, match="UseQuery is not a query that reads"):
+    with pytest.raises(StoreError, match="UseQuery is not allowed here"):
         audit.query("USE system")
     assert audit.query("SELECT currentDatabase() AS db") == (["db"], [("memgate",)])
 
