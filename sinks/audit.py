@@ -551,7 +551,9 @@ class ClickHouseAudit(Closing):
         and its kind (``SelectWithUnionQuery``, ``DescribeQuery``)."""
         try:
             statement = canonical(sql.strip(), self._format)
-            kind = check_statement(statement, lambda st: self._explain(st, parameters))
+            kind = check_statement(
+                statement, lambda st: self._explain(st, parameters), self.database
+            )
         except PermissionError as exc:
             raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
         return statement, kind

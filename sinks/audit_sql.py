@@ -42,6 +42,9 @@ UNSAFE_SCALAR_FUNCTIONS = frozenset({"file", "catboostEvaluate"})
 #: The statements ``--sql`` runs (the root of the engine's parse tree).
 #: Not ``SHOW TABLES``: its tree does not show its ``WHERE``, where ``file()`` read the disk.
 READ_STATEMENTS = frozenset({"SelectWithUnionQuery", "DescribeQuery"})
+#: Databases a query may name besides the audit store's own. Not ``default``: in chDB (as in
+#: clickhouse-local) it reads files, ``SELECT * FROM default.`/etc/hostname```.
+READ_DATABASES = frozenset({"system", "information_schema", "INFORMATION_SCHEMA"})
 #: A ``{name:Type}`` query parameter.
 PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
 
@@ -111,8 +114,9 @@ def _end_of_quoted(text: str, i: int, quote: str) -> int:
     return n
 
 
-def problems(ast_lines: Iterable[str]) -> list[str]:
-    """Why the statement of an ``EXPLAIN AST`` tree (one node per line) may not run here.
+def problems(ast_lines: Iterable[str], database: str = "memgate") -> list[str]:
+    """Why the statement of an ``EXPLAIN AST`` tree (one node per line) may not run here;
+    ``database`` is the audit store's.
 
     >>> problems(["SelectWithUnionQuery", " ExpressionList", "  SelectQuery"])
     []
@@ -147,6 +151,12 @@ def problems(ast_lines: Iterable[str]) -> list[str]:
             found.append(_OUTFILE_PROBLEM)
         elif m["node"] == "Identifier":  # the root's identifier: FORMAT name
             found.append(_format_problem(m["name"]))
+    others = sorted(_other_databases(lines, READ_DATABASES | {database}))
+    if others:
+        found.append(
+            f"{', '.join(others)}: a table outside the audit store ({database}) and system; "
+            "the default database reads files here"
+        )
     calls = forbidden_calls(lines)
     if calls:
         names = ", ".join(sorted({f"{c}()" for c in calls}))
@@ -165,6 +175,27 @@ def _format_problem(name: str) -> str:
         f"FORMAT {name} in the SQL: choose the output with --format "
         "(table, csv, json, parquet) instead"
     )
+
+
+def _other_databases(lines: list[str], allowed: frozenset[str]) -> set[str]:
+    """Tables of databases not ``allowed``, and names under ``default`` (``x IN default.t``).
+
+    >>> sorted(_other_databases([" TableIdentifier default./etc/hostname",
+    ...     " TableIdentifier system.one", " Identifier j.tenant_id",
+    ...     " Identifier default./x"], frozenset({"system"})))
+    ['default./etc/hostname', 'default./x']
+    """
+    found: set[str] = set()
+    for line in lines:
+        m = _LINE.match(line)
+        if m is None or not m["name"] or "." not in m["name"]:
+            continue
+        first = m["name"].split(".", 1)[0]
+        if (m["node"] == "TableIdentifier" and first not in allowed) or (
+            m["node"] == "Identifier" and first == "default"
+        ):
+            found.add(m["name"])
+    return found
 
 
 def forbidden_calls(ast_lines: Iterable[str]) -> list[str]:
@@ -202,12 +233,14 @@ def _parent(lines: list[str], i: int, indent: int) -> str | None:
     return None
 
 
-def check_statement(statement: str, explain: Callable[[str], list[str]]) -> str:
+def check_statement(
+    statement: str, explain: Callable[[str], list[str]], database: str = "memgate"
+) -> str:
     """The kind of ``statement`` (one statement, the formatter's text: the root of its tree,
     one of :data:`READ_STATEMENTS`); :class:`PermissionError` when it may not run here
     (:func:`problems`)."""
     tree = explain(statement)
-    found = problems(tree)
+    found = problems(tree, database)
     if found:
         raise PermissionError("; ".join(found))
     return tree[0].split()[0]

@@ -86,6 +86,10 @@ def test_a_format_clause_is_refused_with_the_option_to_use(data: Path) -> None:
         "SELECT * FROM remote('127.0.0.1:1', system.one)",
         "SELECT * FROM executable('cat /etc/hostname', 'LineAsString', 'x String')",
         "DESCRIBE file('/etc/hostname', 'LineAsString')",
+        # chDB's default database is clickhouse-local's: a table name there is a file
+        "SELECT * FROM default.`/etc/hostname`",
+        "SELECT 'x' IN default.`/etc/hostname` AS found",
+        "DESCRIBE TABLE default.`/etc/hostname`",
         # its tree does not show the WHERE: file() read the disk, url() the network
         "SHOW TABLES WHERE name = file('/etc/hostname')",
         "SHOW TABLES WHERE 1 IN (SELECT count() FROM url('http://127.0.0.1:1/', 'LineAsString'))",
@@ -108,6 +112,9 @@ def test_describe_and_the_tables_from_system_still_run(data: Path) -> None:
     assert {row["name"] for row in json.loads(r.output)} == {t.name for t in TABLES}
     r = _cli(data, "audit", "--format", "json", "--sql", "DESCRIBE TABLE disagreements")
     assert r.exit_code == 0, r.output
+    sql = "SELECT count() AS n FROM memgate.journal AS j, system.one WHERE j.tenant_id = 'globex'"
+    r = _cli(data, "audit", "--format", "json", "--sql", sql)
+    assert r.exit_code == 0 and json.loads(r.output) == [{"n": 4}], r.output
 
 
 def test_a_tenant_placeholder_in_a_comment_or_a_string_scopes_nothing(data: Path) -> None:
