@@ -37,8 +37,12 @@ from collections.abc import Callable, Iterable
 SAFE_TABLE_FUNCTIONS = frozenset(
     {"numbers", "numbers_mt", "zeros", "zeros_mt", "values", "generate_series", "generateSeries"}
 )
-#: Scalar functions that read outside the database.
-UNSAFE_SCALAR_FUNCTIONS = frozenset({"file", "catboostEvaluate"})
+#: Scalar functions that read outside the database (compared in lower case): a file, or a
+#: table named by a string (``hasColumnInTable('default', '/etc/passwd', 'c1')`` infers the
+#: file's columns from its first lines).
+UNSAFE_SCALAR_FUNCTIONS = frozenset(
+    {"file", "catboostevaluate", "hascolumnintable", "joinget", "joingetornull"}
+)
 #: The statements ``--sql`` runs (the root of the engine's parse tree).
 #: Not ``SHOW TABLES``: its tree does not show its ``WHERE``, where ``file()`` read the disk.
 READ_STATEMENTS = frozenset({"SelectWithUnionQuery", "DescribeQuery"})
@@ -220,7 +224,7 @@ def forbidden_calls(ast_lines: Iterable[str]) -> list[str]:
         if parent == "TableExpression":
             if name not in SAFE_TABLE_FUNCTIONS:
                 found.append(name)
-        elif name in UNSAFE_SCALAR_FUNCTIONS:
+        elif name.lower() in UNSAFE_SCALAR_FUNCTIONS:
             found.append(name)
     return found
 

@@ -90,6 +90,7 @@ def test_a_format_clause_is_refused_with_the_option_to_use(data: Path) -> None:
         "SELECT * FROM default.`/etc/hostname`",
         "SELECT 'x' IN default.`/etc/hostname` AS found",
         "DESCRIBE TABLE default.`/etc/hostname`",
+        "SELECT hasColumnInTable('default', '/etc/hostname', 'c1') AS h",  # the file's columns
         # its tree does not show the WHERE: file() read the disk, url() the network
         "SHOW TABLES WHERE name = file('/etc/hostname')",
         "SHOW TABLES WHERE 1 IN (SELECT count() FROM url('http://127.0.0.1:1/', 'LineAsString'))",
