@@ -23,8 +23,10 @@ So a statement goes through three steps before it runs (session 22):
    ``EXCEPT``) or a ``DESCRIBE``; no ``INTO OUTFILE``, no ``FORMAT`` (``--format``
    chooses it), no ``SETTINGS`` (``additional_result_filter = 'file(...)'`` is SQL
    the tree does not show); no table function outside a short list of
-   generators and no scalar function that reads files, anywhere in the tree:
-   subqueries, ``WITH``, joins, ``IN (...)``;
+   generators, no scalar function that reads files or names a table by a string,
+   no table outside the store's database and ``system`` (chDB's ``default``
+   database maps a table name to a file), anywhere in the tree: subqueries,
+   ``WITH``, joins, ``IN (...)``. Not ``SHOW TABLES``: its tree hides its ``WHERE``;
 3. it runs with ``readonly = 2``.
 """
 
