@@ -32,7 +32,8 @@ binds a tenant, a user and an event-time range as query parameters::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -64,7 +65,7 @@ from memgate.sinks.audit_reports import (
     ReportScope,
 )
 from memgate.sinks.audit_skeleton import clear_fact, keep_skeleton
-from memgate.sinks.audit_sql import check_statement
+from memgate.sinks.audit_sql import canonical, check_statement, placeholders
 
 if TYPE_CHECKING:
     from clickhouse_connect.driver.client import Client
@@ -236,8 +237,14 @@ TABLES: tuple[Table, ...] = (JOURNAL, DECISIONS, FACT_HISTORY, DISAGREEMENTS)
 # -------------------------------------------------------------------------- reports
 
 _TENANT = "({tenant:String} = '' OR tenant_id = {tenant:String})"
-#: ``{name:Type}`` placeholders in user SQL (what ``--sql`` must bind).
-_PLACEHOLDER = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:")
+#: Every read: nothing written (``readonly``), no duplicate event (``final``).
+_READ = {"readonly": 2, "final": 1}
+#: At most this much of an engine's error message is shown (it quotes the query).
+_MAX_ERROR = 600
+#: How the engine's formatter says a query it ran for us failed: that part is ours.
+_IN_FORMATTER = re.compile(
+    r"\s*:?\s*In scope SELECT formatQuerySingleLine\(.*?(?=\s*\([A-Z_]+\)\s*$)", re.S
+)
 
 
 # ---------------------------------------------------------------------------- store
@@ -257,7 +264,10 @@ def _translate(exc: Exception, what: str) -> MemgateError:
     from clickhouse_connect.driver.exceptions import OperationalError
 
     code = getattr(exc, "code", None)
-    message = f"audit store: {what} failed: {exc}"
+    text = _IN_FORMATTER.sub(".", str(exc))
+    if len(text) > _MAX_ERROR:
+        text = f"{text[: _MAX_ERROR // 2]} [...] {text[-_MAX_ERROR // 2 :]}"
+    message = f"audit store: {what} failed: {text}"
     if isinstance(exc, OperationalError | ConnectionError | TimeoutError) or (
         code in _TRANSIENT_CODES
     ):
@@ -478,15 +488,9 @@ class ClickHouseAudit(Closing):
         disk or the network, the HMAC key file included) is refused first
         (:mod:`memgate.sinks.audit_sql`).
         """
-        statement = sql.strip().rstrip(";").rstrip()
+        statement, _ = self._prepare(sql, parameters or {})
         try:
-            check_statement(statement, lambda st: self._explain(st, parameters or {}))
-        except PermissionError as exc:
-            raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
-        try:
-            result = self.client.query(
-                statement, parameters=parameters or {}, settings={"readonly": 2, "final": 1}
-            )
+            result = self.client.query(statement, parameters=parameters or {}, settings=_READ)
         except Exception as exc:
             raise _translate(exc, f"query {' '.join(sql.split())[:200]!r}") from exc
         columns = list(result.column_names)
@@ -513,15 +517,77 @@ class ClickHouseAudit(Closing):
             raise _translate(exc, "reading the turn ledger (journal)") from exc
         return {str(t): (str(u), str(d)) for t, u, d in result.result_rows}
 
-    def _explain(self, statement: str, parameters: dict[str, Any]) -> list[str]:
-        """The engine's own parse tree of ``statement`` (``EXPLAIN AST`` runs nothing)."""
+    @contextmanager
+    def rows(
+        self, sql: str, parameters: dict[str, Any] | None = None
+    ) -> Iterator[tuple[list[str], Iterator[Sequence[Sequence[Any]]]]]:
+        """Like :meth:`query`, streamed: the column names and the rows, block by block
+        (a few thousand rows each, read as the engine sends them: bounded memory)."""
+        params = parameters or {}
+        statement, kind = self._prepare(sql, params)
+        what = f"query {' '.join(sql.split())[:200]!r}"
+        if kind != "SelectWithUnionQuery":  # DESCRIBE: a few rows (chDB streams no DESCRIBE)
+            columns, rows = self.query(statement, params)
+            yield columns, iter([rows])
+            return
         try:
-            result = self.client.query(
-                f"EXPLAIN AST {statement}", parameters=parameters, settings={"readonly": 2}
+            stream = self.client.query_row_block_stream(
+                statement, parameters=params, settings=_READ
             )
         except Exception as exc:
+            raise _translate(exc, what) from exc
+        with stream:
+            blocks = iter(stream)
+            first = _next_block(blocks, what)
+            if first is not None:
+                columns = list(getattr(stream.source, "column_names", ()))
+                yield columns, _blocks(first, blocks, what)
+                return
+        # an empty result: names from a probe, once the stream has let go of the engine
+        yield self._probe_columns(statement, params), iter(())
+
+    def _prepare(self, sql: str, parameters: dict[str, Any]) -> tuple[str, str]:
+        """The text to run for ``sql`` (one statement, checked: :mod:`memgate.sinks.audit_sql`)
+        and its kind (``SelectWithUnionQuery``, ``DescribeQuery``)."""
+        try:
+            statement = canonical(sql.strip(), self._format)
+            kind = check_statement(
+                statement, lambda st: self._explain(st, parameters), self.database
+            )
+        except PermissionError as exc:
+            raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
+        return statement, kind
+
+    def _format(self, statement: str) -> str:
+        """The engine's formatter on ``statement``, bound as a parameter: nothing in it runs."""
+        what = f"query {' '.join(statement.split())[:200]!r}"
+        try:
+            result = self.client.query(
+                "SELECT formatQuerySingleLine({q:String})",
+                parameters={"q": statement},
+                settings={"readonly": 2},
+                query_formats={"String": "bytes"},
+            )
+        except Exception as exc:
+            if "Multi-statements are not allowed" in str(exc):
+                raise
+            raise _translate(exc, what) from exc
+        try:  # an escape such as '\x9b' in a string literal comes back as that byte
+            return bytes(result.result_rows[0][0]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise StoreError(
+                f"audit store: {what} refused: a string literal is not UTF-8 text (an escape "
+                "such as '\\x9b'); write such bytes as unhex('9b')"
+            ) from None
+
+    def _explain(self, statement: str, parameters: dict[str, Any]) -> list[str]:
+        """The engine's own parse tree of ``statement`` (``EXPLAIN AST`` runs nothing); a raw
+        query, so that no ``FORMAT`` clause of the client's joins the statement's own."""
+        try:
+            text = self.client.raw_query(f"EXPLAIN AST {statement}", parameters=parameters)
+        except Exception as exc:
             raise _translate(exc, f"query {' '.join(statement.split())[:200]!r}") from exc
-        return [str(row[0]) for row in result.result_rows]
+        return bytes(text).decode("utf-8", "replace").splitlines()
 
     def _probe_columns(self, statement: str, parameters: dict[str, Any]) -> list[str]:
         """Column names of an empty result.
@@ -532,9 +598,7 @@ class ClickHouseAudit(Closing):
         """
         try:
             probe = self.client.query(
-                f"SELECT * FROM ({statement}) LIMIT 0",
-                parameters=parameters,
-                settings={"readonly": 2, "final": 1},
+                f"SELECT * FROM ({statement}) LIMIT 0", parameters=parameters, settings=_READ
             )
         except Exception:
             return []
@@ -560,9 +624,14 @@ class ClickHouseAudit(Closing):
         """The parameters to run user SQL with: every scope parameter it names, bound.
 
         A scope value that was given but that the SQL does not name would be
-        silently ignored (a ``--tenant`` that scopes nothing), so it is refused.
+        silently ignored (a ``--tenant`` that scopes nothing), so it is refused; a
+        placeholder in a string literal or a comment binds nothing and does not count
+        (the engine's formatter drops the comments, :func:`placeholders` skips the strings).
         """
-        named = set(_PLACEHOLDER.findall(sql))
+        try:
+            named = placeholders(canonical(sql.strip(), self._format))
+        except PermissionError as exc:
+            raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
         params = scope.parameters()
         unused = [n for n in scope.given() if n not in named]
         if unused:
@@ -575,19 +644,10 @@ class ClickHouseAudit(Closing):
 
     def query_format(self, sql: str, parameters: dict[str, Any], fmt: str) -> bytes:
         """``sql`` read-only as ClickHouse's own output format ``fmt`` (e.g. ``Parquet``)."""
-        statement = sql.strip().rstrip(";").rstrip()
-        try:
-            check_statement(statement, lambda st: self._explain(st, parameters))
-        except PermissionError as exc:
-            raise StoreError(f"audit store: query refused (READONLY): {exc}") from None
+        statement, _ = self._prepare(sql, parameters)
         try:
             return bytes(
-                self.client.raw_query(
-                    statement,
-                    parameters=parameters,
-                    settings={"readonly": 2, "final": 1},
-                    fmt=fmt,
-                )
+                self.client.raw_query(statement, parameters=parameters, settings=_READ, fmt=fmt)
             )
         except Exception as exc:
             raise _translate(exc, f"query {' '.join(sql.split())[:200]!r}") from exc
@@ -678,3 +738,16 @@ class ClickHouseAudit(Closing):
             raise
         except Exception as exc:
             raise _translate(exc, f"erasing fact {fact_id}") from exc
+
+
+def _next_block(blocks: Iterator[Any], what: str) -> Any:
+    try:
+        return next(blocks, None)
+    except Exception as exc:
+        raise _translate(exc, what) from exc
+
+
+def _blocks(first: Any, rest: Iterator[Any], what: str) -> Iterator[Sequence[Sequence[Any]]]:
+    yield first
+    while (block := _next_block(rest, what)) is not None:
+        yield block

@@ -56,7 +56,12 @@ def print_json(obj: object) -> None:
     where an escape means the same text to a JSON reader.
     """
     text = json.dumps(obj, indent=2, default=str, ensure_ascii=False)
-    sys.stdout.write(_UNSAFE_CHARS.sub(_json_escape, text) + "\n")
+    sys.stdout.write(json_safe(text) + "\n")
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the characters a terminal would act on as ``\\uXXXX`` escapes."""
+    return _UNSAFE_CHARS.sub(_json_escape, text)
 
 
 _UNSAFE_CHARS = re.compile(
