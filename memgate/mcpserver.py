@@ -287,12 +287,14 @@ class _RequireKey:
         await self.app(scope, receive, send)
 
 
-async def _send_refusal(refusal: Refusal, status: int, send: Send) -> None:
-    body = refusal.answer().model_dump_json(by_alias=True, exclude_unset=True).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})  # fmt: skip
-    await send({"type": "http.response.body", "body": body})
+async def _refuse(
+    refusal: Refusal, status: int, scope: Scope, receive: Receive, send: Send
+) -> None:
+    from starlette.responses import Response
+
+    body = refusal.answer().model_dump_json(by_alias=True, exclude_unset=True)
+    response = Response(body, status_code=status, media_type="application/json")
+    await response(scope, receive, send)
 
 
 class _VetBody:
@@ -310,7 +312,7 @@ class _VetBody:
             return
         declared = next((v for k, v in scope.get("headers", ()) if k == b"content-length"), b"")
         if declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
-            await _send_refusal(too_long(size=int(declared)), 413, send)
+            await _refuse(too_long(size=int(declared)), 413, scope, receive, send)
             return
         chunks: list[bytes] = []
         size, more = 0, True
@@ -321,14 +323,14 @@ class _VetBody:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > MAX_MESSAGE_BYTES:
-                await _send_refusal(too_long(b"".join(chunks[:1]) or chunk), 413, send)
+                await _refuse(too_long(chunks[0] if chunks else chunk), 413, scope, receive, send)
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
         outcome = vet(body)
         if isinstance(outcome, Refusal):
-            await _send_refusal(outcome, 400, send)
+            await _refuse(outcome, 400, scope, receive, send)
             return
         replayed = False
 

@@ -16,11 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from memgate import Memory
-from memgate.apikeys import KeyStore
-from memgate.asgi import BackgroundServer
-from memgate.mcpserver import http_app
 from memgate.mcpwire import MAX_MESSAGE_BYTES
+from tests.unit.test_mcp import serving
 
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
            "MCP-Protocol-Version": "2025-06-18"}  # fmt: skip
@@ -28,13 +25,8 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
-    d = tmp_path_factory.mktemp("mcp-http-malformed")
-    keys = KeyStore(d / "api_keys.json")
-    acme, _ = keys.create("acme")
-    globex, _ = keys.create("globex")
-    memory = Memory(data_dir=d / "data", embedder="hashing", min_relevance=0)
-    with memory, BackgroundServer(http_app(memory, keys)) as background:
-        yield background.url + "/mcp", acme, globex
+    with serving(tmp_path_factory.mktemp("mcp-http-malformed")) as background:
+        yield background
 
 
 def _post(server: tuple[str, str, str], body: bytes) -> httpx.Response:

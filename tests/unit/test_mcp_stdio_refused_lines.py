@@ -2,7 +2,7 @@
 
 A lone surrogate escape (``"\\ud800"``) in any argument: pydantic-core's JSON parser
 refuses the line, and the SDK's stdio transport dropped it without an answer, so the
-client waited for its own time-out (over streamable HTTP the same call is a 400 with
+client waited for its own time-out (over streamable HTTP the same call was a 400 with
 ``-32700``). Now the request is answered by its id: ``-32602`` naming the argument.
 
 Session 22: every line is read at most :data:`memgate.mcpwire.MAX_MESSAGE_BYTES` at a
