@@ -14,18 +14,22 @@ over streamable HTTP every request carries it (``Authorization: Bearer``), and a
 request without a valid one is answered 401 before the MCP layer sees it. A fact
 id of another tenant (or user) is not found. A tool's failure is one line for the
 model (the memgate error, or an incident id for an unexpected one, logged by type
-and place only).
+and place only). Every message, on either transport, is read at most
+:data:`memgate.mcpwire.MAX_MESSAGE_BYTES` at a time and vetted before the SDK sees it
+(:func:`memgate.mcpwire.vet`): malformed JSON-RPC is answered by a one-line error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import json
 import logging
+import os
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+import sys
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from datetime import datetime
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, Any, BinaryIO, ParamSpec, TypeVar
 
 from pydantic import Field, ValidationError
 
@@ -33,6 +37,7 @@ from memgate.api import AsyncMemory, MemgateError, Memory
 from memgate.apikeys import KeyStore, bearer_token
 from memgate.core.errors import MissingExtra, shown
 from memgate.core.events import text_problem
+from memgate.mcpwire import MAX_MESSAGE_BYTES, Refusal, too_long, vet
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -282,6 +287,63 @@ class _RequireKey:
         await self.app(scope, receive, send)
 
 
+async def _refuse(
+    refusal: Refusal, status: int, scope: Scope, receive: Receive, send: Send
+) -> None:
+    from starlette.responses import Response
+
+    body = refusal.answer().model_dump_json(by_alias=True, exclude_unset=True)
+    response = Response(body, status_code=status, media_type="application/json")
+    await response(scope, receive, send)
+
+
+class _VetBody:
+    """Each POST body read (at most :data:`MAX_MESSAGE_BYTES`) and vetted
+    (:func:`memgate.mcpwire.vet`) before the SDK sees it: a refused one is answered with
+    its JSON-RPC error in one line (400, or 413 when too long)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", "")).rstrip("/")
+        if scope["type"] != "http" or scope.get("method") != "POST" or path != "/mcp":
+            await self.app(scope, receive, send)
+            return
+        declared = next((v for k, v in scope.get("headers", ()) if k == b"content-length"), b"")
+        if declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
+            await _refuse(too_long(size=int(declared)), 413, scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_MESSAGE_BYTES:
+                await _refuse(too_long(chunks[0] if chunks else chunk), 413, scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        outcome = vet(body)
+        if isinstance(outcome, Refusal):
+            await _refuse(outcome, 400, scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
 def http_app(memory: Memory, keys: KeyStore, *, host: str = "127.0.0.1",
              default_user: str | None = None) -> ASGIApp:  # fmt: skip
     """The streamable HTTP app (path ``/mcp``), each request needing a tenant key."""
@@ -289,80 +351,70 @@ def http_app(memory: Memory, keys: KeyStore, *, host: str = "127.0.0.1",
     inner: ASGIApp = server.streamable_http_app(
         streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
     )
-    return _RequireKey(inner, keys)
+    return _RequireKey(_VetBody(inner), keys)
 
 
-def _text_problem_in(value: object, where: str) -> str | None:
-    """The first string (a name or a value) in ``value`` that is no Unicode text, named by
-    its place (``arguments.content``), with why."""
-    if isinstance(value, str):
-        problem = text_problem(value)
-        return None if problem is None else f"{where}: {problem}"
-    items: list[tuple[object, object]] = []
-    if isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = list(enumerate(value))
-    for k, item in items:
-        here = f"{where}.{k}" if where else str(k)
-        if isinstance(k, str) and (problem := text_problem(k)) is not None:
-            return f"{here}: {problem}"
-        if (found := _text_problem_in(item, here)) is not None:
-            return found
-    return None
+def read_line(stream: BinaryIO) -> bytes | None:
+    """The next line of ``stream`` (``None`` at its end), read in at most
+    :data:`MAX_MESSAGE_BYTES` + 1 bytes: the rest of a longer line is read and dropped a
+    block at a time, and the line given cut, one byte over the limit."""
+    line = stream.readline(MAX_MESSAGE_BYTES + 1)
+    if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
+        while (rest := stream.readline(1 << 16)) and not rest.endswith(b"\n"):
+            pass
+    return line or None
 
 
-def refused_line_answer(exc: Exception) -> Any:
-    """The JSON-RPC error answering a request the SDK's JSON parser refused (a lone
-    surrogate escape ``"\\ud800"``: pydantic-core refuses it, Python's ``json`` does not),
-    or ``None`` when the line names no request id to answer. The SDK's stdio transport
-    dropped such a line without an answer, and the client waited for its own time-out."""
-    from mcp_types import INVALID_PARAMS, INVALID_REQUEST, ErrorData, JSONRPCError
-
-    if not isinstance(exc, ValidationError):
-        return None
-    line = next((e["input"] for e in exc.errors(include_url=False)
-                 if isinstance(e.get("input"), str)), None)  # fmt: skip
+@contextlib.contextmanager
+def _claimed_stdin() -> Iterator[BinaryIO]:
+    """The wire on stdin, read from a duplicate while descriptor 0 points at the null
+    device (as the SDK's transport did: a handler or child reads EOF, never the wire)."""
     try:
-        doc = json.loads(line) if line is not None else None
-    except ValueError:  # not JSON at all: there is no id to answer
-        return None
-    if not isinstance(doc, dict):
-        return None
-    rid = doc.get("id")
-    if isinstance(rid, bool) or not isinstance(rid, int | str) or text_problem(str(rid)):
-        return None
-    problem = _text_problem_in(doc.get("params"), "")
-    if problem is not None:
-        error = ErrorData(code=INVALID_PARAMS, message=f"invalid params: {problem}")
-    else:
-        error = ErrorData(code=INVALID_REQUEST, message="not a valid JSON-RPC request")
-    return JSONRPCError(jsonrpc="2.0", id=rid, error=error)
+        wire = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        yield sys.stdin.buffer
+        return
+    os.dup2(null, 0)
+    os.close(null)
+    try:  # never closed: a worker thread may still block reading it at the end
+        yield os.fdopen(wire, "rb", closefd=False)
+    finally:
+        os.dup2(wire, 0)
 
 
 async def serve_stdio(server: MCPServer[Any]) -> None:
-    """``server`` over stdin and stdout (the SDK's transport), with every request line its
-    parser refuses answered by :func:`refused_line_answer` instead of dropped."""
+    """``server`` over stdin and stdout: each line read by :func:`read_line` and vetted
+    (:func:`memgate.mcpwire.vet`), a refused one answered with its JSON-RPC error and the
+    next line served; the SDK's transport writes the answers (and keeps stray output off
+    stdout)."""
+    import io
+
     import anyio
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
-    async with stdio_server() as (read_stream, write_stream):
-        send, receive = anyio.create_memory_object_stream[Any](0)
+    nothing = anyio.wrap_file(io.StringIO())  # the SDK reads no stdin: read_line does
+    with _claimed_stdin() as stdin:
+        async with stdio_server(stdin=nothing) as (_, write_stream):
+            send, receive = anyio.create_memory_object_stream[Any](0)
 
-        async def pump() -> None:
-            async with send:
-                async for item in read_stream:
-                    answer = refused_line_answer(item) if isinstance(item, Exception) else None
-                    if answer is not None:
-                        await write_stream.send(SessionMessage(answer))
-                    else:
-                        await send.send(item)
+            async def pump() -> None:
+                async with send:
+                    while (line := await anyio.to_thread.run_sync(
+                            read_line, stdin, abandon_on_cancel=True)) is not None:  # fmt: skip
+                        if not line.strip():
+                            continue
+                        outcome = vet(line)
+                        if isinstance(outcome, Refusal):
+                            await write_stream.send(SessionMessage(outcome.answer()))
+                        else:
+                            await send.send(SessionMessage(outcome))
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(pump)
-            low = server._lowlevel_server
-            await low.run(receive, write_stream, low.create_initialization_options())
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump)
+                low = server._lowlevel_server
+                await low.run(receive, write_stream, low.create_initialization_options())
 
 
 def tenant_of(keys: KeyStore, key: str | None) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -89,14 +90,22 @@ def test_stdio_without_a_valid_key_is_one_error_line(tmp_path: Path) -> None:
     assert "Traceback" not in run.stderr and "not valid" in run.stderr
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
-    keys = KeyStore(tmp_path / "api_keys.json")
+@contextmanager
+def serving(d: Path) -> Iterator[tuple[str, str, str]]:
+    """``memgate mcp`` over streamable HTTP on a free port, on embedded stores under ``d``:
+    its URL and the keys of the tenants acme and globex."""
+    keys = KeyStore(d / "api_keys.json")
     acme, _ = keys.create("acme")
     globex, _ = keys.create("globex")
-    memory = Memory(data_dir=tmp_path / "data", embedder="hashing", min_relevance=0)
+    memory = Memory(data_dir=d / "data", embedder="hashing", min_relevance=0)
     with memory, BackgroundServer(http_app(memory, keys)) as server:
         yield server.url + "/mcp", acme, globex
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, str, str]]:
+    with serving(tmp_path) as server:
+        yield server
 
 
 def test_streamable_http_tools_are_scoped_to_the_bearer_key(
