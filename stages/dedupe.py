@@ -57,6 +57,7 @@ from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
 from memgate.stages.relation_model import RelationModel
 from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_clause import clause_fold_target
 from memgate.stages.resolve_confirm import confirmed_guess
 from memgate.stages.resolve_forget import (
     by_reference,
@@ -385,6 +386,13 @@ class Resolver:
             return fold(folded.fact, "paraphrase", {
                 "of": folded.fact.fact_id, "match": folded.why,
                 "similarity": round(folded.similarity, 4),
+            })  # fmt: skip
+        # 4d. a stored fact said again as one clause of a longer sentence (resolve_clause)
+        clause = clause_fold_target(c, key, view, self.meaning)
+        if clause is not None:
+            return fold(clause.fact, "paraphrase", {
+                "of": clause.fact.fact_id, "match": clause.why,
+                "similarity": round(clause.similarity, 4),
             })  # fmt: skip
 
         new = self._new_fact(event, key, vec, search_vec, now)

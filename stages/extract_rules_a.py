@@ -418,7 +418,8 @@ _RULES_A: tuple[_Rule, ...] = (
        r"will be) (?!not\b|a\b|an\b)(?P<obj>[^.!?;,]+)", _b_my_category),
     _r("contact_role", "is",
        r"\b(?P<subj>our|my) (?P<role>" + _CONTACT_ROLES + r") (?:is|is now|will be|has been)\s+"
-       r"(?P<obj>[^\W\d_][\w'-]*(?: [^\W\d_][\w'-]*){0,2})", _b_contact),
+       # a title's full stop is read as \u2024 (extract._abbreviation_dots): "Dr. Okafor"
+       r"(?P<obj>[^\W\d_][\w'\u2024-]*(?: [^\W\d_][\w'-]*){0,2})", _b_contact),
     _r("team_runs_on", "runs run hosted deployed lives live sits",
        r"\b(?P<subj>our|my) [\w -]{2,40}? (?:runs|run|is hosted|are hosted|is deployed|"
        r"are deployed|lives|live|sits|sit) (?:in|on|at)\s+(?P<obj>[^.!?;,]+)", _b_team_runs_on),

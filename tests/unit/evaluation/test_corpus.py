@@ -635,3 +635,25 @@ def test_the_fifteenth_scenario_file_has_a_held_out_half_left_out_of_the_dev_run
         )
         assert {"en", "de", "fr", "es", "pt", "zh"} <= {s.covers[-1] for s in half}
     assert not {s.id for s in tune} & {s.id for s in held}
+
+
+def test_the_dev22_scenario_files_split_dedupe_and_supersede_into_tune_and_held_out() -> None:
+    """scenarios_dev22.jsonl and scenarios_dev22_holdout.jsonl (issue 9, clausefold; 32
+    scenarios written in one sitting before the code they measure): the tune file is read
+    with the other development files; the held-out file is not, and is scored alone with
+    --scenarios, counts only."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev22.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    assert "scenarios_dev22_holdout.jsonl" not in DEV_EXTRA_FILES["scenarios"]
+    tune = scenarios.load([EVAL_DIR / "scenarios_dev22.jsonl"])
+    held = scenarios.load([EVAL_DIR / "scenarios_dev22_holdout.jsonl"])
+    for half in (tune, held):
+        assert Counter(s.covers[0] for s in half) == Counter({"dedupe": 12, "supersede": 4})
+        assert {s.covers[1] for s in half} == {"personal", "work", "health"}
+        dedupe_langs = Counter(s.covers[-1] for s in half if s.covers[0] == "dedupe")
+        assert dedupe_langs == Counter({lang: 2 for lang in ("en", "de", "fr", "es", "pt", "zh")})
+    assert not {s.id for s in tune} & {s.id for s in held}
+    everything = [*tune, *held]
+    turns = [t.turn_id for s in everything for t in s.turns]
+    assert len(set(turns)) == len(turns)

@@ -56,3 +56,32 @@ def test_an_employer_said_in_another_order_or_by_joining_is_the_employer(text: s
 @pytest.mark.parametrize("text", ["I joined a gym last month.", "We joined the call late."])
 def test_joining_something_unnamed_is_no_employer(text: str) -> None:
     assert "works_at" not in _predicates(text)
+
+
+def _contacts(text: str) -> dict[str, str]:
+    t = TurnEvent(
+        tenant_id="a", user_id="u", session_id="s", turn_id="t", role="user",
+        content=text, ts=datetime(2024, 1, 1, tzinfo=UTC),
+    )  # fmt: skip
+    found = HybridExtractor().extract(t)
+    return {f.predicate: f.object for f in found if f.predicate.startswith("contact:")}
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "name"),
+    [
+        ("My dentist is Dr. Okafor.", "contact:dentist", "Dr. Okafor"),
+        ("My doctor is Dr. Patel.", "contact:doctor", "Dr. Patel"),
+        ("Our accountant is Mrs. Lena Ortiz.", "contact:accountant", "Mrs. Lena Ortiz"),
+    ],
+)
+def test_a_person_named_with_a_title_keeps_the_name_after_the_title(
+    text: str, role: str, name: str
+) -> None:
+    """The full stop of a title (memgate/data/abbreviations.json) cuts no name: the
+    contact is "Dr. Okafor", not "Dr" (which no later mention of Okafor could match)."""
+    assert _contacts(text).get(role) == name
+
+
+def test_a_contact_without_a_title_is_read_as_before() -> None:
+    assert _contacts("Our account admin is Lena Ortiz.") == {"contact:account_admin": "Lena Ortiz"}
