@@ -225,7 +225,9 @@ _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _PART_RE: Final = re.compile(r"\s*[,;，；]\s*|\s+(?:and|und|et|y|e)\s+(?=\w)")
 
 
-def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | None:
+def said_beside(
+    obj: str, clauses: list[str], lex: Lexicon = LEXICON, *, stop: bool = False
+) -> str | None:
     """The part of a value said beside the reference clauses it holds, when that part
     states a change of its own: "Me pasé a Digi, ya no estoy con Movistar" -> "Me pasé a
     Digi"; "never mind the marathon, that was my flatmate" -> None (no new value).
@@ -235,15 +237,38 @@ def said_beside(obj: str, clauses: list[str], lex: Lexicon = LEXICON) -> str | N
     >>> said_beside("I don't drive a Civic anymore, I sold it", ["i don't drive a civic anymore"])
     >>> said_beside("I left Shopify last month and joined Stripe", ["i left shopify"])
     'joined Stripe'
+
+    Beside a stop (``stop``: every reference clause of the sentence stops a value), the
+    part that names a thing the clauses do not is the new value too, cue or none: "I quit
+    Siemens and start at Zeiss" -> "start at Zeiss"; "I quit Siemens and I'm glad" -> None.
+
+    >>> said_beside("I quit Siemens and start at Zeiss", ["i quit siemens"], stop=True)
+    'start at Zeiss'
+    >>> said_beside("I quit Siemens and start at Zeiss", ["i quit siemens"])
+    >>> said_beside("I quit Siemens and I'm glad", ["i quit siemens"], stop=True)
     """
     parts = [p for p in _PART_RE.split(obj) if p.strip()]
     rest = [p for p in parts if not any(cl and cl in normalise(p) for cl in clauses)]
     if not rest or len(rest) == len(parts):
         return None
     said = ", ".join(rest).strip()
-    if not lex.has_change_cue(said) or not _says_more(normalise(said), lex):
+    if not _says_more(normalise(said), lex):
         return None
-    return said
+    if lex.has_change_cue(said) or (stop and _names_new(said, clauses)):
+        return said
+    return None
+
+
+def _names_new(said: str, clauses: list[str]) -> bool:
+    """A part names a thing (a word written with a capital after the part's first word,
+    or a Latin word inside Chinese) that no reference clause holds: "start at Zeiss"
+    beside "i quit siemens"."""
+    words = [w.strip(".,;:!?()\"'") for w in said.split()]
+    named = [w for w in words[1:] if w[:1].isupper()]
+    if _CJK_RE.search(said):
+        named += re.findall(r"[A-Za-z][\w.+-]*", said)
+    held = " ".join(clauses)
+    return any(normalise(w) and normalise(w) not in held.split() for w in named)
 
 
 def _says_more(rest: str, lex: Lexicon) -> bool:
@@ -300,11 +325,13 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     refs, clauses = _references_of(turn)
     if not refs:
         return facts
+    # a stop's new value may be said without a cue ("I quit X and start at Y")
+    stops = all(r.op == "stop" for r in refs)
     kept: list[CandidateFact] = []
     for f in facts:
         if f.retracts or f.rationale == CHANGE_FRAME or not _inside(normalise(f.object), clauses):
             kept.append(f)
-        elif (beside := said_beside(f.object, clauses)) is not None:
+        elif (beside := said_beside(f.object, clauses, stop=stops)) is not None:
             # the change said beside it, a sentence of its own: the predicate read from
             # the whole sentence ("... lives in GitLab" -> lives_in) is not its
             kept.append(f.model_copy(
@@ -348,7 +375,11 @@ def _changes_beside(
         mine = [(cl, r) for cl, r in zip(clauses, refs, strict=True) if cl and cl in low]
         if not mine:
             continue
-        beside = said_beside(sentence.strip().rstrip(".!?。！？ "), [cl for cl, _ in mine])
+        beside = said_beside(
+            sentence.strip().rstrip(".!?。！？ "),
+            [cl for cl, _ in mine],
+            stop=all(r.op == "stop" for _, r in mine),
+        )
         if beside is None:
             continue
         nb = normalise(beside)

@@ -101,6 +101,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # the tune file of one fresh batch of 32 (24 dedupe, 8 supersede; six languages,
     # personal, work, health and hobbies): its held-out file, scenarios_dev22_holdout.jsonl,
     # is left out of this run on purpose and scored alone with --scenarios (dev22);
+    # the tune file of one fresh batch of 32 (16 supersede, 16 confirmation; six languages,
+    # personal, work, health and hobbies): its held-out file,
+    # scenarios_dev23a_holdout.jsonl, is left out of this run on purpose and scored alone
+    # with --scenarios, counts only (dev23a);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold)
     "scenarios": (
@@ -119,6 +123,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev14.jsonl",
         "scenarios_dev15.jsonl",
         "scenarios_dev22.jsonl",
+        "scenarios_dev23a.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
     ),

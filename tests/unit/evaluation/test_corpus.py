@@ -657,3 +657,30 @@ def test_the_dev22_scenario_files_split_dedupe_and_supersede_into_tune_and_held_
     everything = [*tune, *held]
     turns = [t.turn_id for s in everything for t in s.turns]
     assert len(set(turns)) == len(turns)
+
+
+def test_the_dev23a_scenario_files_split_supersede_and_confirmation_into_tune_and_held_out() -> (
+    None
+):
+    """scenarios_dev23a.jsonl and scenarios_dev23a_holdout.jsonl (issue 9; 32 scenarios
+    written in one sitting before the code they measure): the tune file is read with the
+    other development files; the held-out file is not, and is scored alone with
+    --scenarios, counts only."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev23a.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    assert "scenarios_dev23a_holdout.jsonl" not in DEV_EXTRA_FILES["scenarios"]
+    tune = scenarios.load([EVAL_DIR / "scenarios_dev23a.jsonl"])
+    held = scenarios.load([EVAL_DIR / "scenarios_dev23a_holdout.jsonl"])
+    per_class = {"en": 2, "de": 2, "fr": 1, "es": 1, "pt": 1, "zh": 1}
+    for half in (tune, held):
+        assert Counter(s.covers[0] for s in half) == Counter({"supersede": 8, "confirmation": 8})
+        for cls in ("supersede", "confirmation"):
+            langs = Counter(s.covers[-1] for s in half if s.covers[0] == cls)
+            assert langs == Counter(per_class)
+        domains = {s.covers[-2] for s in half}
+        assert domains == {"personal", "work", "health", "hobby"}
+    assert not {s.id for s in tune} & {s.id for s in held}
+    everything = [*tune, *held]
+    turns = [t.turn_id for s in everything for t in s.turns]
+    assert len(set(turns)) == len(turns)
