@@ -637,6 +637,29 @@ def test_the_fifteenth_scenario_file_has_a_held_out_half_left_out_of_the_dev_run
     assert not {s.id for s in tune} & {s.id for s in held}
 
 
+def test_the_dev23b_scenario_files_split_deletion_and_noise_into_tune_and_held_out() -> None:
+    """scenarios_dev23b.jsonl and scenarios_dev23b_holdout.jsonl (issue 9; 32 scenarios
+    written in one sitting before the code they measure): the tune file is read with the
+    other development files; the held-out file is not, and is scored alone with
+    --scenarios, counts only."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev23b.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    assert "scenarios_dev23b_holdout.jsonl" not in DEV_EXTRA_FILES["scenarios"]
+    tune = scenarios.load([EVAL_DIR / "scenarios_dev23b.jsonl"])
+    held = scenarios.load([EVAL_DIR / "scenarios_dev23b_holdout.jsonl"])
+    for half in (tune, held):
+        assert Counter(s.covers[0] for s in half) == Counter({"deletion": 8, "noise": 8})
+        assert {s.covers[1] for s in half} == {"personal", "work", "health", "hobby"}
+        for cls in ("deletion", "noise"):
+            langs = {s.covers[-1] for s in half if s.covers[0] == cls}
+            assert langs == {"en", "de", "fr", "es", "pt", "zh"}
+    assert not {s.id for s in tune} & {s.id for s in held}
+    everything = [*tune, *held]
+    turns = [t.turn_id for s in everything for t in s.turns]
+    assert len(set(turns)) == len(turns)
+
+
 def test_the_dev22_scenario_files_split_dedupe_and_supersede_into_tune_and_held_out() -> None:
     """scenarios_dev22.jsonl and scenarios_dev22_holdout.jsonl (issue 9, clausefold; 32
     scenarios written in one sitting before the code they measure): the tune file is read
