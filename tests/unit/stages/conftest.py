@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memgate.sinks.embedded import EmbeddedIndex
-from tests.unit.stages.test_resolve_semantic import EMB
+from tests.unit.stages.resolver_kit import EMB
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
-from tests.unit.stages import test_resolve_semantic as sem
+from tests.unit.stages import resolver_kit as sem
 from tests.unit.stages.test_dedupe import CLOCK, EMB, apply, cand
 
 # seven words and one more: near-duplicates for the hashing embedder (cosine >= 0.92)

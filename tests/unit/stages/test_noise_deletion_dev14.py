@@ -13,7 +13,7 @@ from memgate.stages.moment import moment_reason
 from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import find_references
 from memgate.stages.statement_text import split_statements
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
+from tests.unit.stages.resolver_kit import apply, cand, facts, ref
 
 # ------------------------------------------------------------ noise
 

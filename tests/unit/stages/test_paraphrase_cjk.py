@@ -7,7 +7,7 @@ from __future__ import annotations
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolve_slots import anchors
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 
 def test_a_latin_name_without_spaces_in_chinese_is_an_anchor() -> None:

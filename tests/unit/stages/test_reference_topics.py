@@ -11,7 +11,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import find_references
 from memgate.stages.resolution_lexicon import LEXICON
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
+from tests.unit.stages.resolver_kit import apply, cand, facts, ref
 
 
 def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -15,7 +15,7 @@ from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import find_references, said_beside
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import hedged
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 
 def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -20,7 +20,7 @@ from memgate.stages.references import find_references
 from memgate.stages.resolve_slots import anchors, head_terms
 from memgate.stages.statement_text import clean_statement, hedged, without_confirmation_leads
 from memgate.stages.statements import HybridExtractor
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
+from tests.unit.stages.resolver_kit import apply, cand, facts, ref
 
 
 def _turn(text: str) -> TurnEvent:

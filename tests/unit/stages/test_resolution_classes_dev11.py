@@ -10,7 +10,7 @@ import pytest
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.references import find_references
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 # ------------------------------------------------------------ supersede
 
@@ -179,7 +179,7 @@ def test_durable_sentences_about_sleep_or_flights_are_not_the_moment(text: str) 
 def test_a_gym_topic_reaches_where_the_user_trains(
     store: EmbeddedIndex, said: str, topic: str
 ) -> None:
-    from tests.unit.stages.test_resolve_semantic import ref
+    from tests.unit.stages.resolver_kit import ref
 
     apply(store, cand(said, "statement", days=0, multi=True))
     apply(store, cand("Ich spiele Bratsche", "statement", days=1, multi=True))

@@ -19,7 +19,7 @@ from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_paraphrase import FOLD, _shared_terms
 from memgate.stages.statement_text import subject_of, without_agreement_lead
 from memgate.stages.statements import HybridExtractor, kept_statements
-from tests.unit.stages.test_resolve_semantic import CLOCK, EMB, apply, cand, facts
+from tests.unit.stages.resolver_kit import CLOCK, EMB, apply, cand, facts
 
 # ------------------------------------------------------------ dedupe by words
 

@@ -22,7 +22,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages import resolve_slots
 from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 from tests.datasets import locomo_file
-from tests.unit.stages.test_resolve_semantic import apply, cand
+from tests.unit.stages.resolver_kit import apply, cand
 
 
 def _corpus() -> list[str]:

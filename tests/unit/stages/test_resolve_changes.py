@@ -14,7 +14,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages import resolve_slots
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import family
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 INVOICES = "I'd like my invoices and the shop receipts emailed to the billing team {}"
 TARIFF = (

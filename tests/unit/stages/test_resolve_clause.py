@@ -9,77 +9,26 @@ resolver decides as before (a second fact).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
 import pytest
 
-from memgate.core.embedding import HashingEmbedder
-from memgate.core.embedding_use import UsemSimilarity
 from memgate.core.events import (
-    CandidateFact,
     DecisionRecord,
-    FactType,
     RedactedCandidate,
-    RedactionAction,
-    RedactionResult,
     Resolution,
 )
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
-from memgate.stages.persist import plan
 from memgate.stages.policy import preset
 from memgate.stages.resolve_clause import clauses
-
-T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
-EMB = HashingEmbedder()
-CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
-USEM = UsemSimilarity()
-
-
-def cand(
-    obj: str, *, days: int, predicate: str = "statement", subject: str = "user"
-) -> RedactedCandidate:
-    ts = T0 + timedelta(days=days)
-    c = CandidateFact(
-        candidate_id=f"c-{obj}-{days}",
-        tenant_id="acme",
-        user_id="u1",
-        session_id=f"s{days}",
-        type=FactType.FACT,
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        confidence=0.9,
-        valid_from=ts,
-        source_turn_ids=[f"t{days}"],
-        extractor="test",
-        extractor_version="1",
-        turn_ts=ts,
-        multi_valued=predicate == "statement",
-    )
-    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.resolver_kit import CLOCK, EMB, USEM, resolve
+from tests.unit.stages.resolver_kit import statement as cand
 
 
 def apply(
     store: EmbeddedIndex, item: RedactedCandidate, *, usem: bool = True
 ) -> tuple[Resolution, DecisionRecord]:
     resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM if usem else None)
-    out = resolver(item, store)
-    res = next(e for e in out if isinstance(e, Resolution))
-    dec = next(e for e in out if isinstance(e, DecisionRecord))
-    p = plan(res)
-    if p.facts:
-        store.upsert(p.facts, wait=True)
-    return res, dec
+    return resolve(store, item, resolver)
 
 
 #: (stored, said again as one clause of a longer sentence)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 
 def _with(item: RedactedCandidate, **update: object) -> RedactedCandidate:

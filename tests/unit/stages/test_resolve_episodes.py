@@ -1,13 +1,12 @@
 """Episodes the hybrid extractor says with the turn's sentence (issue 12): resolution
-reads them as sentences. Fixtures and helpers are those of test_resolve_semantic."""
+reads them as sentences. The helpers are the resolution tests' kit (resolver_kit); the
+``store`` fixture is this folder's conftest."""
 
 from __future__ import annotations
 
 from memgate.core.events import FactStatus, FactType, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts, store
-
-__all__ = ["store"]  # the fixture, used by name
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 
 def test_a_change_naming_a_word_of_an_episode_said_whole_does_not_replace_it(

@@ -16,8 +16,8 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import family as statement_family
 from memgate.stages.vocabulary import is_multi_valued
-from tests.unit.stages.test_resolve_semantic import apply, facts
-from tests.unit.stages.test_resolve_semantic import cand as _cand
+from tests.unit.stages.resolver_kit import apply, facts
+from tests.unit.stages.resolver_kit import cand as _cand
 
 
 def cand(obj: str, predicate: str, **kw: object) -> RedactedCandidate:

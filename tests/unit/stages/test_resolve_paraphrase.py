@@ -9,7 +9,7 @@ import pytest
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolve_paraphrase import FOLD, possessed_subject
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts
 
 
 def test_a_value_said_again_with_its_slot_word_is_a_repeat(store: EmbeddedIndex) -> None:

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memgate.core.embedding import HashingEmbedder
 from memgate.core.events import (
-    CandidateFact,
-    DecisionRecord,
     FactStatus,
     FactType,
     RedactedCandidate,
     RedactionAction,
     RedactionResult,
     Resolution,
-    StoredFact,
     TurnEvent,
 )
 from memgate.sinks.embedded import EmbeddedIndex
@@ -28,80 +23,7 @@ from memgate.stages.persist import plan
 from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE, find_references, with_references
 from memgate.stages.resolve_semantic import referenced_facts
-
-T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
-EMB = HashingEmbedder()
-CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
-
-
-def cand(
-    obj: str,
-    predicate: str,
-    *,
-    days: int,
-    subject: str = "user",
-    type_: FactType = FactType.FACT,
-    multi: bool = False,
-    retracts: bool = False,
-    rationale: str = "",
-    user: str = "u1",
-    tenant: str = "acme",
-) -> RedactedCandidate:
-    ts = T0 + timedelta(days=days)
-    c = CandidateFact(
-        candidate_id=f"c-{obj}-{days}",
-        tenant_id=tenant,
-        user_id=user,
-        session_id=f"s{days}",
-        type=type_,
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        confidence=0.9,
-        valid_from=ts,
-        source_turn_ids=[f"t{days}"],
-        extractor="test",
-        extractor_version="1",
-        turn_ts=ts,
-        multi_valued=multi,
-        retracts=retracts,
-        rationale=rationale,
-    )
-    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
-
-
-def ref(topic: str, op: str, *, days: int, subject: str = "user") -> RedactedCandidate:
-    return cand(
-        topic,
-        REFERENCE_PREDICATE,
-        days=days,
-        subject=subject,
-        type_=FactType.CORRECTION,
-        retracts=True,
-        rationale=f"reference:{op}",
-    )
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
-
-
-def apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
-    out = Resolver(preset("balanced"), EMB, clock=CLOCK)(item, store)
-    res = next(e for e in out if isinstance(e, Resolution))
-    dec = next(e for e in out if isinstance(e, DecisionRecord))
-    p = plan(res)
-    if p.facts:
-        store.upsert(p.facts, wait=True)
-    return res, dec
-
-
-def facts(store: EmbeddedIndex, user: str = "u1") -> dict[str, StoredFact]:
-    return {f.value: f for f in store.list_facts("acme", user, include_inactive=True)}
-
+from tests.unit.stages.resolver_kit import CLOCK, EMB, T0, apply, cand, facts, ref
 
 # ------------------------------------------------------------ updates in new words
 
@@ -777,7 +699,6 @@ def test_a_new_employer_makes_the_old_manager_pending(store: EmbeddedIndex) -> N
     res, _ = apply(store, cand("Shopify", "works_at", days=90))
     assert res.reason == "new_value"
     assert facts(store)[boss].status is FactStatus.PENDING
-
 
 
 def test_a_paraphrase_read_without_vectors_is_written_back_with_them(

@@ -7,28 +7,18 @@ the resolver reads these pairs as one slot: with slotmask off each change is a n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
 import pytest
 
-from memgate.core.embedding import HashingEmbedder
-from memgate.core.embedding_use import UsemSimilarity
 from memgate.core.events import (
-    CandidateFact,
     DecisionRecord,
     FactType,
     RedactedCandidate,
-    RedactionAction,
-    RedactionResult,
     Resolution,
     StoredFact,
 )
 from memgate.core.settings import Settings
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
-from memgate.stages.persist import plan
 from memgate.stages.policy import preset
 from memgate.stages.resolve_slotmask import (
     SLOT_BARS,
@@ -36,59 +26,15 @@ from memgate.stages.resolve_slotmask import (
     slot_mask_target,
     statement_slot,
 )
-
-T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
-EMB = HashingEmbedder()
-CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
-USEM = UsemSimilarity()
-
-
-def cand(
-    obj: str, *, days: int, predicate: str = "statement", subject: str = "user"
-) -> RedactedCandidate:
-    ts = T0 + timedelta(days=days)
-    c = CandidateFact(
-        candidate_id=f"c-{obj}-{days}",
-        tenant_id="acme",
-        user_id="u1",
-        session_id=f"s{days}",
-        type=FactType.FACT,
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        confidence=0.9,
-        valid_from=ts,
-        source_turn_ids=[f"t{days}"],
-        extractor="test",
-        extractor_version="1",
-        turn_ts=ts,
-        multi_valued=predicate == "statement",
-    )
-    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.resolver_kit import CLOCK, EMB, USEM, facts, resolve
+from tests.unit.stages.resolver_kit import statement as cand
 
 
 def apply(
     store: EmbeddedIndex, item: RedactedCandidate, *, slotmask: bool
 ) -> tuple[Resolution, DecisionRecord]:
     resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM, slotmask=slotmask)
-    out = resolver(item, store)
-    res = next(e for e in out if isinstance(e, Resolution))
-    dec = next(e for e in out if isinstance(e, DecisionRecord))
-    p = plan(res)
-    if p.facts:
-        store.upsert(p.facts, wait=True)
-    return res, dec
-
-
-def facts(store: EmbeddedIndex) -> dict[str, StoredFact]:
-    return {f.value: f for f in store.list_facts("acme", "u1", include_inactive=True)}
+    return resolve(store, item, resolver)
 
 
 def test_a_statement_is_read_as_a_frame_and_its_values() -> None:

