@@ -139,8 +139,9 @@ def cut_marker(sentence: str, data: RepeatMarkers = REPEATS) -> str | None:
     elif (m := data.closing.search(text)) is not None and m.start() > 0:
         if data.negation.search(text[: m.start()]):
             return None  # "... not MySQL, like I said": what was said is denied
-        # the sentence closes as a statement: "I'm allergic to cats, remember?" says no question
-        cut = text[: m.start()] + ("。" if _CJK_RE.search(text) else ".")
+        # the sentence keeps its closing mark: "I asked you about it, remember?" stays a
+        # question (a statement about the conversation), "我对猫毛过敏，这个你应该记得。" not
+        cut = text[: m.start()] + text[m.end() :].strip()
     if cut is None or not cut.strip(" ,.;:，。"):
         return None
     if data.contrast.search(cut) or starts_with_correction(text) or LEXICON.has_change_cue(cut):

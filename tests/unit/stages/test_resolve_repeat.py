@@ -132,3 +132,13 @@ def test_a_repeat_with_a_change_cue_is_no_repeat(store: EmbeddedIndex) -> None:
         ),
     )
     assert res.reason != "repeat"
+
+
+def test_a_repeat_delivered_twice_counts_once(store: EmbeddedIndex) -> None:
+    obj, pred, subj = _FIRST
+    apply(store, cand(obj, pred, days=0, subject=subj))
+    again = _repeat(cand(_AGAIN, "statement", days=14, multi=True))
+    apply(store, again)
+    res, _ = apply(store, again)
+    assert (res.action.value, res.reason) == ("DUPLICATE", "redelivered")
+    assert facts(store)["Tomasz"].occurrences == 2
