@@ -76,6 +76,7 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
     restated_value,
 )
+from memgate.stages.resolve_repeat import repeat_target
 from memgate.stages.resolve_semantic import (
     changed_predicate,
     implied_stale,
@@ -393,6 +394,12 @@ class Resolver:
             return fold(clause.fact, "paraphrase", {
                 "of": clause.fact.fact_id, "match": clause.why,
                 "similarity": round(clause.similarity, 4),
+            })  # fmt: skip
+        # 4e. a sentence the speaker says is a repeat: the fact it repeats (resolve_repeat)
+        rep = repeat_target(c, view, vec, self.meaning)
+        if rep is not None:
+            return fold(rep.fact, "repeat", {
+                "of": rep.fact.fact_id, "match": rep.why, "similarity": round(rep.similarity, 4)
             })  # fmt: skip
 
         new = self._new_fact(event, key, vec, search_vec, now)

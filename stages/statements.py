@@ -40,6 +40,7 @@ from memgate.stages.activity import said_as_episode
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.policy import claimed_source
+from memgate.stages.repeats import extract_with_repeats
 from memgate.stages.slot_frames import FRAMES, frame_probability
 from memgate.stages.statement_text import (
     clean_statement,
@@ -224,7 +225,11 @@ class HybridExtractor(StatementExtractor):
     def extract(self, turn: TurnEvent) -> list[CandidateFact]:
         if turn.role is not Role.USER or not turn.content.strip():
             return []
-        turn = checked_turn(turn)
+        # a sentence the speaker says is a repeat ("as I told you ...") is read alone, its
+        # marker cut, its facts flagged for resolution (memgate.stages.repeats)
+        return extract_with_repeats(checked_turn(turn), self._extract)
+
+    def _extract(self, turn: TurnEvent) -> list[CandidateFact]:
         facts = self.rules.extract(turn)
         generic = set(lexicon()["generic_rule_predicates"])
         # a retraction is an operation on stored facts, never a statement to store: the

@@ -376,6 +376,12 @@ class CandidateFact(_Event):
         description="The user withdraws this fact ('I no longer use Jenkins', 'forget that "
         "I like jazz'): the current fact under the key is closed with no successor.",
     )
+    repeats: bool = Field(
+        default=False,
+        description="The user says this repeats something said before ('as I told you', "
+        "'reminder:'): resolution folds it into the active fact of the same owner it "
+        "repeats, at a lower bar than an unmarked restatement (memgate.stages.resolve_repeat).",
+    )
     source: str = Field(
         default="",
         max_length=64,

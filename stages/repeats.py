@@ -1,0 +1,175 @@
+"""Repeats by reference: a sentence the speaker says is a repeat ("as I told you ...").
+
+"Just so you have it: Tomasz is my partner", "Zur Erinnerung: für CI nutzen wir GitLab",
+"Je te le redis : toute notre production tourne sur Kubernetes", "Como ya te dije, vivo
+en Sevilla", "我说过，我住在杭州": the speaker points at something already said, as a
+retraction by reference points at what it withdraws. The marker (per language, data:
+``memgate/data/repeat_markers.json``) is discourse, not content:
+
+* it is cut from the sentence before anything reads it: a past saying verb ("I told you",
+  "te lo dije") never makes the sentence an episode, and its "you" no remark about the
+  listener;
+* the sentence is read alone (not merged with its neighbours in a narrated turn), and
+  every fact read from it carries :attr:`~memgate.core.events.CandidateFact.repeats`:
+  resolution looks for the active fact of the same owner it repeats and folds it there
+  (:mod:`memgate.stages.resolve_repeat`); with none, it is stored as a first saying.
+
+A sentence that corrects ("... not MySQL, like I said", "actually", "ya no") is no repeat:
+its marker stays and nothing is flagged.
+
+>>> cut_marker("Just so you have it: Tomasz is my partner.")
+'Tomasz is my partner.'
+>>> cut_marker("Our billing contact is Maria Lopez, as I said before.")
+'Our billing contact is Maria Lopez.'
+>>> cut_marker("Correction: our database is Postgres 15, not MySQL like I said earlier.")
+>>> cut_marker("Remove what I told you about my car.")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+from memgate.core.events import CandidateFact, TurnEvent, stable_id
+from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.statement_text import split_statements, starts_with_correction
+
+__all__ = ["REPEATS", "RepeatMarkers", "cut_marker", "extract_with_repeats"]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+_PUNCT: Final = r"[,:;，：；\u2013\u2014-]"
+_END: Final = r"[\s.!?。！？…]*$"
+
+
+def _alt(phrases: list[str]) -> str:
+    """One regex alternation of ``phrases``, longest first, a space matching any spacing
+    and an apostrophe either one."""
+    out = []
+    for p in sorted({p.strip() for p in phrases if p.strip()}, key=len, reverse=True):
+        esc = re.escape(p.lower()).replace(r"\ ", r"\s+").replace("'", "['\u2019]")
+        out.append(esc)
+    return "|".join(out)
+
+
+def _word(alt: str) -> str:
+    """``alt`` as a whole word (Latin) or as it is (Chinese: no spaces between words)."""
+    return rf"(?<![\w'])(?:{alt})(?![\w'])"
+
+
+@dataclass(frozen=True)
+class RepeatMarkers:
+    """The data of repeats by reference (``memgate/data/repeat_markers.json``)."""
+
+    version: str
+    usem_anchored: float
+    usem_unanchored: float
+    minilm_anchored: float
+    minilm_unanchored: float
+    opening: re.Pattern[str]
+    """A marker opening the sentence, after at most one lead word ("Anyway, as you know")."""
+    inner: re.Pattern[str]
+    """A marker between commas ("Tomasz, as I said, is my partner")."""
+    closing: re.Pattern[str]
+    """A marker closing the sentence after a comma ("..., as I said before.")."""
+    contrast: re.Pattern[str]
+    negation: re.Pattern[str]
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> RepeatMarkers:
+        every = [w for ws in data["markers"].values() for w in ws]
+        latin = [w for w in every if not _CJK_RE.search(w)]
+        cjk = [w for w in every if _CJK_RE.search(w)]
+        tails = _alt([w for ws in data["tails"].values() for w in ws])
+        leads = _alt([w for ws in data["leads"].values() for w in ws])
+        # a marker of one word ("reminder", "rappel", "repito") opens a sentence only with
+        # punctuation after it: "Reminder: ..." is one, "Rappel de la réunion" is not
+        many = _alt([w for w in latin if len(w.split()) > 1])
+        one = _alt([w for w in latin if len(w.split()) == 1])
+        tail = rf"(?:\s*(?:{tails}))?" if tails else ""
+        m_latin = rf"(?:{_word(many)}{tail})" + (
+            rf"|(?:{_word(one)}{tail}(?=\s*(?:{_PUNCT}|[?!.。？！]|$)))"
+        )
+        m_cjk = rf"(?:(?:{_alt(cjk)})(?:{tails})?)" if cjk else "(?!)"
+        marker = rf"(?:{m_latin}|{m_cjk})"
+        lead = rf"(?:(?:{leads})\s*[,，]?\s*)?" if leads else ""
+        opening = re.compile(
+            rf"^\s*(?P<lead>{lead})[¿¡]?{marker}\s*[?!]?\s*{_PUNCT}?\s*", re.IGNORECASE
+        )
+        inner = re.compile(rf"\s*[,，]\s*[¿¡]?{marker}\s*[?!]?\s*[,，]\s*", re.IGNORECASE)
+        closing = re.compile(rf"\s*[,，;；]\s*[¿¡]?{marker}(?={_END})", re.IGNORECASE)
+        contrast = _word(_alt([w for ws in data["contrasts"].values() for w in ws]))
+        negation = _alt([w for ws in data["negations"].values() for w in ws])
+        return cls(
+            version=str(data["version"]),
+            usem_anchored=float(data["usem_anchored"]),
+            usem_unanchored=float(data["usem_unanchored"]),
+            minilm_anchored=float(data["minilm_anchored"]),
+            minilm_unanchored=float(data["minilm_unanchored"]),
+            opening=opening,
+            inner=inner,
+            closing=closing,
+            contrast=re.compile(contrast, re.IGNORECASE),
+            negation=re.compile(rf"(?<![\w'])(?:{negation})(?![\w'])|n't|不|没", re.IGNORECASE),
+        )
+
+
+def _load() -> RepeatMarkers:
+    text = resources.files("memgate.data").joinpath("repeat_markers.json").read_text("utf-8")
+    return RepeatMarkers.from_data(json.loads(text))
+
+
+REPEATS: Final = _load()
+
+
+def cut_marker(sentence: str, data: RepeatMarkers = REPEATS) -> str | None:
+    """The sentence without its repeat marker; None when it has none, or when it corrects
+    (a contrast, a correction lead, a change cue: "..., not MySQL, like I said")."""
+    text = sentence.strip()
+    cut: str | None = None
+    m = data.opening.match(text)
+    if m is not None and m.end() < len(text):
+        lead, rest = m.group("lead") or "", text[m.end() :]
+        cut = lead + rest if lead else rest[:1].upper() + rest[1:]
+    elif (m := data.inner.search(text)) is not None:
+        cut = text[: m.start()] + " " + text[m.end() :]
+    elif (m := data.closing.search(text)) is not None and m.start() > 0:
+        if data.negation.search(text[: m.start()]):
+            return None  # "... not MySQL, like I said": what was said is denied
+        # the sentence keeps its closing mark: "I asked you about it, remember?" stays a
+        # question (a statement about the conversation), "我对猫毛过敏，这个你应该记得。" not
+        cut = text[: m.start()] + text[m.end() :].strip()
+    if cut is None or not cut.strip(" ,.;:，。"):
+        return None
+    if data.contrast.search(cut) or starts_with_correction(text) or LEXICON.has_change_cue(cut):
+        return None
+    return cut.strip()
+
+
+def extract_with_repeats(
+    turn: TurnEvent,
+    extract: Callable[[TurnEvent], list[CandidateFact]],
+    data: RepeatMarkers = REPEATS,
+) -> list[CandidateFact]:
+    """``extract`` of ``turn`` with each sentence that says it is a repeat read alone, its
+    marker cut, and its facts flagged :attr:`~memgate.core.events.CandidateFact.repeats`;
+    the turn's other sentences are read together as before. A turn with no marker is read
+    as it is."""
+    sentences = split_statements(turn.content)
+    cuts = [cut_marker(s, data) for s in sentences]
+    if not any(cuts):
+        return extract(turn)
+    rest = " ".join(s for s, c in zip(sentences, cuts, strict=True) if not c)
+    out = extract(turn.model_copy(update={"content": rest})) if rest.strip() else []
+    for i, c in enumerate(cuts):
+        if not c:
+            continue
+        for j, f in enumerate(extract(turn.model_copy(update={"content": c}))):
+            if f.retracts:
+                continue  # an operation on stored facts is no repeat, nor stored
+            cid = stable_id(turn.tenant_id, turn.turn_id, "repeat", str(i), str(j))
+            out.append(f.model_copy(update={"repeats": True, "candidate_id": cid}))
+    return out
