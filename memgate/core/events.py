@@ -29,8 +29,10 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
 )
 
 from memgate.core.errors import InvalidEvent
@@ -411,6 +413,16 @@ class CandidateFact(_Event):
             confirmed=turn.confirmed,
             **fields,
         )
+
+    @model_serializer(mode="wrap")
+    def _unflagged_as_before(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A candidate that is no repeat is written without ``repeats``, as before the field
+        existed: events forbid unknown fields, so a worker of an older version still reads
+        every message but a repeat's (which it dead-letters with its reason, replayable)."""
+        data = handler(self)
+        if not self.repeats and isinstance(data, dict):
+            data.pop("repeats", None)
+        return data
 
     @field_validator("subject", "predicate", "object")
     @classmethod
