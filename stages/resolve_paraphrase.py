@@ -29,6 +29,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from typing import Any, Final
 
@@ -155,13 +156,27 @@ class Fold:
                 open_ = False  # only lower-case words (adjectives) keep the noun to come
         return out
 
+    @cached_property
+    def cjk_persons(self) -> tuple[str, ...]:
+        """The person nouns written in Chinese ("女儿"): found inside a text, not as a
+        word of it."""
+        return tuple(sorted(p for p in self.persons if _CJK_RE.search(p)))
+
     def is_person(self, rest: str) -> bool:
         """The possessed noun names another person ("sister", "hija", "同事")."""
         if not rest:
             return False
         if _CJK_RE.search(rest):
-            return any(p in rest for p in self.persons if _CJK_RE.search(p))
+            return any(p in rest for p in self.cjk_persons)
         return any(w in self.persons for w in _WORD_RE.findall(rest))
+
+    def persons_in(self, text: str) -> set[str]:
+        """The person nouns a text names ("hija", "brother", "女儿")."""
+        low = normalise(text)
+        found = {w for w in _WORD_RE.findall(low) if w in self.persons}
+        if _CJK_RE.search(low):
+            found.update(p for p in self.cjk_persons if p in low)
+        return found
 
 
 def _stem(word: str) -> str:
@@ -250,18 +265,11 @@ def _same_names(
     return _names_within(core_f, c) and _names_within(core_c, f)
 
 
-def _persons_named(text: str, fold: Fold) -> set[str]:
-    """The person nouns a statement names ("hija", "brother", "女儿")."""
-    low = normalise(text)
-    found = {w for w in _WORD_RE.findall(low) if w in fold.persons}
-    return found | {p for p in fold.persons if _CJK_RE.search(p) and p in low}
-
-
 def other_persons(a: str, b: str, fold: Fold = FOLD, lex: Lexicon = LEXICON) -> bool:
     """Each statement names a person and none the other's, nor one of its single-valued
     family ("boss" / "manager": one person of one role): two people, two facts ("mi hija"
     / "mi hijo"; a reference topic groups kin for a deletion, not for one person)."""
-    pa, pb = _persons_named(a, fold), _persons_named(b, fold)
+    pa, pb = fold.persons_in(a), fold.persons_in(b)
     if not pa or not pb or pa & pb:
         return False
     groups = [f.words for f in lex.families if f.single and f.words is not None]

@@ -52,8 +52,6 @@ __all__ = ["SLOT_BARS", "Slot", "SlotBars", "fact_slot", "slot_mask_target", "st
 PLACEHOLDER: Final = "X"
 _OWNER_RE: Final = re.compile(r"^(user|team)(?:'s|s)?\b\s*")
 _GAP_RE: Final = re.compile(r"^\s*$")
-_WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
-_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 #: The types a stored fact and a candidate may have: a state, not a wish or a correction.
 _TYPES: Final = (FactType.FACT, FactType.EVENT)
 
@@ -145,9 +143,7 @@ def _owner(subject: str) -> tuple[str, str]:
 
 def _persons(text: str) -> set[str]:
     """The person nouns a text names (``persons`` of ``memgate/data/paraphrase.json``)."""
-    low = normalise(text)
-    found = {w for w in _WORD_RE.findall(low) if w in FOLD.persons}
-    return found | {p for p in FOLD.persons if _CJK_RE.search(p) and p in low}
+    return FOLD.persons_in(text)
 
 
 def _person_clash(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:

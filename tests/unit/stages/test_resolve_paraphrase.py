@@ -286,3 +286,12 @@ def test_the_verb_of_reporting_names_the_manager_in_every_language(said: str) ->
 
     fam = LEXICON.family("statement", said)
     assert fam is not None and fam.name == "manager"
+
+
+def test_the_person_nouns_a_text_names_are_found_as_words_or_inside_chinese() -> None:
+    assert FOLD.persons_in("Meine Schwester wohnt in Köln") == {"schwester"}
+    assert FOLD.persons_in("我姐姐住在上海") == {"姐姐"}
+    assert "姐" not in FOLD.persons_in("sister") and FOLD.persons_in("sister") == {"sister"}
+    assert FOLD.persons_in("the sisterhood of the travelling pants") == set()
+    assert FOLD.persons_in("") == set()
+    assert FOLD.cjk_persons and all("\u3400" <= p[0] <= "\u9fff" for p in FOLD.cjk_persons)
