@@ -34,6 +34,7 @@ from common import LOCOMO, rss_mib, throwaway_settings, write
 from memgate.core.embedding import limit_blas_threads
 from memgate.core.events import Stage
 from memgate.core.settings import Settings
+from memgate.core.threads import set_switch_interval
 from memgate.inputs import ReadErrors, read_turns
 from memgate.runtime import Runtime
 
@@ -53,6 +54,7 @@ def one_run(runtime: str, limit: int, window: int, embedder_threads: int) -> dic
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
         s = bench_settings(Path(tmp), runtime, embedder_threads)
         limit_blas_threads(s.blas_threads)
+        set_switch_interval(s.switch_interval_us)
         rt = Runtime(s)
         rt.embedder.embed(["warm up"])  # load the model outside the timing
         # and what the audit client imports on its first write (pandas, about half a
@@ -90,6 +92,7 @@ def one_run(runtime: str, limit: int, window: int, embedder_threads: int) -> dic
             "main_cpu_s": main_cpu,
             "window": window,
             "embedder_threads": s.embedder_threads,
+            "switch_interval_us": s.switch_interval_us,
             "extractor": str(s.extractor),
             "candidates": summary.candidates,
             "stored": summary.stored,
@@ -144,7 +147,8 @@ def rows_of(runs: Sequence[dict[str, Any]], runtime: str) -> list[dict[str, Any]
     rows: list[dict[str, Any]] = [
         {
             "what": f"in-process chain, {runtime}, window {mid['window']}, "
-            f"embedder threads {mid['embedder_threads']}",
+            f"embedder threads {mid['embedder_threads']}, "
+            f"switch interval {mid.get('switch_interval_us', 0) or 5000} µs",
             "figure": f"{f['median']:.1f}",
             "unit": "turns/s (wall)",
             "note": f"{spread}{cpu}; {mid['turns']} turns, "

@@ -286,12 +286,14 @@ def open_session(ctx: typer.Context, options: GlobalOptions) -> Session:
     umask = os.umask(0o077)
     ctx.call_on_close(lambda: os.umask(umask))
     from memgate.core.embedding import limit_blas_threads
+    from memgate.core.threads import set_switch_interval
 
     capped = limit_blas_threads(settings.blas_threads)
     if capped:
         logging.getLogger("memgate").info(
             "blas_threads=%s libraries=%s", settings.blas_threads, capped
         )
+    set_switch_interval(settings.switch_interval_us)
     rt = Runtime(settings, warn=lambda msg: print_note(err, msg))
     ctx.call_on_close(rt.close)
     return Session(options, rt)

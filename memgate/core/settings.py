@@ -150,12 +150,13 @@ class Settings(BaseSettings):
         "cosine within 0.01 of float32).",
     )
     embedder_threads: int = Field(
-        default=2,
+        default=1,
         ge=1,
         description="ONNX Runtime intra-op threads of the int8 embedder's forward passes "
         "(embedder_runtime onnx-int8; they sleep when idle). The vectors are the same "
-        "for any number. 2: the read-ahead's forward passes also use what the main thread "
-        "leaves of the second core (faster in wall time, a few per cent more CPU).",
+        "for any number. 1: the read-ahead's passes run on one core beside the main "
+        "thread; on 2 cores a second pool thread competes with the main thread (the "
+        "machine alone: 6 to 12 % slower in wall time, 6 % more CPU).",
     )
     ingest_window: int = Field(
         default=64,
@@ -170,6 +171,16 @@ class Settings(BaseSettings):
         ge=0,
         description="BLAS threads for the embedding forward pass, set once per process at "
         "the entry point; 0 keeps the library's default (one per core).",
+    )
+    switch_interval_us: int = Field(
+        default=200,
+        ge=0,
+        le=100_000,
+        description="Microseconds the thread running Python keeps the interpreter lock "
+        "while another thread waits for it (sys.setswitchinterval), set once per process "
+        "at the entry point; 0 keeps Python's 5,000. The embedder's background thread "
+        "takes the lock back after each forward pass: at 5 ms it waited about a pass's "
+        "length each time.",
     )
 
     # retrieval store

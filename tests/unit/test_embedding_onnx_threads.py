@@ -49,6 +49,6 @@ def test_the_setting_reaches_the_embedder() -> None:
     s = load_settings(embedder_runtime="onnx-int8", embedder_threads=2)
     emb = make_embedder(s)
     assert isinstance(emb, MiniLMEmbedder) and emb.threads == 2
-    assert load_settings().embedder_threads == 2  # the default: see the README, Performance
+    assert load_settings().embedder_threads == 1  # the default: see the README, Performance
     with pytest.raises(ValueError, match="threads"):
         MiniLMEmbedder(threads=0)
