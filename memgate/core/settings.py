@@ -162,9 +162,10 @@ class Settings(BaseSettings):
         default=64,
         ge=1,
         description="In process (memgate ingest, the library's add): input turns read ahead "
-        "at a time: their triage, extraction and redaction run before the first of them is "
-        "applied, and their candidates' embeddings in a background thread while the turns "
-        "are applied in order (the same facts and audit rows as one at a time; 1: none).",
+        "at a time, one window ahead: a window's triage, extraction and redaction run before "
+        "the first turn of the window before it is applied, and its candidates' embeddings "
+        "in a background thread while the turns are applied in order (the same facts and "
+        "audit rows as one at a time; 1: none).",
     )
     blas_threads: int = Field(
         default=1,

@@ -255,3 +255,49 @@ def test_a_call_takes_what_was_encoded_ahead_for_exactly_its_texts() -> None:
     assert not emb.embed(["one text", "another text"]).any()
     emb.forget_ahead([("another text",)])
     assert not emb._ahead
+
+
+def _user_turns(lines: Sequence[str]) -> list[TurnEvent]:
+    return [turn(f"t{i}", line, minutes=i, session_id="s") for i, line in enumerate(lines)]
+
+
+def test_the_next_window_is_read_before_this_one_is_applied(
+    runs: tuple[Run, Run], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background thread has the next window's passes while this one is applied (so
+    it does not sit idle while the main thread reads the next window's front stages)."""
+    _, ahead = runs
+    turns = _user_turns(LINES[:16])  # two windows of 8; the first three keep facts
+    extractor = Refusing(0)
+    at_first_write: list[int] = []
+    upsert = ahead.retrieval.upsert
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        if not at_first_write:
+            at_first_write.append(len(extractor.calls))
+        return upsert(*args, **kwargs)
+
+    monkeypatch.setattr(ahead.retrieval, "upsert", spy)
+    ahead.runner(window=8, extractor=extractor).run(turns)
+    second = {f"t{i}" for i in range(8, 16)}
+    assert at_first_write and second & set(extractor.calls[: at_first_write[0]])
+
+
+def test_a_replay_of_the_window_not_yet_applied_is_not_computed_ahead(
+    runs: tuple[Run, Run],
+) -> None:
+    """A turn of the next window that replays one of this window, which the ledger does
+    not hold yet, is predicted a replay: it costs no extraction (an API call with the
+    Claude extractor), as with no read-ahead."""
+    one, ahead = runs
+    turns = _user_turns(LINES[:10])
+    turns.insert(6, turns[1])  # window of 5: the replay is in the second window
+    turns.insert(8, turns[3].model_copy(update={"content": "Another turn, the same id."}))
+    calls: list[list[str]] = []
+    for run, window in ((one, 1), (ahead, 5)):
+        extractor = Refusing(0)
+        summary = run.runner(window, extractor).run(turns)
+        assert summary.replayed == 1 and summary.failed == {"turn_id_conflict": 1}
+        calls.append(extractor.calls)
+    assert calls[0] == calls[1] and calls[0].count("t1") == 1
+    assert one.records() == ahead.records()
