@@ -17,12 +17,15 @@ It wraps those two functions in this process only (nothing of memgate is changed
         [--embedder-threads T] [--window W]
 
 ``--switch-interval-us 0`` leaves Python's 5 ms; the other flags default to the settings.
+With ``PYTHONPATH`` set to another checkout, it probes that checkout's chain (from before
+the ``switch_interval_us`` setting: Python's 5 ms).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +35,6 @@ from common import LOCOMO, throwaway_settings
 
 from memgate.core import embedding
 from memgate.core.embedding import limit_blas_threads
-from memgate.core.threads import set_switch_interval
 from memgate.inputs import ReadErrors, read_turns
 from memgate.runtime import Runtime
 from memgate.streams import prefetch
@@ -68,7 +70,11 @@ def probe(limit: int, overrides: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memgate-probe-") as tmp:
         s = throwaway_settings(Path(tmp) / "data", embedder_runtime="onnx-int8", **overrides)
         limit_blas_threads(s.blas_threads)
-        set_switch_interval(s.switch_interval_us)
+        # as the entry points set it (memgate.core.threads); read with getattr so that the
+        # probe also runs on a checkout from before the setting (PYTHONPATH=that checkout)
+        interval_us = getattr(s, "switch_interval_us", 0)
+        if interval_us > 0:
+            sys.setswitchinterval(interval_us / 1_000_000)
         rt = Runtime(s)
         rt.embedder.embed(["warm up"])
         turns = list(read_turns(LOCOMO, ReadErrors()))[: limit or None]
@@ -82,7 +88,7 @@ def probe(limit: int, overrides: dict[str, Any]) -> dict[str, Any]:
         rt.close()
     return {
         "turns": len(turns),
-        "switch_interval_us": s.switch_interval_us or 5000,
+        "switch_interval_us": interval_us or 5000,
         "embedder_threads": s.embedder_threads,
         "window": s.ingest_window,
         "wall_s": round(wall, 2),
