@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -56,11 +56,13 @@ from memgate.stages.statement_text import rules_read
 
 __all__ = [
     "FOLD",
+    "CandidateReading",
     "CitedFacts",
     "Fold",
     "fold_target",
     "other_persons",
     "possessed_subject",
+    "read_candidate",
     "restated_value",
 ]
 
@@ -451,6 +453,28 @@ def _same_value_in_family(
     return bool(a) and a == b
 
 
+class CandidateReading(NamedTuple):
+    """What a fold reads of a candidate once, before it reads the stored facts."""
+
+    rest: str  # its subject without the owner ("user's sister" -> "sister")
+    anchors: set[str]  # the names it says
+    negated: bool
+
+
+def read_candidate(c: CandidateFact, lex: Lexicon = LEXICON) -> CandidateReading | None:
+    """The reading of ``c`` for a fold into a stored fact (a restatement, a repeat), or
+    None when it folds into none: said as a change (a cue in its words or its turn:
+    "now", "moved to"), or with no owner ("user", "team") to fold into."""
+    if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
+        return None
+    owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
+    if not owner:
+        return None
+    return CandidateReading(
+        rest, anchors(c.object, sentence=_is_sentence(c)), lex.has_negation(c.object)
+    )
+
+
 def fold_target(
     c: CandidateFact,
     key: str,
@@ -472,13 +496,10 @@ def fold_target(
     ):
         return None  # a long English sentence is chat, never folded (the words path is not
         # for English, which the embedder reads)
-    if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
+    reading = read_candidate(c, lex)
+    if reading is None:
         return None
-    owner_c, rest_c = _owner_and_rest(lex.canonical_subject(c.subject))
-    if not owner_c:
-        return None
-    anchors_c = anchors(c.object, sentence=_is_sentence(c))
-    negated = lex.has_negation(c.object)
+    rest_c, anchors_c, negated = reading
     fams_c = _families(c, rest_c, lex)
     slot_c = slot_terms(c, lex)
     best: SlotMatch | None = None

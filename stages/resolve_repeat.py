@@ -32,7 +32,7 @@ from memgate.stages.fact_keys import cites_turn
 from memgate.stages.repeats import REPEATS, RepeatMarkers
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_meaning import meaning_text, usem_similarity
-from memgate.stages.resolve_paraphrase import FOLD, Fold, other_persons
+from memgate.stages.resolve_paraphrase import FOLD, Fold, other_persons, read_candidate
 from memgate.stages.resolve_slots import (
     SlotMatch,
     _clause_words,
@@ -95,13 +95,10 @@ def repeat_target(
     nearest; None when ``c`` is no repeat or nothing stored is what it repeats."""
     if not c.repeats or c.retracts:
         return None
-    if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
+    reading = read_candidate(c, lex)
+    if reading is None:
         return None
-    owner_c, rest_c = _owner_and_rest(lex.canonical_subject(c.subject))
-    if not owner_c:
-        return None
-    anchors_c = anchors(c.object, sentence=_is_sentence(c))
-    negated = lex.has_negation(c.object)
+    rest_c, anchors_c, negated = reading
     best: SlotMatch | None = None
     seen: set[str] = set()
     for root in _ROOTS:

@@ -8,7 +8,7 @@ import pytest
 
 from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
-from memgate.stages.resolve_paraphrase import FOLD, possessed_subject
+from memgate.stages.resolve_paraphrase import FOLD, possessed_subject, read_candidate
 from tests.unit.stages.resolver_kit import apply, cand, facts
 
 
@@ -295,3 +295,15 @@ def test_the_person_nouns_a_text_names_are_found_as_words_or_inside_chinese() ->
     assert FOLD.persons_in("the sisterhood of the travelling pants") == set()
     assert FOLD.persons_in("") == set()
     assert FOLD.cjk_persons and all("\u3400" <= p[0] <= "\u9fff" for p in FOLD.cjk_persons)
+
+
+def test_a_candidate_is_read_once_for_a_fold_and_not_when_it_says_a_change() -> None:
+    r = read_candidate(
+        cand("My sister Ana lives in Porto", days=1, subject="user's sister").candidate
+    )
+    assert r is not None and r.rest == "sister" and "ana" in {a.lower() for a in r.anchors}
+    assert not r.negated
+    neg = read_candidate(cand("I don't drink coffee", days=1).candidate)
+    assert neg is not None and neg.negated
+    assert read_candidate(cand("I now live in Porto", days=1).candidate) is None
+    assert read_candidate(cand("Ana lives in Porto", days=1, subject="Ana").candidate) is None
