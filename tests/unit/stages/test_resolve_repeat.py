@@ -14,8 +14,8 @@ from memgate.core.embedding import MiniLMEmbedder
 from memgate.core.events import DecisionRecord, FactStatus, RedactedCandidate, Resolution
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
-from memgate.stages.persist import plan
 from memgate.stages.policy import preset
+from tests.unit.stages.resolver_kit import resolve
 from tests.unit.stages.test_resolve_semantic import CLOCK, cand, facts
 
 _EMB: MiniLMEmbedder | None = None
@@ -36,13 +36,7 @@ def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
 
 
 def apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
-    out = Resolver(preset("balanced"), _minilm(), clock=CLOCK)(item, store)
-    res = next(e for e in out if isinstance(e, Resolution))
-    dec = next(e for e in out if isinstance(e, DecisionRecord))
-    p = plan(res)
-    if p.facts:
-        store.upsert(p.facts, wait=True)
-    return res, dec
+    return resolve(store, item, Resolver(preset("balanced"), _minilm(), clock=CLOCK))
 
 
 def _repeat(item: RedactedCandidate) -> RedactedCandidate:
