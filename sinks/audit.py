@@ -57,6 +57,7 @@ from memgate.core.events import (
 from memgate.core.settings import mask_secrets
 from memgate.sinks.audit_erasure import ERASURE_SETTINGS_SQL, erase
 from memgate.sinks.audit_explain import EXPLAIN_COLUMNS, explain_fact, explain_turn
+from memgate.sinks.audit_ledger import LEDGER_SQL, TURN_INDEX_DDL, add_turn_index, ledger_answer
 from memgate.sinks.audit_lock import check_not_locked
 from memgate.sinks.audit_reports import (
     ADMITTED_VERDICTS,
@@ -103,6 +104,8 @@ class Table:
     )
     #: (name, ClickHouse type); a column holds the record's field of the same name
     columns: tuple[tuple[str, str], ...]
+    #: data-skipping index clauses of the DDL (``INDEX name expr TYPE ... GRANULARITY n``)
+    indexes: tuple[str, ...] = ()
 
     @property
     def column_names(self) -> list[str]:
@@ -117,7 +120,7 @@ class Table:
         return tuple(_cell(getattr(record, name), kind) for name, kind in self.columns)
 
     def ddl(self, database: str) -> str:
-        cols = ",\n    ".join(f"`{c}` {t}" for c, t in self.columns)
+        cols = ",\n    ".join([*(f"`{c}` {t}" for c, t in self.columns), *self.indexes])
         # The sorting key is the deduplication key: event_id decides, tenant and
         # user lead so that per-tenant reports and forget() read little.
         return (
@@ -168,6 +171,8 @@ JOURNAL = Table(
         ("redaction_counts", "Map(String, UInt32)"),
         ("ingested_at", _TS),
     ),
+    # the worker's turn ledger reads by turn id (memgate.sinks.audit_ledger)
+    indexes=(TURN_INDEX_DDL,),
 )
 DECISIONS = Table(
     name="decisions",
@@ -337,6 +342,7 @@ class ClickHouseAudit(Closing):
             for table in TABLES:
                 client.command(table.ddl(self.database))
             _migrate_journal(client, self.database)
+            add_turn_index(client, self.database)
         except Exception as exc:
             raise _translate(exc, f"creating the tables in {self.database}") from exc
         client.database = self.database
@@ -502,20 +508,21 @@ class ClickHouseAudit(Closing):
     def journal_turns(self, tenant_id: str, turn_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """turn id -> (user id, content digest) of the tenant's journaled turns among
         ``turn_ids``: the worker's turn ledger, asked for every turn. One engine query: the
-        statement is this store's own (nothing to check), parameters bound server-side."""
+        statement is this store's own (nothing to check), parameters bound server-side;
+        read without ``FINAL`` so that the journal's index on ``turn_id`` skips what cannot
+        match (:mod:`memgate.sinks.audit_ledger`: which row answers for a turn id)."""
         ids = list(dict.fromkeys(turn_ids))
         if not ids:
             return {}
         try:
             result = self.client.query(
-                "SELECT turn_id, user_id, content_hmac FROM journal "
-                "WHERE tenant_id = {tenant:String} AND has({turns:Array(String)}, turn_id)",
+                LEDGER_SQL,
                 parameters={"tenant": tenant_id, "turns": ids},
-                settings={"readonly": 2, "final": 1},
+                settings={"readonly": 2},
             )
         except Exception as exc:
             raise _translate(exc, "reading the turn ledger (journal)") from exc
-        return {str(t): (str(u), str(d)) for t, u, d in result.result_rows}
+        return ledger_answer(result.result_rows)
 
     @contextmanager
     def rows(

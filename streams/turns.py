@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 from memgate.core.errors import PermanentError
 from memgate.core.events import ERASED_TURN_DIGEST, TurnEvent
 from memgate.core.stores import AuditStore
+from memgate.sinks.audit_ledger import LEDGER_SQL, ledger_answer
 
 __all__ = [
     "BatchStore",
@@ -171,9 +172,7 @@ class JournalLedger:
             return {}
         if isinstance(self.audit, JournalReader):  # one engine query, no statement check
             return self.audit.journal_turns(tenant_id, ids)
-        _, rows = self.audit.query(
-            "SELECT turn_id, user_id, content_hmac FROM journal FINAL "
-            "WHERE tenant_id = {tenant:String} AND has({turns:Array(String)}, turn_id)",
-            {"tenant": tenant_id, "turns": ids},
-        )
-        return {str(t): (str(u), str(d)) for t, u, d in rows}
+        # the same statement and the same pick where a turn id has several rows (the most
+        # recently ingested: memgate.sinks.audit_ledger), through the store's checked SQL
+        _, rows = self.audit.query(LEDGER_SQL, {"tenant": tenant_id, "turns": ids})
+        return ledger_answer(rows)
