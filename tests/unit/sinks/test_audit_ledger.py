@@ -17,7 +17,7 @@ import pytest
 
 from memgate.core.events import ERASED_TURN_DIGEST, JournalRecord, Role, TriageVerdict
 from memgate.sinks.audit import JOURNAL, ClickHouseAudit
-from memgate.sinks.audit_ledger import TURN_INDEX
+from memgate.sinks.audit_ledger import TURN_INDEX, add_turn_index, has_turn_index
 from memgate.streams.turns import JournalLedger
 from tests.unit.sinks.test_audit_migration import _old_store
 
@@ -253,6 +253,8 @@ def test_a_turn_id_with_two_rows_has_one_answer_before_and_after_a_merge(
     ]
     for batch in (new, old) if newer_first else (old, new):
         audit.write(batch)
+    audit.write([_record("t9")])
+    audit.erase_fact("acme", "alice", "f9", ["t9"])  # a mutation: every part renamed
     last_written = "d-old" if newer_first else "d-new"
     want = {"t1": ("alice", last_written), "t2": ("bob", "b-new")}
     assert ledger.seen_turns("acme", ["t1", "t2"]) == want
@@ -291,3 +293,28 @@ def test_an_erased_user_leaves_no_turn_id_in_the_filter(
     audit.erase_user("acme", "erin", lambda v: "erased:" + hashlib.sha256(v.encode()).hexdigest())
     read, _, answer = _ledger_granules(audit, monkeypatch, "acme", ["secret-turn"])
     assert answer == {} and read == 0
+
+
+def test_a_user_that_may_not_alter_the_journal_is_told_and_not_stopped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The index is added when the store is opened; a read-only user cannot add it: the
+    journal is read as before (whole), and a warning says what to do."""
+    path = tmp_path / "audit"
+    client = clickhouse_connect.get_client(interface="chdb", path=str(path), tz_mode="aware")
+    try:
+        client.command("CREATE DATABASE IF NOT EXISTS memgate")
+        client.command(dataclasses.replace(JOURNAL, indexes=()).ddl("memgate"))
+    finally:
+        client.close()
+    reader = clickhouse_connect.get_client(
+        interface="chdb", path=str(path), tz_mode="aware", settings={"readonly": 1}
+    )
+    try:
+        with caplog.at_level("WARNING", logger="memgate.sinks.audit_ledger"):
+            assert add_turn_index(reader, "memgate") is False
+        assert not has_turn_index(reader, "memgate")
+    finally:
+        reader.close()
+    (warning,) = caplog.messages
+    assert "may not add" in warning and "ALTER" in warning
