@@ -54,13 +54,15 @@ SWEEP = (0.01, 0.001, 0.0001, 0.00001)
 class Journals:
     """The two journals, filled with the same rows."""
 
-    def __init__(self, path: Path, seed: int) -> None:
+    def __init__(self, path: Path, seed: int, ids: str = "random") -> None:
         self.store = ClickHouseAudit.embedded(path)
         self.client = self.store.client
         self.client.command(f"CREATE DATABASE IF NOT EXISTS `{OLD_DB}`")
         self.client.command(dataclasses.replace(JOURNAL, indexes=()).ddl(OLD_DB))
         self.rng = random.Random(seed)
         self.turns: list[str] = []  # the tenant's turn ids, in the order written
+        self.ids = ids
+        self.written = 0
         self.asked = 0
 
     def add(self, tenant: str, n: int) -> None:
@@ -78,7 +80,11 @@ class Journals:
                 )
 
     def _row(self, tenant: str) -> list[Any]:
-        turn = f"{self.rng.getrandbits(128):032x}"  # a UUID's worth of randomness
+        self.written += 1
+        if self.ids == "sequential":  # short ids that compress well: turn1, turn2, ...
+            turn = f"turn{self.written}"
+        else:  # a UUID's worth of randomness
+            turn = f"{self.rng.getrandbits(128):032x}"
         if tenant == TENANT:
             self.turns.append(turn)
         i = len(self.turns)
@@ -181,6 +187,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--reads", type=int, default=15, help="reads per figure (the median)")
     ap.add_argument("--other", type=int, default=20_000, help="rows of another tenant")
     ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument(
+        "--ids",
+        choices=["random", "sequential"],
+        default="random",
+        help="turn ids of 32 random hex digits (default), or turn1, turn2, ...",
+    )
     return ap.parse_args(argv)
 
 
@@ -190,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     table = ["| journal rows (tenant) | ids | before: FINAL, no index | after | parts |"]
     table.append("|---:|---|---:|---:|---:|")
     with tempfile.TemporaryDirectory(prefix="bench-ledger-") as tmp:
-        j = Journals(Path(tmp) / "audit", a.seed)
+        j = Journals(Path(tmp) / "audit", a.seed, a.ids)
         j.add(OTHER, a.other)
         for size in SIZES:
             j.add(TENANT, size - len(j.turns))
@@ -207,7 +219,8 @@ def main(argv: list[str] | None = None) -> None:
                             "figure": ms,
                             "unit": "ms (median)",
                             "note": f"{IDS} ids a read, new ids each read, median of {a.reads}; "
-                            f"{a.other:,} rows of another tenant; {parts} active parts; chDB",
+                            f"{a.other:,} rows of another tenant; {parts} active parts; "
+                            f"{a.ids} turn ids; chDB",
                         }
                     )
         old_disk, new_disk = j.on_disk(OLD_DB), j.on_disk(j.store.database)
@@ -228,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
             "figure": f"{old_disk['per_row']:.1f} / {new_disk['per_row']:.1f}",
             "unit": "bytes a row",
             "note": f"the bloom filter {new_disk['index_per_row']:.2f} bytes a row; "
-            "32-hex-digit turn ids",
+            f"{a.ids} turn ids",
         }
     )
     rows.append(
@@ -240,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
         }
     )
     print("\n".join(table))
-    write("ledger", rows)
+    write("ledger" if a.ids == "random" else f"ledger-{a.ids}", rows)
 
 
 if __name__ == "__main__":

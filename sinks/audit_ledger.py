@@ -5,7 +5,7 @@ conflicts (:class:`memgate.streams.turns.JournalLedger`). The journal is sorted 
 ``(tenant_id, user_id, event_id)``, so its primary key narrows a read by turn id only
 to the tenant; read with ``FINAL``, ClickHouse then expands it to every granule of the
 tenant (``PrimaryKeyExpand``), and each check cost grew with the tenant's journal
-(76 ms at 2M rows). Now:
+(76 to 230 ms a read of 32 ids at 2M rows, by the ids' shape). Now:
 
 * the journal has a data-skipping index on ``turn_id`` (:data:`TURN_INDEX`, a bloom
   filter: hashes of the turn ids, never content), in its DDL and added on open to a
@@ -50,9 +50,10 @@ log = logging.getLogger(__name__)
 
 #: The journal's skip index on ``turn_id``.
 TURN_INDEX = "turn_ids"
-#: Its false-positive rate: chosen by ``benchmarks/bench_ledger.py``-style measurement at
-#: 2M journal rows (32 fresh ids a read): 0.001 read 9.1 ms and 1.80 bytes a row on disk,
-#: 0.0001 read 4.4 ms and 2.38 bytes a row (the row itself about 53).
+#: Its false-positive rate, chosen by ``benchmarks/bench_ledger.py`` at 2M journal rows (32
+#: ids a read, fresh / recent): 0.01 read 20.8 / 22.4 ms with 1.23 bytes a row of filter,
+#: 0.001 9.0 / 12.9 ms and 1.82 bytes, 0.0001 5.6 / 9.8 ms and 2.38 bytes; 0.00001 no
+#: better (its filter is no larger). A journal row is about 95 bytes on disk.
 TURN_INDEX_FPP = 0.0001
 _INDEX_DEFINITION = f"`{TURN_INDEX}` `turn_id` TYPE bloom_filter({TURN_INDEX_FPP}) GRANULARITY 1"
 #: The index clause of the journal's DDL (GRANULARITY 1: one filter per granule).
