@@ -17,9 +17,10 @@ import pytest
 
 from memgate.core.events import ERASED_TURN_DIGEST, JournalRecord, Role, TriageVerdict
 from memgate.sinks.audit import JOURNAL, ClickHouseAudit
+from memgate.sinks.audit_erasure import leftovers
 from memgate.sinks.audit_ledger import TURN_INDEX, add_turn_index, has_turn_index
 from memgate.streams.turns import JournalLedger
-from tests.unit.sinks.test_audit_migration import _old_store
+from tests.unit.sinks.test_audit_migration import _old_store, _on_disk
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 #: rows of one tenant: five granules of 8192 rows
@@ -318,3 +319,37 @@ def test_a_user_that_may_not_alter_the_journal_is_told_and_not_stopped(
         reader.close()
     (warning,) = caplog.messages
     assert "may not add" in warning and "ALTER" in warning
+
+
+def test_an_older_journal_given_the_index_still_erases_a_user_from_the_disk(
+    tmp_path: Path,
+) -> None:
+    """The index's mutation on open (on a journal made before the erasure settings too)
+    leaves forget as it was: no replaced part, no extra mutation file, no byte of the user."""
+    path = tmp_path / "audit"
+    client = clickhouse_connect.get_client(interface="chdb", path=str(path), tz_mode="aware")
+    try:
+        client.command("CREATE DATABASE IF NOT EXISTS memgate")
+        cols = ", ".join(f"`{c}` {t}" for c, t in JOURNAL.columns)
+        client.command(
+            f"CREATE TABLE memgate.journal ({cols}) ENGINE = ReplacingMergeTree "
+            "ORDER BY (tenant_id, user_id, event_id)"
+        )
+        _bulk(client, "memgate", "acme", 9_000)
+        for turn in ("erin-turn-1", "erin-turn-2"):  # two parts
+            row = JOURNAL.row(_record(turn, user="erin-the-user", digest="e1"))
+            client.insert("journal", [row], column_names=JOURNAL.column_names, database="memgate")
+    finally:
+        client.close()
+    with ClickHouseAudit.embedded(path) as audit:
+        _wait_for_mutations(audit)
+        assert _on_disk(path, "erin-the-user") and _on_disk(path, "erin-turn")  # seen before
+        assert audit.journal_turns("acme", ["erin-turn-1"]) == {
+            "erin-turn-1": ("erin-the-user", "e1")
+        }
+        audit.erase_user(
+            "acme", "erin-the-user", lambda v: "erased:" + hashlib.sha256(v.encode()).hexdigest()
+        )
+        assert leftovers(audit.client, "memgate", ["journal"]) == {}
+        assert audit.journal_turns("acme", ["erin-turn-1", "erin-turn-2"]) == {}
+    assert _on_disk(path, "erin-the-user") == [] and _on_disk(path, "erin-turn") == []
