@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -77,8 +78,6 @@ def _mutations(audit: ClickHouseAudit) -> list[tuple[Any, ...]]:
 
 
 def _wait_for_mutations(audit: ClickHouseAudit) -> None:
-    import time
-
     deadline = time.monotonic() + 20
     while any(not done for _, done in _mutations(audit)):
         assert time.monotonic() < deadline, _mutations(audit)
