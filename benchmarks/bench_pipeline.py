@@ -37,6 +37,7 @@ from pathlib import Path
 
 import common
 from common import NOT_RUN, reachable, write
+from journal_fill import fill_journal
 from service_cpu import Costs, Meter, phases_between
 
 from memgate.core.events import TurnEvent
@@ -307,16 +308,20 @@ def sustained(
     url: str,
     profile: Path | None = None,
     warm: list[TurnEvent] | None = None,
+    journal_rows: int = 0,
 ) -> tuple[float, float, Costs]:
     """Turns/s, peak worker RSS (MiB) and the CPU each process spent during the run
     (:mod:`service_cpu`), timed from a stable group when ``warm`` turns are given
-    (:func:`settle_group`)."""
+    (:func:`settle_group`); each worker's audit journal holding ``journal_rows`` rows of
+    each tenant of ``turns`` first (:mod:`journal_fill`)."""
     run = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp, ExitStack() as stack:
         s = settings(run, Path(tmp) / "w0", kafka, url)
         workers = []
         for i in range(n_workers):
             data = Path(tmp) / f"w{i}"
+            tenants = sorted({t.tenant_id for t in turns})
+            fill_journal(Settings(data_dir=data).audit_path, tenants, journal_rows)
             w = Worker(worker_env(s, data, BASE_PORT + i), Path(tmp) / f"w{i}.log")
             stack.callback(w.stop)
             workers.append(w)
@@ -418,6 +423,11 @@ def main() -> None:
         help="seconds between a latency run's worker start and its first turn (default 0)",
     )  # fmt: skip
     ap.add_argument("--profile", type=Path, help="py-spy (raw, wall clock) of each worker here")
+    ap.add_argument(
+        "--journal-rows", type=int, default=0,
+        help="each worker's audit journal holds this many rows of each tenant before a "
+        "sustained run (as after months in service; default 0: empty)",
+    )  # fmt: skip
     args = ap.parse_args()
     RUNTIME[0] = args.runtime
     SETTLE[0] = args.settle
@@ -439,9 +449,12 @@ def main() -> None:
         runs = len([r for r in args.rates.split(",") if r]) or len(shares)  # latency runs
         used = args.turns + runs * (args.paced + 1)  # the turns the timed runs take
         warm = None if args.cold else one_per_user(pool, used)
-        rate, rss, costs = sustained(n, pool[: args.turns], kafka, url, args.profile, warm)
+        rate, rss, costs = sustained(
+            n, pool[: args.turns], kafka, url, args.profile, warm, args.journal_rows
+        )
         rate1 = rate1 or rate
         cpu = costs.cpu_s["workers"]
+        journal = f", journal {args.journal_rows:,} rows a tenant" if args.journal_rows else ""
         print(f"{n} worker(s): {rate:.1f} turns/s; {costs.describe()}")
         rows.append(
             {
@@ -449,7 +462,7 @@ def main() -> None:
                 "figure": f"{rate:.1f}",
                 "unit": "turns/s",
                 "note": f"{args.turns} LoCoMo dev turns, {PARTITIONS} "
-                f"partitions, OpenSearch; peak worker RSS {rss:.0f} MiB; workers' CPU "
+                f"partitions, OpenSearch{journal}; peak worker RSS {rss:.0f} MiB; workers' CPU "
                 f"{cpu:.1f} s, {args.turns / cpu:.1f} turns per CPU-second; {costs.describe()}; "
                 f"load {os.getloadavg()[0]:.1f}",
             }
