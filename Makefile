@@ -35,6 +35,7 @@ demo: setup
 # bench_search.py: search latency on the embedded store at 1k and 10k facts, and on
 # OpenSearch at 1k, 10k and 100k when MEMGATE_OPENSEARCH_URL is set; bench_inprocess.py: the
 # in-process chain 3 times (--repeat), each in a fresh process: median, range, per CPU-second
+# bench_ledger.py: the worker's turn-ledger read at 20k, 200k and 2M journal rows (chDB).
 bench: setup
 	rm -f benchmarks/results/*.json
 	cd benchmarks && for b in bench_*.py; do ../$(BIN)/python $$b || exit 1; done
