@@ -20,6 +20,7 @@ from memgate.stages.extract_lexicon import (
     _ws,
 )
 from memgate.stages.extract_lookup import _language, _pref_topic, _tool_predicate
+from memgate.stages.extract_person_name import never_a_name, whole_name
 from memgate.stages.extract_rule_kit import Builder, _Ctx, _Hit, _subject
 from memgate.stages.extract_text import _BAD_OBJ_START, _STOP, _clean, _meaningful
 from memgate.stages.resolution_lexicon import LEXICON
@@ -255,9 +256,13 @@ def _b_name(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     name = ctx.text(m, "obj").strip(" .,!?;:'\"")
     if not name or name.lower() in _STOP or name.lower() in ("not", "actually"):
         return []
+    if never_a_name(name):
+        return []  # "call me Monday" names a day, not the speaker
     cased = any(ch.isupper() for ch in ctx.orig[1:]) and ctx.orig != ctx.low
     if cased and name[:1].islower():
         return []  # the writer capitalises names: "call me every Friday" names no one
+    # "My name is Ines Carvalho": the whole name, not its first word
+    name = whole_name(ctx.orig, m.start("obj"), m.start("obj") + len(name))
     corr = re.search(r"\b(?:actually|spelled|spelt|written|not|correct|eigentlich|en fait|"
                      r"en realidad|na verdade)\b", ctx.low) is not None
     return [_Hit(FactType.CORRECTION if corr else FactType.FACT, "user", "name_is", name,

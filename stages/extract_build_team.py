@@ -22,6 +22,7 @@ from memgate.stages.extract_lexicon import (
     _ws,
 )
 from memgate.stages.extract_lookup import _language, _pref_topic, _tool_predicate
+from memgate.stages.extract_person_name import never_a_name, whole_name
 from memgate.stages.extract_rule_kit import _Ctx, _Hit, _subject
 from memgate.stages.extract_text import _BAD_OBJ_START, _STOP, _clean, _meaningful
 
@@ -129,8 +130,10 @@ _CORRECTION_WORDS_RE = re.compile(
 def _b_relative_name(m: re.Match[str], ctx: _Ctx) -> list[_Hit]:
     """"my brother is called Lukas", "Mein Bruder heißt Lukas": the relative's name."""
     name = ctx.text(m, "obj").strip(" .,!?;:'\"")
-    if not name or not name[:1].isupper() or name.lower() in _STOP:
+    if not name or not name[:1].isupper() or name.lower() in _STOP or never_a_name(name):
         return []
+    # "Mein Bruder heißt Lukas Weber": the whole name, not its first word
+    name = whole_name(ctx.orig, m.start("obj"), m.start("obj") + len(name))
     who = _RELATIVE_EN[m.group("who")]
     corr = _CORRECTION_WORDS_RE.search(ctx.low) is not None
     return [_Hit(FactType.CORRECTION if corr else FactType.FACT, f"user's {who}", "name_is",

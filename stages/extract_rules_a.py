@@ -163,9 +163,9 @@ _RULES_A: tuple[_Rule, ...] = (
        r"\b(?:my|mein|meine|mon|ma|mi|meu|minha) (?P<who>" + _RELATIVE_ALT + r")(?:'s name is|"
        r" is called| is named| goes by| heißt| s'appelle| se llama| se chama| chama-se)\s+"
        r"(?P<obj>[^\W\d_][\w'-]*)", _b_relative_name),
-    _r("name_is_multi", "heiße name m'appelle llamo chamo nombre nome",
+    _r("name_is_multi", "heiße name m'appelle llamo chamo chiamo nombre nome",
        r"\b(?:ich heiße|mein name ist|je m'appelle|mon nom est|me llamo|mi nombre es|"
-       r"me chamo|meu nome é)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
+       r"me chamo|meu nome é|mi chiamo|il mio nome è)\s+(?P<obj>[^\W\d_][\w'-]*)", _b_name),
     # ---------------------------------------------------------- preferences
     _r("prefer", "prefer rather",
        r"\b" + _SUBJ + r"(?:'d| would)?\s+" + _ADV
