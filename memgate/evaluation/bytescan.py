@@ -38,7 +38,7 @@ import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import AnyStr, Literal
 
 __all__ = [
     "METHOD_LZ4",
@@ -51,6 +51,7 @@ __all__ = [
     "decode_blocks",
     "read_file",
     "scan",
+    "secret_in",
 ]
 
 METHOD_NONE = 0x02
@@ -143,6 +144,52 @@ def decode_blocks(data: bytes) -> bytes:
     return b"".join(out)
 
 
+_DIGITS = frozenset("0123456789") | frozenset(b"0123456789")
+_HEX = _DIGITS | frozenset("abcdefABCDEF") | frozenset(b"abcdefABCDEF")
+_DOT = frozenset(".") | frozenset(b".")
+
+
+def _coincidental(hay: AnyStr, start: int, n: int) -> bool:
+    """Is the digit needle at ``hay[start:start + n]`` part of a longer number or id?
+
+    Yes when the maximal run of hex characters around it is at least ``2 * n``
+    long (a hex id, a digest, a 16-digit number), or when the maximal run of
+    digits around it is the fractional part of a decimal (``56.318406Z``)."""
+    lo, hi = start, start + n
+    while lo > 0 and hay[lo - 1] in _HEX:
+        lo -= 1
+    while hi < len(hay) and hay[hi] in _HEX:
+        hi += 1
+    if hi - lo >= 2 * n:
+        return True
+    d = start
+    while d > 0 and hay[d - 1] in _DIGITS:
+        d -= 1
+    return d >= 2 and hay[d - 1] in _DOT and hay[d - 2] in _DIGITS
+
+
+def secret_in(hay: AnyStr, needle: AnyStr) -> bool:
+    """Does ``hay`` hold the secret ``needle``? The leak and erasure checks' match.
+
+    A needle of anything but ASCII digits is a plain substring match. A needle of
+    ASCII digits only (a PIN, an alarm code) occurs by chance inside the ids,
+    digests, timestamps and floats every store holds, so an occurrence counts
+    unless it is coincidental (:func:`_coincidental`): inside a maximal run of hex
+    characters at least twice the needle's length, or inside the digits after
+    ``<digit>.``. An occurrence next to one other digit or letter still counts (a
+    length-prefix byte can be one). :meth:`ScannedFile.find` (and :func:`scan`)
+    stay exact."""
+    n = len(needle)
+    if not n or not all(c in _DIGITS for c in needle):
+        return needle in hay
+    i = hay.find(needle)
+    while i >= 0:
+        if not _coincidental(hay, i, n):
+            return True
+        i = hay.find(needle, i + 1)
+    return False
+
+
 Kind = Literal["clickhouse-part", "clickhouse-mutation", "sqlite", "other"]
 
 
@@ -173,6 +220,14 @@ class ScannedFile:
         if needle in self.raw:
             return "raw"
         if self.decoded is not None and needle in self.decoded:
+            return "decompressed"
+        return None
+
+    def find_secret(self, needle: bytes) -> How | None:
+        """As :meth:`find`, matching with :func:`secret_in` (the leak checks' rule)."""
+        if secret_in(self.raw, needle):
+            return "raw"
+        if self.decoded is not None and secret_in(self.decoded, needle):
             return "decompressed"
         return None
 
