@@ -127,7 +127,6 @@ def test_a_recorded_search_notes_its_phases_and_the_servers_took(
     assert hits
     assert set(t.phases) == {"retrieve", "fusion", "fetch"}
     assert set(t.server) == {"lexical", "dense"}
-    assert all(s >= 0 for s in t.server.values())
     assert sum(t.phases.values()) <= t.total
     # the server's took is inside the round trip (millisecond resolution)
     assert max(t.server.values()) <= t.phases["retrieve"] + 0.001
