@@ -29,8 +29,9 @@ def _texts(*texts: str) -> Haystacks:
     return hay
 
 
-def _file(raw: bytes, decoded: bytes | None = None) -> Haystacks:
-    hay = Haystacks()
+def _file(raw: bytes, decoded: bytes | None = None, *read_back: str) -> Haystacks:
+    """A store file's bytes, with the texts the stores' SQL read-back holds."""
+    hay = _texts(*read_back) if read_back else Haystacks()
     hay.files["files:store/x.bin"] = ScannedFile(
         path=Path("store/x.bin"), raw=raw, decoded=decoded, kind="clickhouse-part"
     )
@@ -50,8 +51,40 @@ COINCIDENCES = {
 def test_a_numeric_secret_inside_an_id_a_number_or_decimals_is_not_a_leak(text: str) -> None:
     assert SECRET in text
     assert _texts(text).find(SECRET) == []
-    assert _file(text.encode()).find(SECRET) == []
-    assert _file(b"\x00" * 20, decoded=text.encode()).find(SECRET) == []
+    # in a file, excused where the bytes spell the id or decimal that the read-back holds
+    assert _file(text.encode(), None, text).find(SECRET) == []
+    assert _file(b"\x00" * 20, text.encode(), text).find(SECRET) == []
+    # bytes that no read-back accounts for are not excused by their shape
+    assert _file(text.encode()).find(SECRET) == ["files:store/x.bin"]
+
+
+def test_bytes_glued_to_a_known_id_still_leak() -> None:
+    # a freed page: an id column right before a text that begins with the secret;
+    # the read-back holds the id (its row is live elsewhere), not the text
+    fact_id = "5f2ac9e0b1d7a4f3e2b8c7d6"
+    raw = b"\x18" + fact_id.encode() + b"318406 is the code"
+    assert _file(raw, None, f"fact {fact_id} superseded").find(SECRET) == ["files:store/x.bin"]
+    # a token of the read-back that covers only part of the run does not excuse it
+    assert _file(b"ab" + raw, None, f"id {fact_id}").find(SECRET) == ["files:store/x.bin"]
+
+
+def test_a_needle_across_two_known_ids_back_to_back_is_excused() -> None:
+    # a fixed-length column: two digests written with nothing between them
+    first, second = "9c1e7d2b4a6f8e0c3b5a7d31", "8406e2f4a6c8b0d1e3f5a7c9"
+    raw = (first + second).encode()
+    assert SECRET in raw.decode()
+    assert _file(raw, None, f"d {first}", f"d {second}").find(SECRET) == []
+    # only one of the two is known: the bytes are not accounted for
+    assert _file(raw, None, f"d {first}").find(SECRET) == ["files:store/x.bin"]
+    # a secret glued after a known id, then a known id: the secret's digits are not an id
+    glued = (first[:-2] + "xx" + SECRET + second).encode()
+    assert _file(glued, None, f"d {first}", f"d {second}").find(SECRET) == ["files:store/x.bin"]
+
+
+def test_a_known_id_in_the_bytes_beside_other_columns_is_excused() -> None:
+    fact_id = "5f2a318406c9e0b1d7a4f3e2"
+    raw = b"\x06user_1\x18" + fact_id.encode() + b"\x37" + b"0" * 55  # a digit length byte after it
+    assert _file(raw, None, f"fact {fact_id} superseded").find(SECRET) == []
 
 
 LEAKS = {
@@ -110,7 +143,8 @@ def test_a_non_digit_secret_inside_a_hex_run_still_counts() -> None:
 def test_scannedfile_find_stays_exact_for_the_byte_scanner() -> None:
     f = ScannedFile(path=Path("x"), raw=b"5f2a318406c9e0b1d7a4f3e2", decoded=None, kind="other")
     assert f.find(SECRET.encode()) == "raw"
-    assert f.find_secret(SECRET.encode()) is None
+    assert f.find_secret(SECRET.encode()) == "raw"  # no read-back tokens: exact
+    assert f.find_secret(SECRET.encode(), [b"5f2a318406c9e0b1d7a4f3e2"]) is None
 
 
 def test_the_erasure_check_keeps_a_secret_another_user_holds_only_by_coincidence() -> None:
