@@ -339,6 +339,13 @@ class ScannedFile:
         ``covers`` around it or lie across two of ``ids`` (none given: every
         occurrence counts)."""
         tokens = list(covers)
+        if self.decoded is not None and (tokens or ids) and _digits_only(needle):
+            # ClickHouse blocks: the raw bytes are the compressed form of the decoded
+            # ones, whose literals are cut-up pieces of the same values; a digit
+            # needle is judged where its neighbours are whole, in the decoded bytes
+            if not secret_in(self.decoded, needle, tokens, ids):
+                return None
+            return "raw" if needle in self.raw else "decompressed"
         if secret_in(self.raw, needle, tokens, ids):
             return "raw"
         if self.decoded is not None and secret_in(self.decoded, needle, tokens, ids):

@@ -168,3 +168,20 @@ def test_the_erasure_check_keeps_a_secret_another_user_holds_only_by_coincidence
     stored = {("acme", "u2"): ["event 4402318406771925 stored"]}
     needles = erasure._needles(("acme", "u1"), turns, {("acme", "t1"): [SECRET]}, stored, [])
     assert needles.get("acme/u1: secret 1 of turn t1") == (SECRET, True)
+
+
+def test_a_compressed_file_is_judged_by_its_decoded_bytes() -> None:
+    # LZ4 literals are cut-up pieces of the values: in the raw bytes a piece of a
+    # known id can sit beside match tokens, so it no longer spells the whole id
+    fact_id = "5f2a318406c9e0b1d7a4f3e2"
+    raw = b"\xf0\x13" + b"2a318406c9" + b"\x90\x04"
+    decoded = (b"\x18" + fact_id.encode()) * 3
+    assert _file(raw, decoded, f"fact {fact_id}").find(SECRET) == []
+    # exact without a read-back: both forms count
+    assert _file(raw, decoded).find(SECRET) == ["files:store/x.bin"]
+    # a real secret in the decoded bytes still counts, reported as raw when it is there too
+    leaked = decoded + b"\x12the code is 318406"
+    assert _file(raw, leaked, f"fact {fact_id}").find(SECRET) == ["files:store/x.bin"]
+    assert _file(b"\x00" * 8, leaked, f"fact {fact_id}").find(SECRET) == [
+        "files:store/x.bin (decompressed)"
+    ]
