@@ -34,11 +34,12 @@ content was not, so a caller can fail rather than trust a blind spot.
 from __future__ import annotations
 
 import os
+import re
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import AnyStr, Literal
 
 __all__ = [
     "METHOD_LZ4",
@@ -46,11 +47,14 @@ __all__ = [
     "METHOD_ZSTD",
     "BlockError",
     "Hit",
+    "KnownIds",
     "ScanReport",
     "ScannedFile",
+    "coincidences",
     "decode_blocks",
     "read_file",
     "scan",
+    "secret_in",
 ]
 
 METHOD_NONE = 0x02
@@ -143,6 +147,157 @@ def decode_blocks(data: bytes) -> bytes:
     return b"".join(out)
 
 
+_DIGITS = frozenset("0123456789") | frozenset(b"0123456789")
+_HEX = _DIGITS | frozenset("abcdefABCDEF") | frozenset(b"abcdefABCDEF")
+_DOT = frozenset(".") | frozenset(b".")
+
+
+def _coincidental(hay: AnyStr, start: int, n: int) -> bool:
+    """Is the digit needle at ``hay[start:start + n]`` part of a longer number or id?
+
+    Yes when the maximal run of hex characters around it is at least ``2 * n``
+    long (a hex id, a digest, a 16-digit number), or when the maximal run of
+    digits around it is the fractional part of a decimal (``56.318406Z``)."""
+    lo, hi = start, start + n
+    while lo > 0 and hay[lo - 1] in _HEX:
+        lo -= 1
+    while hi < len(hay) and hay[hi] in _HEX:
+        hi += 1
+    if hi - lo >= 2 * n:
+        return True
+    d = start
+    while d > 0 and hay[d - 1] in _DIGITS:
+        d -= 1
+    return d >= 2 and hay[d - 1] in _DOT and hay[d - 2] in _DIGITS
+
+
+def _run_around(hay: AnyStr, start: int, n: int) -> AnyStr:
+    """The token a coincidental occurrence sits in: the maximal hex run around it,
+    or, for a decimal's fractional digits, the decimal (integer digits, the dot and
+    the fractional digits)."""
+    lo, hi = start, start + n
+    while lo > 0 and hay[lo - 1] in _HEX:
+        lo -= 1
+    while hi < len(hay) and hay[hi] in _HEX:
+        hi += 1
+    if hi - lo >= 2 * n:
+        return hay[lo:hi]
+    d = start
+    while d > 0 and hay[d - 1] in _DIGITS:
+        d -= 1
+    lo = d - 1
+    while lo > 0 and hay[lo - 1] in _DIGITS:
+        lo -= 1
+    hi = start + n
+    while hi < len(hay) and hay[hi] in _DIGITS:
+        hi += 1
+    return hay[lo:hi]
+
+
+def _digits_only(needle: str | bytes) -> bool:
+    return bool(needle) and all(c in _DIGITS for c in needle)
+
+
+def coincidences(text: str, needle: str) -> set[str]:
+    """The ids, digests and decimals of ``text`` that hold the digit needle by chance.
+
+    Each is the whole token (:func:`_coincidental`), so a file's bytes can be asked
+    whether an occurrence there is that same token (:func:`secret_in`'s ``covers``).
+    Empty for a needle that is not digits only."""
+    out: set[str] = set()
+    if not _digits_only(needle):
+        return out
+    n = len(needle)
+    i = text.find(needle)
+    while i >= 0:
+        if _coincidental(text, i, n):
+            out.add(_run_around(text, i, n))
+        i = text.find(needle, i + 1)
+    return out
+
+
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]{12,}")
+
+
+@dataclass(frozen=True)
+class KnownIds:
+    """The hex ids and digests that the stores' read-back holds (maximal runs of at
+    least 12 hex characters), to tell a digit needle that straddles two of them, written
+    back to back in a file (a fixed-length column), from a secret's bytes."""
+
+    tokens: frozenset[bytes] = frozenset()
+    lengths: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> KnownIds:
+        tokens = frozenset(m.group(0).encode() for t in texts for m in _HEX_RUN.finditer(t))
+        return cls(tokens, tuple(sorted({len(t) for t in tokens})))
+
+    def straddled(self, hay: bytes, start: int, n: int) -> bool:
+        """Do the bytes ``hay[start:start + n]`` lie across two known ids back to back
+        (the end of one whole id, then the start of another whole id)?"""
+        for cut in range(start + 1, start + n):
+            if any(cut >= k and hay[cut - k : cut] in self.tokens for k in self.lengths) and any(
+                hay[cut : cut + k] in self.tokens for k in self.lengths
+            ):
+                return True
+        return False
+
+
+def _covered(hay: AnyStr, start: int, n: int, needle: AnyStr, covers: Iterable[AnyStr]) -> bool:
+    for token in covers:
+        j = token.find(needle)
+        while j >= 0:
+            at = start - j
+            if at >= 0 and hay[at : at + len(token)] == token:
+                return True
+            j = token.find(needle, j + 1)
+    return False
+
+
+def secret_in(
+    hay: AnyStr,
+    needle: AnyStr,
+    covers: Iterable[AnyStr] | None = None,
+    ids: KnownIds | None = None,
+) -> bool:
+    """Does ``hay`` hold the secret ``needle``? The leak and erasure checks' match.
+
+    A needle of anything but ASCII digits is a plain substring match. A needle of
+    ASCII digits only (a PIN, an alarm code) occurs by chance inside the ids,
+    digests, timestamps and floats every store holds:
+
+    * in one value read back from a store (``covers`` None), an occurrence counts
+      unless it is coincidental (:func:`_coincidental`): inside a maximal run of hex
+      characters at least twice the needle's length, or inside the digits after
+      ``<digit>.``. An occurrence next to one other digit or letter still counts (a
+      length-prefix byte can be one);
+    * in a file's bytes (``covers`` given), an occurrence counts unless the bytes
+      there spell one of ``covers`` around it (a whole id or decimal that the
+      stores' read-back holds with the needle inside by chance:
+      :func:`coincidences`), or, with ``ids``, the bytes lie across two whole ids of
+      the read-back written back to back (:meth:`KnownIds.straddled`). Bytes no
+      read-back accounts for (a freed page, a value glued to a neighbouring column)
+      are not excused by their shape.
+
+    :meth:`ScannedFile.find` (and :func:`scan`) stay exact."""
+    n = len(needle)
+    if not _digits_only(needle):
+        return needle in hay
+    tokens = None if covers is None else list(covers)
+    i = hay.find(needle)
+    while i >= 0:
+        if tokens is None:
+            if not _coincidental(hay, i, n):
+                return True
+        elif not _covered(hay, i, n, needle, tokens) and not (
+            ids is not None and isinstance(hay, bytes) and ids.straddled(hay, i, n)
+        ):
+            return True
+        i = hay.find(needle, i + 1)
+    return False
+
+
 Kind = Literal["clickhouse-part", "clickhouse-mutation", "sqlite", "other"]
 
 
@@ -173,6 +328,27 @@ class ScannedFile:
         if needle in self.raw:
             return "raw"
         if self.decoded is not None and needle in self.decoded:
+            return "decompressed"
+        return None
+
+    def find_secret(
+        self, needle: bytes, covers: Iterable[bytes] = (), ids: KnownIds | None = None
+    ) -> How | None:
+        """As :meth:`find`, matching with :func:`secret_in` (the leak checks' rule):
+        an occurrence of a digit needle is excused only where the bytes spell one of
+        ``covers`` around it or lie across two of ``ids`` (none given: every
+        occurrence counts)."""
+        tokens = list(covers)
+        if self.decoded is not None and (tokens or ids) and _digits_only(needle):
+            # ClickHouse blocks: the raw bytes are the compressed form of the decoded
+            # ones, whose literals are cut-up pieces of the same values; a digit
+            # needle is judged where its neighbours are whole, in the decoded bytes
+            if not secret_in(self.decoded, needle, tokens, ids):
+                return None
+            return "raw" if needle in self.raw else "decompressed"
+        if secret_in(self.raw, needle, tokens, ids):
+            return "raw"
+        if self.decoded is not None and secret_in(self.decoded, needle, tokens, ids):
             return "decompressed"
         return None
 

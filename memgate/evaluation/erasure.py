@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgate.core.events import TurnEvent
-from memgate.evaluation.bytescan import ScannedFile, read_file
+from memgate.evaluation.bytescan import ScannedFile, read_file, secret_in
 from memgate.evaluation.common import Workspace
 from memgate.sinks.audit import TABLES
 
@@ -178,10 +178,10 @@ def _needles(
 
     def unique(value: str) -> bool:
         folded = value.casefold()
-        if any(folded in o for o in others):
+        if any(secret_in(o, folded) for o in others):
             return False
         encoded = value.encode("utf-8")
-        return not any(f.find(encoded) for f in engine_files)
+        return not any(f.find_secret(encoded) for f in engine_files)
 
     out: dict[str, tuple[str, bool]] = {}
     if unique(user):

@@ -31,7 +31,21 @@ every secret, as a substring (exact, then case-folded):
 * ``kafka.dead_letters``: dead-letter messages passed in (when the gate runs
   on Kafka, the caller reads the topic and passes the payloads).
 
-A case leaks when any of its values is found in any store. A benign
+A case leaks when any of its values is found in any store. A value made of
+ASCII digits only (a PIN, an alarm code) is not found where it occurs by
+coincidence, as :func:`memgate.evaluation.bytescan.secret_in` defines it. In a
+value read back with SQL: inside a maximal run of hex characters
+``[0-9A-Fa-f]`` at least twice its length (a hex id, a digest, a long number),
+or inside the fractional digits of a decimal (after ``<digit>.``: a timestamp's
+microseconds, a float). In a file's bytes: only where the bytes around it spell
+one of those very ids or decimals of the read-back
+(:func:`~memgate.evaluation.bytescan.coincidences`), so bytes that no read-back
+accounts for (a freed page, a value glued to a neighbouring column) are not
+excused by their shape. The stores of one run hold about 1 % of all six-digit
+strings in such places; an occurrence anywhere else counts, including one next
+to a single other digit or letter (a length-prefix byte can be one), so a value
+stored as a token of its text is still found. Other values are plain substrings. The erasure check
+and the scenarios' ``no_secret`` check search with the same rule. A benign
 look-alike is *intact* when it is verbatim in the journal's redacted text of
 its turn (every turn is journaled, so every case is measured alike) and no
 candidate fact of its turn had a finding at the redact stage.
@@ -56,7 +70,7 @@ from memgate.core.embedding import Embedder
 from memgate.core.events import Ident, StoredFact, TurnEvent
 from memgate.core.settings import Settings
 from memgate.evaluation import erasure as erasure_check
-from memgate.evaluation.bytescan import ScannedFile, read_file
+from memgate.evaluation.bytescan import KnownIds, ScannedFile, coincidences, read_file, secret_in
 from memgate.evaluation.common import (
     CorpusError,
     PipelineFactory,
@@ -285,22 +299,44 @@ class Haystacks:
     files: dict[str, ScannedFile] = field(default_factory=dict)
     """``files:<relative path>`` -> the file read raw and, for ClickHouse blocks, decoded."""
 
+    _ids: KnownIds | None = field(default=None, repr=False, compare=False)
+
     def add(self, store: str, values: Iterable[object]) -> None:
         bucket = self.texts.setdefault(store, [])
         for v in values:
             bucket.extend(s for s in _flatten(v) if s)
+        self._ids = None
+
+    def known_ids(self) -> KnownIds:
+        """The hex ids and digests of every text read back (:class:`KnownIds`)."""
+        if self._ids is None:
+            self._ids = KnownIds.of(t for texts in self.texts.values() for t in texts)
+        return self._ids
 
     def find(self, needle: str) -> list[str]:
-        """The stores in which ``needle`` occurs (texts: exact or case-folded; files: exact)."""
+        """The stores in which ``needle`` occurs (texts: exact or case-folded; files: exact).
+
+        Matched with :func:`~memgate.evaluation.bytescan.secret_in`: a needle of
+        digits only is not found in a text where it is part of a long hex run or a
+        decimal's fractional digits, nor in a file where the bytes around it spell
+        such an id or decimal of the texts (see the module docstring)."""
         folded = needle.casefold()
         where = [
             store
             for store, texts in self.texts.items()
-            if any(needle in t or folded in t.casefold() for t in texts)
+            if any(secret_in(t, needle) or secret_in(t.casefold(), folded) for t in texts)
         ]
         encoded = needle.encode("utf-8")
+        digits = needle.isascii() and needle.isdigit()
+        covers = {
+            c.encode("utf-8")
+            for texts in (self.texts.values() if digits else ())
+            for t in texts
+            for c in coincidences(t, needle)
+        }
+        ids = self.known_ids() if digits else None
         for name, f in self.files.items():
-            how = f.find(encoded)
+            how = f.find_secret(encoded, covers, ids)
             if how is not None:
                 where.append(name if how == "raw" else f"{name} ({how})")
         return where
