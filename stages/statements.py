@@ -39,6 +39,7 @@ from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normal
 from memgate.stages.activity import said_as_episode
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
+from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.policy import claimed_source
 from memgate.stages.repeats import extract_with_repeats
 from memgate.stages.slot_frames import FRAMES, frame_probability
@@ -108,6 +109,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
             continue
         if said_of_another(said):
             continue  # "my colleague says ...", "my sister wants to ...": another person's
+        if of_the_day(said) or object_first_request(said):
+            continue  # "Hoy tengo el día liadísimo", "帮我把这段话翻译一下" (moment_scope)
         if is_filler_sentence(sentence):
             continue
         p = frame_probability(said, model.probability(said))
@@ -389,7 +392,7 @@ def _of_the_moment(sentence: str) -> bool:
     """A state of the moment, by the classifier's cue or by a class of the moment's states
     ("Bin heute spät dran", "今天好困啊")."""
     c = cues(sentence)
-    return c["moment"] or c["moment_class"]
+    return c["moment"] or c["moment_class"] or of_the_day(sentence)
 
 
 def _own(sentence: str) -> bool:
@@ -401,13 +404,13 @@ def _own(sentence: str) -> bool:
 
 def _aside(sentence: str) -> bool:
     c = cues(sentence)
-    return c["question"] or c["social"] or c["one_off"]
+    return c["question"] or c["social"] or c["one_off"] or object_first_request(sentence)
 
 
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
     sources = [s for s in sentences if _source_of(fact, s)]
     return bool(sources) and all(
-        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) for s in sources
+        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) or of_the_day(s) for s in sources
     )
 
 
