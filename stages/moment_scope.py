@@ -171,6 +171,8 @@ def excuse(sentence: str) -> bool:
     paused = re.match(r"^\s*[,.!:;，。！：]", rest) is not None
     if not paused and _matcher("delay_words").search(first) is None:
         return False  # "sorry to hear that": sympathy, not an excuse
+    if _matcher("error_words").search(rest) is not None:
+        return False  # "Sorry, I gave you the wrong name: it's ...": a correction
     # "Sorry, I'm allergic to nuts": a present state of the speaker with no time of the day
     # is the reason given, and it lasts
     return not any(_lasting(c) or _own_present_state(c) for c in _clauses(rest))

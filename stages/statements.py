@@ -282,7 +282,10 @@ class HybridExtractor(StatementExtractor):
                 for i, s in enumerate(sentences)
                 if i not in taken and s in content and not _aside(s)
             }
-        parts = [p for p in (clean_statement(sentences[i]) for i in sorted(chosen)) if p]
+        # a state of the day or an excuse ("Sorry, my cat just walked across the keyboard")
+        # may hold a rule's fact that says the turn holds a memory, but is no part of it
+        said = [i for i in sorted(chosen) if not of_the_day(sentences[i])]
+        parts = [p for p in (clean_statement(sentences[i]) for i in said) if p]
         out = typed + unplaced
         if parts:
             first = loose[0] if loose else None
@@ -410,7 +413,7 @@ def _aside(sentence: str) -> bool:
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
     sources = [s for s in sentences if _source_of(fact, s)]
     return bool(sources) and all(
-        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) or of_the_day(s) for s in sources
+        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) for s in sources
     )
 
 

@@ -138,3 +138,29 @@ def test_a_mixed_turn_stores_the_lasting_sentence_without_the_moment(
     assert kept in said
     assert left_out not in said
     assert "翻译" not in said
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Sorry, I gave you the wrong city earlier: it's Leeds, not York."),
+        ("de", "Entschuldige, das war falsch: ich arbeite bei Bosch, nicht bei Siemens."),
+        ("fr", "Désolé, c'était une erreur : mon chien s'appelle Filou."),
+        ("es", "Perdona, te di el dato equivocado: vivo en Cádiz."),
+        ("pt", "Desculpa, falei errado: meu time é o Grêmio."),
+        ("zh", "不好意思，公司名字写错了，我在华为工作。"),
+    ],
+)
+def test_an_apology_before_a_correction_is_no_excuse(lang: str, text: str) -> None:
+    assert not excuse(text), lang
+    assert triage(_turn(text))[0] is TriageVerdict.KEEP, lang
+
+
+def test_an_excuse_the_rules_read_says_the_turn_holds_a_memory_but_is_not_stored() -> None:
+    text = (
+        "Sorry, my dog just knocked my coffee over. Anyway, our nightly backups run on "
+        "Restic to a Backblaze bucket. Might be relevant."
+    )
+    said = " | ".join(f.object for f in HybridExtractor().extract(_turn(text)))
+    assert "Restic" in said
+    assert "coffee" not in said
