@@ -36,6 +36,7 @@ from memgate.stages.reference_topics import (
     edits_a_thing,
     family_reach,
     loose_references,
+    names_keeping,
     negated_request,
 )
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
@@ -352,6 +353,8 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
                 update={"object": beside, "predicate": "statement", "multi_valued": True}
             ))  # fmt: skip
     kept += _changes_beside(turn, refs, clauses, kept)
+    if any(r.op == "delete" for r in refs):
+        kept = _without_keep_wishes(kept)
     source = claimed_source(turn.metadata)
     for i, r in enumerate(refs):
         kept.append(
@@ -371,6 +374,27 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
             )
         )
     return kept
+
+
+def _without_keep_wishes(facts: list[CandidateFact], lex: Lexicon = LEXICON) -> list[CandidateFact]:
+    """The candidates of a turn that asks for a deletion, less the parts that wish the
+    content not be kept: "I'd rather not have it stored", "je préfère que tu ne le gardes
+    pas", "prefiro que não fique guardado", "我不想你存着" say the request again, not a
+    preference to store (a verb of keeping under a negation, any language of the data). A
+    candidate left with nothing else is dropped; one with other parts keeps those."""
+    out: list[CandidateFact] = []
+    for f in facts:
+        if f.retracts or not f.object:
+            out.append(f)
+            continue
+        parts = [p for p in _PART_RE.split(f.object) if p.strip()]
+        wish = [p for p in parts if names_keeping(p) and lex.has_negation(p)]
+        if not wish:
+            out.append(f)
+        elif len(wish) < len(parts):
+            rest = ", ".join(p.strip() for p in parts if p not in wish)
+            out.append(f.model_copy(update={"object": rest}))
+    return out
 
 
 def _changes_beside(

@@ -215,3 +215,48 @@ def test_a_meeting_topic_reaches_the_standup(
 )
 def test_a_report_of_deleting_or_a_remembered_statement_is_no_request(text: str) -> None:
     assert find_references(text) == []
+
+
+# ------------------------------------------------------------ the request is no fact
+
+
+def _extracted(content: str) -> list[tuple[str, str, bool]]:
+    from datetime import UTC, datetime
+
+    from memgate.core.events import CandidateFact, TriagedTurn, TurnEvent
+    from memgate.stages.statements import HybridExtractor
+    from memgate.streams.pipeline import ExtractStep
+
+    t = TurnEvent(
+        tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1", role="user",
+        content=content, ts=datetime(2024, 5, 1, tzinfo=UTC),
+    )  # fmt: skip
+    out = ExtractStep(HybridExtractor())(TriagedTurn(turn=t, reason="kept"))
+    return [(c.predicate, c.object, c.retracts) for c in out if isinstance(c, CandidateFact)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Oh, and please erase the stuff I told you about my address, "
+        "I'd rather not have it stored.",
+        "Und bitte vergiss alles, was ich dir über meine Schwester erzählt habe, "
+        "das möchte ich nicht gespeichert haben.",
+        "Au fait, ce que je t'ai dit sur le yoga, oublie-le, je préfère que tu ne le gardes pas.",
+        "Y otra cosa: borra lo que te conté de mi novio, no quiero que lo guardes.",
+        "Ah, e apaga o que eu te contei da minha gata, prefiro que não fique guardado.",
+        "对了，关于爬山的那部分，请删掉，我不想你存着。",
+    ],
+)
+def test_a_wish_not_to_keep_said_with_a_deletion_is_the_request(content: str) -> None:
+    got = _extracted(content)
+    assert [r for *_, r in got] and all(r for *_, r in got), got  # references only
+
+
+def test_a_fact_said_beside_a_deletion_and_its_keep_wish_stays() -> None:
+    got = _extracted(
+        "Please delete what you know about my old address, I'd rather you not keep it. "
+        "I live in Porto now."
+    )
+    kept = [o for _p, o, r in got if not r]
+    assert any("Porto" in o for o in kept) and not any("keep" in o for o in kept), got
