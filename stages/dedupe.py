@@ -76,7 +76,7 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
     restated_value,
 )
-from memgate.stages.resolve_repeat import repeat_target
+from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_semantic import (
     changed_predicate,
     implied_stale,
@@ -402,6 +402,10 @@ class Resolver:
                 "of": rep.fact.fact_id, "match": rep.why, "similarity": round(rep.similarity, 4)
             })  # fmt: skip
 
+        # 4f. a second value of one single-valued key in one turn: one thing said twice
+        twice = said_twice(c, existing, now) if not changed else None
+        if twice is not None:
+            return out(ResolutionAction.DUPLICATE, "said_twice", twice, {"turn": turn_id})
         new = self._new_fact(event, key, vec, search_vec, now)
 
         # 5. an inference that needs confirmation or repeated evidence
