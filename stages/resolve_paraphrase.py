@@ -49,6 +49,7 @@ from memgate.stages.resolve_slots import (
     _val,
     anchors,
     clause_terms,
+    named_tokens,
     slot_terms,
     substitution,
 )
@@ -95,6 +96,9 @@ class Fold:
     concepts: dict[str, int] = field(default_factory=dict)
     """Term -> concept: the words of one ``concepts`` group (the same thing in other
     words or languages: "Arbeit" / "Büro", "répondre" / "contestar") count as one term."""
+    things: dict[str, int] = field(default_factory=dict)
+    """Noun -> thing: the nouns of one ``things`` group name one possessed thing of the
+    owner in six languages ("dog", "chien", "Hund"): ``user's chien`` is ``user's dog``."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -129,7 +133,18 @@ class Fold:
             concepts={
                 _stem(w): i for i, group in enumerate(data.get("concepts", [])) for w in group
             },
+            things={
+                normalise(w): i for i, group in enumerate(data.get("things", [])) for w in group
+            },
         )
+
+    def same_thing(self, a: str, b: str) -> bool:
+        """Two owners' things (the subjects without their owner) are one: the same noun,
+        or nouns of one ``things`` group ("dog" / "chien"; "" is no thing)."""
+        if a == b:
+            return True
+        ta, tb = self.things.get(normalise(a)), self.things.get(normalise(b))
+        return ta is not None and ta == tb
 
     def content(self, terms: set[str]) -> set[str]:
         """The terms that carry content: no filler, no Latin term under three letters."""
@@ -260,11 +275,41 @@ def _same_names(
     sides keep a name of their own that the other names ("Argo CD", "Tee")."""
     if _names_within(names_f, c) and _names_within(names_c, f):
         return True
+    if _shortened(names_f, f, c) or _shortened(names_c, c, f):
+        return True
     core_f = names_f - fold.common_nouns(f.value)
     core_c = names_c - fold.common_nouns(c.object)
     if not core_f or not core_c or (core_f, core_c) == (names_f, names_c):
         return False
     return _names_within(core_f, c) and _names_within(core_c, f)
+
+
+def _name_runs(value: str, names: set[str]) -> list[set[str]]:
+    """The names of ``value`` in runs of adjacent tokens ("a Toyota Corolla": one run)."""
+    text, tokens = named_tokens(value)
+    runs: list[set[str]] = [set()]
+    for a, b, _ in tokens:
+        n = normalise(text[a:b])
+        if n in names:
+            runs[-1].add(n)
+        elif runs[-1]:
+            runs.append(set())
+    return [r for r in runs if r]
+
+
+def _shortened(
+    names: set[str], long_: StoredFact | CandidateFact, short: StoredFact | CandidateFact
+) -> bool:
+    """``short`` names a name of ``long_`` by a part of it ("the Corolla" / "a Toyota
+    Corolla", "Okafor" / "Dr. Okafor"): every name of ``short`` is said in ``long_``, and
+    each of ``long_``'s ``names`` that ``short`` leaves out is in one run of adjacent names
+    with one it says. Another name in its place ("Toyota Yaris") is another value."""
+    said = {n for n in names if _names_within({n}, short)}
+    left = names - said
+    if not said or not left or not _names_within(anchors(_val(short), sentence=_is_sentence(
+            short)), long_):  # fmt: skip
+        return False
+    return all(any(n in r and r & said for r in _name_runs(_val(long_), names)) for n in left)
 
 
 def other_persons(a: str, b: str, fold: Fold = FOLD, lex: Lexicon = LEXICON) -> bool:
@@ -517,7 +562,7 @@ def fold_target(
             _, rest_f = _owner_and_rest(f.subject)
             kin = not rest_c and _person_said_last(rest_f, c.object, lex, fold)
             if (
-                rest_f != rest_c
+                not fold.same_thing(rest_f, rest_c)
                 and not kin
                 and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
@@ -542,7 +587,7 @@ def fold_target(
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = (
                     kin
-                    or bool(rest_c and rest_f == rest_c)
+                    or bool(rest_c and fold.same_thing(rest_f, rest_c))
                     or bool(fams_c & _families(f, rest_f, lex))
                     or _thing_named(rest_f, c.object)
                     or _thing_named(rest_c, f.value)

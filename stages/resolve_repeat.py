@@ -84,7 +84,7 @@ def _own_thing(rest_f: str, rest_c: str, f: StoredFact, c: CandidateFact, fold: 
     """The two speak of the same owner's thing: the same one, or neither names a person,
     or the person one names is said in the other ("user's partner" / "Tomasz is my
     partner"): never another person's fact."""
-    if rest_f == rest_c:
+    if fold.same_thing(rest_f, rest_c):
         return True
     if fold.is_person(rest_f) and not _said_in(rest_f, c.object):
         return False
