@@ -506,14 +506,18 @@ class CandidateReading(NamedTuple):
     negated: bool
 
 
-def read_candidate(c: CandidateFact, lex: Lexicon = LEXICON) -> CandidateReading | None:
+def read_candidate(
+    c: CandidateFact, lex: Lexicon = LEXICON, *, bare: bool = False
+) -> CandidateReading | None:
     """The reading of ``c`` for a fold into a stored fact (a restatement, a repeat), or
     None when it folds into none: said as a change (a cue in its words or its turn:
-    "now", "moved to"), or with no owner ("user", "team") to fold into."""
+    "now", "moved to"), or with no owner ("user", "team") to fold into. ``bare``: a thing
+    said with no owner ("the backend is still Rust": ``backend``) is read too, its rest
+    the whole subject (it folds only into the owner's same thing: :func:`fold_target`)."""
     if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
         return None
     owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
-    if not owner:
+    if not owner and not (bare and rest):
         return None
     return CandidateReading(
         rest, anchors(c.object, sentence=_is_sentence(c)), lex.has_negation(c.object)
@@ -541,10 +545,11 @@ def fold_target(
     ):
         return None  # a long English sentence is chat, never folded (the words path is not
         # for English, which the embedder reads)
-    reading = read_candidate(c, lex)
+    reading = read_candidate(c, lex, bare=True)
     if reading is None:
         return None
     rest_c, anchors_c, negated = reading
+    bare = not _owner_and_rest(lex.canonical_subject(c.subject))[0]
     fams_c = _families(c, rest_c, lex)
     slot_c = slot_terms(c, lex)
     best: SlotMatch | None = None
@@ -560,6 +565,8 @@ def fold_target(
             if len(f.value.split()) > max(fold.max_words, fold.words_max_words):
                 continue
             _, rest_f = _owner_and_rest(f.subject)
+            if bare and not (rest_f and fold.same_thing(rest_f, rest_c)):
+                continue  # a thing with no owner said is the owner's same thing only
             kin = not rest_c and _person_said_last(rest_f, c.object, lex, fold)
             if (
                 not fold.same_thing(rest_f, rest_c)

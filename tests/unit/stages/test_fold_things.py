@@ -41,6 +41,12 @@ def _apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, D
     return resolve(store, item, Resolver(preset("balanced"), _minilm(), clock=CLOCK))
 
 
+def _hybrid(item: RedactedCandidate) -> RedactedCandidate:
+    """As the hybrid extractor says it: a typed value of many words is its sentence."""
+    c = item.candidate.model_copy(update={"extractor": "hybrid"})
+    return item.model_copy(update={"candidate": c})
+
+
 def _active(store: EmbeddedIndex) -> list[str]:
     return sorted(v for v, f in facts(store).items() if f.status is FactStatus.ACTIVE)
 
@@ -85,3 +91,27 @@ def test_another_name_in_the_runs_place_is_another_value(store: EmbeddedIndex) -
     assert res.reason != "paraphrase"
     assert "I drive a Toyota Yaris" in facts(store)
     assert facts(store)["I drive a Toyota Corolla"].occurrences == 1
+
+
+def test_the_thing_said_without_its_owner_folds_into_the_owners(store: EmbeddedIndex) -> None:
+    stack = cand("Our backend is written in Rust", "stack", days=0, subject="team's backend")
+    _apply(store, _hybrid(stack))
+    again = "the backend is still Rust"
+    res, _ = _apply(store, cand(again, days=14, subject="backend", multi=True))
+    assert (res.action.value, res.reason) == ("DUPLICATE", "paraphrase")
+    assert again not in facts(store)
+    assert facts(store)["Our backend is written in Rust"].occurrences == 2
+
+
+def test_a_thing_without_owner_folds_into_no_other_fact(store: EmbeddedIndex) -> None:
+    stack = cand("Our backend is written in Rust", "stack", days=0, subject="team's backend")
+    _apply(store, _hybrid(stack))
+    _apply(store, cand("I write Rust at home", days=1, multi=True))
+    other = "the frontend is Rust too"
+    res, _ = _apply(store, cand(other, days=14, subject="frontend", multi=True))
+    assert res.action.value == "ADD"
+    swapped = "the backend is Go"
+    res, _ = _apply(store, cand(swapped, days=15, subject="backend", multi=True))
+    assert res.reason != "paraphrase"
+    assert {other, swapped} <= set(facts(store))
+    assert facts(store)["I write Rust at home"].occurrences == 1
