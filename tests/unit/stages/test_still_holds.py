@@ -11,6 +11,7 @@ import pytest
 
 from memgate.core.events import CandidateFact, FactStatus, StoredFact
 from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_confirm import still_holds
 from tests.unit.stages.resolver_kit import apply, cand, facts
 
@@ -69,3 +70,40 @@ def test_the_turns_change_cue_is_read_too() -> None:
     f = StoredFact.model_construct(value="Porto")
     c = CandidateFact.model_construct(object="still Porto", context="Now I moved, still Porto")
     assert not still_holds(f, c)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Nothing has changed, I still play the saxophone",
+        "Nichts hat sich geändert, ich spiele immer noch Saxophon",
+        "Rien n'a changé, je joue toujours du saxophone",
+        "Nada ha cambiado, sigo tocando el saxofón",
+        "Nada mudou, ainda toco saxofone",
+        "没什么变化，我还在吹萨克斯",
+    ],
+)
+def test_a_phrase_of_no_change_is_neither_a_change_nor_a_denial(said: str) -> None:
+    assert not LEXICON.has_change_cue(said)
+    assert not LEXICON.has_negation(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "change", "negation"),
+    [
+        ("I changed jobs", True, False),
+        ("Je ne joue plus du saxophone", True, True),
+        ("Ich spiele jetzt Trompete", True, False),
+        ("I don't play the saxophone", False, True),
+    ],
+)
+def test_a_change_or_a_denial_is_still_read(said: str, change: bool, negation: bool) -> None:
+    assert (LEXICON.has_change_cue(said), LEXICON.has_negation(said)) == (change, negation)
+
+
+def test_a_restatement_saying_nothing_changed_folds(store: EmbeddedIndex) -> None:
+    apply(store, cand("I play the saxophone in a brass band", days=0, multi=True))
+    again = "Nothing has changed, I still play the saxophone in a brass band"
+    res, _ = apply(store, cand(again, days=14, multi=True))
+    assert res.action.value == "DUPLICATE"
+    assert _active(store) == ["I play the saxophone in a brass band"]
