@@ -285,12 +285,14 @@ def _same_names(
 
 
 def _name_runs(value: str, names: set[str]) -> list[set[str]]:
-    """The names of ``value`` in runs of adjacent tokens ("a Toyota Corolla": one run)."""
+    """The names of ``value`` in runs of adjacent tokens ("a Toyota Corolla": one run),
+    names written as names only (a capital or a digit: not the words of a typed value
+    that has none, "love hiking")."""
     text, tokens = named_tokens(value)
     runs: list[set[str]] = [set()]
     for a, b, _ in tokens:
         n = normalise(text[a:b])
-        if n in names:
+        if n in names and any(ch.isupper() or ch.isdigit() for ch in text[a:b]):
             runs[-1].add(n)
         elif runs[-1]:
             runs.append(set())
@@ -306,8 +308,8 @@ def _shortened(
     with one it says. Another name in its place ("Toyota Yaris") is another value."""
     said = {n for n in names if _names_within({n}, short)}
     left = names - said
-    if not said or not left or not _names_within(anchors(_val(short), sentence=_is_sentence(
-            short)), long_):  # fmt: skip
+    own = anchors(_val(short), sentence=_is_sentence(short))
+    if not said or not left or not own or not _names_within(own, long_):
         return False
     return all(any(n in r and r & said for r in _name_runs(_val(long_), names)) for n in left)
 

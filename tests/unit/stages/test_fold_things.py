@@ -115,3 +115,12 @@ def test_a_thing_without_owner_folds_into_no_other_fact(store: EmbeddedIndex) ->
     assert res.reason != "paraphrase"
     assert {other, swapped} <= set(facts(store))
     assert facts(store)["I write Rust at home"].occurrences == 1
+
+
+def test_two_tastes_with_no_name_stay_two(store: EmbeddedIndex) -> None:
+    """The words of a typed value with no capital are no name to be said by a part of it
+    ("love hiking" / "also love rock climbing": two things loved)."""
+    _apply(store, _hybrid(cand("I love hiking", "likes", days=0, multi=True)))
+    res, _ = _apply(store, _hybrid(cand("I also love rock climbing", "likes", days=1, multi=True)))
+    assert res.action.value == "ADD"
+    assert _active(store) == ["I also love rock climbing", "I love hiking"]
