@@ -58,7 +58,7 @@ from memgate.stages.references import is_reference, reference_op
 from memgate.stages.relation_model import RelationModel
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_clause import clause_fold_target
-from memgate.stages.resolve_confirm import confirmed_guess
+from memgate.stages.resolve_confirm import confirmed_guess, still_holds
 from memgate.stages.resolve_forget import (
     by_reference,
     candidate_marks,
@@ -76,7 +76,7 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
     restated_value,
 )
-from memgate.stages.resolve_repeat import repeat_target
+from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_semantic import (
     changed_predicate,
     implied_stale,
@@ -333,7 +333,7 @@ class Resolver:
         # update however near in meaning: similarity cannot tell the two apart
         changed = LEXICON.has_change_cue(c.object) or LEXICON.has_change_cue(c.context)
         for f in current:
-            same = normalise(f.value) == value_n or restated_value(f, c)
+            same = normalise(f.value) == value_n or restated_value(f, c) or still_holds(f, c)
             sim = 1.0 if same else _cos(f.embedding, vec)
             if same or (sim >= p.near_duplicate and not changed and not changed_value(f, c)):
                 reason = "same_value" if same else "near_duplicate_same_key"
@@ -402,6 +402,10 @@ class Resolver:
                 "of": rep.fact.fact_id, "match": rep.why, "similarity": round(rep.similarity, 4)
             })  # fmt: skip
 
+        # 4f. a second value of one single-valued key in one turn: one thing said twice
+        twice = said_twice(c, existing, now) if not changed else None
+        if twice is not None:
+            return out(ResolutionAction.DUPLICATE, "said_twice", twice, {"turn": turn_id})
         new = self._new_fact(event, key, vec, search_vec, now)
 
         # 5. an inference that needs confirmation or repeated evidence

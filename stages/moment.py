@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.statement_text import cues, split_statements
 
 __all__ = ["moment_reason", "split_statements"]
@@ -63,8 +64,14 @@ def _kind(sentence: str) -> str | None:
         c["first_person"] or c["first_person_plural"] or c["named_thing"]
     )
     c["moment"] = (
-        c["moment"] or c["moment_event"] or c["moment_class"] or c["moment_later"] or c["mishap"]
+        c["moment"]
+        or c["moment_event"]
+        or c["moment_class"]
+        or c["moment_later"]
+        or c["mishap"]
+        or of_the_day(sentence)  # a state scoped to the day, an excuse (moment_scope)
     )
+    c["one_off"] = c["one_off"] or object_first_request(sentence)
     for name in _ORDER:
         if c[name]:
             return name

@@ -70,6 +70,7 @@ class _Words:
     delete: re.Pattern[str]
     retract: re.Pattern[str]
     keep_negations: re.Pattern[str]
+    keep_verbs: re.Pattern[str]
     memory: re.Pattern[str]
     cues: re.Pattern[str]
     leads: re.Pattern[str]
@@ -100,6 +101,7 @@ def _words() -> _Words:
         delete=_phrases(_flat(d["op_verbs"]["delete"])),
         retract=_phrases(_flat(d["op_verbs"]["retract"])),
         keep_negations=_phrases(_flat(d["keep_negations"])),
+        keep_verbs=_phrases(_flat(d["keep_verbs"])),
         memory=_phrases(_flat(d["memory_words"])),
         cues=_phrases(_flat(d["retract_cues"])),
         leads=_phrases(_flat(d["topic_leads"])),
@@ -278,6 +280,21 @@ def asks_not_to_keep(text: str) -> bool:
     """The text asks that something not be kept ("I'd rather you didn't keep that",
     "no quiero que guardes nada"): a withdrawal said beside it is a deletion."""
     return _words().keep_negations.search(text.lower()) is not None
+
+
+def names_keeping(text: str) -> bool:
+    """The text names keeping something in memory ("stored", "gardes", "存着"), or asks in
+    one phrase that it not be kept (:func:`asks_not_to_keep`): with a negation beside
+    it, a wish that something not be kept.
+
+    >>> names_keeping("I'd rather not have it stored"), names_keeping("我不想你存着")
+    (True, True)
+    >>> names_keeping("I play chess on Sundays")
+    False
+    """
+    w = _words()
+    low = text.lower()
+    return w.keep_verbs.search(low) is not None or w.keep_negations.search(low) is not None
 
 
 def anaphoric_reference(text: str) -> str | None:

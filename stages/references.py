@@ -17,7 +17,7 @@ Any other candidate an extractor read from inside a reference clause is dropped:
 >>> t = TurnEvent(tenant_id="a", user_id="u", session_id="s", turn_id="t1", role="user",
 ...               content="Scratch that bit about the gym.", ts=datetime(2024, 1, 1, tzinfo=UTC))
 >>> [(c.object, c.rationale) for c in with_references(t, [])]
-[('the gym', 'reference:retract')]
+[('the gym', 'reference:delete:retracted')]
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from memgate.stages.policy import claimed_source
 from memgate.stages.reference_clauses import clause_references
 from memgate.stages.reference_topics import (
     anaphoric_reference,
-    asks_not_to_keep,
     edits_a_thing,
     family_reach,
     loose_references,
+    names_keeping,
     negated_request,
 )
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
@@ -140,11 +140,7 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                 taken.append(m.span())
                 subject = "team" if _TEAM_RE.search(low[: m.end()]) else "user"
                 clause = low[m.start() : m.end()]
-                # a verb of forgetting or deleting asks for the content to go, in any frame
-                # a verb of forgetting or deleting asks for the content to go, in any frame;
-                # said as a retraction, the turn it withdraws stays named (ids only)
-                forget = rp.op == "retract" and lex.is_deletion(clause)
-                op = "delete" if forget else rp.op
+                op, forget = withdrawn(rp.op)
                 out.append(Reference(op, topic, subject, clause, retracted=forget))
         if not taken:
             # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
@@ -187,10 +183,29 @@ def _loose(sentence: str, text: str, lex: Lexicon) -> list[Reference]:
         if not lex.topic_terms(topic):
             continue
         topic = _known_topic(topic, lex)
-        forget = op == "retract" and (lex.is_deletion(clause) or asks_not_to_keep(text))
+        op, forget = withdrawn(op)
         subject = "team" if _TEAM_RE.search(topic.lower()) else "user"
-        out.append(Reference("delete" if forget else op, topic, subject, clause, retracted=forget))
+        out.append(Reference(op, topic, subject, clause, retracted=forget))
     return out
+
+
+def withdrawn(op: str) -> tuple[str, bool]:
+    """The operation of a reference that names its topic, and whether it is a withdrawal.
+
+    Withdrawing what was said about a topic ("scratch that bit about the gym", "ignore
+    what I said about the marathon, that was my cousin", "关于游泳的那条，当我没说过")
+    says the statement was never to be kept: its content goes as a deletion's does, in
+    every frame and language, and the erased row keeps the ids of the turns it withdraws
+    (:func:`is_retracted_deletion`). Kept closed with its content, a withdrawn statement
+    would still answer a question about its time ("as of" April) and a redelivery of its
+    turn would find it; a change in the world ("I no longer like X", "we moved off
+    Bitbucket": a stop, or a retraction by key) keeps its history. A bare anaphor
+    ("scratch that") is not read here: what it points at is a guess, kept reversible.
+
+    >>> withdrawn("retract"), withdrawn("delete"), withdrawn("stop")
+    (('delete', True), ('delete', False), ('stop', False))
+    """
+    return ("delete", True) if op == "retract" else (op, False)
 
 
 def is_reference(c: CandidateFact) -> bool:
@@ -338,6 +353,8 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
                 update={"object": beside, "predicate": "statement", "multi_valued": True}
             ))  # fmt: skip
     kept += _changes_beside(turn, refs, clauses, kept)
+    if any(r.op == "delete" for r in refs):
+        kept = _without_keep_wishes(kept)
     source = claimed_source(turn.metadata)
     for i, r in enumerate(refs):
         kept.append(
@@ -357,6 +374,27 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
             )
         )
     return kept
+
+
+def _without_keep_wishes(facts: list[CandidateFact], lex: Lexicon = LEXICON) -> list[CandidateFact]:
+    """The candidates of a turn that asks for a deletion, less the parts that wish the
+    content not be kept: "I'd rather not have it stored", "je préfère que tu ne le gardes
+    pas", "prefiro que não fique guardado", "我不想你存着" say the request again, not a
+    preference to store (a verb of keeping under a negation, any language of the data). A
+    candidate left with nothing else is dropped; one with other parts keeps those."""
+    out: list[CandidateFact] = []
+    for f in facts:
+        if f.retracts or not f.object:
+            out.append(f)
+            continue
+        parts = [p for p in _PART_RE.split(f.object) if p.strip()]
+        wish = [p for p in parts if names_keeping(p) and lex.has_negation(p)]
+        if not wish:
+            out.append(f)
+        elif len(wish) < len(parts):
+            rest = ", ".join(p.strip() for p in parts if p not in wish)
+            out.append(f.model_copy(update={"object": rest}))
+    return out
 
 
 def _changes_beside(

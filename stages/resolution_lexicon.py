@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
@@ -134,6 +134,10 @@ class Lexicon:
     """Chinese particles that close a clause (read before a clause's head noun)."""
     elision: re.Pattern[str] | None = None
     """An elided article or pronoun before its word ("l'électricité"), to split off."""
+    no_change: re.Pattern[str] | None = None
+    """Phrases that say nothing changed ("nothing has changed", "rien n'a changé", "没变":
+    ``no_change`` of ``memgate/data/continuity.json``): cut before a text is read for a
+    change cue or a negation, their "changed" and "nothing" say neither."""
     _cue: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _negation: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _family: Callable[[str, str], tuple[Family | None, bool]] = field(
@@ -221,7 +225,7 @@ class Lexicon:
         return self._cue(text)
 
     def _read_change_cue(self, text: str) -> bool:
-        low = text.lower()
+        low = self._said(text)
         if self.cues is not None and self.cues.search(low) is not None:
             return True
         return self.cue_patterns is not None and self.cue_patterns.search(low) is not None
@@ -250,7 +254,18 @@ class Lexicon:
         return self._negation(text)
 
     def _read_negation(self, text: str) -> bool:
-        return self.negations is not None and self.negations.search(text.lower()) is not None
+        return self.negations is not None and self.negations.search(self._said(text)) is not None
+
+    def _said(self, text: str) -> str:
+        """The lower-cased text without its phrases of no change.
+
+        >>> LEXICON.has_change_cue("Nothing has changed, I still work at Bosch")
+        False
+        >>> LEXICON.has_negation("rien n'a changé"), LEXICON.has_change_cue("I changed jobs")
+        (False, True)
+        """
+        low = text.lower()
+        return low if self.no_change is None else self.no_change.sub(" ", low)
 
     def canonical_subject(self, subject: str) -> str:
         """A pronoun subject read as ``user`` or ``team`` ("on", "wir"); others unchanged.
@@ -370,7 +385,9 @@ class Lexicon:
 @lru_cache(maxsize=1)
 def _load() -> Lexicon:
     raw = (resources.files("memgate") / "data" / "resolution.json").read_text("utf-8")
-    return Lexicon.from_data(json.loads(raw))
+    lex = Lexicon.from_data(json.loads(raw))
+    more = json.loads((resources.files("memgate") / "data" / "continuity.json").read_text("utf-8"))
+    return replace(lex, no_change=_phrase_re([w for ws in more["no_change"].values() for w in ws]))
 
 
 LEXICON: Final[Lexicon] = _load()

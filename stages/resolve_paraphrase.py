@@ -49,6 +49,7 @@ from memgate.stages.resolve_slots import (
     _val,
     anchors,
     clause_terms,
+    named_tokens,
     slot_terms,
     substitution,
 )
@@ -95,6 +96,9 @@ class Fold:
     concepts: dict[str, int] = field(default_factory=dict)
     """Term -> concept: the words of one ``concepts`` group (the same thing in other
     words or languages: "Arbeit" / "Büro", "répondre" / "contestar") count as one term."""
+    things: dict[str, int] = field(default_factory=dict)
+    """Noun -> thing: the nouns of one ``things`` group name one possessed thing of the
+    owner in six languages ("dog", "chien", "Hund"): ``user's chien`` is ``user's dog``."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Fold:
@@ -129,7 +133,18 @@ class Fold:
             concepts={
                 _stem(w): i for i, group in enumerate(data.get("concepts", [])) for w in group
             },
+            things={
+                normalise(w): i for i, group in enumerate(data.get("things", [])) for w in group
+            },
         )
+
+    def same_thing(self, a: str, b: str) -> bool:
+        """Two owners' things (the subjects without their owner) are one: the same noun,
+        or nouns of one ``things`` group ("dog" / "chien"; "" is no thing)."""
+        if a == b:
+            return True
+        ta, tb = self.things.get(normalise(a)), self.things.get(normalise(b))
+        return ta is not None and ta == tb
 
     def content(self, terms: set[str]) -> set[str]:
         """The terms that carry content: no filler, no Latin term under three letters."""
@@ -260,11 +275,43 @@ def _same_names(
     sides keep a name of their own that the other names ("Argo CD", "Tee")."""
     if _names_within(names_f, c) and _names_within(names_c, f):
         return True
+    if _shortened(names_f, f, c) or _shortened(names_c, c, f):
+        return True
     core_f = names_f - fold.common_nouns(f.value)
     core_c = names_c - fold.common_nouns(c.object)
     if not core_f or not core_c or (core_f, core_c) == (names_f, names_c):
         return False
     return _names_within(core_f, c) and _names_within(core_c, f)
+
+
+def _name_runs(value: str, names: set[str]) -> list[set[str]]:
+    """The names of ``value`` in runs of adjacent tokens ("a Toyota Corolla": one run),
+    names written as names only (a capital or a digit: not the words of a typed value
+    that has none, "love hiking")."""
+    text, tokens = named_tokens(value)
+    runs: list[set[str]] = [set()]
+    for a, b, _ in tokens:
+        n = normalise(text[a:b])
+        if n in names and any(ch.isupper() or ch.isdigit() for ch in text[a:b]):
+            runs[-1].add(n)
+        elif runs[-1]:
+            runs.append(set())
+    return [r for r in runs if r]
+
+
+def _shortened(
+    names: set[str], long_: StoredFact | CandidateFact, short: StoredFact | CandidateFact
+) -> bool:
+    """``short`` names a name of ``long_`` by a part of it ("the Corolla" / "a Toyota
+    Corolla", "Okafor" / "Dr. Okafor"): every name of ``short`` is said in ``long_``, and
+    each of ``long_``'s ``names`` that ``short`` leaves out is in one run of adjacent names
+    with one it says. Another name in its place ("Toyota Yaris") is another value."""
+    said = {n for n in names if _names_within({n}, short)}
+    left = names - said
+    own = anchors(_val(short), sentence=_is_sentence(short))
+    if not said or not left or not own or not _names_within(own, long_):
+        return False
+    return all(any(n in r and r & said for r in _name_runs(_val(long_), names)) for n in left)
 
 
 def other_persons(a: str, b: str, fold: Fold = FOLD, lex: Lexicon = LEXICON) -> bool:
@@ -461,14 +508,18 @@ class CandidateReading(NamedTuple):
     negated: bool
 
 
-def read_candidate(c: CandidateFact, lex: Lexicon = LEXICON) -> CandidateReading | None:
+def read_candidate(
+    c: CandidateFact, lex: Lexicon = LEXICON, *, bare: bool = False
+) -> CandidateReading | None:
     """The reading of ``c`` for a fold into a stored fact (a restatement, a repeat), or
     None when it folds into none: said as a change (a cue in its words or its turn:
-    "now", "moved to"), or with no owner ("user", "team") to fold into."""
+    "now", "moved to"), or with no owner ("user", "team") to fold into. ``bare``: a thing
+    said with no owner ("the backend is still Rust": ``backend``) is read too, its rest
+    the whole subject (it folds only into the owner's same thing: :func:`fold_target`)."""
     if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
         return None
     owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
-    if not owner:
+    if not owner and not (bare and rest):
         return None
     return CandidateReading(
         rest, anchors(c.object, sentence=_is_sentence(c)), lex.has_negation(c.object)
@@ -496,10 +547,11 @@ def fold_target(
     ):
         return None  # a long English sentence is chat, never folded (the words path is not
         # for English, which the embedder reads)
-    reading = read_candidate(c, lex)
+    reading = read_candidate(c, lex, bare=True)
     if reading is None:
         return None
     rest_c, anchors_c, negated = reading
+    bare = not _owner_and_rest(lex.canonical_subject(c.subject))[0]
     fams_c = _families(c, rest_c, lex)
     slot_c = slot_terms(c, lex)
     best: SlotMatch | None = None
@@ -515,9 +567,11 @@ def fold_target(
             if len(f.value.split()) > max(fold.max_words, fold.words_max_words):
                 continue
             _, rest_f = _owner_and_rest(f.subject)
+            if bare and not (rest_f and fold.same_thing(rest_f, rest_c)):
+                continue  # a thing with no owner said is the owner's same thing only
             kin = not rest_c and _person_said_last(rest_f, c.object, lex, fold)
             if (
-                rest_f != rest_c
+                not fold.same_thing(rest_f, rest_c)
                 and not kin
                 and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
@@ -542,7 +596,7 @@ def fold_target(
                 # the same slot: one thing of the owner ("team's backend"), or one family
                 same_slot = (
                     kin
-                    or bool(rest_c and rest_f == rest_c)
+                    or bool(rest_c and fold.same_thing(rest_f, rest_c))
                     or bool(fams_c & _families(f, rest_f, lex))
                     or _thing_named(rest_f, c.object)
                     or _thing_named(rest_c, f.value)

@@ -19,14 +19,23 @@ it is a repeat. usem is asked where one side is not English
 (:func:`~memgate.stages.resolve_meaning.usem_similarity`), MiniLM's cosine everywhere. The
 resolver folds the candidate into the fact found (one more occurrence, reason ``repeat``);
 with none, the candidate is stored as a first saying.
+
+:func:`said_twice`: one turn that names two values of one single-valued key ("je ne mange
+pas de viande : je suis végétarienne", "I don't eat meat, I'm vegetarian": two readings of
+``diet``) says one thing twice, not a change from the first value to the second: the
+second reading counts nothing more (the turn is counted once), and when the first one
+replaced the fact the second names, that fact is current again, the first reading its
+history. A reading with a change cue ("now", "ahora") is a change as always.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import numpy as np
 
 from memgate.core.embedding_use import Meaning
-from memgate.core.events import CandidateFact, FactStatus, StoredFact
+from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import FactView
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.repeats import REPEATS, RepeatMarkers
@@ -43,7 +52,7 @@ from memgate.stages.resolve_slots import (
     substitution,
 )
 
-__all__ = ["repeat_target"]
+__all__ = ["repeat_target", "said_twice"]
 
 _ROOTS = ("user", "team")
 
@@ -75,7 +84,7 @@ def _own_thing(rest_f: str, rest_c: str, f: StoredFact, c: CandidateFact, fold: 
     """The two speak of the same owner's thing: the same one, or neither names a person,
     or the person one names is said in the other ("user's partner" / "Tomasz is my
     partner"): never another person's fact."""
-    if rest_f == rest_c:
+    if fold.same_thing(rest_f, rest_c):
         return True
     if fold.is_person(rest_f) and not _said_in(rest_f, c.object):
         return False
@@ -143,3 +152,34 @@ def repeat_target(
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)
     return best
+
+
+def said_twice(
+    c: CandidateFact, existing: list[StoredFact], now: datetime, lex: Lexicon = LEXICON
+) -> list[StoredFact] | None:
+    """The writes that fold ``c``, a second value of its single-valued key read from the
+    turn that already wrote the key's active fact (``existing``: the facts under the key),
+    into what that turn said: none (the turn is counted once), or, when the turn's first
+    reading replaced the fact ``c`` names, that fact current again and the first reading
+    closed by it. None: ``c`` is no second reading of its turn."""
+    if c.multi_valued or c.retracts or lex.has_change_cue(c.object):
+        return None
+    active = next((f for f in existing if f.status is FactStatus.ACTIVE), None)
+    if active is None or not cites_turn(active, c) or lex.has_change_cue(active.value):
+        return None
+    old = next((f for f in existing if f.fact_id == active.supersedes), None)
+    made_here = active.source_turn_ids == list(c.source_turn_ids)
+    if old is None or not made_here or normalise(old.value) != normalise(c.object):
+        return []
+    turns = [*old.source_turn_ids, *(t for t in c.source_turn_ids if t not in old.source_turn_ids)]
+    again = old.model_copy(update={
+        "status": FactStatus.ACTIVE, "valid_to": None, "superseded_by": None,
+        "superseded_at": None, "occurrences": old.occurrences + 1, "source_turn_ids": turns,
+        "last_seen": max(old.last_seen, c.turn_ts),
+        "session_ids": list(dict.fromkeys([*old.session_ids, c.session_id])),
+    })  # fmt: skip
+    closed = active.model_copy(update={
+        "status": FactStatus.SUPERSEDED, "valid_to": max(active.valid_from, old.valid_from),
+        "superseded_by": old.fact_id, "superseded_at": now, "supersedes": None,
+    })  # fmt: skip
+    return [again, closed]

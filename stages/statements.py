@@ -39,6 +39,7 @@ from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normal
 from memgate.stages.activity import said_as_episode
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
+from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.policy import claimed_source
 from memgate.stages.repeats import extract_with_repeats
 from memgate.stages.slot_frames import FRAMES, frame_probability
@@ -108,6 +109,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
             continue
         if said_of_another(said):
             continue  # "my colleague says ...", "my sister wants to ...": another person's
+        if of_the_day(said) or object_first_request(said):
+            continue  # "Hoy tengo el día liadísimo", "帮我把这段话翻译一下" (moment_scope)
         if is_filler_sentence(sentence):
             continue
         p = frame_probability(said, model.probability(said))
@@ -279,7 +282,10 @@ class HybridExtractor(StatementExtractor):
                 for i, s in enumerate(sentences)
                 if i not in taken and s in content and not _aside(s)
             }
-        parts = [p for p in (clean_statement(sentences[i]) for i in sorted(chosen)) if p]
+        # a state of the day or an excuse ("Sorry, my cat just walked across the keyboard")
+        # may hold a rule's fact that says the turn holds a memory, but is no part of it
+        said = [i for i in sorted(chosen) if not of_the_day(sentences[i])]
+        parts = [p for p in (clean_statement(sentences[i]) for i in said) if p]
         out = typed + unplaced
         if parts:
             first = loose[0] if loose else None
@@ -389,7 +395,7 @@ def _of_the_moment(sentence: str) -> bool:
     """A state of the moment, by the classifier's cue or by a class of the moment's states
     ("Bin heute spät dran", "今天好困啊")."""
     c = cues(sentence)
-    return c["moment"] or c["moment_class"]
+    return c["moment"] or c["moment_class"] or of_the_day(sentence)
 
 
 def _own(sentence: str) -> bool:
@@ -401,7 +407,7 @@ def _own(sentence: str) -> bool:
 
 def _aside(sentence: str) -> bool:
     c = cues(sentence)
-    return c["question"] or c["social"] or c["one_off"]
+    return c["question"] or c["social"] or c["one_off"] or object_first_request(sentence)
 
 
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:

@@ -22,12 +22,12 @@ def _refs(text: str) -> list[tuple[str, tuple[str, ...]]]:
     ("text", "op", "term"),
     [
         # the topic first, the request after it, in six languages
-        ("That thing about my allergies, it was my son, ignore it.", "retract", "allergies"),
+        ("That thing about my allergies, it was my son, ignore it.", "delete", "allergies"),
         ("Das mit der Gitarre stimmt nicht, vergiss es.", "delete", "gitarre"),
         ("Ce que je t'ai raconté sur mon chat, tu peux l'effacer.", "delete", "chat"),
-        ("Lo de mi hermano no era cierto, olvídalo.", "retract", "hermano"),
+        ("Lo de mi hermano no era cierto, olvídalo.", "delete", "hermano"),
         ("Aquilo do meu cachorro, pode apagar, por favor.", "delete", "cachorro"),
-        ("关于我工作的那部分不对，别记了。", "retract", "工作"),
+        ("关于我工作的那部分不对，别记了。", "delete", "工作"),
         # a complaint, a stuff word, a wish not to keep it
         ("It's odd that you know where my parents live, please remove that.", "delete", "parents"),
         ("Please drop the football stuff, I'd rather you didn't keep it.", "delete", "football"),

@@ -436,43 +436,43 @@ def test_implied_staleness_does_not_depend_on_arrival_order(tmp_path: Path) -> N
 # ------------------------------------------------------------ finding references
 
 REFERENCES = [
-    ("en", "Scratch that bit about the gym.", "retract", "gym"),
+    ("en", "Scratch that bit about the gym.", "withdraw", "gym"),
     ("en", "Please delete what you know about my address.", "delete", "address"),
     ("de", "Vergiss bitte, was ich dir über mein Fitnessstudio gesagt habe.", "delete", "Fitness"),
-    ("de", "Ignorier, was ich dir über mein Fitnessstudio gesagt habe.", "retract", "Fitness"),
+    ("de", "Ignorier, was ich dir über mein Fitnessstudio gesagt habe.", "withdraw", "Fitness"),
     ("de", "Lösche bitte alles, was du über meine Adresse weißt.", "delete", "Adresse"),
     ("fr", "Oublie ce que je t'ai dit sur mon régime.", "delete", "régime"),
-    ("fr", "Ignore ce que je t'ai dit sur mon régime.", "retract", "régime"),
+    ("fr", "Ignore ce que je t'ai dit sur mon régime.", "withdraw", "régime"),
     ("fr", "Supprime tout ce que tu sais sur mon adresse.", "delete", "adresse"),
     ("es", "Olvida lo que te dije sobre el gimnasio.", "delete", "gimnasio"),
-    ("es", "Ignora lo que te dije sobre el gimnasio.", "retract", "gimnasio"),
+    ("es", "Ignora lo que te dije sobre el gimnasio.", "withdraw", "gimnasio"),
     ("es", "Borra todo lo que sabes sobre mi dirección.", "delete", "dirección"),
     ("pt", "Esquece o que eu te disse sobre a academia.", "delete", "academia"),
-    ("pt", "Ignora o que eu te disse sobre a academia.", "retract", "academia"),
+    ("pt", "Ignora o que eu te disse sobre a academia.", "withdraw", "academia"),
     ("pt", "Apague tudo o que você sabe sobre o meu endereço.", "delete", "endereço"),
     ("zh", "忘掉我说过的关于健身的事。", "delete", "健身"),
-    ("zh", "忽略我说过的关于健身的事。", "retract", "健身"),
+    ("zh", "忽略我说过的关于健身的事。", "withdraw", "健身"),
     ("zh", "请删除关于我地址的所有信息。", "delete", "地址"),
     # other wordings of the same operations
     ("en", "Forget everything you know about my sister.", "delete", "sister"),
     ("en", "Please remove my address from your memory.", "delete", "address"),
-    ("en", "Never mind what I said about the marathon.", "retract", "marathon"),
+    ("en", "Never mind what I said about the marathon.", "withdraw", "marathon"),
     ("de", "Vergiss das mit dem Fitnessstudio.", "delete", "Fitnessstudio"),
-    ("de", "Streich das mit dem Fitnessstudio.", "retract", "Fitnessstudio"),
+    ("de", "Streich das mit dem Fitnessstudio.", "withdraw", "Fitnessstudio"),
     ("de", "Lösche meine Adresse.", "delete", "Adresse"),
     ("fr", "Oublie tout ce que tu sais sur ma sœur.", "delete", "sœur"),
     ("fr", "Efface mon adresse.", "delete", "adresse"),
     ("es", "Olvida lo del gimnasio.", "delete", "gimnasio"),
-    ("es", "Ignora lo del gimnasio.", "retract", "gimnasio"),
+    ("es", "Ignora lo del gimnasio.", "withdraw", "gimnasio"),
     ("es", "Borra mi dirección.", "delete", "dirección"),
     ("pt", "Esquece aquela parte da academia.", "delete", "academia"),
-    ("pt", "Ignora aquela parte da academia.", "retract", "academia"),
+    ("pt", "Ignora aquela parte da academia.", "withdraw", "academia"),
     ("pt", "Apague meu endereço.", "delete", "endereço"),
     ("zh", "别记住我的电话号码。", "delete", "电话"),
-    ("zh", "刚才说健身那个不算。", "retract", "健身"),
+    ("zh", "刚才说健身那个不算。", "withdraw", "健身"),
     # a verb of deleting in a retraction's frame, and the frames that took none
     ("en", "Delete the bit about my sister.", "delete", "sister"),
-    ("en", "Scrap what I said about the marathon.", "retract", "marathon"),
+    ("en", "Scrap what I said about the marathon.", "withdraw", "marathon"),
     ("de", "Lösch, was ich über meine Frau gesagt habe.", "delete", "Frau"),
     ("fr", "Efface ce que je t'ai dit sur mon fils.", "delete", "fils"),
     ("es", "Borra lo que te dije sobre mi empresa.", "delete", "empresa"),
@@ -484,7 +484,10 @@ REFERENCES = [
 @pytest.mark.parametrize(("lang", "text", "op", "topic"), REFERENCES)
 def test_references_in_six_languages(lang: str, text: str, op: str, topic: str) -> None:
     (r,) = find_references(text)
-    assert r.op == op and topic in r.topic
+    # a withdrawal of what was said about a topic erases it as a deletion does, the turn
+    # it withdraws still named (references.withdrawn)
+    assert r.op == ("delete" if op == "withdraw" else op) and topic in r.topic
+    assert r.retracted or op != "withdraw"
 
 
 @pytest.mark.parametrize(
