@@ -152,45 +152,43 @@ _HEX = _DIGITS | frozenset("abcdefABCDEF") | frozenset(b"abcdefABCDEF")
 _DOT = frozenset(".") | frozenset(b".")
 
 
+def _span(hay: AnyStr, lo: int, hi: int, chars: frozenset[object]) -> tuple[int, int]:
+    """``[lo, hi)`` grown to the maximal run of ``chars`` around it."""
+    while lo > 0 and hay[lo - 1] in chars:
+        lo -= 1
+    while hi < len(hay) and hay[hi] in chars:
+        hi += 1
+    return lo, hi
+
+
+def _fraction_start(hay: AnyStr, start: int) -> int | None:
+    """Where the dot is, when the digits at ``start`` are a decimal's fractional digits."""
+    d, _ = _span(hay, start, start, _DIGITS)
+    return d - 1 if d >= 2 and hay[d - 1] in _DOT and hay[d - 2] in _DIGITS else None
+
+
 def _coincidental(hay: AnyStr, start: int, n: int) -> bool:
     """Is the digit needle at ``hay[start:start + n]`` part of a longer number or id?
 
     Yes when the maximal run of hex characters around it is at least ``2 * n``
     long (a hex id, a digest, a 16-digit number), or when the maximal run of
     digits around it is the fractional part of a decimal (``56.318406Z``)."""
-    lo, hi = start, start + n
-    while lo > 0 and hay[lo - 1] in _HEX:
-        lo -= 1
-    while hi < len(hay) and hay[hi] in _HEX:
-        hi += 1
-    if hi - lo >= 2 * n:
-        return True
-    d = start
-    while d > 0 and hay[d - 1] in _DIGITS:
-        d -= 1
-    return d >= 2 and hay[d - 1] in _DOT and hay[d - 2] in _DIGITS
+    lo, hi = _span(hay, start, start + n, _HEX)
+    return hi - lo >= 2 * n or _fraction_start(hay, start) is not None
 
 
 def _run_around(hay: AnyStr, start: int, n: int) -> AnyStr:
     """The token a coincidental occurrence sits in: the maximal hex run around it,
     or, for a decimal's fractional digits, the decimal (integer digits, the dot and
     the fractional digits)."""
-    lo, hi = start, start + n
-    while lo > 0 and hay[lo - 1] in _HEX:
-        lo -= 1
-    while hi < len(hay) and hay[hi] in _HEX:
-        hi += 1
+    lo, hi = _span(hay, start, start + n, _HEX)
     if hi - lo >= 2 * n:
         return hay[lo:hi]
-    d = start
-    while d > 0 and hay[d - 1] in _DIGITS:
-        d -= 1
-    lo = d - 1
-    while lo > 0 and hay[lo - 1] in _DIGITS:
-        lo -= 1
-    hi = start + n
-    while hi < len(hay) and hay[hi] in _DIGITS:
-        hi += 1
+    dot = _fraction_start(hay, start)
+    if dot is None:  # not coincidental: the needle alone
+        return hay[start : start + n]
+    lo, _ = _span(hay, dot, dot, _DIGITS)
+    _, hi = _span(hay, start, start + n, _DIGITS)
     return hay[lo:hi]
 
 
