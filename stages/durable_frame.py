@@ -229,6 +229,10 @@ def _about_speaker(norm: str) -> bool:
     if _CJK_RE.match(norm):
         return norm.startswith(_cjk("subjects"))
     words = _tokens(norm)
+    if len(words) > 1 and words[0] in set(lexicon()["articles"]):
+        # "o meu plano", "la mia": an article before the possessive
+        norm = norm.split(" ", 1)[1]
+        words = words[1:]
     plural = tuple(lexicon().get("pronoun_verb_endings", ()))
     return bool(words) and (
         _pattern("subjects").match(" ".join(words)) is not None

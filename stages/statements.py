@@ -37,7 +37,7 @@ from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
 from memgate.stages.activity import said_as_episode
-from memgate.stages.durable_frame import without_hedge
+from memgate.stages.durable_frame import durable_own, without_hedge
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.moment_scope import object_first_request, of_the_day
@@ -405,7 +405,10 @@ def _own(sentence: str) -> bool:
     """The speaker or the speaker's team is the sentence's subject or owner (a pronoun, or
     a Spanish or Portuguese verb of the first person)."""
     c = cues(sentence)
-    return c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
+    own = c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
+    # a durable statement of the speaker by its frame ("Colecciono sellos antiguos",
+    # "j'enseigne le piano": a verb of the first person the cues do not see)
+    return own or durable_own(sentence)
 
 
 def _aside(sentence: str) -> bool:
