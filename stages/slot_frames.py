@@ -30,6 +30,7 @@ from importlib import resources
 from typing import Any, Final
 
 from memgate.core.text import bounded_alternation
+from memgate.stages.durable_frame import DURABLE, durable_own
 from memgate.stages.statement_text import cues, lexicon, normalise_text
 
 __all__ = ["FRAMES", "copula_slot", "frame_probability", "inverted_slot", "says_change"]
@@ -146,7 +147,8 @@ def says_change(sentence: str) -> bool:
 
 
 def frame_probability(sentence: str, p: float) -> float:
-    """``p`` raised to the frames' keep probability for a sentence in a value frame."""
+    """``p`` raised to the frames' keep probability for a sentence in a value frame, or to
+    the durable frames' for a durable statement of the speaker."""
     floor = float(FRAMES["keep_probability"])
     if p >= floor:
         return p
@@ -155,4 +157,8 @@ def frame_probability(sentence: str, p: float) -> float:
     c = cues(sentence)
     if (c["first_person"] or c["first_person_plural"]) and says_change(sentence):
         return floor
+    if durable_own(sentence):
+        # a lasting statement of the speaker ("I collect vinyl records", "Juego al pádel
+        # los jueves"): too few n-grams for the classifier (memgate.stages.durable_frame)
+        return float(DURABLE["keep_probability"])
     return p

@@ -37,6 +37,7 @@ from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
 from memgate.stages.activity import said_as_episode
+from memgate.stages.durable_frame import durable_own, without_hedge
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.moment_scope import object_first_request, of_the_day
@@ -101,7 +102,9 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
     for sentence in split_statements(text):
         # an opening of agreement ("Isso mesmo, ...") says nothing of the fact after it,
         # and its pronoun ("isso": that) is no comment on something said before
-        said = without_agreement_lead(sentence)
+        # a hedge before a fact of the speaker ("I think I'm allergic to penicillin") is no
+        # opinion: the fact is judged without it (memgate.stages.durable_frame)
+        said = without_hedge(without_agreement_lead(sentence))
         # read after an opening that says it was checked ("C'est vérifié, ..."): the
         # opening's pronoun is no comment on something said before
         c = cues(without_confirmation_leads(said)[0])
@@ -156,7 +159,7 @@ class StatementExtractor:
         seen: set[str] = set()
         source = claimed_source(turn.metadata)
         for sentence in sentences:
-            statement = clean_statement(sentence)[:max_chars].strip()
+            statement = clean_statement(without_hedge(sentence))[:max_chars].strip()
             if not statement or normalise(statement) in seen:
                 continue
             seen.add(normalise(statement))
@@ -285,7 +288,7 @@ class HybridExtractor(StatementExtractor):
         # a state of the day or an excuse ("Sorry, my cat just walked across the keyboard")
         # may hold a rule's fact that says the turn holds a memory, but is no part of it
         said = [i for i in sorted(chosen) if not of_the_day(sentences[i])]
-        parts = [p for p in (clean_statement(sentences[i]) for i in said) if p]
+        parts = [p for p in (clean_statement(without_hedge(sentences[i])) for i in said) if p]
         out = typed + unplaced
         if parts:
             first = loose[0] if loose else None
@@ -402,7 +405,10 @@ def _own(sentence: str) -> bool:
     """The speaker or the speaker's team is the sentence's subject or owner (a pronoun, or
     a Spanish or Portuguese verb of the first person)."""
     c = cues(sentence)
-    return c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
+    own = c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
+    # a durable statement of the speaker by its frame ("Colecciono sellos antiguos",
+    # "j'enseigne le piano": a verb of the first person the cues do not see)
+    return own or durable_own(sentence)
 
 
 def _aside(sentence: str) -> bool:

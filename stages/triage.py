@@ -52,6 +52,7 @@ from enum import StrEnum
 
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
+from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.moment import moment_reason, split_statements
 from memgate.stages.references import find_references
 from memgate.stages.triage_model import TriageModel
@@ -416,7 +417,13 @@ def triage(
         bar = model.threshold if policy.durable_threshold is None else policy.durable_threshold
         # a retraction, deletion request or change by reference is an operation on
         # stored facts, not a statement: never the classifier's to drop
-        if model.turn_score(parts) < bar and not references:
+        # a durable statement of the speaker or a hedged fact (memgate.stages.durable_frame)
+        # is read by its structure: too few n-grams for the classifier to be sure of it
+        if (
+            model.turn_score(parts) < bar
+            and not references
+            and not any(durable_own(p) or hedged_fact(p) for p in parts)
+        ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:
         return TriageVerdict.KEEP, TriageReason.FIRST_PERSON_STATEMENT

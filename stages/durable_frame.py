@@ -1,0 +1,263 @@
+"""Two frames read by structure before the keep classifier's bar (issue 9, session 28).
+
+The keep classifier (:mod:`memgate.stages.keep_model`) scores a short sentence from its
+character n-grams, and a short durable statement of the speaker holds few of them: "I
+collect vinyl records" scores 0.56 and "Juego al pádel los jueves" 0.53, under the bar of
+a turn with one sentence (0.6), so the fact never exists. And a hedge ("ich glaube",
+"acho que", "I think") is also a word of ``opinion``, so "I think I'm allergic to
+penicillin" was vetoed as an opinion. Two frames, word lists in
+``memgate/data/durable_frames.json``:
+
+- a **durable own** frame (:func:`durable_own`): the speaker is the subject (a pronoun,
+  or a Spanish or Portuguese verb of the first person), the verb is one of habit, state or
+  possession in the present ("collect", "sammle", "juego", "收集"), or a copula before a
+  lasting state ("allergic", "végétarienne", "过敏"), an object follows, and nothing scopes
+  it to the moment ("today", "ce soir"). The sentence is kept at the frames'
+  ``keep_probability``, as a value frame of :mod:`memgate.stages.slot_frames` is;
+- a **hedged fact** (:func:`hedged_fact`): a hedge lead (statements.json ``hedge_leads``)
+  followed by a clause about the speaker (a subject pronoun, a possessive lead, a verb of
+  the first person) with no word of judgement (an adjective of judgement, a comparison,
+  "should": ``evaluative``). The clause is judged without the hedge and stored without it;
+  the fact stays a belief (confidence 0.5, :func:`memgate.stages.statement_text.hedged`).
+  After a hedge, a clause about something else or with a word of judgement is an opinion,
+  as before.
+
+>>> durable_own("I collect vinyl records."), durable_own("Juego al pádel los jueves.")
+(True, True)
+>>> durable_own("I'm playing tennis today."), durable_own("I collect.")
+(False, False)
+>>> hedged_fact("I think I'm allergic to penicillin.")
+"I'm allergic to penicillin."
+>>> hedged_fact("I think Rust is overrated."), hedged_fact("I think we should use Kafka.")
+(None, None)
+>>> without_hedge("Acho que meu voo é na sexta."), without_hedge("Meu voo é na sexta.")
+('meu voo é na sexta.', 'Meu voo é na sexta.')
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+from memgate.stages.statement_text import (
+    cues,
+    first_person_verb,
+    lexicon,
+    normalise_text,
+    word_pattern,
+)
+
+__all__ = ["DURABLE", "durable_own", "hedge_split", "hedged_fact", "without_hedge"]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_OPENING_RE: Final = re.compile(
+    r"^[\s,;:¿¡\"'(«“-]*(?:(?:oh|ah|hmm+|um+|uh+|well|so|and|but|also|ok|okay|ja|bon|eh|"
+    r"bueno|pues|olha|então|嗯|哦)[\s,!.，！]+)*",
+    re.IGNORECASE,
+)
+_PAUSE_RE: Final = re.compile(r"^[\s,:;，：、—–-]+")
+# "i'm" and "we're" read as a subject and a copula; "j'ai" as "j'" and "ai"
+_CONTRACTION_RE: Final = re.compile(r"\b(i|we)'(m|re|ve|d|ll)\b")
+_TOKEN_RE: Final = re.compile(r"[^\W\d_]+'(?=[^\W\d_])|'[^\W\d_]+|[^\W\d_]+(?:-[^\W\d_]+)*|\d+")
+
+
+@cache
+def _data() -> dict[str, Any]:
+    raw = (resources.files("memgate") / "data" / "durable_frames.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(raw)
+    return data
+
+
+DURABLE: Final[dict[str, Any]] = _data()
+
+
+def _words(key: str) -> list[str]:
+    return [normalise_text(w) for ws in _data()[key].values() for w in ws]
+
+
+@cache
+def _set(key: str) -> frozenset[str]:
+    return frozenset(w for w in _words(key) if not _CJK_RE.search(w))
+
+
+@cache
+def _cjk(key: str) -> tuple[str, ...]:
+    return tuple(sorted((w for w in _words(key) if _CJK_RE.search(w)), key=len, reverse=True))
+
+
+@cache
+def _pro_drop_verbs() -> frozenset[str]:
+    """The verbs of habit of the languages that say the subject by the verb's ending."""
+    verbs = _data()["habitual_verbs"]
+    return frozenset(normalise_text(v) for lang in _data()["pro_drop"] for v in verbs[lang])
+
+
+@cache
+def _pattern(key: str) -> re.Pattern[str]:
+    return word_pattern(_words(key))
+
+
+@cache
+def _moment_time() -> re.Pattern[str]:
+    return word_pattern(list(lexicon()["moment_time"]))
+
+
+@cache
+def _possessive() -> re.Pattern[str]:
+    return word_pattern(list(lexicon()["possessive_lead"]))
+
+
+@cache
+def _discourse() -> re.Pattern[str]:
+    return word_pattern(list(lexicon()["discourse_lead"]))
+
+
+def _body(sentence: str) -> str:
+    """The normalised sentence without its opening punctuation, interjections and
+    discourse leads ("au fait, ...", "by the way, ...")."""
+    norm = _OPENING_RE.sub("", normalise_text(sentence))
+    for _ in range(2):
+        m = _discourse().match(norm)
+        if m is None or not _PAUSE_RE.match(norm[m.end() :]):
+            break
+        norm = _OPENING_RE.sub("", _PAUSE_RE.sub("", norm[m.end() :]))
+    return norm
+
+
+def _tokens(norm: str) -> list[str]:
+    return _TOKEN_RE.findall(_CONTRACTION_RE.sub(r"\1 '\2", norm))
+
+
+def _size(norm: str) -> int:
+    return len(_tokens(norm)) + len(_CJK_RE.findall(norm)) // 2
+
+
+def durable_own(sentence: str) -> bool:
+    """The sentence says something lasting of the speaker: subject, verb of habit or
+    state (or copula and lasting state), object, no moment scope (see the module)."""
+    body = _body(sentence).rstrip(" .!。！")
+    if not body or "?" in body or "？" in body or _size(body) > int(DURABLE["max_words"]):
+        return False
+    if _moment_time().search(body) is not None:
+        return False
+    if _CJK_RE.match(body):
+        return _durable_cjk(body)
+    words = _tokens(body)
+    gap = _set("gap_words")
+    subject = _pattern("subjects").match(" ".join(words))
+    if subject is not None:
+        at = len(subject.group(0).split())
+    elif first_person_verb(body) or (words and words[0] in _pro_drop_verbs()):
+        at = 0  # "juego al pádel ...", "colecciono sellos": the verb's ending is the subject
+    else:
+        return False
+    limit = at + int(DURABLE["max_gap_words"])
+    while at < min(limit, len(words)) and words[at] in gap:
+        at += 1
+    if at >= len(words):
+        return False
+    verb, rest = words[at], words[at + 1 :]
+    if verb in _set("habitual_verbs"):
+        return any(len(w) > 2 or w.isdigit() for w in rest)
+    if verb in _set("copulas"):
+        return _pattern("lasting_states").match(" ".join(rest)) is not None
+    return False
+
+
+def _durable_cjk(body: str) -> bool:
+    """我 / 我们, adverbs, a verb of habit (or a lasting state anywhere after the
+    subject: "我对青霉素过敏"), then at least one character of object."""
+    subject = next((s for s in _cjk("subjects") if body.startswith(s)), None)
+    if subject is None:
+        return False
+    rest = body[len(subject) :]
+    for _ in range(int(DURABLE["max_gap_words"])):
+        gap = next((g for g in _cjk("gap_words") if rest.startswith(g)), None)
+        if gap is None:
+            break
+        rest = rest[len(gap) :]
+    verb = next((v for v in _cjk("habitual_verbs") if rest.startswith(v)), None)
+    if verb is not None:
+        return bool(_CJK_RE.search(rest[len(verb) :])) or bool(
+            re.search(r"[A-Za-z]", rest[len(verb) :])
+        )
+    return any(s in rest for s in _cjk("lasting_states"))
+
+
+def hedge_split(sentence: str) -> tuple[str, str] | None:
+    """The hedge that opens the sentence and the clause after it (as written), or None.
+
+    >>> hedge_split("Ich glaube, ich bin allergisch gegen Nüsse.")
+    ('Ich glaube', 'ich bin allergisch gegen Nüsse.')
+    >>> hedge_split("I think that we use Terraform"), hedge_split("I thinkpad daily")
+    (('I think', 'we use Terraform'), None)
+    """
+    s = " ".join(sentence.replace("’", "'").split())
+    opening = _OPENING_RE.match(s)
+    at = opening.end() if opening is not None else 0
+    for lead in _hedge_leads():
+        end = at + len(lead)
+        if s[at:end].casefold() != lead:
+            continue
+        nxt = s[end : end + 1]
+        if not (_CJK_RE.search(lead) or lead.endswith("'") or nxt in ("", " ", ",")):
+            continue
+        rest = _PAUSE_RE.sub("", s[end:])
+        for word in DURABLE.get("complementizers", ()):
+            if rest.casefold().startswith(word) and (
+                word.endswith("'") or rest[len(word) : len(word) + 1] in (" ", ",")
+            ):
+                rest = _PAUSE_RE.sub("", rest[len(word) :])
+                break
+        return (s[at:end], rest) if rest else None
+    return None
+
+
+@cache
+def _hedge_leads() -> tuple[str, ...]:
+    return tuple(
+        sorted(map(normalise_text, lexicon().get("hedge_leads", ())), key=len, reverse=True)
+    )
+
+
+def _about_speaker(norm: str) -> bool:
+    """The clause's subject or owner is the speaker or the speaker's team: a subject
+    pronoun, a possessive lead, or a verb of the first person ("juego", "usamos")."""
+    if _CJK_RE.match(norm):
+        return norm.startswith(_cjk("subjects"))
+    words = _tokens(norm)
+    if len(words) > 1 and words[0] in set(lexicon()["articles"]):
+        # "o meu plano", "la mia": an article before the possessive
+        norm = norm.split(" ", 1)[1]
+        words = words[1:]
+    plural = tuple(lexicon().get("pronoun_verb_endings", ()))
+    return bool(words) and (
+        _pattern("subjects").match(" ".join(words)) is not None
+        or _possessive().match(norm) is not None
+        or first_person_verb(norm)
+        or (len(words[0]) > 5 and words[0].endswith(plural))
+    )
+
+
+def hedged_fact(sentence: str) -> str | None:
+    """The clause after a hedge when it is a fact of the speaker with no word of judgement
+    (see the module), else None: the sentence opens with no hedge, or it is an opinion."""
+    split = hedge_split(sentence)
+    if split is None:
+        return None
+    clause = split[1]
+    norm = _body(clause)
+    if not _about_speaker(norm) or _pattern("evaluative").search(norm) is not None:
+        return None
+    if cues(clause)["opinion"]:
+        return None  # "I think I'd recommend Kafka": an opinion after the hedge
+    return clause
+
+
+def without_hedge(sentence: str) -> str:
+    """The sentence as it is stored: a hedged fact without its hedge (:func:`hedged_fact`),
+    any other sentence as it is."""
+    return hedged_fact(sentence) or sentence
