@@ -37,6 +37,11 @@ __all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+#: Where a Latin word meets Chinese ("改用Linear了"): a word boundary for the family words.
+_SCRIPT_SEAM_RE: Final = re.compile(
+    r"(?<=[A-Za-z0-9])(?=[\u3400-\u9fff])|(?<=[\u3400-\u9fff])(?=[A-Za-z0-9])"
+)
+_SPACES_RE: Final = re.compile(r"\s+")
 #: Texts whose readings (change cue, negation, family, every family) each lexicon keeps,
 #: least recently used first out. Resolution compares a candidate with every active fact
 #: of its speaker (stages/dedupe.py), so the same stored values are read again for every
@@ -299,11 +304,29 @@ class Lexicon:
             )  # fmt: skip
         if by_predicate is not None and not by_predicate.additive:
             return by_predicate, True
-        low = value.lower()
-        for f in self.families:
-            if (by_predicate is None or f.single) and f.words is not None and f.words.search(low):
-                return f, False
+        for low in self._family_readings(value):
+            for f in self.families:
+                usable = (by_predicate is None or f.single) and f.words is not None
+                if usable and f.words is not None and f.words.search(low):
+                    return f, False
         return (by_predicate, True) if by_predicate is not None else (None, False)
+
+    def _family_readings(self, value: str) -> tuple[str, ...]:
+        """The texts a value's family words are read in: the value as said, then (when it
+        differs) the value with its change cues taken out and a Latin word set apart from
+        the Chinese around it. A change says its slot with a cue inside the slot's words
+        ("arbeite jetzt bei", "je travaille maintenant chez") or glued to a Latin value
+        ("改用Linear了"); the slot is the same as without the cue.
+
+        >>> LEXICON._family_readings("Ich arbeite jetzt bei Bosch")
+        ('ich arbeite jetzt bei bosch', 'ich arbeite bei bosch')
+        >>> LEXICON._family_readings("I work at Bosch")
+        ('i work at bosch',)
+        """
+        low = value.lower()
+        bare = self.without_change_cues(_SCRIPT_SEAM_RE.sub(" ", value))
+        bare = _SPACES_RE.sub(" ", bare).strip()
+        return (low,) if bare == low.strip() else (low, bare)
 
     def families_of(self, predicate: str, value: str) -> list[Family]:
         """Every family of a fact: its predicate's, else each family its words name
@@ -318,11 +341,14 @@ class Lexicon:
         first, by_predicate = self.family_of(predicate, value)
         if first is None or (by_predicate and not first.additive):
             return () if first is None else (first,)
-        low = value.lower()
+        readings = self._family_readings(value)
         more = [
             f
             for f in self.families
-            if f is not first and f.single and f.words is not None and f.words.search(low)
+            if f is not first
+            and f.single
+            and f.words is not None
+            and any(f.words.search(low) for low in readings)
         ]
         return (first, *more)
 

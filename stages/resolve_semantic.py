@@ -42,8 +42,9 @@ from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView
 from memgate.stages.reference_topics import family_reach
 from memgate.stages.references import is_previous, reference_op
-from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolution_lexicon import LEXICON, Family, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, usem_similarity
+from memgate.stages.resolve_paraphrase import FOLD, Fold
 
 __all__ = [
     "REFERENCE_MIN_SIMILARITY",
@@ -53,8 +54,11 @@ __all__ = [
     "referenced_facts",
     "said_before",
     "semantic_target",
+    "slot_owner",
 ]
 
+#: The owners a fact of the speaker belongs to.
+_OWNERS: Final = ("user", "team")
 #: A fact near a reference topic at least this much (cosine) is referred to even
 #: without a shared word ("my workouts" for "the gym").
 REFERENCE_MIN_SIMILARITY: Final = 0.6
@@ -130,7 +134,7 @@ def semantic_target(
         ffams = lex.families_of(f.predicate, f.value)
         # a fact whose words name several families is met through any of them
         ffam = fam if fam is not None and fam in ffams else (ffams[0] if ffams else None)
-        if lex.owner(f.subject, ffam) not in owners:
+        if slot_owner(f, ffam, lex) not in owners:
             continue
         sim = cosine(f.embedding, vec)
         if single and fam is not None:
@@ -152,6 +156,37 @@ def semantic_target(
         if best is None or (sim, f.fact_id) > (best.similarity, best.fact.fact_id):
             best = SemanticMatch(f, sim, why)
     return best
+
+
+def slot_owner(f: StoredFact, fam: Family | None, lex: Lexicon = LEXICON, fold: Fold = FOLD) -> str:
+    """Whose fact ``f`` is when a change of the family ``fam`` is read against it:
+    :meth:`~memgate.stages.resolution_lexicon.Lexicon.owner`, and also the owner's
+    possessed thing, however the user calls it, when ``fam`` (single-valued) is read from
+    the fact's own predicate or value: "team's ticketsystem" holding "Jira" is the team's
+    tracker, so "we switched to Linear" changes it. Never another person's fact ("user's
+    sister works_at Siemens" is the sister's employer, not the user's).
+
+    >>> from memgate.core.events import StoredFact
+    >>> jira = StoredFact.model_construct(subject="team's ticketsystem",
+    ...     predicate="statement", value="Unser Ticketsystem ist Jira")
+    >>> slot_owner(jira, LEXICON.family("statement", jira.value))
+    'team'
+    >>> sister = StoredFact.model_construct(
+    ...     subject="user's sister", predicate="works_at", value="Siemens")
+    >>> slot_owner(sister, LEXICON.family("works_at", "Siemens"))
+    'users sister'
+    """
+    owner = lex.owner(f.subject, fam)
+    if owner in _OWNERS or fam is None or not fam.single:
+        return owner
+    if fam not in lex.families_of(f.predicate, f.value):
+        return owner  # the family is not the fact's own: its subject alone named it
+    n = normalise(f.subject)
+    for root in _OWNERS:
+        rest = n[len(root) + 2 :] if n.startswith(root + "s ") else ""
+        if rest and not fold.is_person(rest):
+            return root
+    return owner
 
 
 def _words(text: str) -> set[str]:
