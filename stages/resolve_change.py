@@ -239,15 +239,17 @@ def _pinned(c: CandidateFact, pool: list[StoredFact], old: str, new: str) -> Sem
 def _by_frame(
     c: CandidateFact, pool: list[StoredFact], meaning: Meaning, lex: Lexicon, rules: ChangeRules
 ) -> SemanticMatch | None:
-    """The fact of ``pool`` whose frame and value are clearly the nearest to ``c``'s."""
+    """The fact of ``pool`` whose frame and value are clearly the nearest to ``c``'s; a
+    fact of no family, as ``c`` is ("Minha gestora é a Carla" is the manager's slot: a
+    change of it names the family, "entrei no Nubank" does not)."""
     fam, _ = lex.family_of(c.predicate, c.object)
     new = fact_slot(c)
     if fam is not None or new is None:
         return None
     scored: list[tuple[float, StoredFact, float, float]] = []
     for f in pool:
-        if any(x.additive for x in lex.families_of(f.predicate, f.value)):
-            continue
+        if lex.families_of(f.predicate, f.value):
+            continue  # a family's slot: its change names the family (resolve_semantic)
         old = fact_slot(f)
         if old is None or not old.names or not new.names:
             continue

@@ -189,3 +189,12 @@ def test_two_things_of_the_owner_are_two_slots(
     res, _ = _apply(store, statement(second[1], days=14, subject=second[0]))
     assert res.action.value == "ADD"
     assert _status(store, first[1]) is FactStatus.ACTIVE
+
+
+def test_a_family_slot_is_not_read_by_its_frame(store: EmbeddedIndex) -> None:
+    """The manager's slot ("gestora") changes when the family is named; a change of no
+    family ("agora entrei na Ambev": a new job) is not a new manager."""
+    _apply(store, statement("Minha gestora é a Beatriz", days=0, subject="user's gestora"))
+    res, _ = _apply(store, statement("Agora entrei na Ambev", days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, "Minha gestora é a Beatriz") is FactStatus.ACTIVE
