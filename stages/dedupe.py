@@ -57,6 +57,7 @@ from memgate.stages.policy import WritePolicy
 from memgate.stages.references import is_reference, reference_op
 from memgate.stages.relation_model import RelationModel
 from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_change import change_target
 from memgate.stages.resolve_clause import clause_fold_target
 from memgate.stages.resolve_confirm import confirmed_guess, still_holds
 from memgate.stages.resolve_forget import (
@@ -83,7 +84,6 @@ from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
 )
-from memgate.stages.resolve_slotmask import slot_mask_target
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 from memgate.stages.resolve_wish import wish_update_target
 
@@ -155,8 +155,8 @@ class Resolver:
     asked beside MiniLM's cosine where resolution asks "near in meaning?"
     (:mod:`memgate.stages.resolve_meaning`). None: off."""
     slotmask: bool = False
-    """A change found by its frame and value with the values masked (settings
-    ``resolution_slotmask``, :mod:`memgate.stages.resolve_slotmask`; needs ``meaning``)."""
+    """A change found by its masked frame and value (settings ``resolution_slotmask``, needs
+    ``meaning``): :mod:`memgate.stages.resolve_slotmask`, :mod:`~.resolve_change`."""
 
     def for_tenant(self, tenant_id: str) -> Resolver:
         """This resolver under the tenant's own policy (itself when the tenant has none)."""
@@ -454,7 +454,7 @@ class Resolver:
             details.update({"similarity": round(slot.similarity, 4), "match": slot.why})
             done = self._supersede(slot.fact, new, now, out, "slot_update", details)
             return self._stale(c, done, view)
-        masked = slot_mask_target(c, key, view, self.meaning) if self.slotmask else None
+        masked = change_target(c, key, view, vec, self.meaning) if self.slotmask else None
         if masked is not None:
             details.update({"similarity": round(masked.similarity, 4), "match": masked.why})
             done = self._supersede(masked.fact, new, now, out, "semantic_update", details)

@@ -46,7 +46,15 @@ from memgate.stages.resolve_paraphrase import FOLD, other_persons
 from memgate.stages.resolve_semantic import SemanticMatch
 from memgate.stages.resolve_slots import anchors, named_tokens
 
-__all__ = ["SLOT_BARS", "Slot", "SlotBars", "fact_slot", "slot_mask_target", "statement_slot"]
+__all__ = [
+    "SLOT_BARS",
+    "Slot",
+    "SlotBars",
+    "fact_slot",
+    "person_clash",
+    "slot_mask_target",
+    "statement_slot",
+]
 
 #: What stands for a value in a frame.
 PLACEHOLDER: Final = "X"
@@ -146,7 +154,7 @@ def _persons(text: str) -> set[str]:
     return FOLD.persons_in(text)
 
 
-def _person_clash(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
+def person_clash(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
     """One side is about a person the other does not name: "My sister just moved to
     Glasgow" is no new value of "user lives_in Leeds", nor "I now live in Berlin" of "My
     sister lives in Oslo". The fact that names the owner's person ("user's boyfriend
@@ -207,7 +215,7 @@ def slot_mask_target(
         ffams = lex.families_of(f.predicate, f.value)
         if any(x.additive for x in ffams) or (fam is not None and ffams and fam not in ffams):
             continue
-        if other_persons(f.value, c.object, FOLD, lex) or _person_clash(f, c, lex):
+        if other_persons(f.value, c.object, FOLD, lex) or person_clash(f, c, lex):
             continue  # "my manager is Priya" / "my partner is now Tomasz"
         old = fact_slot(f)
         if old is None or not _differ(old, new):

@@ -39,9 +39,13 @@ from memgate.core.events import CandidateFact, StoredFact  # noqa: E402
 from memgate.stages.resolution_lexicon import LEXICON  # noqa: E402
 from memgate.stages.resolve_meaning import BARS, meaning_text  # noqa: E402
 from memgate.stages.resolve_paraphrase import FOLD, other_persons  # noqa: E402
-from memgate.stages.resolve_slotmask import Slot, fact_slot, statement_slot  # noqa: E402
+from memgate.stages.resolve_slotmask import (  # noqa: E402
+    Slot,
+    fact_slot,
+    person_clash,
+    statement_slot,
+)
 from memgate.stages.resolve_slotmask import _differ as differ  # noqa: E402
-from memgate.stages.resolve_slotmask import _person_clash as person_clash  # noqa: E402
 from tools.train_relations import cross_pairs, load_rows  # noqa: E402
 
 NEGATIVE_SHARE = 0.05

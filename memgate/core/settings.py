@@ -96,7 +96,9 @@ class Settings(BaseSettings):
         description="A change in new words found by its slot (stages/resolve_slotmask.py): "
         "on: a candidate with a change cue supersedes the active fact of its owner whose "
         "statement with the values masked and whose value are near by usem (needs "
-        "resolution_meaning = 'usem'); off: not asked.",
+        "resolution_meaning = 'usem'), and a change to a slot no family names "
+        "(stages/resolve_change.py: the old value of a replacement structure, or the "
+        "clearly nearest masked frame); off: not asked.",
     )
 
     # extraction

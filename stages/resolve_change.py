@@ -1,0 +1,301 @@
+"""A change to a slot no family names: the stored fact it replaces found by its old value
+or by its frame, with a margin.
+
+A family of ``memgate/data/resolution.json`` (tracker, employer, ...) finds the fact a
+change replaces when the slot is one of its words; slotmask
+(:mod:`memgate.stages.resolve_slotmask`) finds it when the masked frames and the values
+both clear fixed bars. A change to any other slot ("Die Logs schicken wir jetzt nach X",
+"vendi o X e comprei um Y") was left beside the fact it replaces. This module is asked
+after slotmask (the resolver asks :func:`change_target`, which asks slotmask first), with
+the words of ``memgate/data/change.json``:
+
+- **a replacement structure** ("sold X and bought Y", "moved from X to Y", "replaced X
+  with Y", "X → Y", in en de fr es pt zh): its old value X pins the target, the owner's one
+  active fact whose value names every word of X and not every word of Y. No change cue is
+  needed: the structure says it;
+- else **a change cue and no family**: among the owner's active facts, the one whose
+  statement with its named values masked (frame) is nearest to the new statement's, the
+  frame and value usem cosines summed (:func:`~memgate.stages.resolve_slotmask.fact_slot`),
+  at or above ``frame_floor`` and ahead of the next fact by ``margin``: the nearest of
+  several only when it is clearly the nearest. As wherever usem is asked, two English
+  frames are not (``english_pairs`` of ``memgate/data/meaning.json``: asked, they cost
+  LoCoMo dev recall@10, 0.909x to 0.896x); an English replacement structure is read.
+
+Never: a statement that says it adds a value ("also", "auch", "aussi", "también", "也":
+``additive``), a family that holds several values, another person's fact (the guards of
+slotmask), and two things told apart by a qualifier of the same noun ("our staging
+database" / "our analytics database": two databases, :func:`qualifier_clash`). The
+owner's facts are read as slotmask reads them, plus the nearest facts whose subject is a
+thing of no one ("logs": "Los logs se guardan en X").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import numpy as np
+
+from memgate.core.embedding_use import Meaning
+from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
+from memgate.core.stores import FactView
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolve_meaning import usem_similarity
+from memgate.stages.resolve_paraphrase import FOLD, other_persons
+from memgate.stages.resolve_semantic import SemanticMatch
+from memgate.stages.resolve_slotmask import (
+    PLACEHOLDER,
+    fact_slot,
+    person_clash,
+    slot_mask_target,
+)
+from memgate.stages.resolve_slots import anchors
+
+__all__ = ["CHANGE", "ChangeRules", "change_target", "qualifier_clash", "replaced_value"]
+
+_OWNER_RE: Final = re.compile(r"^(user|team)(?:'s|s)?\b\s*")
+_WORD_RE: Final = re.compile(r"[^\W_]+")
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+#: How many of the nearest facts are read for a subject that is a thing of no one.
+_THING_PROBE: Final = 3
+
+
+def _words(words: Iterable[str]) -> re.Pattern[str] | None:
+    latin = sorted((w for w in words if not _CJK_RE.search(w)), key=len, reverse=True)
+    cjk = sorted((w for w in words if _CJK_RE.search(w)), key=len, reverse=True)
+    parts = []
+    if latin:
+        parts.append(r"(?<![^\W_])(?:" + "|".join(map(re.escape, latin)) + r")(?![^\W_])")
+    if cjk:
+        parts.append("|".join(map(re.escape, cjk)))
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+@dataclass(frozen=True)
+class ChangeRules:
+    """The words and bars of ``memgate/data/change.json``."""
+
+    version: str
+    frame_floor: float
+    margin: float
+    additive: re.Pattern[str] | None
+    replacements: tuple[re.Pattern[str], ...]
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> ChangeRules:
+        add = [w for words in data["additive"].values() for w in words]
+        reps = [p for pats in data["replacements"].values() for p in pats]
+        return cls(
+            str(data["version"]),
+            float(data["frame_floor"]),
+            float(data["margin"]),
+            _words(add),
+            tuple(re.compile(p, re.IGNORECASE) for p in reps),
+        )
+
+    def adds(self, text: str) -> bool:
+        """The statement says it adds a value beside the stored ones ("I also ...")."""
+        return self.additive is not None and self.additive.search(text) is not None
+
+
+def _load() -> ChangeRules:
+    text = resources.files("memgate.data").joinpath("change.json").read_text("utf-8")
+    return ChangeRules.from_data(json.loads(text))
+
+
+CHANGE: Final = _load()
+
+
+def replaced_value(text: str, rules: ChangeRules = CHANGE) -> tuple[str, str] | None:
+    """The old and the new value of a replacement structure in ``text``, or None.
+
+    >>> replaced_value("Vendi o Gol e comprei um Onix.")
+    ('Gol', 'Onix')
+    >>> replaced_value("We moved everything from Bitbucket to GitHub last spring")
+    ('Bitbucket', 'GitHub last spring')
+    >>> replaced_value("I also started climbing") is None
+    True
+    """
+    for pattern in rules.replacements:
+        m = pattern.search(text)
+        if m is not None and m.group("old").strip() and m.group("new").strip():
+            return m.group("old").strip(), m.group("new").strip()
+    return None
+
+
+def _tokens(text: str) -> set[str]:
+    return set(_WORD_RE.findall(normalise(text)))
+
+
+def _names(value: str, said: str) -> bool:
+    """``said`` names every word of ``value`` (Chinese: holds it)."""
+    if _CJK_RE.search(value):
+        return normalise(value) in normalise(said)
+    need = anchors(value, sentence=False) or _tokens(value)
+    return bool(need) and need <= _tokens(said)
+
+
+def _function_word(word: str, lex: Lexicon) -> bool:
+    return (
+        len(word) <= 2
+        or word == PLACEHOLDER.lower()
+        or word in lex.clause_stopwords
+        or word in lex.determiners
+        or word in lex.stopwords
+        or lex.has_change_cue(word)
+    )
+
+
+def _beside(words: list[str], word: str, step: int) -> set[str]:
+    """The words ``step`` places from each occurrence of ``word``."""
+    return {
+        words[i + step] for i, w in enumerate(words) if w == word and 0 <= i + step < len(words)
+    }
+
+
+def qualifier_clash(a: str, b: str, lex: Lexicon = LEXICON) -> bool:
+    """The two frames name one noun qualified by two different words next to it ("our
+    staging database is X" / "our analytics database is now X"; "base de données de
+    staging" / "... d'analytics"): two things, not one thing changed.
+
+    >>> qualifier_clash("Our staging database is X.", "Our analytics database is now X.")
+    True
+    >>> qualifier_clash("Estoy en el equipo de X.", "Me pasaron al equipo de X.")
+    False
+    """
+    wa, wb = _WORD_RE.findall(normalise(a)), _WORD_RE.findall(normalise(b))
+    for word in set(wa) & set(wb):
+        if _function_word(word, lex):
+            continue
+        for step in (-1, 1):
+            qa = {w for w in _beside(wa, word, step) if not _function_word(w, lex)}
+            qb = {w for w in _beside(wb, word, step) if not _function_word(w, lex)}
+            if qa and qb and not qa & qb:
+                return True
+    return False
+
+
+def _owner(subject: str) -> tuple[str, str]:
+    m = _OWNER_RE.match(normalise(subject))
+    return ("", normalise(subject)) if m is None else (m.group(1), normalise(subject)[m.end() :])
+
+
+def _pool(
+    c: CandidateFact, key: str, view: FactView, vec: np.ndarray | None, owner: str
+) -> list[StoredFact]:
+    """The owner's active facts (and its things'), with the nearest facts about a thing of
+    no one; never ``c``'s key, never one first seen after ``c``."""
+    facts = view.by_subject(
+        c.tenant_id, c.user_id, owner, statuses=(FactStatus.ACTIVE,), qualified=True,
+        vectors=False,
+    )  # fmt: skip
+    seen = {f.fact_id for f in facts}
+    if vec is not None:
+        near = view.nearest(
+            c.tenant_id, c.user_id, vec, k=_THING_PROBE, statuses=(FactStatus.ACTIVE,)
+        )
+        for f, _ in near:
+            own, rest = _owner(f.subject)
+            if f.fact_id not in seen and not own and rest and not FOLD.is_person(rest):
+                facts.append(f)
+                seen.add(f.fact_id)
+    return [f for f in facts if f.key != key and f.first_seen <= c.turn_ts]
+
+
+def _thing(subject: str, lex: Lexicon) -> str:
+    """The owner's thing a subject names, its change cues left out ("team's neues
+    admin-tool": "admin-tool"); empty for the owner itself."""
+    own, rest = _owner(subject)
+    return normalise(lex.without_change_cues(rest)).strip() if own else ""
+
+
+def _eligible(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
+    """Slotmask's guards (a state, not another person's fact, no person clash) and one
+    thing: two things of the owner ("team's kundenportal" / "team's admin-tool") are two
+    slots, whatever their frames."""
+    if f.type is not FactType.FACT:
+        return False
+    _, rest = _owner(f.subject)
+    if rest and FOLD.is_person(rest) and f.predicate != "name_is":
+        return False  # another person's fact ("user's sister lives_in Oslo")
+    mine, theirs = _thing(c.subject, lex), _thing(f.subject, lex)
+    if mine and theirs and mine != theirs:
+        return False
+    return not (other_persons(f.value, c.object, FOLD, lex) or person_clash(f, c, lex))
+
+
+def _pinned(c: CandidateFact, pool: list[StoredFact], old: str, new: str) -> SemanticMatch | None:
+    """The one fact of ``pool`` naming the replaced value and not the new one."""
+    hits = [f for f in pool if _names(old, f.value) and not _names(new, f.value)]
+    if len(hits) != 1:
+        return None
+    return SemanticMatch(hits[0], 1.0, f"change:replaced={normalise(old)}")
+
+
+def _by_frame(
+    c: CandidateFact, pool: list[StoredFact], meaning: Meaning, lex: Lexicon, rules: ChangeRules
+) -> SemanticMatch | None:
+    """The fact of ``pool`` whose frame and value are clearly the nearest to ``c``'s; a
+    fact of no family, as ``c`` is ("Minha gestora é a Carla" is the manager's slot: a
+    change of it names the family, "entrei no Nubank" does not)."""
+    fam, _ = lex.family_of(c.predicate, c.object)
+    new = fact_slot(c)
+    if fam is not None or new is None:
+        return None
+    scored: list[tuple[float, StoredFact, float, float]] = []
+    for f in pool:
+        if lex.families_of(f.predicate, f.value):
+            continue  # a family's slot: its change names the family (resolve_semantic)
+        old = fact_slot(f)
+        if old is None or not old.names or not new.names:
+            continue
+        if old.names <= new.names or new.names <= old.names:
+            continue  # the same value said again, or one value holding the other
+        if qualifier_clash(old.frame, new.frame, lex):
+            continue
+        frame = usem_similarity(meaning, old.frame, new.frame)
+        if frame is None:
+            continue  # two English texts: not asked (``english_pairs`` of meaning.json)
+        value = meaning.similarity(old.value, new.value)
+        scored.append((frame + value, f, frame, value))
+    if not scored:
+        return None
+    scored.sort(key=lambda s: (s[0], s[1].fact_id), reverse=True)
+    best, f, frame, value = scored[0]
+    runner = scored[1][0] if len(scored) > 1 else 0.0
+    if best < rules.frame_floor or best - runner < rules.margin:
+        return None
+    return SemanticMatch(f, best, f"change:frame={frame:.3f}:value={value:.3f}")
+
+
+def change_target(
+    c: CandidateFact,
+    key: str,
+    view: FactView,
+    vec: np.ndarray | None,
+    meaning: Meaning | None,
+    lex: Lexicon = LEXICON,
+    rules: ChangeRules = CHANGE,
+) -> SemanticMatch | None:
+    """The active fact ``c`` replaces: slotmask's, else one pinned by a replacement
+    structure's old value, else (a change cue, no family) the clearly nearest frame. None
+    without a :class:`Meaning` (usem off)."""
+    hit = slot_mask_target(c, key, view, meaning, lex)
+    if hit is not None or meaning is None:
+        return hit
+    if c.type not in (FactType.FACT, FactType.EVENT) or rules.adds(c.object):
+        return None
+    pair = replaced_value(c.object, rules)
+    if pair is None and not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
+        return None
+    owner, _ = _owner(c.subject)
+    if not owner:
+        return None
+    pool = [f for f in _pool(c, key, view, vec, owner) if _eligible(f, c, lex)]
+    if pair is not None:
+        return _pinned(c, pool, *pair)
+    return _by_frame(c, pool, meaning, lex, rules)

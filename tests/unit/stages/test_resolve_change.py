@@ -1,0 +1,200 @@
+"""A change to a slot no family names (stages/resolve_change.py, issue 9, change28).
+
+Two readings, on the real usem vectors, asked after slotmask:
+
+* a replacement structure ("sold X and bought Y", "moved from X to Y", "X durch Y ersetzt",
+  "把X换成Y"): its old value pins the owner's fact it replaces, with or without a cue;
+* a change cue and no family: the owner's fact whose masked frame and value are clearly
+  the nearest (a margin over the next one) is superseded; as wherever usem is asked, not
+  about two English texts (``english_pairs`` of ``memgate/data/meaning.json``).
+
+Negatives: a value added beside the old one, another person's fact, two things told apart
+by a qualifier, a structure whose old value no fact of the owner names, several facts
+equally near.
+
+The statement vectors are the hashing embedder's (words, not meaning): no other rule of
+the resolver reads these pairs as one slot.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.core.events import DecisionRecord, FactStatus, RedactedCandidate, Resolution
+from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages.dedupe import Resolver
+from memgate.stages.policy import preset
+from memgate.stages.resolve_change import CHANGE, qualifier_clash, replaced_value
+from tests.unit.stages.resolver_kit import CLOCK, EMB, USEM, facts, resolve, statement
+
+
+def _apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
+    resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM, slotmask=True)
+    return resolve(store, item, resolver)
+
+
+def _status(store: EmbeddedIndex, value: str) -> FactStatus:
+    return facts(store)[value].status
+
+
+# ------------------------------------------------- the old value pins the target
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        ("Minha moto é uma Honda Biz", "Vendi a Biz e comprei uma Yamaha Fazer"),
+        ("My commuter bike is a Brompton", "I sold the Brompton and bought a Tern Verge"),
+        ("Unser Wiki ist Confluence", "Wir sind von Confluence zu Notion umgestiegen"),
+        ("Ma voiture est une Peugeot 208", "J'ai vendu ma Peugeot et acheté une Renault Zoe"),
+        ("Nuestro CRM es Salesforce", "Sustituimos Salesforce por HubSpot"),
+        ("我们的文档工具是语雀", "我们把语雀换成了飞书"),
+    ],
+)
+def test_a_replacement_structure_supersedes_the_fact_of_its_old_value(
+    store: EmbeddedIndex, stored: str, said: str
+) -> None:
+    _apply(store, statement(stored, days=0))
+    _apply(store, statement("I like hiking in the Alps", days=1))  # another fact of the owner
+    res, _ = _apply(store, statement(said, days=14))
+    assert res.action.value == "SUPERSEDE"
+    assert _status(store, stored) is FactStatus.SUPERSEDED
+    assert _status(store, said) is FactStatus.ACTIVE
+    assert _status(store, "I like hiking in the Alps") is FactStatus.ACTIVE
+
+
+def test_the_structure_is_read_in_every_language() -> None:
+    assert replaced_value("Vendi a Biz e comprei uma Yamaha Fazer") == ("Biz", "Yamaha Fazer")
+    assert replaced_value("We migrated the repos from Gitea to Forgejo") == ("Gitea", "Forgejo")
+    assert replaced_value("Wir sind von Confluence zu Notion umgestiegen") == (
+        "Confluence",
+        "Notion",
+    )
+    assert replaced_value("J'ai vendu ma Peugeot et acheté une Renault Zoe") == (
+        "Peugeot",
+        "Renault Zoe",
+    )
+    assert replaced_value("Sustituimos Salesforce por HubSpot") == ("Salesforce", "HubSpot")
+    assert replaced_value("我们把语雀换成了飞书") == ("语雀", "飞书")
+    assert replaced_value("Deploys: Capistrano → Kamal") == ("Capistrano", "Kamal")
+    # a trip is no replacement
+    assert replaced_value("I drove from Lyon to Turin on Sunday") is None
+
+
+# ------------------------------------------------- a cue and the clearly nearest frame
+
+
+@pytest.mark.parametrize(
+    ("stored", "said"),
+    [
+        ("Unser Passwortmanager ist KeePass", "Wir sind inzwischen bei Bitwarden gelandet"),
+        (
+            "Nuestras copias de seguridad se guardan en Backblaze",
+            "Hemos migrado los backups a Wasabi",
+        ),
+        ("Notre CRM, c'est Salesforce", "On gère maintenant les clients dans HubSpot"),
+        ("Nosso servidor de arquivos é o Nextcloud", "Agora os arquivos ficam todos no Seafile"),
+        ("我的吉他是Yamaha的", "现在我弹的是一把Martin"),
+    ],
+)
+def test_a_cue_supersedes_the_clearly_nearest_frame(
+    store: EmbeddedIndex, stored: str, said: str
+) -> None:
+    _apply(store, statement(stored, days=0))
+    _apply(store, statement("I like hiking in the Alps", days=1))
+    res, dec = _apply(store, statement(said, days=14))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "semantic_update")
+    assert str(dec.details["match"]).startswith("change:frame=")
+    assert _status(store, stored) is FactStatus.SUPERSEDED
+    assert _status(store, "I like hiking in the Alps") is FactStatus.ACTIVE
+
+
+# ------------------------------------------------- negatives
+
+
+def test_a_value_added_beside_the_old_one_supersedes_nothing(store: EmbeddedIndex) -> None:
+    _apply(store, statement("Our frontend is written in React", days=0))
+    res, _ = _apply(store, statement("We now also use Svelte for the admin pages", days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, "Our frontend is written in React") is FactStatus.ACTIVE
+    _apply(store, statement("Je joue au Scrabble le dimanche", days=15))
+    res, _ = _apply(
+        store, statement("Maintenant le dimanche c'est aussi Bridge avec Paul", days=20)
+    )
+    assert res.action.value == "ADD"
+    assert _status(store, "Je joue au Scrabble le dimanche") is FactStatus.ACTIVE
+    assert CHANGE.adds("Ich spiele jetzt auch Cello") and CHANGE.adds("我现在也打网球")
+    assert not CHANGE.adds("Ich spiele jetzt Cello")
+
+
+@pytest.mark.parametrize(
+    ("subject", "stored", "said"),
+    [
+        ("user's sister", "My sister drives a Volvo", "I sold the Volvo and bought a Skoda"),
+        ("user's bruder", "Mein Bruder fährt einen Audi", "Ich fahre jetzt einen Seat Leon"),
+    ],
+)
+def test_another_persons_fact_is_never_superseded(
+    store: EmbeddedIndex, subject: str, stored: str, said: str
+) -> None:
+    _apply(store, statement(stored, days=0, subject=subject))
+    res, _ = _apply(store, statement(said, days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, stored) is FactStatus.ACTIVE
+
+
+def test_two_things_told_apart_by_a_qualifier_are_two_facts(store: EmbeddedIndex) -> None:
+    assert qualifier_clash("Our staging cluster runs on X", "Our production cluster now runs on X")
+    assert not qualifier_clash("Los logs van a X", "Ahora los logs van a X")
+    _apply(store, statement("Our staging cluster runs on Hetzner", days=0))
+    said = "These days our production cluster is hosted at Scaleway"
+    res, _ = _apply(store, statement(said, days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, "Our staging cluster runs on Hetzner") is FactStatus.ACTIVE
+
+
+def test_an_old_value_no_fact_names_pins_nothing(store: EmbeddedIndex) -> None:
+    _apply(store, statement("Mi coche es un Seat Ibiza", days=0))
+    res, _ = _apply(store, statement("Vendí la Vespa y compré una Lambretta", days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, "Mi coche es un Seat Ibiza") is FactStatus.ACTIVE
+
+
+def test_two_facts_equally_near_leave_both(store: EmbeddedIndex) -> None:
+    _apply(store, statement("Nosso servidor de arquivos é o Nextcloud", days=0))
+    _apply(store, statement("Nosso servidor de e-mail é o Zimbra", days=1))
+    res, _ = _apply(store, statement("Agora tudo fica na Hetzner", days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, "Nosso servidor de arquivos é o Nextcloud") is FactStatus.ACTIVE
+    assert _status(store, "Nosso servidor de e-mail é o Zimbra") is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            ("team's onlineshop", "Unser Onlineshop läuft auf Shopware"),
+            ("team's neuer blog", "Unser neuer Blog läuft auf Ghost"),
+        ),
+        (
+            ("team's app móvil", "Nuestra app móvil está hecha en Flutter"),
+            ("team's nueva web", "Nuestra nueva web está hecha en Astro"),
+        ),
+    ],
+)
+def test_two_things_of_the_owner_are_two_slots(
+    store: EmbeddedIndex, first: tuple[str, str], second: tuple[str, str]
+) -> None:
+    _apply(store, statement(first[1], days=0, subject=first[0]))
+    res, _ = _apply(store, statement(second[1], days=14, subject=second[0]))
+    assert res.action.value == "ADD"
+    assert _status(store, first[1]) is FactStatus.ACTIVE
+
+
+def test_a_family_slot_is_not_read_by_its_frame(store: EmbeddedIndex) -> None:
+    """The manager's slot ("gestora") changes when the family is named; a change of no
+    family ("agora entrei na Ambev": a new job) is not a new manager."""
+    _apply(store, statement("Minha gestora é a Beatriz", days=0, subject="user's gestora"))
+    res, _ = _apply(store, statement("Agora entrei na Ambev", days=14))
+    assert res.action.value == "ADD"
+    assert _status(store, "Minha gestora é a Beatriz") is FactStatus.ACTIVE
