@@ -69,3 +69,14 @@ def test_a_hedged_fact_of_a_gente_is_a_belief() -> None:
 
 def test_an_opinion_of_a_gente_stays_an_opinion() -> None:
     assert hedged_fact("Acho que a gente deveria mudar de fornecedor.") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I checked: Redis is on version 7.", "Verified: Nginx is on version 1.25."],
+)
+def test_a_fact_kept_with_its_confirmation_opening_stays_kept(text: str) -> None:
+    # the classifier scores these higher with the opening than without it: cutting the
+    # opening before the keep decision must not drop them
+    got = [f.object for f in HybridExtractor().extract(checked_turn(turn(text)))]
+    assert any("version" in (o or "") for o in got), got
