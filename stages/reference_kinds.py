@@ -3,19 +3,22 @@
 "Forget what I said about seafood" is about the stored "I'm allergic to shellfish": the
 topic is a kind, the fact names a member. No word of the topic is in the fact, and a
 sentence's vector is far from one word's ("seafood" and "I'm allergic to shellfish":
-MiniLM cosine 0.53, under the reference bar of 0.6), while the words themselves are near
-("seafood" and "shellfish": 0.65). The topic families of
-:func:`~memgate.stages.reference_topics.family_reach` list the members of a few kinds
-(pets, the car, sport); any other kind was never reached.
+MiniLM cosine 0.53, under the reference bar of 0.6), while the words themselves are near.
+The topic families of :func:`~memgate.stages.reference_topics.family_reach` list the
+members of a few kinds (pets, the car, sport); any other kind was never reached.
 
-:func:`named_by_kind` reads the kind from the embedder, word by word, with no list of
-words: a short topic (at most :data:`MAX_TOPIC_WORDS` words) is compared with each word of
-each current fact of the reference's own tenant and user (their own facts and their
-team's); a fact's score is its nearest word's cosine. The fact meant is the nearest one,
-only when its score reaches the reference bar
-(:data:`~memgate.stages.resolve_semantic.REFERENCE_MIN_SIMILARITY`) and beats every other
-fact's by :data:`MARGIN`: a topic near two facts alike names neither, so that an unrelated
-fact is never erased. It is asked only when nothing else named a fact.
+:func:`named_by_kind` reads the kind from the multilingual encoder (usem,
+:mod:`memgate.core.embedding_use`), word by word, with no list of words: a short topic (at
+most :data:`MAX_TOPIC_WORDS` words) is compared with each word of each current fact of the
+reference's own tenant and user (their own facts and their team's); a fact's score is its
+nearest word's cosine ("seafood" / "shrimp" 0.67, "Meeresfrüchte" / "Garnelen" 0.54,
+"fruits de mer" / "crevettes" 0.50). The fact meant is the nearest one, only when its score
+reaches :data:`BAR` and beats every other fact's by :data:`MARGIN`: a topic near two facts
+alike names neither ("beverages" and two drinks), and a topic near nothing by much
+("gardening": 0.51 for "nurse", 0.41 for the next) names nothing, so that an unrelated fact
+is never erased. It is asked only when nothing else named a fact, and only with usem on
+(MiniLM's passes of the dedupe stage are all read ahead, :mod:`memgate.streams.prefetch`;
+these words are known only at resolution).
 """
 
 from __future__ import annotations
@@ -23,17 +26,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
-import numpy as np
-
-from memgate.core.embedding import Embedder
+from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, StoredFact
 from memgate.core.stores import FactView
-from memgate.stages.resolve_semantic import REFERENCE_MIN_SIMILARITY, said_before
+from memgate.stages.resolve_semantic import said_before
 
-__all__ = ["MARGIN", "MAX_TOPIC_WORDS", "named_by_kind", "word_scores"]
+__all__ = ["BAR", "MARGIN", "MAX_TOPIC_WORDS", "named_by_kind", "word_scores"]
 
+#: The usem cosine of the topic and the fact's nearest word, at least.
+BAR: Final = 0.5
 #: How far the fact meant is above every other fact of the speaker.
-MARGIN: Final = 0.1
+MARGIN: Final = 0.2
 #: A kind is a word or a short noun phrase ("seafood", "fruits de mer").
 MAX_TOPIC_WORDS: Final = 3
 #: The words of a fact compared: letters only, at least this long (not "to", "on").
@@ -50,26 +53,23 @@ def _words(f: StoredFact) -> list[str]:
 
 
 def word_scores(
-    topic: str, facts: list[StoredFact], embedder: Embedder
+    topic: str, facts: list[StoredFact], meaning: Meaning
 ) -> list[tuple[float, StoredFact]]:
     """Each fact with its nearest word's cosine to ``topic``, nearest first."""
     words = sorted({w for f in facts for w in _words(f)})
-    if not words:
-        return []
-    vecs = embedder.embed([topic, *words])
-    by_word = {w: float(np.dot(vecs[0], v)) for w, v in zip(words, vecs[1:], strict=True)}
+    by_word = {w: meaning.similarity(topic, w) for w in words}
     scored = [(max((by_word[w] for w in _words(f)), default=0.0), f) for f in facts]
     return sorted(scored, key=lambda sf: (-sf[0], sf[1].fact_id))
 
 
 def named_by_kind(
-    c: CandidateFact, view: FactView, embedder: Embedder
+    c: CandidateFact, view: FactView, meaning: Meaning | None
 ) -> list[tuple[StoredFact, str]]:
     """The current fact of ``c``'s owner one of whose words the topic is the kind of,
     with why (``topic_kind``); none when the topic is long, or no fact is near enough and
     apart enough from the others (see the module)."""
     topic = c.object.strip()
-    if not topic or len(topic.split()) > MAX_TOPIC_WORDS:
+    if meaning is None or not topic or len(topic.split()) > MAX_TOPIC_WORDS:
         return []
     pool: dict[str, StoredFact] = {}
     for root in ("user", "team"):
@@ -78,8 +78,8 @@ def named_by_kind(
         ):
             if (f.tenant_id, f.user_id) == (c.tenant_id, c.user_id) and said_before(f, c):
                 pool[f.fact_id] = f
-    scored = word_scores(topic, list(pool.values()), embedder)
-    if not scored or scored[0][0] < REFERENCE_MIN_SIMILARITY:
+    scored = word_scores(topic, list(pool.values()), meaning)
+    if not scored or scored[0][0] < BAR:
         return []
     if len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN:
         return []

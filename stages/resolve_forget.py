@@ -289,7 +289,7 @@ def by_reference(
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
     found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0], meaning=meaning)
     if not found and op != "stop" and not is_previous(c):
-        found = named_by_kind(c, view, embedder)  # "seafood" for shellfish (reference_kinds)
+        found = named_by_kind(c, view, meaning)  # "seafood" for shellfish (reference_kinds)
     if not found:
         return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
     ends = c.valid_from or c.turn_ts
