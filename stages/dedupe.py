@@ -59,7 +59,7 @@ from memgate.stages.relation_model import RelationModel
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_change import change_target
 from memgate.stages.resolve_clause import clause_fold_target
-from memgate.stages.resolve_confirm import confirmed_guess, still_holds
+from memgate.stages.resolve_confirm import confirmed_guess
 from memgate.stages.resolve_forget import (
     by_reference,
     candidate_marks,
@@ -75,8 +75,8 @@ from memgate.stages.resolve_paraphrase import (
     fold_target,
     other_persons,
     possessed_subject,
-    restated_value,
 )
+from memgate.stages.resolve_pending import restated_guess, said_again
 from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_semantic import (
     changed_predicate,
@@ -332,8 +332,9 @@ class Resolver:
         # says something changed ("now", "ahora", "现在") and names another value is an
         # update however near in meaning: similarity cannot tell the two apart
         changed = LEXICON.has_change_cue(c.object) or LEXICON.has_change_cue(c.context)
-        for f in current:
-            same = normalise(f.value) == value_n or restated_value(f, c) or still_holds(f, c)
+        restated = restated_guess(c, key, view, vec, self.meaning) if active is None else None
+        for f in current if restated is None else [*current, restated]:  # resolve_pending
+            same = said_again(f, c, restated)
             sim = 1.0 if same else _cos(f.embedding, vec)
             if same or (sim >= p.near_duplicate and not changed and not changed_value(f, c)):
                 reason = "same_value" if same else "near_duplicate_same_key"

@@ -229,6 +229,8 @@ def _about_speaker(norm: str) -> bool:
     if _CJK_RE.match(norm):
         return norm.startswith(_cjk("subjects"))
     words = _tokens(norm)
+    if _pattern("subjects").match(" ".join(words)) is not None:
+        return True  # before an article is cut: "a gente usa ..." (pt "we") opens with "a"
     if len(words) > 1 and words[0] in set(lexicon()["articles"]):
         # "o meu plano", "la mia": an article before the possessive
         norm = norm.split(" ", 1)[1]

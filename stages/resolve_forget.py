@@ -34,7 +34,8 @@ from memgate.core.events import (
 )
 from memgate.core.stores import FactView
 from memgate.stages.fact_keys import DELETED_VALUE, fact_key
-from memgate.stages.references import is_retracted_deletion, reference_op
+from memgate.stages.reference_kinds import named_by_kind
+from memgate.stages.references import is_previous, is_retracted_deletion, reference_op
 from memgate.stages.resolve_semantic import DELETED_PREDICATE, cosine, referenced_facts
 
 __all__ = [
@@ -287,6 +288,8 @@ def by_reference(
         if any(f.superseded_by == marker or marker in f.source_turn_ids for f in closed_by):
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
     found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0], meaning=meaning)
+    if not found and op != "stop" and not is_previous(c):
+        found = named_by_kind(c, view, meaning)  # "seafood" for shellfish (reference_kinds)
     if not found:
         return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
     ends = c.valid_from or c.turn_ts

@@ -612,13 +612,20 @@ def without_confirmation_leads(text: str) -> tuple[str, bool]:
     ('Checked the logs and found nothing.', False)
     >>> without_confirmation_leads("Checked out the library there, it was cool.")[1]
     False
+
+    The opening is read after an opening of agreement (``agreement_lead``: "Oui,", "Yes,",
+    "是的，"): the speaker agrees, then says it was checked.
+
+    >>> without_confirmation_leads("Oui, c'est confirmé : mon vol part à 9h.")
+    ('mon vol part à 9h.', True)
     """
     out: list[str] = []
     found = False
     for sentence in split_statements(text):
-        low = sentence.casefold()
-        m = _confirmation_re().match(low) if len(low) == len(sentence) else None
-        rest = sentence[m.end() :].strip() if m is not None else ""
+        said = without_agreement_lead(sentence)
+        low = said.casefold()
+        m = _confirmation_re().match(low) if len(low) == len(said) else None
+        rest = said[m.end() :].strip() if m is not None else ""
         if m is not None and rest:
             out.append(rest)
             found = True

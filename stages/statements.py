@@ -105,9 +105,10 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         # a hedge before a fact of the speaker ("I think I'm allergic to penicillin") is no
         # opinion: the fact is judged without it (memgate.stages.durable_frame)
         said = without_hedge(without_agreement_lead(sentence))
-        # read after an opening that says it was checked ("C'est vérifié, ..."): the
-        # opening's pronoun is no comment on something said before
-        c = cues(without_confirmation_leads(said)[0])
+        # read after an opening that says it was checked ("C'est vérifié, ...", "Oui, c'est
+        # confirmé : ..."): the opening's pronoun is no comment on something said before
+        checked = without_hedge(without_confirmation_leads(without_agreement_lead(sentence))[0])
+        c = cues(checked)
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
         if said_of_another(said):
@@ -117,6 +118,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         if is_filler_sentence(sentence):
             continue
         p = frame_probability(said, model.probability(said))
+        if checked != said:  # the opening says how the speaker knows: never against a keep
+            p = max(p, frame_probability(checked, model.probability(checked)))
         if p >= model.threshold:
             out.append((p, sentence))
     out.sort(key=lambda ps: -ps[0])
