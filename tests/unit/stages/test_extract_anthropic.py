@@ -291,7 +291,11 @@ def test_valid_answer_becomes_candidate_facts(
 
 def test_same_turn_gives_the_same_ids(api: AnthropicStandIn, ex: AnthropicExtractor) -> None:
     api.enqueue(tool_use_reply([fact()]), tool_use_reply([fact()]))
-    assert ex.extract(turn()) == ex.extract(turn())
+    first = ex.extract(turn())
+    again = ex.extract(turn())
+    assert len(first) == 1
+    assert [f.candidate_id for f in again] == [f.candidate_id for f in first]
+    assert again == first
 
 
 def test_zero_facts_is_a_normal_answer(api: AnthropicStandIn, ex: AnthropicExtractor) -> None:

@@ -7,38 +7,19 @@ run's place ("Toyota Yaris") and another person's fact stay apart."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from memgate.core.embedding import MiniLMEmbedder
 from memgate.core.events import DecisionRecord, FactStatus, RedactedCandidate, Resolution
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
 from memgate.stages.resolve_paraphrase import FOLD
-from tests.unit.stages.resolver_kit import CLOCK, cand, facts, resolve
+from tests.unit.stages.resolver_kit import CLOCK, cand, facts, minilm, resolve
 
-_EMB: MiniLMEmbedder | None = None
-
-
-def _minilm() -> MiniLMEmbedder:
-    global _EMB
-    if _EMB is None:
-        _EMB = MiniLMEmbedder()
-    return _EMB
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=_minilm().dim)
-    yield s
-    s.close()
+#: the ``store`` fixture (conftest.py) is of MiniLM's dimension
+STORE_EMBEDDER = minilm
 
 
 def _apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
-    return resolve(store, item, Resolver(preset("balanced"), _minilm(), clock=CLOCK))
+    return resolve(store, item, Resolver(preset("balanced"), minilm(), clock=CLOCK))
 
 
 def _hybrid(item: RedactedCandidate) -> RedactedCandidate:

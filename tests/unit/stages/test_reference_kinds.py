@@ -4,41 +4,25 @@ never an unrelated fact, never two facts the topic is near alike, never another 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
-
 import pytest
 
-from memgate.core.embedding import MiniLMEmbedder
 from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
 from memgate.stages.reference_kinds import named_by_kind
-from tests.unit.stages.resolver_kit import CLOCK, USEM, cand, facts, ref, resolve
+from tests.unit.stages.resolver_kit import CLOCK, USEM, cand, facts, minilm, ref, resolve
+
+#: the ``store`` fixture (conftest.py) is of MiniLM's dimension
+STORE_EMBEDDER = minilm
 
 OTHERS = ["I work as a nurse", "My sister lives in Lisbon", "I play badminton on Tuesdays"]
 OTHERS_DE = ["Ich arbeite als Krankenpfleger", "Meine Schwester wohnt in Lissabon"]
 OTHERS_FR = ["Je travaille comme infirmière", "Ma sœur habite à Lisbonne"]
 
 
-@cache
-def _minilm() -> MiniLMEmbedder:
-    return MiniLMEmbedder()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=_minilm().dim)
-    yield s
-    s.close()
-
-
 def _apply(store: EmbeddedIndex, item: RedactedCandidate) -> str:
-    _, dec = resolve(
-        store, item, Resolver(preset("balanced"), _minilm(), clock=CLOCK, meaning=USEM)
-    )
+    _, dec = resolve(store, item, Resolver(preset("balanced"), minilm(), clock=CLOCK, meaning=USEM))
     return dec.reason
 
 

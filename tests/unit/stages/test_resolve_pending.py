@@ -4,18 +4,16 @@ with another value is not, nor is another user's guess."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
-
 import pytest
 
-from memgate.core.embedding import MiniLMEmbedder
 from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
-from tests.unit.stages.resolver_kit import CLOCK, USEM, cand, facts, resolve
+from tests.unit.stages.resolver_kit import CLOCK, USEM, cand, facts, minilm, resolve
+
+#: the ``store`` fixture (conftest.py) is of MiniLM's dimension
+STORE_EMBEDDER = minilm
 
 #: (subject, the guess, the same guess said again in other words), en de fr es pt zh
 RESTATED = [
@@ -47,22 +45,8 @@ def _guess(obj: str, subject: str, days: int, user: str = "u1") -> RedactedCandi
     )
 
 
-@cache
-def _minilm() -> MiniLMEmbedder:
-    """The real encoder: a restatement in English is read by its cosine (usem is not asked
-    for two English texts), as in the gate."""
-    return MiniLMEmbedder()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=_minilm().dim)
-    yield s
-    s.close()
-
-
 def _resolver() -> Resolver:
-    return Resolver(preset("balanced"), _minilm(), clock=CLOCK, meaning=USEM)
+    return Resolver(preset("balanced"), minilm(), clock=CLOCK, meaning=USEM)
 
 
 @pytest.mark.parametrize(("subject", "first", "again"), RESTATED)

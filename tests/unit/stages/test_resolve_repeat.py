@@ -5,38 +5,19 @@ the other polarity or another value; with nothing to repeat it is stored as a fi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from memgate.core.embedding import MiniLMEmbedder
 from memgate.core.events import DecisionRecord, FactStatus, RedactedCandidate, Resolution
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
-from tests.unit.stages.resolver_kit import resolve
+from tests.unit.stages.resolver_kit import minilm, resolve
 from tests.unit.stages.test_resolve_semantic import CLOCK, cand, facts
 
-_EMB: MiniLMEmbedder | None = None
-
-
-def _minilm() -> MiniLMEmbedder:
-    global _EMB
-    if _EMB is None:
-        _EMB = MiniLMEmbedder()
-    return _EMB
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[EmbeddedIndex]:
-    s = EmbeddedIndex(tmp_path / "r.sqlite3", dim=_minilm().dim)
-    yield s
-    s.close()
+#: the ``store`` fixture (conftest.py) is of MiniLM's dimension
+STORE_EMBEDDER = minilm
 
 
 def apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
-    return resolve(store, item, Resolver(preset("balanced"), _minilm(), clock=CLOCK))
+    return resolve(store, item, Resolver(preset("balanced"), minilm(), clock=CLOCK))
 
 
 def _repeat(item: RedactedCandidate) -> RedactedCandidate:
