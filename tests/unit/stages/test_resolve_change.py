@@ -81,6 +81,18 @@ def test_the_structure_is_read_in_every_language() -> None:
     assert replaced_value("I drove from Lyon to Turin on Sunday") is None
 
 
+def test_the_old_value_of_an_arrow_is_one_or_two_whole_words() -> None:
+    # a statement's object may hold 2,000 characters: an unbounded run before the arrow was
+    # read again from every position (0.1 s a candidate on 2,000 characters with no space)
+    assert replaced_value("CI: Jenkins Pipelines → GitHub Actions") == (
+        "Jenkins Pipelines",
+        "GitHub Actions",
+    )
+    assert replaced_value("x" * 60 + " → y") is None  # no word is 60 characters long
+    assert replaced_value("我们" * 1000) is None
+    assert replaced_value("Pfad: " + "a" * 41 + " -> b") is None
+
+
 # ------------------------------------------------- a cue and the clearly nearest frame
 
 
