@@ -77,6 +77,7 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
 )
 from memgate.stages.resolve_pending import restated_guess, said_again
+from memgate.stages.resolve_qualifier import kept_apart, other_thing
 from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_semantic import (
     semantic_target,
@@ -297,6 +298,12 @@ class Resolver:
         # the reads known now, asked together where the store can (memgate.core.read_ahead)
         view = read_ahead(view, self._read_plan(c, key, vec))
         existing = view.by_key(c.tenant_id, c.user_id, key)
+        apart = kept_apart(c, existing)  # another thing of the owner by its qualifier
+        if apart is not None:
+            c = apart
+            event = event.model_copy(update={"candidate": c})
+            key = _key_of(c)
+            existing = view.by_key(c.tenant_id, c.user_id, key)
         value_n = normalise(c.object)
 
         # 2. redelivery of a turn we already applied: idempotent no-op
@@ -444,22 +451,22 @@ class Resolver:
             return with_stale(c, done, view)
         # 7. the same thing said in other words under another key ("my new boss is Tom")
         match = semantic_target(c, key, view, vec, p.ambiguous, meaning=self.meaning)
-        if match is not None:
+        if match is not None and not other_thing(match.fact, c):
             details.update({"similarity": round(match.similarity, 4), "match": match.why})
             done = supersede(match.fact, new, now, out, "semantic_update", details)
             return with_stale(c, done, view)
         wish = wish_update_target(c, key, view, vec)
-        if wish is not None:
+        if wish is not None and not other_thing(wish.fact, c):
             details.update({"similarity": round(wish.similarity, 4), "match": wish.why})
             done = supersede(wish.fact, new, now, out, "semantic_update", details)
             return with_stale(c, done, view)
         slot = slot_update_target(c, key, view, vec)
-        if slot is not None:
+        if slot is not None and not other_thing(slot.fact, c):
             details.update({"similarity": round(slot.similarity, 4), "match": slot.why})
             done = supersede(slot.fact, new, now, out, "slot_update", details)
             return with_stale(c, done, view)
         masked = change_target(c, key, view, vec, self.meaning) if self.slotmask else None
-        if masked is not None:
+        if masked is not None and not other_thing(masked.fact, c):
             details.update({"similarity": round(masked.similarity, 4), "match": masked.why})
             done = supersede(masked.fact, new, now, out, "semantic_update", details)
             return with_stale(c, done, view)
@@ -473,7 +480,7 @@ class Resolver:
             # 8. no rule found a target: the learned pair classifier reads the nearest facts
             near = nearest_of(view, c, vec, _NEAR_PROBE, _NEAR_STATUSES)
             hit = learned_target(self.relation_model, c, key, near)
-            if hit is not None:
+            if hit is not None and not other_thing(hit.fact, c):
                 details.update({
                     "relation": hit.relation, "probability": round(hit.probability, 4),
                     "similarity": round(hit.similarity, 4), "model": self.relation_model.version,
