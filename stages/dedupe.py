@@ -77,7 +77,7 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
 )
 from memgate.stages.resolve_pending import restated_guess, said_again
-from memgate.stages.resolve_qualifier import kept_apart, other_thing
+from memgate.stages.resolve_qualifier import adds_another, kept_apart, other_thing
 from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_semantic import (
     semantic_target,
@@ -382,6 +382,7 @@ class Resolver:
                 and f.type == c.type
                 and not changed
                 and not changed_value(f, c)  # one frame, another value: not a repeat
+                and not adds_another(f.value, c.object)  # "also", another day: another fact
             ):
                 return fold(f, "near_duplicate", {"similarity": round(sim, 4), "of": f.fact_id})
             if sim >= p.ambiguous:
@@ -574,6 +575,7 @@ class Resolver:
                     and (f.last_seen <= c.turn_ts or cites_turn(f, c))
                     and same_clause(f, c)
                     and not other_persons(f.value, c.object)
+                    and not adds_another(f.value, c.object)
                 ):
                     full = [g for g in view.by_key(c.tenant_id, c.user_id, f.key)
                             if g.fact_id == f.fact_id]  # fmt: skip

@@ -41,6 +41,7 @@ from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
+from memgate.stages.resolve_qualifier import adds_another
 from memgate.stages.resolve_slots import (
     SlotMatch,
     _clause_words,
@@ -610,6 +611,8 @@ def fold_target(
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"
+            if adds_another(f.value, c.object):
+                continue  # "also", "a second", another day of the week: another fact
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
             if kin:  # the kin word said is the stored fact's slot, not a name

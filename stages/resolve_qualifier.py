@@ -23,9 +23,27 @@ from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_stance import inflected
 
-__all__ = ["QUALIFIERS", "Qualifiers", "kept_apart", "other_thing", "qualified_noun"]
+__all__ = [
+    "QUALIFIERS",
+    "Qualifiers",
+    "adds_another",
+    "kept_apart",
+    "other_thing",
+    "qualified_noun",
+]
 
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+
+
+def _pattern(words: list[str]) -> re.Pattern[str] | None:
+    """One pattern of the words, at word boundaries (a hyphen joins: "segunda-feira" is no
+    "segunda"), Chinese as a substring; None for no words."""
+    parts = [
+        re.escape(w) if _CJK_RE.search(w) else rf"(?<![\w-]){re.escape(w)}(?![\w-])"
+        for w in sorted({w.lower() for w in words}, key=len, reverse=True)
+    ]
+    return re.compile("|".join(parts)) if parts else None
 
 
 @dataclass(frozen=True)
@@ -35,13 +53,33 @@ class Qualifiers:
     version: str
     possessives: frozenset[str]
     not_qualifiers: frozenset[str]
+    adding: re.Pattern[str] | None = None
+    """A word that adds one more ("also") or names another one ("second", "another")."""
+    classes: tuple[tuple[re.Pattern[str], ...], ...] = ()
+    """Closed classes (the days of the week): a pattern per member."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Qualifiers:
         def words(key: str) -> frozenset[str]:
             return frozenset(normalise(w) for ws in data[key].values() for w in ws)
 
-        return cls(str(data["version"]), words("possessives"), words("not_qualifiers"))
+        adding = [w for key in ("additive", "another") for ws in data[key].values() for w in ws]
+        classes = tuple(
+            tuple(p for p in (_pattern(m) for m in members) if p is not None)
+            for members in data["closed_classes"].values()
+        )
+        return cls(
+            str(data["version"]),
+            words("possessives"),
+            words("not_qualifiers"),
+            _pattern(adding),
+            classes,
+        )
+
+    def members(self, text: str) -> list[frozenset[int]]:
+        """Per closed class, the members ``text`` names (by index)."""
+        low = text.lower()
+        return [frozenset(i for i, p in enumerate(c) if p.search(low)) for c in self.classes]
 
 
 def _load() -> Qualifiers:
@@ -108,3 +146,13 @@ def other_thing(
     supersedes under another key either (the family of the staging database's tool is the
     analytics database's too)."""
     return _two_things(f.context or f.value, c.context or c.object, q, lex) is not None
+
+
+def adds_another(said: str, again: str, q: Qualifiers = QUALIFIERS) -> bool:
+    """``again`` is another fact than ``said`` however near in words: it says a word that adds
+    one more or names another one ("also", "a second", "außerdem") that ``said`` does not,
+    or both name members of one closed class and not the same ones (Mondays / Tuesdays)."""
+    low_s, low_a = said.lower(), again.lower()
+    if q.adding is not None and q.adding.search(low_a) and not q.adding.search(low_s):
+        return True
+    return any(a and b and a != b for a, b in zip(q.members(said), q.members(again), strict=True))

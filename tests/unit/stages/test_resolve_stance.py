@@ -13,7 +13,7 @@ from memgate.core.events import DecisionRecord, FactStatus, FactType, RedactedCa
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
-from memgate.stages.resolve_qualifier import qualified_noun
+from memgate.stages.resolve_qualifier import adds_another, qualified_noun
 from memgate.stages.resolve_stance import averse, inflected, polarity_words
 from tests.unit.stages.resolver_kit import CLOCK, cand, facts, minilm, resolve
 
@@ -165,3 +165,39 @@ def test_a_new_value_with_no_other_qualifier_still_supersedes(
                                context=context))  # fmt: skip
     assert res.action.value == "SUPERSEDE"
     assert facts(store)["Redis"].status is FactStatus.SUPERSEDED
+
+
+# ------------------------------------------- another one: "also", "a second", another day
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("I have a cat", "I have a second cat"),  # old: near_duplicate
+        ("Tenho um gato", "Tenho outro gato"),  # old: same_clause
+        ("我周一和哥哥去游泳", "我周三和哥哥去游泳"),  # old: paraphrase by words
+        ("Voy a nadar con mi hermano los lunes", "Voy a nadar con mi hermano los martes"),
+        ("I go running with my neighbour", "I also go running with my colleague"),
+    ],
+)
+def test_another_one_is_another_fact(store: EmbeddedIndex, first: str, again: str) -> None:
+    apply(store, said(first, days=0))
+    res, _ = apply(store, said(again, days=30))
+    assert res.action.value == "ADD"
+    got = facts(store)
+    assert got[first].status is FactStatus.ACTIVE and got[first].occurrences == 1
+    assert got[again].status is FactStatus.ACTIVE
+
+
+def test_the_same_day_said_again_still_folds(store: EmbeddedIndex) -> None:
+    first = "I do yoga with my sister on Mondays"
+    apply(store, said(first, days=0))
+    res, _ = apply(store, said("Mondays are yoga days with my sister", days=30))
+    assert res.action.value == "DUPLICATE"
+    assert facts(store)[first].occurrences == 2
+
+
+def test_a_word_of_another_day_or_one_more() -> None:
+    assert adds_another("Jogo às segundas", "Jogo também às segundas")
+    assert not adds_another("Jogo às segunda-feira", "Às segunda-feira eu jogo")  # a day
+    assert not adds_another("I also have a dog", "I also have a dog, Rex")  # said on both
