@@ -77,15 +77,21 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
 )
 from memgate.stages.resolve_pending import restated_guess, said_again
+from memgate.stages.resolve_qualifier import adds_another, kept_apart, other_thing
 from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_semantic import (
-    changed_predicate,
-    implied_stale,
     semantic_target,
     stale_on_arrival,
 )
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 from memgate.stages.resolve_wish import wish_update_target
+from memgate.stages.resolve_writes import (
+    other_readings,
+    seen_again,
+    supersede,
+    with_stale,
+    with_writes,
+)
 
 # the keys and the retraction helpers were here first: still importable from here
 __all__ = [
@@ -263,9 +269,7 @@ class Resolver:
             cites ``c``'s turn (its first delivery was folded in): a replay writes nothing."""
             if cites_turn(f, c):
                 return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": f.fact_id})
-            return out(
-                ResolutionAction.DUPLICATE, reason, [self._seen_again(f, event, now)], details
-            )
+            return out(ResolutionAction.DUPLICATE, reason, [seen_again(f, event, now)], details)
 
         # 1. policy gates that need no state
         if c.confidence < p.min_confidence:
@@ -288,12 +292,18 @@ class Resolver:
             done = by_reference(c, view, now, out, self.embedder, self.erasure_key, self.meaning)
             if reference_op(c) == "stop":
                 # a stop is a change too: "I left the hospital" makes the role there stale
-                return self._stale(c, done, view)
+                return with_stale(c, done, view)
             return done
 
         # the reads known now, asked together where the store can (memgate.core.read_ahead)
         view = read_ahead(view, self._read_plan(c, key, vec))
         existing = view.by_key(c.tenant_id, c.user_id, key)
+        apart = kept_apart(c, existing)  # another thing of the owner by its qualifier
+        if apart is not None:
+            c = apart
+            event = event.model_copy(update={"candidate": c})
+            key = _key_of(c)
+            existing = view.by_key(c.tenant_id, c.user_id, key)
         value_n = normalise(c.object)
 
         # 2. redelivery of a turn we already applied: idempotent no-op
@@ -342,7 +352,7 @@ class Resolver:
                     return fold(f, reason, {
                         "similarity": round(sim, 4), "occurrences": f.occurrences + 1
                     })  # fmt: skip
-                updated = self._seen_again(f, event, now)
+                updated = seen_again(f, event, now)
                 promote = self._promotion_reason(updated, c.confirmed)
                 if promote is None:
                     return out(
@@ -354,10 +364,10 @@ class Resolver:
                 promoted = updated.model_copy(
                     update={"status": FactStatus.ACTIVE, "recorded_at": now}
                 )
-                siblings = self._other_readings(f, view, now) if c.confirmed else []
+                siblings = other_readings(f, view, now) if c.confirmed else []
                 if active is not None:
-                    done = self._supersede(active, promoted, now, out, promote)
-                    return self._with_writes(done, siblings)
+                    done = supersede(active, promoted, now, out, promote)
+                    return with_writes(done, siblings)
                 return out(ResolutionAction.ADD, promote, [promoted, *siblings])
 
         # 4. near-duplicate under another key (different wording, same fact)
@@ -372,6 +382,7 @@ class Resolver:
                 and f.type == c.type
                 and not changed
                 and not changed_value(f, c)  # one frame, another value: not a repeat
+                and not adds_another(f.value, c.object)  # "also", another day: another fact
             ):
                 return fold(f, "near_duplicate", {"similarity": round(sim, 4), "of": f.fact_id})
             if sim >= p.ambiguous:
@@ -429,37 +440,37 @@ class Resolver:
         # value: the value the user confirmed closes the guess ("je crois que ... thé au
         # café", then, confirmed, "je préfère le thé")
         if c.confirmed and active is None and len(pending) == 1:
-            return self._supersede(pending[0], new, now, out, "confirmed_value", details)
+            return supersede(pending[0], new, now, out, "confirmed_value", details)
         # 5c. the same, the guess said under another key ("我好像是用安卓手机的" -> "对，我用的是…")
         guess = confirmed_guess(c, key, view, vec) if active is None else None
         if guess is not None:
             details.update({"match": guess.why, "similarity": round(guess.similarity, 4)})
-            return self._supersede(guess.fact, new, now, out, "confirmed_value", details)
+            return supersede(guess.fact, new, now, out, "confirmed_value", details)
         # 6. a new value for a key that has one: supersede
         if active is not None:
-            done = self._supersede(active, new, now, out, "new_value", details)
-            return self._stale(c, done, view)
+            done = supersede(active, new, now, out, "new_value", details)
+            return with_stale(c, done, view)
         # 7. the same thing said in other words under another key ("my new boss is Tom")
         match = semantic_target(c, key, view, vec, p.ambiguous, meaning=self.meaning)
-        if match is not None:
+        if match is not None and not other_thing(match.fact, c):
             details.update({"similarity": round(match.similarity, 4), "match": match.why})
-            done = self._supersede(match.fact, new, now, out, "semantic_update", details)
-            return self._stale(c, done, view)
+            done = supersede(match.fact, new, now, out, "semantic_update", details)
+            return with_stale(c, done, view)
         wish = wish_update_target(c, key, view, vec)
-        if wish is not None:
+        if wish is not None and not other_thing(wish.fact, c):
             details.update({"similarity": round(wish.similarity, 4), "match": wish.why})
-            done = self._supersede(wish.fact, new, now, out, "semantic_update", details)
-            return self._stale(c, done, view)
+            done = supersede(wish.fact, new, now, out, "semantic_update", details)
+            return with_stale(c, done, view)
         slot = slot_update_target(c, key, view, vec)
-        if slot is not None:
+        if slot is not None and not other_thing(slot.fact, c):
             details.update({"similarity": round(slot.similarity, 4), "match": slot.why})
-            done = self._supersede(slot.fact, new, now, out, "slot_update", details)
-            return self._stale(c, done, view)
+            done = supersede(slot.fact, new, now, out, "slot_update", details)
+            return with_stale(c, done, view)
         masked = change_target(c, key, view, vec, self.meaning) if self.slotmask else None
-        if masked is not None:
+        if masked is not None and not other_thing(masked.fact, c):
             details.update({"similarity": round(masked.similarity, 4), "match": masked.why})
-            done = self._supersede(masked.fact, new, now, out, "semantic_update", details)
-            return self._stale(c, done, view)
+            done = supersede(masked.fact, new, now, out, "semantic_update", details)
+            return with_stale(c, done, view)
         late = stale_on_arrival(c, view)
         if late is not None:
             # an older statement arriving after the change that makes it stale
@@ -470,7 +481,7 @@ class Resolver:
             # 8. no rule found a target: the learned pair classifier reads the nearest facts
             near = nearest_of(view, c, vec, _NEAR_PROBE, _NEAR_STATUSES)
             hit = learned_target(self.relation_model, c, key, near)
-            if hit is not None:
+            if hit is not None and not other_thing(hit.fact, c):
                 details.update({
                     "relation": hit.relation, "probability": round(hit.probability, 4),
                     "similarity": round(hit.similarity, 4), "model": self.relation_model.version,
@@ -480,8 +491,8 @@ class Resolver:
                         {"of": hit.fact.fact_id, "occurrences": hit.fact.occurrences + 1}
                     )
                     return fold(hit.fact, "relation_same", details)
-                done = self._supersede(hit.fact, new, now, out, "relation_update", details)
-                return self._stale(c, done, view)
+                done = supersede(hit.fact, new, now, out, "relation_update", details)
+                return with_stale(c, done, view)
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
@@ -549,40 +560,6 @@ class Resolver:
             ]
         return ReadPlan(tuple(reads))
 
-    def _other_readings(self, f: StoredFact, view: FactView, now: datetime) -> list[StoredFact]:
-        """The other pending readings of the turn a confirmed inference came from.
-
-        One remark ("my husband says I work too late") may leave several pending
-        readings; the user's confirmation of one settles the turn, so the others are
-        closed (kept as history, never served) instead of waiting forever.
-        """
-        first = f.source_turn_ids[0]
-        out: list[StoredFact] = []
-        for subject in ("user", "team"):
-            for g in view.by_subject(
-                f.tenant_id, f.user_id, subject, statuses=(FactStatus.PENDING,), qualified=True
-            ):
-                if g.fact_id != f.fact_id and g.source_turn_ids == [first]:
-                    out.append(
-                        g.model_copy(
-                            update={
-                                "status": FactStatus.SUPERSEDED,
-                                "valid_to": max(g.valid_from, f.valid_from),
-                                "superseded_by": f.fact_id,
-                                "superseded_at": now,
-                            }
-                        )
-                    )
-        return out
-
-    @staticmethod
-    def _with_writes(
-        done: list[Resolution | DecisionRecord], extra: list[StoredFact]
-    ) -> list[Resolution | DecisionRecord]:
-        if not extra or not isinstance(done[0], Resolution):
-            return done
-        return [done[0].model_copy(update={"writes": [*done[0].writes, *extra]}), *done[1:]]
-
     def _paraphrase_of(self, c: CandidateFact, key: str, view: FactView) -> StoredFact | None:
         """An active fact of the same speaker saying what ``c`` says in other words."""
         for subject in _paraphrase_subjects(c):
@@ -598,6 +575,7 @@ class Resolver:
                     and (f.last_seen <= c.turn_ts or cites_turn(f, c))
                     and same_clause(f, c)
                     and not other_persons(f.value, c.object)
+                    and not adds_another(f.value, c.object)
                 ):
                     full = [g for g in view.by_key(c.tenant_id, c.user_id, f.key)
                             if g.fact_id == f.fact_id]  # fmt: skip
@@ -670,25 +648,6 @@ class Resolver:
             return "promoted_repeated_evidence"
         return None
 
-    def _seen_again(self, f: StoredFact, event: RedactedCandidate, now: datetime) -> StoredFact:
-        c = event.candidate
-        sessions = list(f.session_ids)
-        if c.session_id not in sessions:
-            sessions.append(c.session_id)
-        turns = list(f.source_turn_ids)
-        for t in c.source_turn_ids:
-            if t not in turns:
-                turns.append(t)
-        return f.model_copy(
-            update={
-                "occurrences": f.occurrences + 1,
-                "last_seen": max(f.last_seen, c.turn_ts),
-                "session_ids": sessions,
-                "source_turn_ids": turns,
-                "confidence": max(f.confidence, c.confidence),
-            }
-        )
-
     def _new_fact(
         self,
         event: RedactedCandidate,
@@ -726,74 +685,3 @@ class Resolver:
             embedding=[float(x) for x in vec],
             search_embedding=None if search_vec is None else [float(x) for x in search_vec],
         )
-
-    def _supersede(
-        self,
-        old: StoredFact,
-        new: StoredFact,
-        now: datetime,
-        out: Callable[..., list[Resolution | DecisionRecord]],
-        reason: str,
-        details: dict[str, str | int | float] | None = None,
-    ) -> list[Resolution | DecisionRecord]:
-        details = dict(details or {})
-        details["supersedes"] = old.fact_id
-        if new.last_seen < old.first_seen:
-            # A statement made before the current fact was, arriving late (a replay, a
-            # backfill): it becomes history, closed by the current fact.
-            hist = new.model_copy(
-                update={
-                    "status": FactStatus.SUPERSEDED,
-                    "valid_to": max(new.valid_from, old.valid_from),
-                    "superseded_by": old.fact_id,
-                    "superseded_at": now,
-                }
-            )
-            details.pop("supersedes")
-            details["superseded_by"] = old.fact_id
-            return out(ResolutionAction.SUPERSEDE, "older_than_current", [hist], details)
-        # The newer statement wins. Its valid time may be vague ("last month") and even
-        # precede the old fact's start; the old interval is then closed at its own start
-        # rather than inverted.
-        end = max(new.valid_from, old.valid_from)
-        closed = old.model_copy(
-            update={
-                "status": FactStatus.SUPERSEDED,
-                "valid_to": old.valid_to if old.valid_to and old.valid_to < end else end,
-                "superseded_by": new.fact_id,
-                "superseded_at": now,
-            }
-        )
-        current = new.model_copy(update={"supersedes": old.fact_id, "status": FactStatus.ACTIVE})
-        return out(ResolutionAction.SUPERSEDE, reason, [current, closed], details)
-
-    def _stale(
-        self, c: CandidateFact, done: list[Resolution | DecisionRecord], view: FactView
-    ) -> list[Resolution | DecisionRecord]:
-        """Add to a supersession the facts it makes stale (pending: to be confirmed)."""
-        res, dec = done[0], done[1]
-        if not isinstance(res, Resolution) or not isinstance(dec, DecisionRecord):
-            return done
-        if res.reason == "older_than_current" or not res.writes:
-            return done
-        # the change is of the new fact's predicate and of each one it closed: a move
-        # said as an episode ("Dejé Telefónica; ahora estoy en BBVA") replaces works_at
-        changed = [res.writes[0]] + [w for w in res.writes[1:] if w.status is FactStatus.SUPERSEDED]
-        written = {w.fact_id for w in res.writes}
-        stale: list[StoredFact] = []
-        for predicate in dict.fromkeys(changed_predicate(w) for w in changed):
-            for f in implied_stale(c, predicate, view, c.turn_ts):
-                if f.fact_id not in written:
-                    written.add(f.fact_id)
-                    stale.append(f.model_copy(update={"status": FactStatus.PENDING}))
-        if not stale:
-            return done
-        details = {
-            **dec.details,
-            "implied_stale": len(stale),
-            "stale_facts": ",".join(f.fact_id for f in stale),
-        }
-        return [
-            res.model_copy(update={"writes": [*res.writes, *stale]}),
-            dec.model_copy(update={"details": details}),
-        ]

@@ -41,6 +41,7 @@ from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
+from memgate.stages.resolve_qualifier import adds_another
 from memgate.stages.resolve_slots import (
     SlotMatch,
     _clause_words,
@@ -53,6 +54,7 @@ from memgate.stages.resolve_slots import (
     slot_terms,
     substitution,
 )
+from memgate.stages.resolve_stance import STANCE, averse, inflected, polarity_words
 from memgate.stages.statement_text import rules_read
 
 __all__ = [
@@ -260,7 +262,7 @@ def _names_within(names: set[str], f: StoredFact | CandidateFact) -> bool:
     """Every name of one side is in the other's clause (the slot's own words left out
     of the names: a typed value may keep them, "PostgreSQL como banco de dados")."""
     words, flat = _clause_words(f"{f.subject} {f.predicate} {_val(f)}")
-    return all(t in words or t in flat for t in names)
+    return all(t in words or t in flat or any(inflected(t, w) for w in words) for t in names)
 
 
 def _same_names(
@@ -468,6 +470,23 @@ def _said_again_in_words(
     return small > 0 and shared >= fold.words_min_shared and shared / small >= bar
 
 
+def _same_aversion(
+    f: StoredFact, c: CandidateFact, ta: set[str], tb: set[str], slot: set[str], fold: Fold
+) -> bool:
+    """Both sides are averse to one thing and say nothing else (resolve_stance): the
+    words of the stance (an allergy, "a no-go", "never") and of the slot left out, each
+    side's content terms are the other's, in another form counted ("I'm allergic to
+    hazelnuts" / "Hazelnuts are off the table for me"). A term more on either side
+    ("hazelnut oil") is another thing."""
+    if not (averse(f.value) and averse(c.object)):
+        return False
+    cut = {_stem(w) for w in polarity_words(f.value) | polarity_words(c.object) | slot}
+    a, b = fold.content(ta) - cut, fold.content(tb) - cut
+    if not a or not b:
+        return False
+    return _shared_terms(a, b, fold) == max(len(a), len(b))
+
+
 def _residue(text: str, family_words: list[re.Pattern[str]], lex: Lexicon) -> str:
     """Chinese text without its family's words and function characters: the value the
     slot is said of ("我住在杭州" / "我家在杭州": "杭州")."""
@@ -521,9 +540,21 @@ def read_candidate(
     owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
     if not owner and not (bare and rest):
         return None
-    return CandidateReading(
-        rest, anchors(c.object, sentence=_is_sentence(c)), lex.has_negation(c.object)
-    )
+    # the names of the value, not the words of its stance ("no shellfish"), and the stance
+    # itself (resolve_stance: "a no-go for me" is averse as "I never eat" is)
+    return CandidateReading(rest, value_names(c, lex), averse(c.object))
+
+
+def value_names(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> set[str]:
+    """The names and numbers of a fact's value (:func:`anchors`), without the words of its
+    stance (resolve_stance: "no shellfish", "pas de viande") and without a function word
+    capitalised only as the value's first word ("We never deploy on Fridays")."""
+    value = _val(f)
+    names = anchors(value, sentence=_is_sentence(f)) - polarity_words(value)
+    first = _WORD_RE.findall(normalise(value))[:1]
+    if first and (first[0] in lex.stopwords or first[0] in lex.clause_stopwords):
+        names.discard(first[0])
+    return names
 
 
 def fold_target(
@@ -576,15 +607,17 @@ def fold_target(
                 and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
                 continue  # two things of the speaker, or another person's fact
-            if lex.has_change_cue(f.value) or lex.has_negation(f.value) != negated:
+            if lex.has_change_cue(f.value) or averse(f.value) != negated:
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"
+            if adds_another(f.value, c.object):
+                continue  # "also", "a second", another day of the week: another fact
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
             if kin:  # the kin word said is the stored fact's slot, not a name
                 slot |= {w for w in anchors_c if fold.is_person(w)}
-            all_f = anchors(f.value, sentence=_is_sentence(f))
+            all_f = value_names(f, lex)
             names_f = all_f - slot
             # longer than max_words: only the words path of another language may fold it
             long_ = max(len(c.object.split()), len(f.value.split())) > fold.max_words
@@ -618,8 +651,10 @@ def fold_target(
                         continue
             else:
                 ta, tb = clause_terms(f, lex), clause_terms(c, lex)
-                words = _said_again_in_words(f, c, ta, tb, fold) or _same_value_in_family(
-                    f, c, fams_c & _families(f, rest_f, lex), lex
+                words = (
+                    _said_again_in_words(f, c, ta, tb, fold)
+                    or _same_value_in_family(f, c, fams_c & _families(f, rest_f, lex), lex)
+                    or (sim >= STANCE.fold_similarity and _same_aversion(f, c, ta, tb, slot, fold))
                 )
                 if not words and (long_ or f.type != c.type):
                     continue

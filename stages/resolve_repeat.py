@@ -51,6 +51,7 @@ from memgate.stages.resolve_slots import (
     anchors,
     substitution,
 )
+from memgate.stages.resolve_stance import averse
 
 __all__ = ["repeat_target", "said_twice"]
 
@@ -124,7 +125,7 @@ def repeat_target(
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue
-            if lex.has_negation(f.value) != negated or lex.has_change_cue(f.value):
+            if averse(f.value) != negated or lex.has_change_cue(f.value):
                 continue
             names_f = anchors(f.value, sentence=_is_sentence(f))
             # the names both say: each side's names said in the other's clause ("Tomasz")

@@ -1,0 +1,131 @@
+"""The stance of a restatement towards its thing, and its words said in another form.
+
+A fact is said again in other words with the value first and an idiom for the verb:
+"I'm allergic to peanuts" / "Peanuts are a no-go for me"; "I never eat shellfish" /
+"Shellfish is a hard pass for me"; "pas de viande" / "La viande, très peu pour moi".
+A negation word alone reads those as of opposite polarity ("no-go" holds "no", an allergy
+holds none). What the folds compare instead is the statement's stance towards its thing
+(:func:`averse`): an aversion cue of ``memgate/data/stance.json`` (an allergy, avoiding,
+an idiom of refusal) not negated in its clause, else a negation. "I'm not allergic to
+peanuts" keeps the other stance, and stays another fact.
+
+:func:`polarity_words` are the words that make the stance: no name of the value ("no
+shellfish": the value's name is ``shellfish``). :func:`inflected` reads a name said in
+another form ("Friday" / "Fridays") as the same name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+from memgate.core.events import normalise
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+
+__all__ = ["STANCE", "Stance", "averse", "inflected", "polarity_words"]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+_WORD_RE: Final = re.compile(r"[\w'-]+", re.UNICODE)
+_CLAUSE_END: Final = re.compile(r"[,;:.!?，；：。！？]")
+
+
+@dataclass(frozen=True)
+class Stance:
+    """The data of :mod:`memgate.stages.resolve_stance` (``memgate/data/stance.json``)."""
+
+    version: str
+    cues: re.Pattern[str] | None
+    negated_within: int
+    negated_within_cjk: int
+    suffixes: tuple[str, ...]
+    min_stem: int
+    fold_similarity: float
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Stance:
+        words = sorted(
+            {w.lower() for ws in data["aversion"].values() for w in ws}, key=len, reverse=True
+        )
+        parts = [
+            re.escape(w) if _CJK_RE.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)" for w in words
+        ]
+        # the head of a compound ("Erdnussallergie", "Laktoseintoleranz"): at a word's end
+        heads = {w.lower() for ws in data.get("compound_heads", {}).values() for w in ws}
+        parts += [rf"{re.escape(w)}(?!\w)" for w in sorted(heads, key=len, reverse=True)]
+        return cls(
+            version=str(data["version"]),
+            cues=re.compile("|".join(parts)) if parts else None,
+            negated_within=int(data["negated_within"]),
+            negated_within_cjk=int(data["negated_within_cjk"]),
+            suffixes=tuple(sorted(data["inflection_suffixes"], key=len, reverse=True)),
+            min_stem=int(data["inflection_min_stem"]),
+            fold_similarity=float(data["fold_similarity"]),
+        )
+
+    def cue_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the aversion cues of ``text`` (lower-cased) are."""
+        if self.cues is None:
+            return []
+        return [m.span() for m in self.cues.finditer(text)]
+
+
+def _load() -> Stance:
+    text = resources.files("memgate.data").joinpath("stance.json").read_text("utf-8")
+    return Stance.from_data(json.loads(text))
+
+
+STANCE: Final = _load()
+
+
+def _negated(low: str, start: int, st: Stance, lex: Lexicon) -> bool:
+    """A negation negates the cue at ``start``: one among the few words (Chinese: the
+    characters) before it in its clause ("not allergic", "nicht allergisch", "不过敏")."""
+    before = _CLAUSE_END.split(low[:start])[-1]
+    if _CJK_RE.search(low[start : start + 1]):
+        return lex.has_negation(before[-st.negated_within_cjk :])
+    words = _WORD_RE.findall(before)[-st.negated_within :]
+    return bool(words) and lex.has_negation(" ".join(words))
+
+
+def averse(text: str, st: Stance = STANCE, lex: Lexicon = LEXICON) -> bool:
+    """The statement is averse to its thing: an aversion cue no negation in its clause
+    negates, or, with no cue, a negation.
+
+    >>> averse("Peanuts are a no-go for me"), averse("I'm allergic to peanuts")
+    (True, True)
+    >>> averse("I'm not allergic to peanuts"), averse("I never eat shellfish")
+    (False, True)
+    """
+    low = text.lower()
+    spans = st.cue_spans(low)
+    if spans:
+        return any(not _negated(low, a, st, lex) for a, _ in spans)
+    return lex.has_negation(text)
+
+
+def polarity_words(text: str, st: Stance = STANCE, lex: Lexicon = LEXICON) -> set[str]:
+    """The normalised words of ``text`` that make its stance (its negations and aversion
+    cues): none of them is a name of the value ("no shellfish", "pas de viande")."""
+    low = text.lower()
+    out: set[str] = set()
+    for a, b in st.cue_spans(low):
+        out.update(normalise(low[a:b]).split())
+    for w in _WORD_RE.findall(low):
+        if not _CJK_RE.search(w) and lex.has_negation(w):
+            out.add(normalise(w))
+    return out
+
+
+def inflected(a: str, b: str, st: Stance = STANCE) -> bool:
+    """Two words are one word in two forms: one is the other with an inflection ending
+    ("friday" / "fridays", "woche" / "wochen"), the shorter of at least ``min_stem``
+    letters."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if len(short) < st.min_stem or not long_.startswith(short):
+        return False
+    return long_[len(short) :] in st.suffixes
