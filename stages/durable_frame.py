@@ -50,7 +50,15 @@ from memgate.stages.statement_text import (
     word_pattern,
 )
 
-__all__ = ["DURABLE", "durable_own", "hedge_split", "hedged_fact", "without_hedge"]
+__all__ = [
+    "DURABLE",
+    "durable_own",
+    "hedge_split",
+    "hedged_fact",
+    "hedged_lasting",
+    "lasting_of_speaker",
+    "without_hedge",
+]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _OPENING_RE: Final = re.compile(
@@ -179,12 +187,34 @@ def _durable_cjk(body: str) -> bool:
         if gap is None:
             break
         rest = rest[len(gap) :]
+    if _workplace_cjk(rest):
+        return True
     verb = next((v for v in _cjk("habitual_verbs") if rest.startswith(v)), None)
     if verb is not None:
         return bool(_CJK_RE.search(rest[len(verb) :])) or bool(
             re.search(r"[A-Za-z]", rest[len(verb) :])
         )
     return any(s in rest for s in _cjk("lasting_states"))
+
+
+def _workplace_cjk(rest: str) -> bool:
+    """After the subject, a workplace said with a locative before a verb of work: "在一家
+    银行做会计", "在医院工作" (durable_frames.json ``workplace``): the place opens with a
+    measure of an organisation or ends with a word for one; "在厨房做饭" is no workplace."""
+    frame = DURABLE.get("workplace", {}).get("zh", {})
+    loc = next((w for w in frame.get("locatives", ()) if rest.startswith(w)), None)
+    if loc is None:
+        return False
+    rest = rest[len(loc) :]
+    for at in range(2, min(len(rest), 12)):
+        verb = next((v for v in frame["verbs"] if rest.startswith(v, at)), None)
+        if verb is None:
+            continue
+        place = rest[:at]
+        return place.startswith(tuple(frame["place_leads"])) or place.endswith(
+            tuple(frame["place_ends"])
+        )
+    return False
 
 
 def hedge_split(sentence: str) -> tuple[str, str] | None:
@@ -223,13 +253,27 @@ def _hedge_leads() -> tuple[str, ...]:
     )
 
 
+@cache
+def _team_nouns() -> re.Pattern[str]:
+    return word_pattern(list(lexicon()["team_nouns"]))
+
+
+def _names_the_team(norm: str) -> bool:
+    """The clause's subject phrase (its first words) holds a word for the speaker's team:
+    "la réunion d'équipe a lieu le jeudi", "the team standup is at ten", "团队周会在周五"
+    are about the team as "our ..." is (statements.json ``team_nouns``)."""
+    if _CJK_RE.match(norm):
+        return _team_nouns().search(norm[:4]) is not None
+    return _team_nouns().search(" ".join(_tokens(norm)[:4])) is not None
+
+
 def _about_speaker(norm: str) -> bool:
     """The clause's subject or owner is the speaker or the speaker's team: a subject
     pronoun, a possessive lead, or a verb of the first person ("juego", "usamos")."""
     if _CJK_RE.match(norm):
-        return norm.startswith(_cjk("subjects"))
+        return norm.startswith(_cjk("subjects")) or _names_the_team(norm)
     words = _tokens(norm)
-    if _pattern("subjects").match(" ".join(words)) is not None:
+    if _pattern("subjects").match(" ".join(words)) is not None or _names_the_team(norm):
         return True  # before an article is cut: "a gente usa ..." (pt "we") opens with "a"
     if len(words) > 1 and words[0] in set(lexicon()["articles"]):
         # "o meu plano", "la mia": an article before the possessive
@@ -257,6 +301,34 @@ def hedged_fact(sentence: str) -> str | None:
     if cues(clause)["opinion"]:
         return None  # "I think I'd recommend Kafka": an opinion after the hedge
     return clause
+
+
+def hedged_lasting(sentence: str) -> bool:
+    """A hedged fact (:func:`hedged_fact`) with no moment scope in its clause: "Il me semble
+    que la réunion d'équipe a lieu le jeudi" is a belief about something lasting of the
+    speaker's team, kept as one (the write policy holds it until confirmed), as triage
+    keeps it; "I think we're meeting tomorrow" is of the moment."""
+    clause = hedged_fact(sentence)
+    return clause is not None and _moment_time().search(_body(clause)) is None
+
+
+def lasting_of_speaker(clause: str) -> bool:
+    """A clause (said after an opening that says it was checked: "C'est confirmé, la réunion
+    d'équipe a lieu le jeudi") about the speaker or the team, with no word of judgement and
+    no moment scope: the frame of a hedged fact's clause (:func:`hedged_fact`).
+
+    >>> lasting_of_speaker("la réunion d'équipe a lieu le jeudi")
+    True
+    >>> lasting_of_speaker("the build is green today"), lasting_of_speaker("Rust is overrated")
+    (False, False)
+    """
+    norm = _body(clause)
+    return (
+        _about_speaker(norm)
+        and _pattern("evaluative").search(norm) is None
+        and not cues(clause)["opinion"]
+        and _moment_time().search(norm) is None
+    )
 
 
 def without_hedge(sentence: str) -> str:

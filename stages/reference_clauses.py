@@ -71,6 +71,8 @@ class _Roles:
     swaps: tuple[tuple[frozenset[str], frozenset[str]], ...]
     request_leads: tuple[str, ...]
     infinitives: frozenset[str]
+    nominal_stops: tuple[tuple[str, str], ...]
+    not_topics: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -107,6 +109,8 @@ def _roles() -> _Roles:
         swaps=tuple((frozenset(f["verbs"]), frozenset(f["to"])) for f in d["swap_frames"]),
         request_leads=tuple(sorted(d["request_leads"], key=len, reverse=True)),
         infinitives=frozenset(d["request_infinitives"]),
+        nominal_stops=tuple((f["open"], f["close"]) for f in d.get("nominal_stops", ())),
+        not_topics=frozenset(d.get("nominal_stop_not_topics", ())),
     )
 
 
@@ -193,6 +197,23 @@ def _changed_from(low: str, roles: _Roles) -> str | None:
     return _between(low, roles.frames, roles)
 
 
+def _nominal_stop(head: str, roles: _Roles) -> str | None:
+    """The thing of a clause with no verb that says it is to stop ("no more friday calls",
+    "keine freitagsanrufe mehr": ``nominal_stops``), or None.
+
+    >>> _nominal_stop("no more friday calls", _roles()), _nominal_stop("no more than two", _roles())
+    ('friday calls', None)
+    """
+    for opening, closing in roles.nominal_stops:
+        if not (head.startswith(opening + " ") and (not closing or head.endswith(" " + closing))):
+            continue
+        rest = head[len(opening) : len(head) - len(closing)].strip()
+        tokens = _TOKEN_RE.findall(rest)
+        if tokens and tokens[0] not in roles.not_topics:
+            return " ".join(t for t in tokens if t not in roles.object_frame) or None
+    return None
+
+
 def _swapped(low: str, roles: _Roles) -> str | None:
     """The old value of a swap ("replaced X with Y", "trocamos o X pelo Y"), or None."""
     return _between(low, roles.swaps, roles)
@@ -251,6 +272,10 @@ def clause_references(sentence: str) -> list[tuple[str, str, str]]:
                 out.append(("delete", _span(orig, orig.lower(), " ".join(topic)), low))
             elif len(tokens) == 1 or set(tokens[1:]) <= set(roles.lead):
                 pending_delete = low  # "vergiss bitte, dass ...": the topic follows
+            continue
+        nominal = None if question else _nominal_stop(head, roles)
+        if nominal:
+            out.append(("stop", _span(orig, orig.lower(), nominal), low))
             continue
         old = None if question else (_changed_from(low, roles) or _swapped(low, roles))
         if old:

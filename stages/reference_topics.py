@@ -89,6 +89,9 @@ class _Words:
     said_leads: re.Pattern[str]
     said_markers: re.Pattern[str]
     thing_markers: re.Pattern[str]
+    said_thing: re.Pattern[str]
+    said_speaker: re.Pattern[str]
+    said_not_topics: frozenset[str]
 
 
 @cache
@@ -123,6 +126,13 @@ def _words() -> _Words:
         said_leads=_phrases(_flat(d["said_topic_leads"])),
         said_markers=_phrases(_flat(d["said_topic_markers"])),
         thing_markers=_phrases(_flat(d["said_thing_markers"])),
+        # "that heroku thing": a demonstrative, one or two words, a stuff word
+        said_thing=re.compile(
+            rf"(?<!\w)(?:{_phrases(_flat(d['said_thing_leads'])).pattern})\s+((?:\w+\s+)?\w+)"
+            rf"\s+(?:{stuff})(?!\w)"
+        ),
+        said_speaker=_phrases(_flat(d["said_thing_speaker"])),
+        said_not_topics=frozenset(_flat(d["said_thing_not_topics"])),
         neg_after=re.compile(
             r"^\s*,?\s*(?:" + _phrases(d["request_negations"]["after"]).pattern + ")"
         ),
@@ -210,7 +220,7 @@ def _said_wrong(low: str, w: _Words) -> str | None:
     cjk = _CJK_RE.search(low) is not None
     marker = (w.said_markers.search(low) or w.thing_markers.search(low)) if cjk else None
     if marker is None:
-        found = _topic_after_lead(low, w, w.said_leads)
+        found = _topic_after_lead(low, w, w.said_leads) or _said_thing(low, w)
     else:
         head = low[: marker.start()]
         leads = list(w.said_leads.finditer(head))
@@ -227,6 +237,28 @@ def _said_wrong(low: str, w: _Words) -> str | None:
         return None
     topic, _start, end = found
     return topic if w.cues.search(low[end:]) else None
+
+
+def _said_thing(low: str, w: _Words) -> tuple[str, int, int] | None:
+    """A thing said with a demonstrative and a stuff word ("that heroku thing isn't right,
+    that was at my previous job"), when the speaker says why in words of their own after
+    the word of error, or says they were wrong: "that regex thing is wrong" may be said of
+    an answer.
+
+    >>> _said_thing("that heroku thing isn't right, that was at my previous job", _words())
+    ('heroku', 0, 17)
+    >>> _said_thing("that regex thing isn't right", _words())
+    >>> _said_thing("that second part is wrong, i need it shorter", _words())
+    """
+    m = w.said_thing.search(low)
+    if m is None or set(m.group(1).split()) & w.said_not_topics:
+        return None
+    cue = w.cues.search(low, m.end())
+    if cue is None:
+        return None
+    if not (w.said_speaker.search(low, cue.end()) or w.self_cues.search(low.replace("’", "'"))):
+        return None
+    return m.group(1), m.start(), m.end()
 
 
 #: What follows one of these in a topic is where the thing is, not the thing.

@@ -40,6 +40,7 @@ from memgate.stages.reference_topics import (
     negated_request,
 )
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.statement_text import cues, first_person_verb
 
 __all__ = [
     "CHANGE_FRAME",
@@ -241,7 +242,12 @@ _PART_RE: Final = re.compile(r"\s*[,;，；]\s*|\s+(?:and|und|et|y|e)\s+(?=\w)")
 
 
 def said_beside(
-    obj: str, clauses: list[str], lex: Lexicon = LEXICON, *, stop: bool = False
+    obj: str,
+    clauses: list[str],
+    lex: Lexicon = LEXICON,
+    *,
+    stop: bool = False,
+    deleting: bool = False,
 ) -> str | None:
     """The part of a value said beside the reference clauses it holds, when that part
     states a change of its own: "Me pasé a Digi, ya no estoy con Movistar" -> "Me pasé a
@@ -261,6 +267,17 @@ def said_beside(
     'start at Zeiss'
     >>> said_beside("I quit Siemens and start at Zeiss", ["i quit siemens"])
     >>> said_beside("I quit Siemens and I'm glad", ["i quit siemens"], stop=True)
+
+    Beside a deletion request (``deleting``: every reference clause of the sentence asks
+    that content go), a change is a new value only when the speaker says it of themselves
+    or the team ("forget my old address, I moved to Berlin"): a change of a thing of the
+    day ("the meeting moved to 3, ..., please erase the stuff about my pens") is none.
+
+    >>> said_beside("I moved to Berlin, forget my old address", ["forget my old address"],
+    ...             deleting=True)
+    'I moved to Berlin'
+    >>> said_beside("The meeting moved to 3, erase my pen stuff", ["erase my pen stuff"],
+    ...             deleting=True)
     """
     parts = [p for p in _PART_RE.split(obj) if p.strip()]
     rest = [p for p in parts if not any(cl and cl in normalise(p) for cl in clauses)]
@@ -269,9 +286,18 @@ def said_beside(
     said = ", ".join(rest).strip()
     if not _says_more(normalise(said), lex):
         return None
+    if deleting and not any(lex.has_change_cue(p) and _of_speaker(p) for p in rest):
+        return None
     if lex.has_change_cue(said) or (stop and _names_new(said, clauses)):
         return said
     return None
+
+
+def _of_speaker(part: str) -> bool:
+    """The speaker or the team says the part of themselves (a pronoun, or the verb's
+    person: "mudei para o Porto")."""
+    c = cues(part)
+    return c["first_person"] or c["first_person_plural"] or first_person_verb(normalise(part))
 
 
 def _names_new(said: str, clauses: list[str]) -> bool:
@@ -342,11 +368,12 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
         return facts
     # a stop's new value may be said without a cue ("I quit X and start at Y")
     stops = all(r.op == "stop" for r in refs)
+    deletes = all(r.op == "delete" for r in refs)
     kept: list[CandidateFact] = []
     for f in facts:
         if f.retracts or f.rationale == CHANGE_FRAME or not _inside(normalise(f.object), clauses):
             kept.append(f)
-        elif (beside := said_beside(f.object, clauses, stop=stops)) is not None:
+        elif (beside := said_beside(f.object, clauses, stop=stops, deleting=deletes)) is not None:
             # the change said beside it, a sentence of its own: the predicate read from
             # the whole sentence ("... lives in GitLab" -> lives_in) is not its
             kept.append(f.model_copy(
@@ -417,6 +444,7 @@ def _changes_beside(
             sentence.strip().rstrip(".!?。！？ "),
             [cl for cl, _ in mine],
             stop=all(r.op == "stop" for _, r in mine),
+            deleting=all(r.op == "delete" for _, r in mine),
         )
         if beside is None:
             continue

@@ -37,7 +37,13 @@ from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
 from memgate.stages.activity import said_as_episode
-from memgate.stages.durable_frame import durable_own, without_hedge
+from memgate.stages.durable_frame import (
+    DURABLE,
+    durable_own,
+    hedged_lasting,
+    lasting_of_speaker,
+    without_hedge,
+)
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.keep_model import KeepModel
 from memgate.stages.moment_scope import object_first_request, of_the_day
@@ -120,6 +126,13 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         p = frame_probability(said, model.probability(said))
         if checked != said:  # the opening says how the speaker knows: never against a keep
             p = max(p, frame_probability(checked, model.probability(checked)))
+        if hedged_lasting(without_agreement_lead(sentence)) or (
+            checked != said and lasting_of_speaker(checked)
+        ):
+            # a belief about something lasting of the speaker or the team, read by its
+            # structure as triage reads it (held as a belief: _believed), or the same
+            # said as checked ("C'est confirmé, la réunion d'équipe a lieu le jeudi")
+            p = max(p, float(DURABLE["keep_probability"]))
         if p >= model.threshold:
             out.append((p, sentence))
     out.sort(key=lambda ps: -ps[0])

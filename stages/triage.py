@@ -55,6 +55,7 @@ from memgate.core.text import is_question, split_sentences
 from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.moment import moment_reason, split_statements
 from memgate.stages.references import find_references
+from memgate.stages.statement_text import without_confirmation_leads
 from memgate.stages.triage_model import TriageModel
 
 __all__ = [
@@ -357,6 +358,15 @@ def content_sentences(text: str, filler: frozenset[str] = DEFAULT_FILLER) -> lis
 _DEFAULT_POLICY = TriagePolicy()
 
 
+def _checked(part: str, filler: frozenset[str]) -> str:
+    """A part read after an opening that says the speaker checked it ("C'est confirmé, la
+    réunion a lieu le jeudi"), as the extractor reads it: the opening's pronoun is no
+    comment on something said before. A part left with filler only ("It's confirmed,
+    thanks!") is judged as said."""
+    rest = without_confirmation_leads(part)[0]
+    return part if rest == part or is_filler_sentence(rest, filler) else rest
+
+
 def triage(
     turn: TurnEvent, policy: TriagePolicy = _DEFAULT_POLICY
 ) -> tuple[TriageVerdict, str]:
@@ -393,7 +403,7 @@ def triage(
         return TriageVerdict.DROP, TriageReason.TOO_SHORT
 
     # states of the moment, one-off requests, chatter, questions (memgate.stages.moment)
-    parts = [p for s in content for p in split_statements(s)]
+    parts = [_checked(p, policy.filler_phrases) for s in content for p in split_statements(s)]
     moment = moment_reason(parts)
     if moment is not None and policy.drop_questions:
         return TriageVerdict.DROP, TriageReason(moment)

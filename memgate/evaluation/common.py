@@ -108,6 +108,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # the tune file of one fresh batch of 32 (16 deletion, 16 noise; six languages,
     # personal, work, health and hobbies): its held-out file, scenarios_dev23b_holdout.jsonl,
     # is left out of this run on purpose and scored alone with --scenarios (dev23b);
+    # retraction by reference (team facts, a withdrawal of something never stored),
+    # deletion by a topic or category word (and a "forget it" about a passing request),
+    # confirmation of a hedge (and a hedge never confirmed), six languages (dev29r);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
     # the fold by activity in en de fr es, another activity kept apart (dev_fold);
     # dedupe: a restatement in other words (idiom, the value first, another verb, a tail)
@@ -130,6 +133,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev22.jsonl",
         "scenarios_dev23a.jsonl",
         "scenarios_dev23b.jsonl",
+        "scenarios_dev29r.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
         "scenarios_dev29d.jsonl",
