@@ -109,7 +109,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # personal, work, health and hobbies): its held-out file, scenarios_dev23b_holdout.jsonl,
     # is left out of this run on purpose and scored alone with --scenarios (dev23b);
     # issue 12: replay through another policy, shadow diff, apply, idempotence (dev_replay);
-    # the fold by activity in en de fr es, another activity kept apart (dev_fold)
+    # the fold by activity in en de fr es, another activity kept apart (dev_fold);
+    # issue 9 supersede: a single-valued fact changed in new words, with and without a cue,
+    # the slot named differently, two per language, and hard negatives (a second value,
+    # another person's change, a plan) (dev29s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -130,6 +133,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev23b.jsonl",
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
+        "scenarios_dev29s.jsonl",
     ),
 }
 
