@@ -42,6 +42,7 @@ from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_meaning import usem_similarity
 from memgate.stages.resolve_paraphrase import FOLD, other_persons
+from memgate.stages.resolve_recurring import recurring_target
 from memgate.stages.resolve_replaced import CHANGE, ChangeRules, names, replaced_value
 from memgate.stages.resolve_semantic import SemanticMatch
 from memgate.stages.resolve_slotmask import (
@@ -160,11 +161,12 @@ def _by_frame(
     c: CandidateFact, pool: list[StoredFact], meaning: Meaning, lex: Lexicon, rules: ChangeRules
 ) -> SemanticMatch | None:
     """The fact of ``pool`` whose frame and value are clearly the nearest to ``c``'s; a
-    fact of no family, as ``c`` is ("Minha gestora é a Carla" is the manager's slot: a
-    change of it names the family, "entrei no Nubank" does not)."""
-    fam, _ = lex.family_of(c.predicate, c.object)
+    fact of no family ("Minha gestora é a Carla" is the manager's slot: a change of it
+    names the family, "entrei no Nubank" does not). ``c`` may name a family whose fact
+    resolve_semantic did not find: the old fact was said without the family's words
+    ("Tengo un Seat Ibiza" -> "ahora conduzco un Kia Niro")."""
     new = fact_slot(c)
-    if fam is not None or new is None:
+    if new is None:
         return None
     scored: list[tuple[float, StoredFact, float, float]] = []
     for f in pool:
@@ -202,7 +204,8 @@ def change_target(
     rules: ChangeRules = CHANGE,
 ) -> SemanticMatch | None:
     """The active fact ``c`` replaces: slotmask's, else one pinned by a replacement
-    structure's old value, else (a change cue, no family) the clearly nearest frame. None
+    structure's old value, else (a change cue) the clearly nearest frame, else the one fact
+    of the recurring time slot ``c`` names (:mod:`~memgate.stages.resolve_recurring`). None
     without a :class:`Meaning` (usem off)."""
     hit = slot_mask_target(c, key, view, meaning, lex)
     if hit is not None or meaning is None:
@@ -213,9 +216,13 @@ def change_target(
     if pair is None and not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
         return None
     owner, rest = _owner(c.subject)
-    if not owner or (rest and FOLD.is_person(rest)):
+    if not owner or (rest and FOLD.is_person(rest) and not lex.families_of("statement", rest)):
         return None  # no owner, or another person's change ("ma sœur a quitté X pour Y")
     pool = [f for f in _pool(c, key, view, vec, owner) if _eligible(f, c, lex)]
     if pair is not None:
         return _pinned(c, pool, *pair)
-    return _by_frame(c, pool, meaning, lex, rules)
+    hit = _by_frame(c, pool, meaning, lex, rules)
+    if hit is not None:
+        return hit
+    slot = recurring_target(c.object, [f for f in pool if f.type is FactType.FACT], lex)
+    return None if slot is None else SemanticMatch(slot, 1.0, "change:recurring")

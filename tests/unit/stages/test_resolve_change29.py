@@ -109,3 +109,14 @@ def test_an_old_value_no_fact_names_or_an_added_value_supersede_nothing(
     res, _ = _apply(store, statement("J'ai aussi commencé la guitare au lieu du piano", days=20))
     assert res.action.value == "ADD"
     assert _status(store, "Je joue du piano") is FactStatus.ACTIVE
+
+
+def test_a_person_a_family_holds_as_the_speakers_slot_still_changes(
+    store: EmbeddedIndex,
+) -> None:
+    """ "user's new boss" names a person, but the manager family's slot of the speaker."""
+    _apply(store, statement("Ana", days=0, predicate="contact:manager"))
+    said = "My new boss is Tomás, Ana moved to another team"
+    res, _ = _apply(store, statement(said, days=14, subject="user's new boss"))
+    assert res.action.value == "SUPERSEDE"
+    assert _status(store, "Ana") is FactStatus.SUPERSEDED
