@@ -75,6 +75,10 @@ def test_the_structures_are_read_and_stay_linear() -> None:
     assert replaced_value("Dejé el gimnasio y me apunté a natación") == ("gimnasio", "natación")
     assert replaced_value("We use Linear instead of Jira for tickets") == ("Jira", "We use Linear")
     assert replaced_value("I also started climbing") is None
+    # English says these of a moment too: there the old value is a name
+    assert replaced_value("I had tea instead of coffee this morning") is None
+    assert replaced_value("We left the party and started walking home") is None
+    assert replaced_value("I quit Deutsche Bank to join Revolut") == ("Deutsche Bank", "Revolut")
     # bounded runs on both sides of the verb: a long text without punctuation stays linear
     started = time.perf_counter()
     for word in ("left ", "joined ", "quitter ", "abri ", "dejé ", "ab instead of "):
