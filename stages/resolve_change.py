@@ -31,12 +31,8 @@ thing of no one ("logs": "Los logs se guardan en X").
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
-from importlib import resources
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
@@ -46,6 +42,8 @@ from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_meaning import usem_similarity
 from memgate.stages.resolve_paraphrase import FOLD, other_persons
+from memgate.stages.resolve_recurring import recurring_target
+from memgate.stages.resolve_replaced import CHANGE, ChangeRules, names, replaced_value
 from memgate.stages.resolve_semantic import SemanticMatch
 from memgate.stages.resolve_slotmask import (
     PLACEHOLDER,
@@ -53,90 +51,13 @@ from memgate.stages.resolve_slotmask import (
     person_clash,
     slot_mask_target,
 )
-from memgate.stages.resolve_slots import anchors
 
 __all__ = ["CHANGE", "ChangeRules", "change_target", "qualifier_clash", "replaced_value"]
 
 _OWNER_RE: Final = re.compile(r"^(user|team)(?:'s|s)?\b\s*")
 _WORD_RE: Final = re.compile(r"[^\W_]+")
-_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 #: How many of the nearest facts are read for a subject that is a thing of no one.
 _THING_PROBE: Final = 3
-
-
-def _words(words: Iterable[str]) -> re.Pattern[str] | None:
-    latin = sorted((w for w in words if not _CJK_RE.search(w)), key=len, reverse=True)
-    cjk = sorted((w for w in words if _CJK_RE.search(w)), key=len, reverse=True)
-    parts = []
-    if latin:
-        parts.append(r"(?<![^\W_])(?:" + "|".join(map(re.escape, latin)) + r")(?![^\W_])")
-    if cjk:
-        parts.append("|".join(map(re.escape, cjk)))
-    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
-
-
-@dataclass(frozen=True)
-class ChangeRules:
-    """The words and bars of ``memgate/data/change.json``."""
-
-    version: str
-    frame_floor: float
-    margin: float
-    additive: re.Pattern[str] | None
-    replacements: tuple[re.Pattern[str], ...]
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> ChangeRules:
-        add = [w for words in data["additive"].values() for w in words]
-        reps = [p for pats in data["replacements"].values() for p in pats]
-        return cls(
-            str(data["version"]),
-            float(data["frame_floor"]),
-            float(data["margin"]),
-            _words(add),
-            tuple(re.compile(p, re.IGNORECASE) for p in reps),
-        )
-
-    def adds(self, text: str) -> bool:
-        """The statement says it adds a value beside the stored ones ("I also ...")."""
-        return self.additive is not None and self.additive.search(text) is not None
-
-
-def _load() -> ChangeRules:
-    text = resources.files("memgate.data").joinpath("change.json").read_text("utf-8")
-    return ChangeRules.from_data(json.loads(text))
-
-
-CHANGE: Final = _load()
-
-
-def replaced_value(text: str, rules: ChangeRules = CHANGE) -> tuple[str, str] | None:
-    """The old and the new value of a replacement structure in ``text``, or None.
-
-    >>> replaced_value("Vendi o Gol e comprei um Onix.")
-    ('Gol', 'Onix')
-    >>> replaced_value("We moved everything from Bitbucket to GitHub last spring")
-    ('Bitbucket', 'GitHub last spring')
-    >>> replaced_value("I also started climbing") is None
-    True
-    """
-    for pattern in rules.replacements:
-        m = pattern.search(text)
-        if m is not None and m.group("old").strip() and m.group("new").strip():
-            return m.group("old").strip(), m.group("new").strip()
-    return None
-
-
-def _tokens(text: str) -> set[str]:
-    return set(_WORD_RE.findall(normalise(text)))
-
-
-def _names(value: str, said: str) -> bool:
-    """``said`` names every word of ``value`` (Chinese: holds it)."""
-    if _CJK_RE.search(value):
-        return normalise(value) in normalise(said)
-    need = anchors(value, sentence=False) or _tokens(value)
-    return bool(need) and need <= _tokens(said)
 
 
 def _function_word(word: str, lex: Lexicon) -> bool:
@@ -230,7 +151,7 @@ def _eligible(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
 
 def _pinned(c: CandidateFact, pool: list[StoredFact], old: str, new: str) -> SemanticMatch | None:
     """The one fact of ``pool`` naming the replaced value and not the new one."""
-    hits = [f for f in pool if _names(old, f.value) and not _names(new, f.value)]
+    hits = [f for f in pool if names(old, f.value) and not names(new, f.value)]
     if len(hits) != 1:
         return None
     return SemanticMatch(hits[0], 1.0, f"change:replaced={normalise(old)}")
@@ -240,11 +161,12 @@ def _by_frame(
     c: CandidateFact, pool: list[StoredFact], meaning: Meaning, lex: Lexicon, rules: ChangeRules
 ) -> SemanticMatch | None:
     """The fact of ``pool`` whose frame and value are clearly the nearest to ``c``'s; a
-    fact of no family, as ``c`` is ("Minha gestora é a Carla" is the manager's slot: a
-    change of it names the family, "entrei no Nubank" does not)."""
-    fam, _ = lex.family_of(c.predicate, c.object)
+    fact of no family ("Minha gestora é a Carla" is the manager's slot: a change of it
+    names the family, "entrei no Nubank" does not). ``c`` may name a family whose fact
+    resolve_semantic did not find: the old fact was said without the family's words
+    ("Tengo un Seat Ibiza" -> "ahora conduzco un Kia Niro")."""
     new = fact_slot(c)
-    if fam is not None or new is None:
+    if new is None:
         return None
     scored: list[tuple[float, StoredFact, float, float]] = []
     for f in pool:
@@ -282,7 +204,8 @@ def change_target(
     rules: ChangeRules = CHANGE,
 ) -> SemanticMatch | None:
     """The active fact ``c`` replaces: slotmask's, else one pinned by a replacement
-    structure's old value, else (a change cue, no family) the clearly nearest frame. None
+    structure's old value, else (a change cue) the clearly nearest frame, else the one fact
+    of the recurring time slot ``c`` names (:mod:`~memgate.stages.resolve_recurring`). None
     without a :class:`Meaning` (usem off)."""
     hit = slot_mask_target(c, key, view, meaning, lex)
     if hit is not None or meaning is None:
@@ -292,10 +215,14 @@ def change_target(
     pair = replaced_value(c.object, rules)
     if pair is None and not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
         return None
-    owner, _ = _owner(c.subject)
-    if not owner:
-        return None
+    owner, rest = _owner(c.subject)
+    if not owner or (rest and FOLD.is_person(rest) and not lex.families_of("statement", rest)):
+        return None  # no owner, or another person's change ("ma sœur a quitté X pour Y")
     pool = [f for f in _pool(c, key, view, vec, owner) if _eligible(f, c, lex)]
     if pair is not None:
         return _pinned(c, pool, *pair)
-    return _by_frame(c, pool, meaning, lex, rules)
+    hit = _by_frame(c, pool, meaning, lex, rules)
+    if hit is not None:
+        return hit
+    slot = recurring_target(c.object, [f for f in pool if f.type is FactType.FACT], lex)
+    return None if slot is None else SemanticMatch(slot, 1.0, "change:recurring")

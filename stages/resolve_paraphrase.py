@@ -42,6 +42,7 @@ from memgate.stages.fact_keys import cites_turn
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
 from memgate.stages.resolve_qualifier import adds_another
+from memgate.stages.resolve_replaced import replaced_value, replaces
 from memgate.stages.resolve_slots import (
     SlotMatch,
     _clause_words,
@@ -585,6 +586,7 @@ def fold_target(
     bare = not _owner_and_rest(lex.canonical_subject(c.subject))[0]
     fams_c = _families(c, rest_c, lex)
     slot_c = slot_terms(c, lex)
+    swap = replaced_value(c.object)  # "Y instead of X": never a restatement of X
     best: SlotMatch | None = None
     for root in ("user", "team"):
         for f in view.by_subject(
@@ -593,7 +595,7 @@ def fold_target(
             # a fact seen after the candidate is no fold target, unless it already cites the
             # candidate's turn: then this is a redelivery of the turn folded into it
             later = f.last_seen > c.turn_ts and not cites_turn(f, c)
-            if f.key == key or later or f.type is FactType.EVENT:
+            if f.key == key or later or f.type is FactType.EVENT or replaces(swap, f.value):
                 continue
             if len(f.value.split()) > max(fold.max_words, fold.words_max_words):
                 continue

@@ -301,9 +301,9 @@ def slot_update_target(
     updates by naming its slot or one of its anchors; None when it names none."""
     if not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
         return None
-    owner, _ = _owner_and_rest(lex.canonical_subject(c.subject))
-    if owner == "":
-        return None
+    owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
+    if owner == "" or _a_person(rest, lex):
+        return None  # no owner, or another person's change ("my sister left X for Y")
     said = normalise(c.object)
     words = set(said.split()) | set(normalise(lex.unelide(c.object)).split())
     flat = said.replace(" ", "")
@@ -338,6 +338,19 @@ def slot_update_target(
             if best is None or cand[:3] > best[:3]:
                 best = cand
     return None if best is None else best[3]
+
+
+def _a_person(rest: str, lex: Lexicon) -> bool:
+    """The possessed noun of a subject names another person ("user's sister"), not one
+    a family holds as a slot of the speaker ("user's new boss": the manager).
+
+    >>> _a_person("sister", LEXICON), _a_person("new boss", LEXICON), _a_person("", LEXICON)
+    (True, False, False)
+    """
+    # resolve_paraphrase reads this module: its person words are read when first asked
+    from memgate.stages.resolve_paraphrase import FOLD
+
+    return bool(rest) and FOLD.is_person(rest) and not lex.families_of("statement", rest)
 
 
 #: A substituted span longer than this many content words is a new clause, not a value.

@@ -115,6 +115,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # the fold by activity in en de fr es, another activity kept apart (dev_fold);
     # dedupe: a restatement in other words (idiom, the value first, another verb, a tail)
     # folds, two facts of one owner with another qualifier stay two, six languages (dev29d)
+    # issue 9 supersede: a single-valued fact changed in new words, with and without a cue,
+    # the slot named differently, two per language, and hard negatives (a second value,
+    # another person's change, a plan) (dev29s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -137,6 +140,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev_replay.jsonl",
         "scenarios_dev_fold.jsonl",
         "scenarios_dev29d.jsonl",
+        "scenarios_dev29s.jsonl",
     ),
 }
 

@@ -107,7 +107,8 @@ def test_slot_owner_reads_a_thing_but_never_a_person() -> None:
         return slot_owner(f, LEXICON.family(predicate, value))
 
     assert owner("team's ticketsystem", "statement", "Unser Ticketsystem ist Jira") == "team"
-    assert owner("user's carro", "statement", "Meu carro é um Gol") == "users carro"  # no family
+    # no family (a car is one since supersede29: "user's carro" is the user's car slot)
+    assert owner("user's bici", "statement", "Minha bici é uma Caloi") == "users bici"
     assert owner("user's bruder", "statement", "Mein Bruder nutzt Jira") == "users bruder"
     assert owner("user's hermana", "works_at", "Inditex") == "users hermana"
 

@@ -142,7 +142,8 @@ def test_a_thing_named_by_its_name_is_the_same_slot(
     assert got[_K8S].status is FactStatus.ACTIVE
     if folds:
         assert res.action.value == "DUPLICATE", dec.reason
-        assert dec.details["match"] == "paraphrase:family"
+        # "Google Cloud" names the cloud family (supersede29): the same clause of one slot
+        assert dec.details.get("match") == "paraphrase:family" or dec.reason == "same_clause"
         assert said not in got and got[_K8S].occurrences == 2
     else:
         assert res.action.value != "DUPLICATE"
