@@ -57,6 +57,8 @@ class Qualifiers:
     """A word that adds one more ("also") or names another one ("second", "another")."""
     classes: tuple[tuple[re.Pattern[str], ...], ...] = ()
     """Closed classes (the days of the week): a pattern per member."""
+    additive: re.Pattern[str] | None = None
+    """A word that adds one more ("also", "aussi"), without the words naming another one."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Qualifiers:
@@ -74,6 +76,7 @@ class Qualifiers:
             words("not_qualifiers"),
             _pattern(adding),
             classes,
+            _pattern([w for ws in data["additive"].values() for w in ws]),
         )
 
     def members(self, text: str) -> list[frozenset[int]]:
@@ -144,7 +147,13 @@ def other_thing(
 ) -> bool:
     """``f`` is another thing of the owner than ``c`` by its qualifier: no fact ``c``
     supersedes under another key either (the family of the staging database's tool is the
-    analytics database's too)."""
+    analytics database's too). Nor does a statement that says it adds a value beside the
+    stored one ("le mardi je fais aussi du théâtre") where the stored one does not say so:
+    an added value replaces nothing (``qualifiers.json``'s additive words; "another team"
+    names no added value of the owner)."""
+    add = q.additive
+    if add is not None and add.search(c.object.lower()) and not add.search(f.value.lower()):
+        return True
     return _two_things(f.context or f.value, c.context or c.object, q, lex) is not None
 
 
