@@ -237,11 +237,17 @@ def durable_own(sentence: str) -> bool:
         return has_object
     if verb in _set("bare_object_verbs"):
         # "tomo metformina", "I drink coffee": a bare object is a habit; "tomo un café" is
-        # the moment's
-        return has_object and rest[0] not in set(lexicon()["articles"])
+        # the moment's, and "tomo mi café" one's own thing (:func:`_determined`)
+        return has_object and not _determined(rest[0])
     if verb in _set("copulas"):
         return _pattern("lasting_states").match(" ".join(rest)) is not None
     return False
+
+
+def _determined(word: str) -> bool:
+    """An article or a possessive opens the object: a thing of the moment or one's own
+    ("tomo un café", "I drink my coffee black"), no bare object of habit."""
+    return word in set(lexicon()["articles"]) or _possessive().fullmatch(word) is not None
 
 
 def _kin_habit(words: list[str]) -> bool:
