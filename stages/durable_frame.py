@@ -22,6 +22,17 @@ penicillin" was vetoed as an opinion. Two frames, word lists in
   After a hedge, a clause about something else or with a word of judgement is an opinion,
   as before.
 
+Session 29 (keep29) reads four more shapes of the durable own frame: a phrase of a
+recurring time ("los sábados", "todas as manhãs", "每天": statements.json ``habit_times``)
+is cut before the frame is read (:func:`habit_scope`), with a word of the present that
+opens the clause beside it ("ahora", "现在": a change, not the moment), and then a light
+verb of the speaker ("hago", "faço", "voy": ``light_verbs``) or any verb after a pronoun
+of the speaker says a habit; a verb of taking with a bare object ("tomo metformina":
+``bare_object_verbs``; "tomo un café" is the moment's); a possessive, a noun of kin and a
+verb of habit in the third person ("mi hija estudia medicina": ``kin``); a Chinese clause
+with no subject that opens, after a time of the past, with a verb of change or
+acquisition ("上个月换了一部手机": ``zh_pro_drop``).
+
 >>> durable_own("I collect vinyl records."), durable_own("Juego al pádel los jueves.")
 (True, True)
 >>> durable_own("I'm playing tennis today."), durable_own("I collect.")
@@ -53,6 +64,7 @@ from memgate.stages.statement_text import (
 __all__ = [
     "DURABLE",
     "durable_own",
+    "habit_scope",
     "hedge_split",
     "hedged_fact",
     "hedged_lasting",
@@ -143,44 +155,143 @@ def _size(norm: str) -> int:
     return len(_tokens(norm)) + len(_CJK_RE.findall(norm)) // 2
 
 
+@cache
+def _habit_times() -> re.Pattern[str]:
+    return word_pattern(list(lexicon()["habit_times"]))
+
+
+def habit_scope(body: str) -> tuple[str, str]:
+    """The normalised clause without its phrases of a recurring time, and those phrases
+    (statements.json ``habit_times``). With one, a word of the present
+    (durable_frames.json ``now_words``) that opens the clause says a change, not the
+    moment, and is cut too: "ahora los sábados voy a ...", "现在我一般都坐...".
+
+    >>> habit_scope("los sábados por la mañana hago natación")
+    ('hago natación', 'los sábados por la mañana')
+    >>> habit_scope("hoy estoy cansado")
+    ('hoy estoy cansado', '')
+    """
+    found = [m.group(0) for m in _habit_times().finditer(body)]
+    if not found:
+        return body, ""
+    join = "" if _CJK_RE.match(body) else " "
+    cut = _habit_times().sub(join, body)
+    now = _pattern("now_words").match(_OPENING_RE.sub("", cut.strip(" ,，、")))
+    if now is not None:
+        cut = _OPENING_RE.sub("", cut.strip(" ,，、"))[now.end() :]
+    cut = re.sub(r"\s+", " ", cut).strip(" ,，、")
+    return cut, " ".join(found)
+
+
 def durable_own(sentence: str) -> bool:
     """The sentence says something lasting of the speaker: subject, verb of habit or
-    state (or copula and lasting state), object, no moment scope (see the module)."""
+    state (or copula and lasting state), object, no moment scope (see the module). A
+    phrase of a recurring time (:func:`habit_scope`) makes any verb of the speaker one of
+    habit; a possessive, a noun of kin and a verb of habit in the third person say a
+    lasting fact of the speaker's family (:func:`_kin_habit`)."""
     body = _body(sentence).rstrip(" .!。！")
     if not body or "?" in body or "？" in body or _size(body) > int(DURABLE["max_words"]):
         return False
-    if _moment_time().search(body) is not None:
+    body, habit = habit_scope(body)
+    if not body or _moment_time().search(body) is not None:
         return False
     if _CJK_RE.match(body):
-        return _durable_cjk(body)
+        return _durable_cjk(body, bool(habit)) or _pro_drop_cjk(body)
     words = _tokens(body)
     gap = _set("gap_words")
     subject = _pattern("subjects").match(" ".join(words))
+    at = 0
     if subject is not None:
         at = len(subject.group(0).split())
-    elif first_person_verb(body) or (words and words[0] in _pro_drop_verbs()):
-        at = 0  # "juego al pádel ...", "colecciono sellos": the verb's ending is the subject
     else:
-        return False
+        # "juego al pádel ...", "colecciono sellos", "não bebo nada": the verb's ending is
+        # the subject; a time phrase that opened the clause is read after it
+        while at < min(int(DURABLE["max_gap_words"]), len(words)) and words[at] in gap:
+            at += 1
+        opener = words[at] if at < len(words) else ""
+        light = bool(habit) and opener in _set("light_verbs")
+        if not (
+            opener in _pro_drop_verbs()
+            or opener in _set("bare_object_verbs")
+            or light
+            or first_person_verb(f"{body} {habit}".strip())
+        ):
+            return _kin_habit(words)
+        if light:
+            # "(los domingos) hago yoga", "(ahora los viernes) voy a clases": a light
+            # verb of the speaker scoped by a phrase of a recurring time
+            return any(len(w) > 2 for w in words[at + 1 :])
+        at = 0
     limit = at + int(DURABLE["max_gap_words"])
     while at < min(limit, len(words)) and words[at] in gap:
         at += 1
     if at >= len(words):
         return False
     verb, rest = words[at], words[at + 1 :]
+    has_object = any(len(w) > 2 or w.isdigit() for w in rest)
     if verb in _set("habitual_verbs"):
-        return any(len(w) > 2 or w.isdigit() for w in rest)
+        return has_object or bool(habit)  # "ich jogge morgens": the time is its complement
+    if habit and subject is not None:
+        # a phrase of a recurring time makes any verb after a pronoun of the speaker one
+        # of habit ("every morning I walk the dog", "每天晚上我都练书法")
+        return has_object
+    if verb in _set("bare_object_verbs"):
+        # "tomo metformina", "I drink coffee": a bare object is a habit; "tomo un café" is
+        # the moment's, and "tomo mi café" one's own thing (:func:`_determined`)
+        return has_object and not _determined(rest[0])
     if verb in _set("copulas"):
         return _pattern("lasting_states").match(" ".join(rest)) is not None
     return False
 
 
-def _durable_cjk(body: str) -> bool:
+def _determined(word: str) -> bool:
+    """An article or a possessive opens the object: a thing of the moment or one's own
+    ("tomo un café", "I drink my coffee black"), no bare object of habit."""
+    return word in set(lexicon()["articles"]) or _possessive().fullmatch(word) is not None
+
+
+def _kin_habit(words: list[str]) -> bool:
+    """A possessive lead, a noun of kin and a verb of habit in the third person, then an
+    object (durable_frames.json ``kin``): "mi hija estudia medicina", "my son plays
+    chess"; "mi hija está cansada" (no verb of habit) is no such frame."""
+    kin = DURABLE.get("kin", {})
+    nouns = {normalise_text(w) for ws in kin.get("nouns", {}).values() for w in ws}
+    verbs = {normalise_text(w) for ws in kin.get("verbs", {}).values() for w in ws}
+    lead = _possessive().match(" ".join(words))
+    if lead is None:
+        return False
+    at = len(lead.group(0).split())
+    return (
+        len(words) > at + 2
+        and words[at] in nouns
+        and words[at + 1] in verbs
+        and any(len(w) > 2 for w in words[at + 2 :])
+    )
+
+
+def _pro_drop_cjk(body: str) -> bool:
+    """A Chinese clause with no subject that opens (after a time of the past: "上个月")
+    with a verb of change or acquisition, then an object: "上个月换了一部小米手机" is
+    the speaker's, as a Spanish verb of the first person is (durable_frames.json
+    ``zh_pro_drop``)."""
+    frame = DURABLE.get("zh_pro_drop", {})
+    rest = body
+    lead = next((t for t in frame.get("time_leads", ()) if rest.startswith(t)), None)
+    if lead is not None:
+        rest = _PAUSE_RE.sub("", rest[len(lead) :])
+    verb = next((v for v in frame.get("verbs", ()) if rest.startswith(v)), None)
+    return verb is not None and len(_CJK_RE.findall(rest[len(verb) :])) >= 2
+
+
+def _durable_cjk(body: str, habit: bool = False) -> bool:
     """我 / 我们, adverbs, a verb of habit (or a lasting state anywhere after the
-    subject: "我对青霉素过敏"), then at least one character of object."""
+    subject: "我对青霉素过敏"), then at least one character of object; with a phrase of
+    a recurring time ("一般", "每天"), any verb and object."""
     subject = next((s for s in _cjk("subjects") if body.startswith(s)), None)
     if subject is None:
         return False
+    if habit and len(_CJK_RE.findall(body[len(subject) :])) >= 2:
+        return True
     rest = body[len(subject) :]
     for _ in range(int(DURABLE["max_gap_words"])):
         gap = next((g for g in _cjk("gap_words") if rest.startswith(g)), None)

@@ -666,6 +666,8 @@ def subject_of(statement: str) -> str:
         return "team"
     if _has("first_person_singular", norm):
         return "user"
+    if norm.split(" ", 1)[0] in lexicon()["pro_drop_first_person"].get("irregular", ()):
+        return "user"  # "(ahora los sábados) voy a clases ...": a verb of the speaker
     noun = _noun_phrase(norm)
     if noun and _matcher("team_nouns").fullmatch(noun):
         return "team"  # "a equipe só usa o Discord": the team itself
@@ -681,14 +683,17 @@ def subject_of(statement: str) -> str:
 
 def _without_time_lead(norm: str) -> str:
     """The normalised sentence without a word of the present that opens it before its
-    subject ("ahora la base de datos ...", "现在我们用 ..."; ``subject_time_leads``)."""
-    m = _matcher("subject_time_leads").match(norm)
-    if m is None:
-        return norm
-    rest = norm[m.end() :]
-    if not _CJK_RE.search(m.group(0)) and rest[:1].isalnum():
-        return norm
-    return re.sub(r"^[\s,:;，：、]+", "", rest) or norm
+    subject ("ahora la base de datos ...", "现在我们用 ..."; ``subject_time_leads``), and
+    without a phrase of a recurring time before it ("aos sábados é ...": ``habit_times``)."""
+    for name in ("subject_time_leads", "habit_times", "habit_times"):
+        m = _matcher(name).match(norm)
+        if m is None:
+            continue
+        rest = norm[m.end() :]
+        if not _CJK_RE.search(m.group(0)) and rest[:1].isalnum():
+            continue
+        norm = re.sub(r"^[\s,:;，：、]+", "", rest) or norm
+    return norm
 
 
 def _noun_phrase(text: str) -> str:
