@@ -96,7 +96,7 @@ def names(value: str, said: str, lex: Lexicon = LEXICON) -> bool:
     """``said`` names every word of ``value`` (Chinese: holds it); an elided article is a
     word of its own ("l'amlodipine" names "amlodipine").
 
-    >>> names("amlodipine", "Je prends de l'amlodipine"), _names("Itaú", "Meu banco é o Inter")
+    >>> names("amlodipine", "Je prends de l'amlodipine"), names("Itaú", "Meu banco é o Inter")
     (True, False)
     """
     if _CJK_RE.search(value):
