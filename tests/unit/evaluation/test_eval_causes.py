@@ -1,0 +1,139 @@
+"""tools/eval_causes.py: failing checks counted by cause, no text, and never the frozen split."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from memgate.evaluation.scenarios import CheckResult
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("eval_causes", ROOT / "tools" / "eval_causes.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CAUSES = _tool()
+
+
+def _failed(label: str, message: str) -> CheckResult:
+    return CheckResult(
+        index=0, type=label.split(":")[0], passed=False, message=message, label=label
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "message", "want"),
+    [
+        (
+            "fact_status:active",
+            "no active fact for text~'zebra'; found: none",
+            "no matching fact at all",
+        ),
+        (
+            "fact_status:active",
+            "no active fact for text~'zebra'; found: 'user likes zebra' [pending, x1]",
+            "found only as pending",
+        ),
+        (
+            "fact_status:active",
+            "active fact for text~'zebra' has occurrences 'user zebra' [active, x1], want >= 2",
+            "found, too few occurrences (a restatement not folded in)",
+        ),
+        (
+            "fact_status:superseded",
+            "no superseded fact for text~'x'; found: 'a x' [active, x1]; 'b x' [active, x2]",
+            "found only as active",
+        ),
+        (
+            "fact_status:absent",
+            "facts for x: 'a' [active, x1] (expected none)",
+            "still stored (active)",
+        ),
+        (
+            "active_count",
+            "2 active fact(s) for text~'x', expected 1: 'a'; 'b'",
+            "more than expected (+1)",
+        ),
+        ("fact_count", "0 active fact(s) for text~'x', expected 1", "fewer than expected (-1)"),
+        (
+            "search_top",
+            "search 'q' (t/u): top hit lacks 'Oslo'; got no hits",
+            "top hit wrong: nothing found",
+        ),
+        (
+            "search_top",
+            "search 'q' (t/u): top hit lacks 'Oslo'; got 'Bergen' [active, from t1]",
+            "top hit wrong",
+        ),
+        (
+            "search_top",
+            "search 'q' (t/u): a hit contains 'Bergen': 'x'",
+            "a stale or foreign hit served",
+        ),
+    ],
+)
+def test_each_failing_check_gets_its_cause(label: str, message: str, want: str) -> None:
+    assert CAUSES.cause(_failed(label, message)) == want
+
+
+def _scenario(turns: list[str], checks: list[dict[str, object]]) -> str:
+    return json.dumps(
+        {
+            "id": "causes-probe",
+            "description": "probe",
+            "covers": ["dedupe"],
+            "turns": [
+                {
+                    "tenant_id": "t", "user_id": "u", "session_id": "s", "turn_id": f"c-{i}",
+                    "role": "user", "content": text, "ts": f"2025-0{i + 1}-01T09:00:00Z",
+                }
+                for i, text in enumerate(turns)
+            ],
+            "checks": [{"tenant": "t", "user": "u", **c} for c in checks],
+        }
+    )  # fmt: skip
+
+
+def test_the_table_counts_causes_and_prints_no_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "probe.jsonl"
+    f.write_text(
+        _scenario(
+            ["My favourite editor is Neovim."],
+            [
+                {"type": "fact_status", "status": "active", "text_contains": "Neovim"},
+                {"type": "fact_status", "status": "active", "text_contains": "Zanzibar"},
+                {"type": "active_count", "equals": 0, "text_contains": "Neovim"},
+            ],
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert CAUSES.main(["--json", str(f)]) == 0
+    out = capsys.readouterr().out
+    got = json.loads(out)
+    assert got["scenarios"] == 1 and got["passed"] == 0
+    assert got["causes"] == {
+        "dedupe": {
+            "fact_status:active: no matching fact at all": 1,
+            "active_count: more than expected (+1)": 1,
+        }
+    }
+    assert "Neovim" not in out and "Zanzibar" not in out
+
+
+def test_the_frozen_split_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    frozen = ROOT / "memgate" / "data" / "eval" / "test" / "scenarios.jsonl"
+    assert CAUSES.main([str(frozen)]) == 2
+    assert "--split test" in capsys.readouterr().err
