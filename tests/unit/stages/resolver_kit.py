@@ -1,5 +1,5 @@
 """The resolution tests' kit: a clean candidate, a reference, one resolver step written
-through to the store, and the store's facts by value.
+through to the store, the store's facts by value, and a change in new words checked.
 
 Every resolution test module used to write these again (``duplicates`` listed the copies);
 they now import them from here. The store fixture is ``store`` in this folder's
@@ -16,6 +16,7 @@ from memgate.core.embedding_use import UsemSimilarity
 from memgate.core.events import (
     CandidateFact,
     DecisionRecord,
+    FactStatus,
     FactType,
     RedactedCandidate,
     RedactionAction,
@@ -35,12 +36,15 @@ __all__ = [
     "T0",
     "USEM",
     "apply",
+    "apply_change",
     "cand",
+    "changed",
     "facts",
     "minilm",
     "ref",
     "resolve",
     "statement",
+    "status",
 ]
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
@@ -154,3 +158,36 @@ def apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, De
 def facts(store: EmbeddedIndex, user: str = "u1", tenant: str = "acme") -> dict[str, StoredFact]:
     """Every fact of the user, any status, by value."""
     return {f.value: f for f in store.list_facts(tenant, user, include_inactive=True)}
+
+
+def status(store: EmbeddedIndex, value: str) -> FactStatus:
+    """The status of the user's fact of that value."""
+    return facts(store)[value].status
+
+
+def apply_change(
+    store: EmbeddedIndex, item: RedactedCandidate
+) -> tuple[Resolution, DecisionRecord]:
+    """:func:`resolve` with the ``balanced`` resolver, usem and slotmask on: a change said in
+    new words is read as the gate reads it (resolve_slotmask, resolve_change)."""
+    resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM, slotmask=True)
+    return resolve(store, item, resolver)
+
+
+#: Another fact of the owner, said between the stored fact and its change: a change must
+#: leave it alone.
+OTHER = "I like hiking in the Alps"
+
+
+def changed(store: EmbeddedIndex, stored: str, said: str) -> tuple[Resolution, DecisionRecord]:
+    """``stored``, another fact of the owner a day later, then ``said`` (14 days after
+    ``stored``), each by :func:`apply_change`: ``said`` supersedes ``stored`` and nothing
+    else. The step of ``said``, for more checks of its decision."""
+    apply_change(store, statement(stored, days=0))
+    apply_change(store, statement(OTHER, days=1))
+    res, dec = apply_change(store, statement(said, days=14))
+    assert res.action.value == "SUPERSEDE"
+    assert status(store, stored) is FactStatus.SUPERSEDED
+    assert status(store, said) is FactStatus.ACTIVE
+    assert status(store, OTHER) is FactStatus.ACTIVE
+    return res, dec

@@ -21,12 +21,7 @@ from memgate.core.events import FactStatus, StoredFact
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import slot_owner
-from tests.unit.stages.resolver_kit import apply, cand, facts, statement
-
-
-def _status(store: EmbeddedIndex, value: str) -> FactStatus:
-    return facts(store)[value].status
-
+from tests.unit.stages.resolver_kit import apply, cand, statement, status
 
 # ------------------------------------------------- a cue inside the slot's words
 
@@ -48,8 +43,8 @@ def test_a_cue_inside_the_employer_words_supersedes_the_employer(
     res, dec = apply(store, statement(said, days=14))
     assert (res.action.value, res.reason) == ("SUPERSEDE", "semantic_update")
     assert dec.details["match"] == "family:employer"
-    assert _status(store, "Siemens") is FactStatus.SUPERSEDED
-    assert _status(store, said) is FactStatus.ACTIVE
+    assert status(store, "Siemens") is FactStatus.SUPERSEDED
+    assert status(store, said) is FactStatus.ACTIVE
 
 
 def test_the_family_is_read_through_the_cue_and_the_script_seam() -> None:
@@ -97,8 +92,8 @@ def test_a_change_of_the_family_supersedes_the_owners_thing(
     res, dec = apply(store, statement(said, days=14, subject="team"))
     assert (res.action.value, res.reason) == ("SUPERSEDE", "semantic_update")
     assert dec.details["match"] == "family:tracker"
-    assert _status(store, stored) is FactStatus.SUPERSEDED
-    assert _status(store, said) is FactStatus.ACTIVE
+    assert status(store, stored) is FactStatus.SUPERSEDED
+    assert status(store, said) is FactStatus.ACTIVE
 
 
 def test_slot_owner_reads_a_thing_but_never_a_person() -> None:
@@ -128,7 +123,7 @@ def test_another_persons_employer_stays(store: EmbeddedIndex, person: str, said:
     apply(store, cand("Siemens", "works_at", days=0, subject=person))
     res, _ = apply(store, statement(said, days=14))
     assert res.action.value == "ADD"
-    assert _status(store, "Siemens") is FactStatus.ACTIVE
+    assert status(store, "Siemens") is FactStatus.ACTIVE
 
 
 def test_another_persons_tracker_stays(store: EmbeddedIndex) -> None:
@@ -137,7 +132,7 @@ def test_another_persons_tracker_stays(store: EmbeddedIndex) -> None:
         store, statement("Wir sind inzwischen auf Linear umgestiegen", days=14, subject="team")
     )
     assert res.action.value == "ADD"
-    assert _status(store, "Mein Bruder nutzt Jira") is FactStatus.ACTIVE
+    assert status(store, "Mein Bruder nutzt Jira") is FactStatus.ACTIVE
 
 
 @pytest.mark.parametrize(
@@ -165,4 +160,4 @@ def test_other_slots_and_no_cue_keep_the_fact(
     apply(store, statement(stored, days=0, subject=thing))
     res, _ = apply(store, statement(said, days=14, subject="team" if thing != "user" else "user"))
     assert res.action.value == "ADD"
-    assert _status(store, stored) is FactStatus.ACTIVE
+    assert status(store, stored) is FactStatus.ACTIVE

@@ -12,21 +12,10 @@ import time
 
 import pytest
 
-from memgate.core.events import DecisionRecord, FactStatus, RedactedCandidate, Resolution
+from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
-from memgate.stages.dedupe import Resolver
-from memgate.stages.policy import preset
 from memgate.stages.resolve_change import replaced_value
-from tests.unit.stages.resolver_kit import CLOCK, EMB, USEM, facts, resolve, statement
-
-
-def _apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
-    resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM, slotmask=True)
-    return resolve(store, item, resolver)
-
-
-def _status(store: EmbeddedIndex, value: str) -> FactStatus:
-    return facts(store)[value].status
+from tests.unit.stages.resolver_kit import apply_change, changed, statement, status
 
 
 @pytest.mark.parametrize(
@@ -57,13 +46,7 @@ def _status(store: EmbeddedIndex, value: str) -> FactStatus:
 def test_an_instead_of_or_a_left_and_joined_structure_supersedes(
     store: EmbeddedIndex, stored: str, said: str
 ) -> None:
-    _apply(store, statement(stored, days=0))
-    _apply(store, statement("I like hiking in the Alps", days=1))  # another fact of the owner
-    res, _ = _apply(store, statement(said, days=14))
-    assert res.action.value == "SUPERSEDE"
-    assert _status(store, stored) is FactStatus.SUPERSEDED
-    assert _status(store, said) is FactStatus.ACTIVE
-    assert _status(store, "I like hiking in the Alps") is FactStatus.ACTIVE
+    changed(store, stored, said)
 
 
 def test_the_structures_are_read_and_stay_linear() -> None:
@@ -96,31 +79,33 @@ def test_the_structures_are_read_and_stay_linear() -> None:
 def test_another_persons_change_supersedes_nothing(
     store: EmbeddedIndex, subject: str, stored: str, said: str
 ) -> None:
-    _apply(store, statement(stored, days=0))
-    res, _ = _apply(store, statement(said, days=14, subject=subject))
+    apply_change(store, statement(stored, days=0))
+    res, _ = apply_change(store, statement(said, days=14, subject=subject))
     assert res.action.value == "ADD"
-    assert _status(store, stored) is FactStatus.ACTIVE
+    assert status(store, stored) is FactStatus.ACTIVE
 
 
 def test_an_old_value_no_fact_names_or_an_added_value_supersede_nothing(
     store: EmbeddedIndex,
 ) -> None:
-    _apply(store, statement("I drive a Skoda Octavia", days=0))
-    res, _ = _apply(store, statement("I take the train instead of driving", days=14))
+    apply_change(store, statement("I drive a Skoda Octavia", days=0))
+    res, _ = apply_change(store, statement("I take the train instead of driving", days=14))
     assert res.action.value == "ADD"
-    assert _status(store, "I drive a Skoda Octavia") is FactStatus.ACTIVE
-    _apply(store, statement("Je joue du piano", days=15))
-    res, _ = _apply(store, statement("J'ai aussi commencé la guitare au lieu du piano", days=20))
+    assert status(store, "I drive a Skoda Octavia") is FactStatus.ACTIVE
+    apply_change(store, statement("Je joue du piano", days=15))
+    res, _ = apply_change(
+        store, statement("J'ai aussi commencé la guitare au lieu du piano", days=20)
+    )
     assert res.action.value == "ADD"
-    assert _status(store, "Je joue du piano") is FactStatus.ACTIVE
+    assert status(store, "Je joue du piano") is FactStatus.ACTIVE
 
 
 def test_a_person_a_family_holds_as_the_speakers_slot_still_changes(
     store: EmbeddedIndex,
 ) -> None:
     """ "user's new boss" names a person, but the manager family's slot of the speaker."""
-    _apply(store, statement("Ana", days=0, predicate="contact:manager"))
+    apply_change(store, statement("Ana", days=0, predicate="contact:manager"))
     said = "My new boss is Tomás, Ana moved to another team"
-    res, _ = _apply(store, statement(said, days=14, subject="user's new boss"))
+    res, _ = apply_change(store, statement(said, days=14, subject="user's new boss"))
     assert res.action.value == "SUPERSEDE"
-    assert _status(store, "Ana") is FactStatus.SUPERSEDED
+    assert status(store, "Ana") is FactStatus.SUPERSEDED

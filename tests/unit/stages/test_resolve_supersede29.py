@@ -11,37 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from memgate.core.events import (
-    DecisionRecord,
-    FactStatus,
-    RedactedCandidate,
-    Resolution,
-    StoredFact,
-)
+from memgate.core.events import FactStatus, StoredFact
 from memgate.sinks.embedded import EmbeddedIndex
-from memgate.stages.dedupe import Resolver
-from memgate.stages.policy import preset
 from memgate.stages.resolve_recurring import RECURRING, recurring_target
-from tests.unit.stages.resolver_kit import CLOCK, EMB, USEM, facts, resolve, statement
-
-
-def _apply(store: EmbeddedIndex, item: RedactedCandidate) -> tuple[Resolution, DecisionRecord]:
-    resolver = Resolver(preset("balanced"), EMB, clock=CLOCK, meaning=USEM, slotmask=True)
-    return resolve(store, item, resolver)
-
-
-def _status(store: EmbeddedIndex, value: str) -> FactStatus:
-    return facts(store)[value].status
-
-
-def _changed(store: EmbeddedIndex, stored: str, said: str) -> None:
-    _apply(store, statement(stored, days=0))
-    _apply(store, statement("I like hiking in the Alps", days=1))  # another fact of the owner
-    res, _ = _apply(store, statement(said, days=14))
-    assert res.action.value == "SUPERSEDE"
-    assert _status(store, stored) is FactStatus.SUPERSEDED
-    assert _status(store, said) is FactStatus.ACTIVE
-    assert _status(store, "I like hiking in the Alps") is FactStatus.ACTIVE
+from tests.unit.stages.resolver_kit import apply_change, changed, statement, status
 
 
 @pytest.mark.parametrize(
@@ -55,7 +28,7 @@ def _changed(store: EmbeddedIndex, stored: str, said: str) -> None:
     ],
 )
 def test_a_slot_named_differently_is_one_slot(store: EmbeddedIndex, stored: str, said: str) -> None:
-    _changed(store, stored, said)
+    changed(store, stored, said)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +39,7 @@ def test_a_slot_named_differently_is_one_slot(store: EmbeddedIndex, stored: str,
     ],
 )
 def test_being_moved_by_someone_is_a_change(store: EmbeddedIndex, stored: str, said: str) -> None:
-    _changed(store, stored, said)
+    changed(store, stored, said)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +54,7 @@ def test_being_moved_by_someone_is_a_change(store: EmbeddedIndex, stored: str, s
 def test_a_recurring_time_slot_given_another_activity(
     store: EmbeddedIndex, stored: str, said: str
 ) -> None:
-    _changed(store, stored, said)
+    changed(store, stored, said)
 
 
 def test_the_time_slot_is_read_in_six_languages() -> None:
@@ -94,12 +67,14 @@ def test_the_time_slot_is_read_in_six_languages() -> None:
 
 def test_another_day_or_an_added_activity_supersede_nothing(store: EmbeddedIndex) -> None:
     stored = "Le mardi soir je joue au badminton"
-    _apply(store, statement(stored, days=0))
-    res, _ = _apply(store, statement("Maintenant le jeudi soir je fais du théâtre", days=7))
+    apply_change(store, statement(stored, days=0))
+    res, _ = apply_change(store, statement("Maintenant le jeudi soir je fais du théâtre", days=7))
     assert res.action.value == "ADD"
-    res, _ = _apply(store, statement("Le mardi soir je fais aussi du théâtre maintenant", days=9))
+    res, _ = apply_change(
+        store, statement("Le mardi soir je fais aussi du théâtre maintenant", days=9)
+    )
     assert res.action.value != "SUPERSEDE"
-    assert _status(store, stored) is FactStatus.ACTIVE
+    assert status(store, stored) is FactStatus.ACTIVE
 
 
 def _fact(value: str) -> StoredFact:
@@ -121,8 +96,8 @@ def test_the_one_fact_of_the_slot_with_another_activity() -> None:
 
 
 def test_another_persons_car_is_not_mine(store: EmbeddedIndex) -> None:
-    _apply(store, statement("I drive a Honda Civic", days=0))
+    apply_change(store, statement("I drive a Honda Civic", days=0))
     said = "My sister's car is a Fiat Panda now"
-    res, _ = _apply(store, statement(said, days=14, subject="user's sister"))
+    res, _ = apply_change(store, statement(said, days=14, subject="user's sister"))
     assert res.action.value == "ADD"
-    assert _status(store, "I drive a Honda Civic") is FactStatus.ACTIVE
+    assert status(store, "I drive a Honda Civic") is FactStatus.ACTIVE
