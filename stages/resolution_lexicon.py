@@ -50,6 +50,7 @@ READING_CACHE: Final = 16_384
 
 
 _CLASS_RE: Final = re.compile(r"\{(\w+)\}")
+_VOWELS: Final = frozenset("aeiouyàâäéèêëíìîïóòôöúùûü")
 #: Words a word class may have before it inside a phrase ("moved {household} to": "the
 #: whole family", "my kids").
 _CLASS_LEAD: Final = r"(?:\w+\s+){0,2}"
@@ -63,13 +64,16 @@ def _phrase_re(
     phrases: list[str],
     classes: dict[str, list[str]] | None = None,
     endings: tuple[str, ...] = (),
+    doubled: tuple[str, ...] = (),
 ) -> re.Pattern[str] | None:
     """One pattern for a list of phrases: word-bounded, except CJK (a substring). A
     ``{name}`` in a phrase stands for a word of that class of ``classes``, after at
     most two words ("moved {household} to": "moved the whole family to"). A phrase of
     one Latin word of at least four letters may take one of ``endings`` (a plural, a
-    case, a feminine: "Vorgesetzten", "Chefinnen", "jefes")."""
+    case, a feminine: "Vorgesetzten", "Chefinnen", "jefes"), or, ending in a consonant,
+    double it before one of ``doubled`` (the French feminine: "cheffe", "patronne")."""
     ending = "(?:" + "|".join(re.escape(e) for e in endings) + ")?" if endings else ""
+    twice = "|".join(re.escape(e) for e in doubled)
     parts: list[tuple[str, bool]] = []
     for p in sorted({p.lower() for p in phrases if p.strip()}, key=len, reverse=True):
         pieces = _CLASS_RE.split(p)
@@ -81,9 +85,17 @@ def _phrase_re(
                 words = sorted((classes or {})[piece], key=len, reverse=True)
                 esc += _CLASS_LEAD + "(?:" + "|".join(re.escape(w) for w in words) + ")"
         if ending and _WORD_RE.fullmatch(p) and len(p) >= _INFLECTED_MIN and not _CJK_RE.search(p):
+            if twice and p[-1] not in _VOWELS:
+                esc += f"(?:{re.escape(p[-1])}(?:{twice}))?"
             esc += ending
         parts.append((esc, not _CJK_RE.search(p)))
     return re.compile(bounded_alternation(parts)) if parts else None
+
+
+def _enclitic_re(words: list[str]) -> re.Pattern[str] | None:
+    """A pronoun after a verb and a hyphen, at the end of a word ("mudei-me")."""
+    alts = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    return re.compile(rf"(?<=\w)-(?:{alts})(?!\w)", re.IGNORECASE) if alts else None
 
 
 def _elision_re(words: list[str]) -> re.Pattern[str] | None:
@@ -139,6 +151,9 @@ class Lexicon:
     """Chinese particles that close a clause (read before a clause's head noun)."""
     elision: re.Pattern[str] | None = None
     """An elided article or pronoun before its word ("l'électricité"), to split off."""
+    enclitic: re.Pattern[str] | None = None
+    """A pronoun joined to its verb by a hyphen ("mudei-me"), to cut before a family's
+    words are read: the verb's slot is the same with and without it."""
     no_change: re.Pattern[str] | None = None
     """Phrases that say nothing changed ("nothing has changed", "rien n'a changé", "没变":
     ``no_change`` of ``memgate/data/continuity.json``): cut before a text is read for a
@@ -181,6 +196,9 @@ class Lexicon:
                         f["words"],
                         data.get("word_classes"),
                         tuple(data.get("family_word_endings", ())) if f.get("inflects") else (),
+                        tuple(data.get("family_word_doubled_endings", ()))
+                        if f.get("inflects")
+                        else (),
                     ),
                     single=bool(f.get("single", False)),
                     additive=bool(f.get("additive", False)),
@@ -211,6 +229,7 @@ class Lexicon:
                 normalise(w) for ws in data.get("determiners", {}).values() for w in ws
             ),
             elision=_elision_re([w for ws in data.get("elisions", {}).values() for w in ws]),
+            enclitic=_enclitic_re([w for ws in data.get("enclitics", {}).values() for w in ws]),
             final_particles="".join(
                 w for ws in data.get("final_particles", {}).values() for w in ws
             ),
@@ -324,9 +343,15 @@ class Lexicon:
         ('i work at bosch',)
         """
         low = value.lower()
-        bare = self.without_change_cues(_SCRIPT_SEAM_RE.sub(" ", value))
+        # a pronoun joined to the verb ("mudei-me para") says the slot of "mudei para"
+        said = low if self.enclitic is None else self.enclitic.sub("", low)
+        bare = self.without_change_cues(_SCRIPT_SEAM_RE.sub(" ", said))
         bare = _SPACES_RE.sub(" ", bare).strip()
-        return (low,) if bare == low.strip() else (low, bare)
+        readings = [low]
+        for r in (said, bare):
+            if r.strip() != low.strip() and r not in readings:
+                readings.append(r)
+        return tuple(readings)
 
     def families_of(self, predicate: str, value: str) -> list[Family]:
         """Every family of a fact: its predicate's, else each family its words name
@@ -342,6 +367,10 @@ class Lexicon:
         if first is None or (by_predicate and not first.additive):
             return () if first is None else (first,)
         readings = self._family_readings(value)
+        if not by_predicate and first.words is not None:
+            # a word inside the first family's phrase is that phrase's, no slot of its own:
+            # "je vais au bureau en vélo" is the way to work, not the office
+            readings = tuple(first.words.sub(" ", low) for low in readings)
         more = [
             f
             for f in self.families

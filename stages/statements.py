@@ -51,12 +51,14 @@ from memgate.stages.policy import claimed_source
 from memgate.stages.repeats import extract_with_repeats
 from memgate.stages.slot_frames import FRAMES, frame_probability
 from memgate.stages.statement_text import (
+    _without_time_lead,
     clean_statement,
     cues,
     family,
     hedged,
     is_single_valued,
     lexicon,
+    normalise_text,
     rules_read,
     said_of_another,
     split_statements,
@@ -115,6 +117,10 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         # confirmé : ..."): the opening's pronoun is no comment on something said before
         checked = without_hedge(without_confirmation_leads(without_agreement_lead(sentence))[0])
         c = cues(checked)
+        if c["anaphoric"] and not cues(_without_time_lead(normalise_text(checked)))["anaphoric"]:
+            # "These days I commute by train": a time of the present opens it, no pronoun
+            # of something said before ("these are great")
+            c["anaphoric"] = False
         if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
         if said_of_another(said):

@@ -117,7 +117,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # folds, two facts of one owner with another qualifier stay two, six languages (dev29d)
     # issue 9 supersede: a single-valued fact changed in new words, with and without a cue,
     # the slot named differently, two per language, and hard negatives (a second value,
-    # another person's change, a plan) (dev29s)
+    # another person's change, a plan) (dev29s);
+    # supersede of a single-valued slot (boss, commute, home city, where the code lives) in
+    # new words: another slot noun, no cue, the old value named as past, a move; hard
+    # negatives (a second value, another person's move, another thing's slot, a week's
+    # exception), six languages (dev30s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -141,6 +145,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev_fold.jsonl",
         "scenarios_dev29d.jsonl",
         "scenarios_dev29s.jsonl",
+        "scenarios_dev30s.jsonl",
     ),
 }
 
