@@ -117,7 +117,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # folds, two facts of one owner with another qualifier stay two, six languages (dev29d)
     # issue 9 supersede: a single-valued fact changed in new words, with and without a cue,
     # the slot named differently, two per language, and hard negatives (a second value,
-    # another person's change, a plan) (dev29s)
+    # another person's change, a plan) (dev29s);
+    # confirmation: a hedge, plan or offer confirmed in other words (signed, booked, done, a
+    # bare yes, a pronoun, a later session with other content), and a hedge never confirmed,
+    # reversed, or followed by a confirmation of something else, six languages (dev30c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -141,6 +144,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev_fold.jsonl",
         "scenarios_dev29d.jsonl",
         "scenarios_dev29s.jsonl",
+        "scenarios_dev30c.jsonl",
     ),
 }
 
