@@ -47,7 +47,7 @@ from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_semantic import said_before
 from memgate.stages.resolve_slots import clause_terms
-from memgate.stages.statement_text import cues, lexicon
+from memgate.stages.statement_text import cues, lexicon, word_pattern
 
 __all__ = [
     "anchors",
@@ -122,13 +122,21 @@ def anchors(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> frozenset[
     return names(text) | {t for t in clause_terms(f, lex) if _CJK.search(t)}
 
 
+@cache
+def _moment_time() -> re.Pattern[str]:
+    return word_pattern([normalise(w) for w in lexicon()["moment_time"]])
+
+
 def tentative(sentence: str) -> bool:
     """A sentence of the speaker (or the speaker's team) that says a plan not yet decided
-    or a leaning: a word of statements.json ``uncertain`` or of ``tentative``."""
+    or a leaning: a word of statements.json ``uncertain`` or of ``tentative``, and no time
+    of the moment (statements.json ``moment_time``: a doubt of the day is no plan)."""
     c = cues(sentence)
     own = c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
-    if not own or c["question"] or c["hypothetical"]:
+    if not own or c["question"] or c["hypothetical"] or c["moment"]:
         return False
+    if _moment_time().search(normalise(sentence)) is not None:
+        return False  # "wahrscheinlich zu wenig getrunken" since this morning: a doubt of the day
     return c["uncertain"] or _pattern("tentative").search(normalise(sentence)) is not None
 
 
@@ -220,9 +228,14 @@ def settled_guess(c: CandidateFact, key: str, view: FactView) -> StoredFact | No
         for f in view.by_subject(
             c.tenant_id, c.user_id, root, statuses=(FactStatus.PENDING,), qualified=True
         ):
-            if f.fact_id in seen or f.key == key or (f.tenant_id, f.user_id) != (
-                c.tenant_id,
-                c.user_id,
+            if (
+                f.fact_id in seen
+                or f.key == key
+                or (f.tenant_id, f.user_id)
+                != (
+                    c.tenant_id,
+                    c.user_id,
+                )
             ):
                 continue
             seen.add(f.fact_id)
