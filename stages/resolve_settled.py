@@ -130,13 +130,17 @@ def _moment_time() -> re.Pattern[str]:
 def tentative(sentence: str) -> bool:
     """A sentence of the speaker (or the speaker's team) that says a plan not yet decided
     or a leaning: a word of statements.json ``uncertain`` or of ``tentative``, and no time
-    of the moment (statements.json ``moment_time``: a doubt of the day is no plan)."""
+    of the moment (statements.json ``moment_time``: a doubt of the day is no plan) nor an
+    indefinite one (``someday``: "irgendwann", "algún día": a wish set at no time)."""
     c = cues(sentence)
     own = c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
     if not own or c["question"] or c["hypothetical"] or c["moment"]:
         return False
-    if _moment_time().search(normalise(sentence)) is not None:
+    norm = normalise(sentence)
+    if _moment_time().search(norm) is not None:
         return False  # "wahrscheinlich zu wenig getrunken" since this morning: a doubt of the day
+    if _pattern("someday").search(norm) is not None:
+        return False  # "vielleicht lerne ich irgendwann Japanisch": a wish set at no time
     return c["uncertain"] or _pattern("tentative").search(normalise(sentence)) is not None
 
 
