@@ -29,6 +29,8 @@ names a thing of its own and shares none with the guess: the guess stays pending
 (True, False)
 >>> settles("Fui aceite e já confirmei a matrícula no mestrado"), settles("No firmé nada")
 (True, False)
+>>> settles("I'm thinking about starting a choir")
+False
 >>> tentative("I'm leaning towards spending April in Japan."), tentative("I live in Japan.")
 (True, False)
 """
@@ -97,9 +99,17 @@ def settles(text: str, lex: Lexicon = LEXICON) -> bool:
         k = len(norm[: m.start()].split())
         before = " ".join(words[max(0, k - _NEGATION_REACH) : k])
         near = f"{before} {m.group(0)}"
-        if not lex.has_negation(near) and _pattern("not_yet").search(normalise(near)) is None:
+        if lex.has_negation(near) or _pattern("not_yet").search(normalise(near)) is not None:
+            continue
+        if not _hedge_in(normalise(before)):  # "thinking about starting": still a plan
             return True
     return False
+
+
+def _hedge_in(norm: str) -> bool:
+    return _pattern("tentative").search(norm) is not None or any(
+        w.search(norm) for w in _uncertain()
+    )
 
 
 _NAME_RE: Final = re.compile(r"(?<=[^\W\d_])[^\S\n]+([A-ZÀ-ÖØ-Þ][^\W\d_]{2,}(?:-[^\W\d_]+)*)")
@@ -129,9 +139,13 @@ def _moment_time() -> re.Pattern[str]:
 
 def tentative(sentence: str) -> bool:
     """A sentence of the speaker (or the speaker's team) that says a plan not yet decided
-    or a leaning: a word of statements.json ``uncertain`` or of ``tentative``, and no time
-    of the moment (statements.json ``moment_time``: a doubt of the day is no plan) nor an
-    indefinite one (``someday``: "irgendwann", "algún día": a wish set at no time)."""
+    or a leaning: one of its clauses holds a word of statements.json ``uncertain`` or of
+    ``tentative`` and is the speaker's own, with no word of the second person ("maybe you
+    would like that", "as you might tell"), of a hypothetical ("if acting calls, I might")
+    or a negation beside the hedge ("I can't stop thinking about it"); and no time of the
+    moment (statements.json ``moment_time``: a doubt of the day is no plan) nor an
+    indefinite one (``someday``: "irgendwann", "algún día": a wish set at no time), and no
+    settled word (:func:`settles`: "we decided to ..., considering ..." is settled)."""
     c = cues(sentence)
     own = c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
     if not own or c["question"] or c["hypothetical"] or c["moment"]:
@@ -141,7 +155,39 @@ def tentative(sentence: str) -> bool:
         return False  # "wahrscheinlich zu wenig getrunken" since this morning: a doubt of the day
     if _pattern("someday").search(norm) is not None:
         return False  # "vielleicht lerne ich irgendwann Japanisch": a wish set at no time
-    return c["uncertain"] or _pattern("tentative").search(normalise(sentence)) is not None
+    if settles(sentence):
+        return False  # "we decided to ..., considering ...": the plan is settled
+    return any(_hedged_clause(clause) for clause in _CLAUSE_RE.split(sentence))
+
+
+#: Where a sentence's clauses part: a comma, a semicolon, a dash (Chinese ones too).
+_CLAUSE_RE: Final = re.compile(r"[,;:，；：、]|\s[-–—]\s")
+
+
+def _hedged_clause(clause: str) -> bool:
+    norm = normalise(clause)
+    if _others().search(norm) is not None:
+        return False
+    words = clause.split()
+    for pattern in (_pattern("tentative"), *_uncertain()):
+        for m in pattern.finditer(norm):
+            # a negation just before the hedge denies it ("I can't stop thinking about"); one
+            # elsewhere is no part of it ("no" is Portuguese for "in the"), nor is the "not"
+            # of a hedge ("not sure")
+            k = len(norm[: m.start()].split())
+            before = " ".join(words[max(0, k - _NEGATION_REACH) : k])
+            if not LEXICON.has_negation(before) and not _pattern("not_yet").search(
+                normalise(before)
+            ):
+                return True
+    return False
+
+
+@cache
+def _others() -> re.Pattern[str]:
+    """A word of the second person or of a hypothetical (statements.json)."""
+    words = [*lexicon()["second_person"], *lexicon()["hypothetical"]]
+    return word_pattern([normalise(w) for w in words])
 
 
 def plan_of_speaker(sentence: str) -> bool:
