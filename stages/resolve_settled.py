@@ -2,25 +2,33 @@
 
 A speaker says a plan before it is decided ("I'm thinking about signing up for the Berlin
 marathon", "Je compte démissionner", "我打算报一个吉他班"): :func:`tentative` reads such a
-sentence of the speaker (a pronoun or a verb of the first person, and a word of
-statements.json ``uncertain`` or of ``tentative`` here), and the extractor says its facts
-as a belief (confidence 0.5, :func:`memgate.stages.statements._believed`): the write policy
-holds it pending, never served. A plan never confirmed, or given up ("finalement je ne
-pars pas"), so never becomes active.
+sentence of the speaker, by clause (a clause of the speaker's own with a word of
+statements.json ``uncertain`` or of ``tentative`` here, no second person, hypothetical or
+negation beside the hedge, no time of the moment, no indefinite time, no settled word),
+and the extractor says its facts as a belief (confidence 0.5,
+:func:`memgate.stages.statements._believed`): the write policy holds it pending, never
+served. Triage and the keep classifier, which dropped such a sentence as a doubt or as too
+short to be sure of, keep it when it names a thing (:func:`plan_of_speaker`). A plan never
+confirmed, or given up ("finalement je ne pars pas"), so never becomes active.
 
 Later the speaker says it happened, in other words and mostly without the turn being
 flagged ``confirmed``: "Signed the contract yesterday", "Erledigt, ich bin jetzt
 angemeldet", "Sí, la acepté", "定了，下个月正式入职". A word of ``settled``
-(``memgate/data/settled.json``) with no negation makes the candidate a confirmation
-(:func:`settles`), read by structure, whatever its key:
+(``memgate/data/settled.json``) with no negation and no hedge just before it makes the
+candidate a confirmation (:func:`settles`), read by structure, whatever its key:
 
-- one that speaks of the same thing as the owner's latest pending guess (near in meaning,
-  content terms shared, one single-valued family) replaces it with its own value, as a
-  confirmed turn does (:func:`memgate.stages.resolve_confirm.confirmed_guess`);
+- one that speaks of the same thing as the owner's latest pending guess replaces it with
+  its own value, as a confirmed turn does
+  (:func:`memgate.stages.resolve_confirm.confirmed_guess`): near in meaning, content terms
+  shared, one single-valued family, or, for a settled word, one anchor shared
+  (:func:`anchors`: a name, "Leipzig"; a Chinese term, "腾讯");
 - one that names no thing of its own (:func:`bare`: at most ``bare_max_terms`` content
-  terms once its settled words are cut: a pronoun, a time) answers the single latest
-  pending guess of its owner said before it within ``window_days``
-  (:func:`settled_guess`): that guess is promoted, the confirmation one more occurrence.
+  terms once its settled words and ``bare_words``, times and words of agreement, are cut)
+  answers the single latest pending guess of its owner said before it within
+  ``window_days`` (:func:`settled_guess`): that guess is promoted, the confirmation one
+  more occurrence. Such a sentence is kept by triage and the extractors
+  (:func:`bare_confirmation`), as is one of the speaker that says a plan happened
+  (:func:`settled_own`).
 
 A confirmation of something else ("Confirmado: a reunião com o cliente é na quinta")
 names a thing of its own and shares none with the guess: the guess stays pending.

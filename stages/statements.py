@@ -133,8 +133,10 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         p = frame_probability(said, model.probability(said))
         if checked != said:  # the opening says how the speaker knows: never against a keep
             p = max(p, frame_probability(checked, model.probability(checked)))
-        if plan or hedged_lasting(without_agreement_lead(sentence)) or (
-            checked != said and lasting_of_speaker(checked)
+        if (
+            plan
+            or hedged_lasting(without_agreement_lead(sentence))
+            or (checked != said and lasting_of_speaker(checked))
         ):
             # a belief about something lasting of the speaker or the team, read by its
             # structure as triage reads it (held as a belief: _believed), or the same
