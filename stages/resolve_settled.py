@@ -57,7 +57,7 @@ from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_semantic import said_before
 from memgate.stages.resolve_slots import clause_terms
-from memgate.stages.statement_text import cues, lexicon, word_pattern
+from memgate.stages.statement_text import _without_month_names, cues, lexicon, word_pattern
 
 __all__ = [
     "anchors",
@@ -173,7 +173,8 @@ _CLAUSE_RE: Final = re.compile(r"[,;:，；：、]|\s[-–—]\s")
 
 
 def _hedged_clause(clause: str) -> bool:
-    norm = normalise(clause)
+    # a month that is also a word of doubt ("took over in May") is the month
+    norm = normalise(_without_month_names(clause))
     if _others().search(norm) is not None:
         return False
     words = clause.split()

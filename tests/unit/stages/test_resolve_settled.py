@@ -145,3 +145,17 @@ def test_a_plain_fact_of_the_speaker_is_no_belief(text: str) -> None:
 
 def test_a_doubt_with_no_thing_is_no_plan() -> None:
     assert HybridExtractor().extract(_turn("I'm not sure.")) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I relocated to Seattle in May.",  # the month, no doubt
+        "Tobias Crane took over as head of our group in May, so he's my boss now.",
+        "I made a cake the other day, maybe you would like that!",  # the hedge is yours
+        "I can't stop thinking about the screenplay.",  # a hedge denied
+        "We decided to do playdates, considering we all need friends.",  # settled
+    ],
+)
+def test_what_is_no_plan_of_the_speaker_is_no_belief(text: str) -> None:
+    assert all(f.confidence >= 0.9 for f in HybridExtractor().extract(_turn(text)))
