@@ -55,6 +55,7 @@ from memgate.core.text import is_question, split_sentences
 from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.moment import moment_reason, split_statements
 from memgate.stages.references import find_references
+from memgate.stages.resolve_settled import settled_frame
 from memgate.stages.statement_text import without_confirmation_leads
 from memgate.stages.triage_model import TriageModel
 
@@ -428,11 +429,12 @@ def triage(
         # a retraction, deletion request or change by reference is an operation on
         # stored facts, not a statement: never the classifier's to drop
         # a durable statement of the speaker or a hedged fact (memgate.stages.durable_frame)
-        # is read by its structure: too few n-grams for the classifier to be sure of it
+        # is read by its structure: too few n-grams for the classifier to be sure of it; so
+        # is a plan of the speaker or a bare "done, signed" (memgate.stages.resolve_settled)
         if (
             model.turn_score(parts) < bar
             and not references
-            and not any(durable_own(p) or hedged_fact(p) for p in parts)
+            and not any(durable_own(p) or hedged_fact(p) or settled_frame(p) for p in parts)
         ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:

@@ -122,6 +122,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # new words: another slot noun, no cue, the old value named as past, a move; hard
     # negatives (a second value, another person's move, another thing's slot, a week's
     # exception), six languages (dev30s)
+    # confirmation: a hedge, plan or offer confirmed in other words (signed, booked, done, a
+    # bare yes, a pronoun, a later session with other content), and a hedge never confirmed,
+    # reversed, or followed by a confirmation of something else, six languages (dev30c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -146,6 +149,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev29d.jsonl",
         "scenarios_dev29s.jsonl",
         "scenarios_dev30s.jsonl",
+        "scenarios_dev30c.jsonl",
     ),
 }
 
