@@ -118,6 +118,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # issue 9 supersede: a single-valued fact changed in new words, with and without a cue,
     # the slot named differently, two per language, and hard negatives (a second value,
     # another person's change, a plan) (dev29s)
+    # dedupe written for fold30: a restatement by another verb, word order, a nominal
+    # sentence, a pronoun, a reason, 'still', or inside a longer turn, six languages; hard
+    # negatives of another value, another owner, another qualifier, a related fact (dev30f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -141,6 +144,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev_fold.jsonl",
         "scenarios_dev29d.jsonl",
         "scenarios_dev29s.jsonl",
+        "scenarios_dev30f.jsonl",
     ),
 }
 
