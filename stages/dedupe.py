@@ -79,6 +79,7 @@ from memgate.stages.resolve_paraphrase import (
 from memgate.stages.resolve_pending import restated_guess, said_again
 from memgate.stages.resolve_qualifier import adds_another, kept_apart, other_thing
 from memgate.stages.resolve_repeat import repeat_target, said_twice
+from memgate.stages.resolve_restate import fold_target_of_core, persons_apart
 from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
@@ -399,6 +400,8 @@ class Resolver:
             return fold(para, "same_clause", {"of": para.fact_id})
         # 4c. the same slot and value in other words under another key (resolve_paraphrase)
         folded = fold_target(c, key, view, vec, meaning=self.meaning)
+        if folded is None:  # the same read without the reason said with it (resolve_restate)
+            folded = fold_target_of_core(c, key, view, vec, self.meaning)
         if folded is not None:
             return fold(folded.fact, "paraphrase", {
                 "of": folded.fact.fact_id, "match": folded.why,
@@ -578,6 +581,7 @@ class Resolver:
                     # seen after c: no target, unless it cites c's turn (a redelivery)
                     and (f.last_seen <= c.turn_ts or cites_turn(f, c))
                     and same_clause(f, c)
+                    and not persons_apart(f, c)  # another person's fact (resolve_restate)
                     and not other_persons(f.value, c.object)
                     and not adds_another(f.value, c.object)
                 ):
@@ -643,6 +647,8 @@ class Resolver:
                              if g.fact_id in cited])  # fmt: skip
         para = self._paraphrase_of(c, key, closed)
         folded = fold_target(c, key, closed, vec, meaning=self.meaning) if para is None else None
+        if para is None and folded is None:
+            folded = fold_target_of_core(c, key, closed, vec, self.meaning)
         return para if folded is None else folded.fact
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:

@@ -158,6 +158,14 @@ class Lexicon:
     """Phrases that say nothing changed ("nothing has changed", "rien n'a changé", "没变":
     ``no_change`` of ``memgate/data/continuity.json``): cut before a text is read for a
     change cue or a negation, their "changed" and "nothing" say neither."""
+    still: re.Pattern[str] | None = None
+    """A word of continuing ("still", "immer noch", "还是": ``still`` of continuity.json)."""
+    time_words: re.Pattern[str] | None = None
+    """An adverb of the present ("now", "these days", "现在": ``time_words``): in a clause
+    that also holds a word of continuing it dates the continuing, and is no change cue."""
+    contrast: re.Pattern[str] | None = None
+    """Words and punctuation that open another clause ("but", "aber", "但是", ","): a word
+    of continuing reaches the time words of its own clause only."""
     _cue: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _negation: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _family: Callable[[str, str], tuple[Family | None, bool]] = field(
@@ -289,7 +297,24 @@ class Lexicon:
         (False, True)
         """
         low = text.lower()
-        return low if self.no_change is None else self.no_change.sub(" ", low)
+        low = low if self.no_change is None else self.no_change.sub(" ", low)
+        return self._without_dated_continuing(low)
+
+    def _without_dated_continuing(self, low: str) -> str:
+        """``low`` with the time words of each clause that says something continues cut
+        ("我现在还是在上海上班": "现在" dates the "还是"; "still there, but now remote": the
+        "now" is of another clause and stays).
+
+        >>> LEXICON.has_change_cue("I still live in Porto these days")
+        False
+        >>> LEXICON.has_change_cue("I still like Porto, but now I live in Lyon")
+        True
+        """
+        if self.still is None or self.time_words is None or self.still.search(low) is None:
+            return low
+        parts = [low] if self.contrast is None else self.contrast.split(low)
+        out = [self.time_words.sub(" ", p) if self.still.search(p) else p for p in parts]
+        return " | ".join(out)
 
     def canonical_subject(self, subject: str) -> str:
         """A pronoun subject read as ``user`` or ``team`` ("on", "wir"); others unchanged.
@@ -442,7 +467,20 @@ def _load() -> Lexicon:
     raw = (resources.files("memgate") / "data" / "resolution.json").read_text("utf-8")
     lex = Lexicon.from_data(json.loads(raw))
     more = json.loads((resources.files("memgate") / "data" / "continuity.json").read_text("utf-8"))
-    return replace(lex, no_change=_phrase_re([w for ws in more["no_change"].values() for w in ws]))
+
+    def words(name: str) -> re.Pattern[str] | None:
+        return _phrase_re([w for ws in more.get(name, {}).values() for w in ws])
+
+    contrast = words("contrast")
+    return replace(
+        lex,
+        no_change=words("no_change"),
+        still=words("still"),
+        time_words=words("time_words"),
+        contrast=re.compile(
+            "[,;.!?，；。！？]" + ("" if contrast is None else f"|{contrast.pattern}")
+        ),
+    )
 
 
 LEXICON: Final[Lexicon] = _load()

@@ -520,6 +520,34 @@ def _same_value_in_family(
     return bool(a) and a == b
 
 
+def _nouns_swapped(a: str, b: str, fold: Fold) -> bool:
+    """Each side says a common noun (capitalised after a determiner, in a language that
+    capitalises every noun: :meth:`Fold.common_nouns`) that the other says in no form nor
+    by a word of its concept: one value swapped for another in the frame both share
+    ("Ich fahre mit dem Zug zur Arbeit" / "Mit dem Fahrrad fahre ich ins Büro").
+
+    >>> _nouns_swapped("Ich fahre mit dem Zug zur Arbeit", "Mit dem Rad fahre ich ins Büro", FOLD)
+    True
+    >>> _nouns_swapped("mit dem Fahrrad zur Arbeit", "Zur Arbeit nehme ich das Fahrrad", FOLD)
+    False
+    """
+    na, nb = fold.common_nouns(a), fold.common_nouns(b)
+    if not na or not nb:
+        return False
+    wa, wb = set(_WORD_RE.findall(normalise(a))), set(_WORD_RE.findall(normalise(b)))
+
+    def said(noun: str, words: set[str]) -> bool:
+        concept = fold.concept(_stem(noun))
+        return any(
+            w == noun
+            or (len(noun) >= 5 and w[:5] == noun[:5])
+            or (concept is not None and fold.concept(_stem(w)) == concept)
+            for w in words
+        )
+
+    return any(not said(n, wb) for n in na) and any(not said(n, wa) for n in nb)
+
+
 class CandidateReading(NamedTuple):
     """What a fold reads of a candidate once, before it reads the stored facts."""
 
@@ -660,6 +688,8 @@ def fold_target(
                 )
                 if not words and (long_ or f.type != c.type):
                     continue
+                if _nouns_swapped(f.value, c.object, fold):
+                    continue  # "mit dem Zug" / "mit dem Fahrrad": another value, one frame
                 small = min(len(ta), len(tb))
                 by_minilm = (
                     sim >= fold.fold_similarity_unanchored

@@ -35,6 +35,7 @@ from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_clause import clause_fold_target
 from memgate.stages.resolve_confirm import still_holds
 from memgate.stages.resolve_paraphrase import CitedFacts, fold_target, restated_value
+from memgate.stages.resolve_restate import shortened_value
 from memgate.stages.resolve_semantic import said_before
 
 __all__ = ["restated_guess", "said_again"]
@@ -91,4 +92,4 @@ def said_again(f: StoredFact, c: CandidateFact, guess: StoredFact | None = None)
     or, under ``f``'s key, the same value, the value restated, or said to still hold."""
     if f is guess or normalise(f.value) == normalise(c.object):
         return True
-    return restated_value(f, c) or still_holds(f, c)
+    return restated_value(f, c) or still_holds(f, c) or shortened_value(f, c)

@@ -59,6 +59,8 @@ class Qualifiers:
     """Closed classes (the days of the week): a pattern per member."""
     additive: re.Pattern[str] | None = None
     """A word that adds one more ("also", "aussi"), without the words naming another one."""
+    degree: frozenset[str] = frozenset()
+    """A comparative's degree word after its noun ("mais velho", "más joven", "plus âgé")."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Qualifiers:
@@ -77,6 +79,7 @@ class Qualifiers:
             _pattern(adding),
             classes,
             _pattern([w for ws in data["additive"].values() for w in ws]),
+            words("degree") if "degree" in data else frozenset(),
         )
 
     def members(self, text: str) -> list[frozenset[int]]:
@@ -97,13 +100,24 @@ def qualified_noun(
     text: str, q: Qualifiers = QUALIFIERS, lex: Lexicon = LEXICON
 ) -> tuple[str, str] | None:
     """The (qualifier, noun) the owner's first possessive of ``text`` is followed by
-    ("Our staging database is ...": ``("staging", "database")``); None when the word after
-    it is no qualifier (a function word, a word of time or rank) or nothing follows."""
+    ("Our staging database is ...": ``("staging", "database")``; a comparative after its
+    noun read the same: "o meu irmão mais velho": ``("velho", "irmão")``); None when the
+    word after it is no qualifier (a function word, a word of time or rank) or nothing
+    follows.
+
+    >>> qualified_noun("O meu irmão mais novo mora em Lisboa")
+    ('novo', 'irmão')
+    """
     words = _WORD_RE.findall(normalise(text))
     for i, w in enumerate(words[:-2]):
         if w in q.possessives:
             mod, noun = words[i + 1], words[i + 2]
             skip = q.not_qualifiers | lex.stopwords | lex.clause_stopwords
+            if noun in q.degree and i + 3 < len(words):
+                # the qualifier after its noun, as a comparative ("o meu irmão mais velho"):
+                # a comparative is no word of time ("mais novo": younger, not new)
+                mod, noun = words[i + 3], words[i + 1]
+                skip = lex.stopwords | lex.clause_stopwords
             if mod in skip or noun in skip or mod.isdigit():
                 return None
             return mod, noun

@@ -125,6 +125,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # confirmation: a hedge, plan or offer confirmed in other words (signed, booked, done, a
     # bare yes, a pronoun, a later session with other content), and a hedge never confirmed,
     # reversed, or followed by a confirmation of something else, six languages (dev30c)
+    # dedupe written for fold30: a restatement by another verb, word order, a nominal
+    # sentence, a pronoun, a reason, 'still', or inside a longer turn, six languages; hard
+    # negatives of another value, another owner, another qualifier, a related fact (dev30f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -150,6 +153,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev29s.jsonl",
         "scenarios_dev30s.jsonl",
         "scenarios_dev30c.jsonl",
+        "scenarios_dev30f.jsonl",
     ),
 }
 
