@@ -5,7 +5,8 @@
     python tools/train_keep.py --cv 5     # cross-validation on the corpus: designs side by side
 
 Deterministic: the same corpus gives the same bytes (see memgate.stages.keep_model.to_json).
-Only development data is read: the corpus under memgate/data/train/ and, for --cv, the
+Only development data is read: the corpora under memgate/data/train/ (statements.jsonl and
+statements_hard.jsonl) and, for --cv, the
 development labelled turns memgate/data/eval/labelled_turns.jsonl. Never the frozen split.
 """
 
@@ -27,13 +28,24 @@ from memgate.stages.keep_model import DIM, featurise, sentence_labels, to_json, 
 from tools.model_script import prf, write_or_check  # noqa: E402
 
 CORPUS = ROOT / "memgate" / "data" / "train" / "statements.jsonl"
+#: Hard negatives (irony, fiction, irrealis, strangers' words) and their durable look-alikes
+#: (the speaker's own tastes, clubs, family; a real condition), six languages (keep30).
+HARD = ROOT / "memgate" / "data" / "train" / "statements_hard.jsonl"
+CORPORA = (CORPUS, HARD)
 MODEL = ROOT / "memgate" / "data" / "keep_model.json"
 DEV_LABELLED = ROOT / "memgate" / "data" / "eval" / "labelled_turns.jsonl"
 THRESHOLD = 0.5
 
 
-def load_rows(path: Path = CORPUS) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+def load_rows(paths: Path | tuple[Path, ...] = CORPORA) -> list[dict[str, Any]]:
+    """The rows of one corpus file, or of several in order."""
+    files = (paths,) if isinstance(paths, Path) else paths
+    return [
+        json.loads(line)
+        for path in files
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 def dataset(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -45,11 +57,12 @@ def dataset(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack(xs), np.asarray(ys, dtype=np.int64)
 
 
-def build(path: Path = CORPUS) -> str:
+def build(paths: Path | tuple[Path, ...] = CORPORA) -> str:
     """The model file's text, trained on the whole corpus."""
-    x, y = dataset(load_rows(path))
+    files = (paths,) if isinstance(paths, Path) else paths
+    x, y = dataset(load_rows(files))
     w, b = train(x, y)
-    return to_json(w, b, THRESHOLD, path.read_bytes())
+    return to_json(w, b, THRESHOLD, b"".join(p.read_bytes() for p in files))
 
 
 def _mask(x: np.ndarray, features: str) -> np.ndarray:
