@@ -30,7 +30,12 @@ from memgate.stages.statement_text import CUE_NAMES, cues, normalise_text
 from memgate.stages.unreal import unreal_kind
 
 __all__ = [
-    "DIM", "FloatArray", "SentenceClassifier", "featurise", "fit_logistic", "read_data_file",
+    "DIM",
+    "FloatArray",
+    "SentenceClassifier",
+    "featurise",
+    "fit_logistic",
+    "read_data_file",
     "sigmoid",
 ]
 
@@ -62,7 +67,7 @@ def _grams(sentence: str) -> list[str]:
             continue
         if _CJK_RE.match(tok):
             out.extend(f"c1:{c}" for c in tok)
-            out.extend(f"c2:{tok[j:j + 2]}" for j in range(len(tok) - 1))
+            out.extend(f"c2:{tok[j : j + 2]}" for j in range(len(tok) - 1))
             if i == 0:
                 out.append(f"first:{tok[:2]}")
             continue
@@ -71,7 +76,7 @@ def _grams(sentence: str) -> list[str]:
             out.append(f"first:{tok}")
         padded = f" {tok} "
         for n in (3, 4):
-            out.extend(f"g{n}:{padded[j:j + n]}" for j in range(len(padded) - n + 1))
+            out.extend(f"g{n}:{padded[j : j + n]}" for j in range(len(padded) - n + 1))
     return out
 
 
@@ -106,8 +111,13 @@ def sigmoid(z: FloatArray) -> FloatArray:
 
 
 def fit_logistic(
-    x: FloatArray, y: npt.NDArray[np.int64], sample_weights: FloatArray, *, l2: float,
-    steps: int, lr: float,
+    x: FloatArray,
+    y: npt.NDArray[np.int64],
+    sample_weights: FloatArray,
+    *,
+    l2: float,
+    steps: int,
+    lr: float,
 ) -> tuple[FloatArray, float]:
     """L2-regularised logistic regression by full-batch gradient descent, each row weighted
     by ``sample_weights`` (deterministic: zero start, fixed step count)."""

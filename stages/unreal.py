@@ -62,6 +62,7 @@ __all__ = ["UNREAL_KINDS", "standing_condition", "unreal_kind"]
 UNREAL_KINDS: Final = ("fiction", "irrealis", "irony", "stranger")
 
 _CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RE: Final = re.compile(f"[{_CJK}]")
 _LEAD_RE: Final = re.compile(r"^[\s,;:¿¡\"'(«“—-]+")
 # punctuation read as a space, so that a lead said with commas ("Ah, claro, ...") is one
 _PUNCT_RE: Final = re.compile(rf"[^\w\s'{_CJK}]+")
@@ -154,8 +155,15 @@ def _irrealis(body: str) -> bool:
     if _m("irrealis_zh").search(body):
         return _m("irrealis_zh_result").search(body) is not None
     if_word = _m("irrealis_if").search(body)
-    if if_word is not None and if_word.group(0) not in ("if", "wenn", "falls", "si", "se",
-                                                         "s'il", "s'ils"):
+    if if_word is not None and if_word.group(0) not in (
+        "if",
+        "wenn",
+        "falls",
+        "si",
+        "se",
+        "s'il",
+        "s'ils",
+    ):
         return True  # a lead that imagines: "imagine", "stell dir vor", "ojalá"
     if if_word is not None and _m("irrealis_verbs").search(body):
         return True  # "if ... would", "wenn ... wäre"
@@ -174,7 +182,7 @@ def _irony(sentence: str, body: str) -> bool:
     caps = any(m.group(0).casefold() == affect.group(0) for m in _CAPS_RE.finditer(sentence))
     if not (lead or tag or caps):
         return False
-    return _m("irony_adverse").search(flat) is not None or (lead or tag) and caps
+    return _m("irony_adverse").search(flat) is not None or ((lead or tag) and caps)
 
 
 def _stranger(body: str) -> bool:
@@ -191,9 +199,6 @@ def _stranger(body: str) -> bool:
         own = word_pattern(list(lexicon()["first_person_singular"])).search(rest)
         return _says_re().search(rest) is not None or own is None
     return placed.search(body) is not None
-
-
-_CJK_RE: Final = re.compile(f"[{_CJK}]")
 
 
 def unreal_kind(sentence: str) -> str | None:
@@ -228,4 +233,6 @@ def standing_condition(sentence: str) -> bool:
     False
     """
     c = cues(sentence)
-    return c["hypothetical"] and c["standing"] and not c["question"] and unreal_kind(sentence) is None
+    return (
+        c["hypothetical"] and c["standing"] and not c["question"] and unreal_kind(sentence) is None
+    )

@@ -84,14 +84,23 @@ def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
     rules = RuleExtractor()
 
     def turn(text: str) -> TurnEvent:
-        return TurnEvent(tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
-                         content=text, ts="2024-05-01T10:00:00Z")
+        return TurnEvent(
+            tenant_id="t",
+            user_id="u",
+            session_id="s",
+            turn_id="x",
+            role="user",
+            content=text,
+            ts="2024-05-01T10:00:00Z",
+        )
 
     feats = {i: [featurise(s) for s in split_statements(r["text"])] for i, r in enumerate(rows)}
     triaged = {i: triage(turn(r["text"]))[0].value == "keep" for i, r in enumerate(rows)}
     ruled = {i: bool(rules.extract(turn(r["text"]))) for i, r in enumerate(rows)}
-    print(f"corpus: {len(rows)} turns, {k}-fold cross-validation by turn (fold = index mod {k}), "
-          f"threshold {threshold}")
+    print(
+        f"corpus: {len(rows)} turns, {k}-fold cross-validation by turn (fold = index mod {k}), "
+        f"threshold {threshold}"
+    )
     for features in ("ngrams+cues", "ngrams", "cues"):
         sent = [0, 0, 0]
         by_design: dict[str, dict[str, list[int]]] = {
@@ -113,8 +122,11 @@ def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
                     sent[1] += pred and not lab
                     sent[2] += (not pred) and lab
                 clf = bool((probs >= threshold).any())
-                preds = {"rules": triaged[i] and ruled[i], "A": triaged[i] and clf,
-                         "B": triaged[i] and (ruled[i] or clf)}
+                preds = {
+                    "rules": triaged[i] and ruled[i],
+                    "A": triaged[i] and clf,
+                    "B": triaged[i] and (ruled[i] or clf),
+                }
                 for d, pred_turn in preds.items():
                     for key in ("all", r["lang"]):
                         c = by_design[d][key]
@@ -138,14 +150,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed model file")
     ap.add_argument("--cv", type=int, default=0, help="k-fold cross-validation report")
-    ap.add_argument("--threshold", type=float, default=THRESHOLD,
-                    help="keep threshold of the cross-validation report")
+    ap.add_argument(
+        "--threshold",
+        type=float,
+        default=THRESHOLD,
+        help="keep threshold of the cross-validation report",
+    )
     args = ap.parse_args()
     if args.cv:
         cross_validate(args.cv, args.threshold)
         return 0
-    return write_or_check(MODEL, build(), root=ROOT, name="keep", script="tools/train_keep.py",
-                          check=args.check)
+    return write_or_check(
+        MODEL, build(), root=ROOT, name="keep", script="tools/train_keep.py", check=args.check
+    )
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@
 Training data, development only (never the frozen split, never a held-back conversation):
 
 * the written corpora ``memgate/data/train/statements.jsonl``, ``triage.jsonl`` and their
-  hard negatives ``statements_hard.jsonl``, ``triage_hard.jsonl`` (en de fr es pt zh): in a keep turn the sentence holding ``value`` is durable, its other sentences
-  are not; every sentence of a drop turn is not;
+  hard negatives ``statements_hard.jsonl``, ``triage_hard.jsonl`` (en de fr es pt zh): in
+  a keep turn the sentence holding ``value`` is durable, its other sentences are not;
+  every sentence of a drop turn is not;
 * the development conversations of ``memgate/data/eval/locomo_split.json``: a turn cited as
   evidence by a question is a real label "holds an answerable fact"; its sentences that are
   not a question, a social formula or filler are durable, every sentence of a turn no

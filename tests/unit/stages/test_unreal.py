@@ -135,7 +135,12 @@ def test_test_sentences_are_in_no_corpus() -> None:
     train = ROOT / "memgate" / "data" / "train"
     rows = [
         json.loads(line)["text"]
-        for name in ("statements.jsonl", "statements_hard.jsonl", "triage.jsonl", "triage_hard.jsonl")
+        for name in (
+            "statements.jsonl",
+            "statements_hard.jsonl",
+            "triage.jsonl",
+            "triage_hard.jsonl",
+        )
         for line in (train / name).read_text("utf-8").splitlines()
         if line.strip()
     ]
