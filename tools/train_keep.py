@@ -5,9 +5,9 @@
     python tools/train_keep.py --cv 5     # cross-validation on the corpus: designs side by side
 
 Deterministic: the same corpus gives the same bytes (see memgate.stages.keep_model.to_json).
-Only development data is read: the corpora under memgate/data/train/ (statements.jsonl and
-statements_hard.jsonl) and, for --cv, the
-development labelled turns memgate/data/eval/labelled_turns.jsonl. Never the frozen split.
+Only development data is read: the corpus under memgate/data/train/ (statements.jsonl) and,
+for --cv, the development labelled turns memgate/data/eval/labelled_turns.jsonl. Never the
+frozen split.
 """
 
 from __future__ import annotations
@@ -31,7 +31,11 @@ CORPUS = ROOT / "memgate" / "data" / "train" / "statements.jsonl"
 #: Hard negatives (irony, fiction, irrealis, strangers' words) and their durable look-alikes
 #: (the speaker's own tastes, clubs, family; a real condition), six languages (keep30).
 HARD = ROOT / "memgate" / "data" / "train" / "statements_hard.jsonl"
-CORPORA = (CORPUS, HARD)
+#: The keep classifier is trained on statements.jsonl alone: with the hard rows it scored
+#: long German turns and Spanish / Portuguese first-person states of the moment worse on
+#: the development files (dev4, dev5); the hard rows train triage's classifier, and the
+#: frames they show are read by structure (stages/unreal.py), a feature of both models.
+CORPORA: tuple[Path, ...] = (CORPUS,)
 MODEL = ROOT / "memgate" / "data" / "keep_model.json"
 DEV_LABELLED = ROOT / "memgate" / "data" / "eval" / "labelled_turns.jsonl"
 THRESHOLD = 0.5
