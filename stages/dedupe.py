@@ -84,7 +84,6 @@ from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
 )
-from memgate.stages.resolve_settled import settled_guess
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 from memgate.stages.resolve_wish import wish_update_target
 from memgate.stages.resolve_writes import (
@@ -345,9 +344,6 @@ class Resolver:
         # update however near in meaning: similarity cannot tell the two apart
         changed = LEXICON.has_change_cue(c.object) or LEXICON.has_change_cue(c.context)
         restated = restated_guess(c, key, view, vec, self.meaning) if active is None else None
-        # a bare "done, signed" answers the owner's latest pending guess (resolve_settled)
-        settled = settled_guess(c, key, view) if active is None and restated is None else None
-        restated = restated or settled
         for f in current if restated is None else [*current, restated]:  # resolve_pending
             same = said_again(f, c, restated)
             sim = 1.0 if same else _cos(f.embedding, vec)
@@ -358,7 +354,7 @@ class Resolver:
                         "similarity": round(sim, 4), "occurrences": f.occurrences + 1
                     })  # fmt: skip
                 updated = seen_again(f, event, now)
-                promote = self._promotion_reason(updated, c.confirmed or f is settled)
+                promote = self._promotion_reason(updated, c.confirmed)
                 if promote is None:
                     return out(
                         ResolutionAction.PENDING,

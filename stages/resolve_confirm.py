@@ -32,7 +32,6 @@ from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_paraphrase import FOLD
 from memgate.stages.resolve_semantic import said_before
-from memgate.stages.resolve_settled import anchors, settles
 from memgate.stages.resolve_slots import SlotMatch, clause_terms
 
 __all__ = ["confirmed_guess", "still_holds"]
@@ -53,10 +52,9 @@ def _single_families(f: StoredFact | CandidateFact, lex: Lexicon) -> set[str]:
 def confirmed_guess(
     c: CandidateFact, key: str, view: FactView, vec: np.ndarray, lex: Lexicon = LEXICON
 ) -> SlotMatch | None:
-    """The pending guess of ``c``'s owner that ``c``, a confirmed candidate (or one that
-    says a plan happened: :func:`~memgate.stages.resolve_settled.settles`), answers."""
-    if c.retracts or c.confirmed is False or not (c.confirmed or settles(c.object, lex)):
-        return None  # a confirmed turn, or one that says a plan happened (resolve_settled)
+    """The pending guess of ``c``'s owner that ``c``, a confirmed candidate, answers."""
+    if not c.confirmed or c.retracts:
+        return None
     pool: list[StoredFact] = []
     for root in ("user", "team"):
         pool += view.by_subject(
@@ -68,8 +66,6 @@ def confirmed_guess(
     latest = max(f.last_seen for f in before)
     terms_c = clause_terms(c, lex)
     fams_c = _single_families(c, lex)
-    settled = not c.confirmed  # said to have happened, not flagged: a name it shares will do
-    names_c = anchors(c, lex)
     best: SlotMatch | None = None
     for f in before:
         if f.last_seen != latest:
@@ -82,8 +78,6 @@ def confirmed_guess(
             why = "confirmed:terms"
         elif fams_c & _single_families(f, lex):
             why = "confirmed:family"
-        elif settled and anchors(f, lex) & names_c:
-            why = "confirmed:name"  # "nach Leipzig ziehen" -> "wohne ich in Leipzig"
         else:
             continue
         if best is None or sim > best.similarity:

@@ -49,7 +49,6 @@ from memgate.stages.keep_model import KeepModel
 from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.policy import claimed_source
 from memgate.stages.repeats import extract_with_repeats
-from memgate.stages.resolve_settled import plan_of_speaker, settled_frame, tentative
 from memgate.stages.slot_frames import FRAMES, frame_probability
 from memgate.stages.statement_text import (
     _without_time_lead,
@@ -123,13 +122,7 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
             # "These days I commute by train": a time of the present opens it, no pronoun
             # of something said before ("these are great")
             c["anaphoric"] = False
-        # a plan of the speaker not yet decided ("Ich überlege, nach Leipzig zu ziehen") is
-        # no doubt to veto but a belief to hold (_believed); a bare "done, signed" is read
-        # for the guess it settles (memgate.stages.resolve_settled)
-        vetoes = [v for v in _VETO if c[v]]
-        plan = set(vetoes) <= {"uncertain"} and plan_of_speaker(checked)
-        plan = plan or (not vetoes and settled_frame(checked))
-        if any(c[v] for v in _HARD_VETO) or (vetoes and not c["standing"] and not plan):
+        if any(c[v] for v in _HARD_VETO) or (any(c[v] for v in _VETO) and not c["standing"]):
             continue
         if said_of_another(said):
             continue  # "my colleague says ...", "my sister wants to ...": another person's
@@ -142,10 +135,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         p = frame_probability(said, model.probability(said))
         if checked != said:  # the opening says how the speaker knows: never against a keep
             p = max(p, frame_probability(checked, model.probability(checked)))
-        if (
-            plan
-            or hedged_lasting(without_agreement_lead(sentence))
-            or (checked != said and lasting_of_speaker(checked))
+        if hedged_lasting(without_agreement_lead(sentence)) or (
+            checked != said and lasting_of_speaker(checked)
         ):
             # a belief about something lasting of the speaker or the team, read by its
             # structure as triage reads it (held as a belief: _believed), or the same
@@ -408,13 +399,12 @@ def checked_turn(turn: TurnEvent) -> TurnEvent:
 
 
 def _believed(facts: list[CandidateFact], sentences: list[str]) -> list[CandidateFact]:
-    """The facts read only from hedged sentences (:func:`hedged`) or plans of the speaker
-    not yet decided (:func:`~memgate.stages.resolve_settled.tentative`) at
+    """The facts read only from hedged sentences (:func:`hedged`) at
     :data:`BELIEVED_CONFIDENCE`: a write policy holds them until confirmed or repeated."""
     out = []
     for f in facts:
         sources = [s for s in sentences if _source_of(f, s)]
-        if not f.retracts and sources and all(hedged(s) or tentative(s) for s in sources):
+        if not f.retracts and sources and all(hedged(s) for s in sources):
             f = f.model_copy(update={"confidence": min(f.confidence, BELIEVED_CONFIDENCE)})
         out.append(f)
     return out

@@ -58,7 +58,6 @@ from memgate.core.text import is_question, split_sentences
 from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.moment import moment_reason, split_statements
 from memgate.stages.references import find_references
-from memgate.stages.resolve_settled import settled_frame
 from memgate.stages.statement_text import without_confirmation_leads
 from memgate.stages.triage_model import TriageModel
 from memgate.stages.unreal import standing_condition
@@ -435,15 +434,11 @@ def triage(
         # stored facts, not a statement: never the classifier's to drop
         # a durable statement of the speaker or a hedged fact (memgate.stages.durable_frame)
         # is read by its structure: too few n-grams for the classifier to be sure of it; so
-        # is a plan of the speaker or a bare "done, signed" (memgate.stages.resolve_settled)
-        # and a real condition with a standing instruction (memgate.stages.unreal)
+        # is a real condition with a standing instruction (memgate.stages.unreal)
         if (
             model.turn_score(parts) < bar
             and not references
-            and not any(
-                durable_own(p) or hedged_fact(p) or settled_frame(p) or standing_condition(p)
-                for p in parts
-            )
+            and not any(durable_own(p) or hedged_fact(p) or standing_condition(p) for p in parts)
         ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:

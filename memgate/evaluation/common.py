@@ -127,7 +127,8 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # exception), six languages (dev30s)
     # confirmation: a hedge, plan or offer confirmed in other words (signed, booked, done, a
     # bare yes, a pronoun, a later session with other content), and a hedge never confirmed,
-    # reversed, or followed by a confirmation of something else, six languages (dev30c)
+    # reversed, or followed by a confirmation of something else, six languages (dev30c; its
+    # design, confirm30, was not kept: README, Session 30)
     # dedupe written for fold30: a restatement by another verb, word order, a nominal
     # sentence, a pronoun, a reason, 'still', or inside a longer turn, six languages; hard
     # negatives of another value, another owner, another qualifier, a related fact (dev30f)
