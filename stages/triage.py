@@ -433,7 +433,7 @@ def triage(
         if (
             model.turn_score(parts) < bar
             and not references
-            and not any(durable_own(p) or hedged_fact(p) or settled_frame(p) for p in parts)
+            and not any(durable_own(p) or hedged_fact(p) for p in parts)
         ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:
