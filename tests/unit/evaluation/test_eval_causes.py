@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _tool() -> ModuleType:
     spec = importlib.util.spec_from_file_location("eval_causes", ROOT / "tools" / "eval_causes.py")
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:
+        raise ImportError("tools/eval_causes.py cannot be loaded")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
