@@ -8,7 +8,6 @@ import socket
 import string
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
@@ -25,29 +24,25 @@ from memgate.core.errors import (
     is_fatal,
     is_transient,
 )
-from memgate.core.events import FactType, Outcome, TurnEvent, stable_id
+from memgate.core.events import FactType, Outcome, stable_id
 from memgate.stages.extract_anthropic import (
     RECORD_FACTS_TOOL,
     SYSTEM_PROMPT,
     AnthropicExtractor,
     _retry_after,
 )
+from tests.unit.stages.anthropic_kit import API_KEY, MODEL, TS, fact, turn
 from tests.unit.stages.anthropic_standin import (
     AnthropicStandIn,
     bad_request,
     malformed_items_reply,
     not_found,
     rate_limited,
-    running_standin,
     server_error,
     text_reply,
     tool_use_reply,
     unauthorized,
 )
-
-API_KEY = "test-" + "key-" + "standin"
-MODEL = "claude-haiku-4-5"
-TS = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 
 
 def fake_anthropic_key() -> str:
@@ -58,44 +53,8 @@ def fake_anthropic_key() -> str:
     return "sk-ant-" + "api03-" + body
 
 
-def turn(content: str = "From now on I use Neovim as my editor.", **kw: Any) -> TurnEvent:
-    data: dict[str, Any] = {
-        "tenant_id": "acme",
-        "user_id": "u1",
-        "session_id": "s1",
-        "turn_id": "t1",
-        "role": "user",
-        "content": content,
-        "ts": TS,
-    }
-    data.update(kw)
-    return TurnEvent.model_validate(data)
 
 
-def fact(**kw: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "type": "preference",
-        "subject": "user",
-        "predicate": "uses_tool:editor",
-        "object": "Neovim",
-        "confidence": 0.9,
-    }
-    item.update(kw)
-    return item
-
-
-@pytest.fixture
-def api() -> Iterator[AnthropicStandIn]:
-    # Fails the test at teardown if the SDK sent anything the real API would reject.
-    with running_standin(api_key=API_KEY) as standin:
-        yield standin
-
-
-@pytest.fixture
-def client(api: AnthropicStandIn) -> Iterator[anthropic.Anthropic]:
-    c = anthropic.Anthropic(api_key=API_KEY, base_url=api.base_url, max_retries=0)
-    yield c
-    c.close()
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ import anthropic
 import pytest
 
 from memgate.core.errors import AuthenticationError
-from memgate.core.events import DecisionRecord, Stage, TriagedTurn, TurnEvent
+from memgate.core.events import DecisionRecord, Stage, TriagedTurn
 from memgate.sinks.extract_cache import SQLiteAnswerCache
 from memgate.stages import extract_anthropic
 from memgate.stages.extract import RuleExtractor
@@ -25,54 +23,24 @@ from memgate.stages.extract_anthropic import PROMPT_VERSION, AnthropicExtractor
 from memgate.streams.metrics import Metrics
 from memgate.streams.pipeline import ExtractStep
 from memgate.streams.topology import effects
+from tests.unit.stages.anthropic_kit import API_KEY, MODEL, fact, turn
 from tests.unit.stages.anthropic_standin import (
     AnthropicStandIn,
     bad_request,
     error_reply,
     malformed_items_reply,
     rate_limited,
-    running_standin,
     server_error,
     slow,
     text_reply,
     tool_use_reply,
 )
 
-API_KEY = "test-" + "key-" + "standin-0123456789"
-MODEL = "claude-haiku-4-5"
-TS = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 HMAC = b"0123456789abcdef0123456789abcdef"
 
 
-def turn(content: str = "From now on I use Neovim as my editor.", **kw: Any) -> TurnEvent:
-    data: dict[str, Any] = {
-        "tenant_id": "acme", "user_id": "u1", "session_id": "s1", "turn_id": "t1",
-        "role": "user", "content": content, "ts": TS,
-    }
-    data.update(kw)
-    return TurnEvent.model_validate(data)
 
 
-def fact(**kw: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "type": "preference", "subject": "user", "predicate": "uses_tool:editor",
-        "object": "Neovim", "confidence": 0.9,
-    }
-    item.update(kw)
-    return item
-
-
-@pytest.fixture
-def api() -> Iterator[AnthropicStandIn]:
-    with running_standin(api_key=API_KEY) as standin:
-        yield standin
-
-
-@pytest.fixture
-def client(api: AnthropicStandIn) -> Iterator[anthropic.Anthropic]:
-    c = anthropic.Anthropic(api_key=API_KEY, base_url=api.base_url, max_retries=0, timeout=5)
-    yield c
-    c.close()
 
 
 @pytest.fixture

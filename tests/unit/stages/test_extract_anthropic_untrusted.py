@@ -9,7 +9,6 @@ retried per turn and then read by the offline rule extractor.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,66 +21,23 @@ from typer.testing import CliRunner
 
 from memgate.cli import app
 from memgate.core.errors import AuthenticationError, TransientError
-from memgate.core.events import TriagedTurn, TurnEvent
+from memgate.core.events import TriagedTurn
 from memgate.stages.dedupe import fact_key
 from memgate.stages.extract import RuleExtractor
 from memgate.stages.extract_anthropic import MAX_FACTS, AnthropicExtractor
 from memgate.stages.untrusted import neutralise_tag
 from memgate.streams.pipeline import ExtractStep
+from tests.unit.stages.anthropic_kit import API_KEY, MODEL, TS, fact, turn
 from tests.unit.stages.anthropic_standin import (
     AnthropicStandIn,
     connection_reset,
     malformed_payload,
     rate_limited,
-    running_standin,
     server_error,
     slow,
     tool_use_reply,
     unauthorized,
 )
-
-API_KEY = "test-" + "key-" + "standin"
-MODEL = "claude-haiku-4-5"
-TS = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
-
-
-def turn(content: str = "From now on I use Neovim as my editor.", **kw: Any) -> TurnEvent:
-    data: dict[str, Any] = {
-        "tenant_id": "acme",
-        "user_id": "u1",
-        "session_id": "s1",
-        "turn_id": "t1",
-        "role": "user",
-        "content": content,
-        "ts": TS,
-    }
-    data.update(kw)
-    return TurnEvent.model_validate(data)
-
-
-def fact(**kw: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {
-        "type": "preference",
-        "subject": "user",
-        "predicate": "uses_tool:editor",
-        "object": "Neovim",
-        "confidence": 0.9,
-    }
-    item.update(kw)
-    return item
-
-
-@pytest.fixture
-def api() -> Iterator[AnthropicStandIn]:
-    with running_standin(api_key=API_KEY) as standin:
-        yield standin
-
-
-@pytest.fixture
-def client(api: AnthropicStandIn) -> Iterator[anthropic.Anthropic]:
-    c = anthropic.Anthropic(api_key=API_KEY, base_url=api.base_url, max_retries=0, timeout=5)
-    yield c
-    c.close()
 
 
 @pytest.fixture
