@@ -40,8 +40,9 @@ def cause(check: CheckResult) -> str:
             return "still stored (" + "/".join(statuses) + ")" if statuses else "still stored"
         if " has occurrences " in msg:
             return "found, too few occurrences (a restatement not folded in)"
-        if msg.rstrip().endswith("found: none"):
-            return "no matching fact at all"
+        if "found: none" in msg:
+            trace = msg.partition("; trace: ")[2].strip()
+            return "no matching fact at all" + (f" ({trace})" if trace else "")
         return "found only as " + "/".join(statuses)
     if label in ("active_count", "fact_count"):
         m = re.match(r"(\d+) .* expected (\d+)", msg)

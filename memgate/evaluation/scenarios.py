@@ -72,6 +72,7 @@ from memgate.evaluation.replay_checks import (
     ReplayState,
     run_replay_check,
 )
+from memgate.evaluation.trace import turn_path, user_erasures
 from memgate.lifecycle import consolidate
 from memgate.recall import Recall, tenant_decay
 from memgate.receipts import erase_fact, erase_user
@@ -452,6 +453,18 @@ class _Runner:
                 return False, f"{where}: a hit comes from {c.expect_none_from}: {_brief(bad)}"
         return True, f"{where}: {_brief(hits)}"
 
+    def _trace(self, c: FactStatusCheck) -> str:
+        """What the gate decided for the check's turn, or whether the user's turns asked for
+        a deletion or retraction (:mod:`memgate.evaluation.trace`): category words only."""
+        audit = self.ws.audit_store
+        n = user_erasures(audit, c.tenant, c.user)
+        erasures = (
+            f"{n} deletion(s) or retraction(s) resolved" if n else "no deletion or retraction"
+        )
+        if c.from_turn:
+            return turn_path(audit, c.tenant, c.user, c.from_turn) + f"; {erasures}"
+        return erasures
+
     def _fact_status(self, c: FactStatusCheck) -> tuple[bool, str]:
         matching = [f for f in self.facts(c.tenant, c.user) if c.matches(f)]
         seen = (
@@ -462,7 +475,9 @@ class _Runner:
             return (not matching), f"facts for {c.describe()}: {seen} (expected none)"
         with_status = [f for f in matching if f.status.value == c.status]
         if not with_status:
-            return False, f"no {c.status} fact for {c.describe()}; found: {seen}"
+            return False, f"no {c.status} fact for {c.describe()}; found: {seen}" + (
+                "" if matching else f"; trace: {self._trace(c)}"
+            )
         for f in with_status:
             if c.occurrences is not None and f.occurrences != c.occurrences:
                 continue

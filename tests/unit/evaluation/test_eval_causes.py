@@ -127,11 +127,45 @@ def test_the_table_counts_causes_and_prints_no_text(
     assert got["scenarios"] == 1 and got["passed"] == 0
     assert got["causes"] == {
         "dedupe": {
-            "fact_status:active: no matching fact at all": 1,
+            "fact_status:active: no matching fact at all (no deletion or retraction)": 1,
             "active_count: more than expected (+1)": 1,
         }
     }
     assert "Neovim" not in out and "Zanzibar" not in out
+
+
+def test_a_missing_fact_is_traced_through_the_gate_in_category_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where the fact a check expected went: its turn dropped by triage (with the reason),
+    or stored and then erased by a deletion request; never a word of the turns."""
+    f = tmp_path / "probe.jsonl"
+    f.write_text(
+        _scenario(
+            [
+                "I live in Trondheim.",
+                "Ugh, so tired today, barely slept.",
+                "Please delete what you know about where I live.",
+            ],
+            [
+                {"type": "fact_status", "status": "active", "from_turn": "c-0"},
+                {"type": "fact_status", "status": "active", "from_turn": "c-1"},
+            ],
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert CAUSES.main(["--json", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["causes"] == {
+        "dedupe": {
+            "fact_status:active: no matching fact at all (kept, dedupe ADD (new_key);"
+            " 1 deletion(s) or retraction(s) resolved)": 1,
+            "fact_status:active: no matching fact at all (triage drop (moment);"
+            " 1 deletion(s) or retraction(s) resolved)": 1,
+        }
+    }
+    assert "Trondheim" not in out and "tired" not in out
 
 
 def test_the_frozen_split_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,73 @@
+"""Where a fact the scenario expected went: the gate's decisions, read from the audit store.
+
+When a ``fact_status`` check finds no fact at all, the harness cannot tell from the store
+alone whether the turn was dropped by triage, kept with nothing extracted, or stored and
+then erased by a deletion request or a retraction. The audit store knows: every stage
+records its decision per turn (:class:`memgate.core.events.DecisionRecord`). This module
+reads those decisions and says, in their category words only (a stage, a verdict, a
+reason: never a turn's text), what became of the check's turn, or of the user's turns when
+the check names none. ``tools/eval_causes.py`` counts failing checks by this trace, so it
+may be printed for a held-out file too.
+
+>>> path_words([("triage", "drop", "moment")])
+'triage drop (moment)'
+>>> path_words([("triage", "keep", "memory_signal"), ("extract", "facts", "extracted"),
+...             ("dedupe", "ADD", "new_key")])
+'kept, dedupe ADD (new_key)'
+>>> path_words([("triage", "keep", "x"), ("extract", "empty", "no_facts")])
+'kept, extract empty (no_facts)'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from memgate.core.stores import AuditStore
+
+__all__ = ["path_words", "turn_path", "user_erasures"]
+
+#: the dedupe reasons of a deletion request or a retraction (resolve_forget)
+_FORGETTING = ("deletion", "retract", "erase", "forget")
+
+_SQL_TURN = (
+    "SELECT stage, verdict, reason FROM decisions WHERE tenant_id = {t:String} "
+    "AND user_id = {u:String} AND turn_id = {turn:String} ORDER BY decided_at"
+)
+_SQL_USER = (
+    "SELECT reason, count() FROM decisions WHERE tenant_id = {t:String} "
+    "AND user_id = {u:String} AND stage = 'dedupe' GROUP BY reason"
+)
+
+
+def path_words(decisions: Sequence[tuple[str, str, str]]) -> str:
+    """One turn's way through the gate in category words: triage's drop with its reason,
+    or 'kept' and the extraction's and resolution's outcomes that are not the plain
+    course (an extraction with facts is the plain course)."""
+    by_stage: dict[str, list[tuple[str, str]]] = {}
+    for stage, verdict, reason in decisions:
+        by_stage.setdefault(stage, []).append((verdict, reason))
+    if not by_stage:
+        return "no decision recorded"
+    drops = [r for v, r in by_stage.get("triage", []) if v == "drop"]
+    if drops:
+        return f"triage drop ({drops[0]})"
+    parts = ["kept"]
+    for verdict, reason in by_stage.get("extract", []):
+        if verdict != "facts":
+            parts.append(f"extract {verdict} ({reason})")
+    seen = Counter(f"dedupe {v} ({r})" for v, r in by_stage.get("dedupe", []))
+    parts += [w if n == 1 else f"{w} x{n}" for w, n in sorted(seen.items())]
+    return ", ".join(parts)
+
+
+def turn_path(audit: AuditStore, tenant: str, user: str, turn_id: str) -> str:
+    """:func:`path_words` of one turn of the tenant's user."""
+    _, rows = audit.query(_SQL_TURN, {"t": tenant, "u": user, "turn": turn_id})
+    return path_words([(str(s), str(v), str(r)) for s, v, r in rows])
+
+
+def user_erasures(audit: AuditStore, tenant: str, user: str) -> int:
+    """How many resolutions of the user's turns were a deletion request or a retraction."""
+    _, rows = audit.query(_SQL_USER, {"t": tenant, "u": user})
+    return sum(int(n) for r, n in rows if any(w in str(r) for w in _FORGETTING))
