@@ -45,6 +45,7 @@ and ``forget_user``. A scenario's
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -72,7 +73,7 @@ from memgate.evaluation.replay_checks import (
     ReplayState,
     run_replay_check,
 )
-from memgate.evaluation.trace import turn_path, user_erasures
+from memgate.evaluation.trace import turn_path, user_summary
 from memgate.lifecycle import consolidate
 from memgate.recall import Recall, tenant_decay
 from memgate.receipts import erase_fact, erase_user
@@ -457,13 +458,15 @@ class _Runner:
         """What the gate decided for the check's turn, or whether the user's turns asked for
         a deletion or retraction (:mod:`memgate.evaluation.trace`): category words only."""
         audit = self.ws.audit_store
-        n = user_erasures(audit, c.tenant, c.user)
-        erasures = (
-            f"{n} deletion(s) or retraction(s) resolved" if n else "no deletion or retraction"
+        held = Counter(f.status.value for f in self.facts(c.tenant, c.user))
+        summary = (
+            user_summary(audit, c.tenant, c.user)
+            + "; the user holds "
+            + (", ".join(f"{n} {s}" for s, n in sorted(held.items())) or "no fact")
         )
         if c.from_turn:
-            return turn_path(audit, c.tenant, c.user, c.from_turn) + f"; {erasures}"
-        return erasures
+            return turn_path(audit, c.tenant, c.user, c.from_turn) + f"; {summary}"
+        return summary
 
     def _fact_status(self, c: FactStatusCheck) -> tuple[bool, str]:
         matching = [f for f in self.facts(c.tenant, c.user) if c.matches(f)]

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 
 from memgate.core.stores import AuditStore
 
-__all__ = ["path_words", "turn_path", "user_erasures"]
+__all__ = ["path_words", "turn_path", "user_erasures", "user_summary"]
 
 #: the dedupe reasons of a deletion request or a retraction (resolve_forget)
-_FORGETTING = ("deletion", "retract", "erase", "forget")
+_FORGETTING = ("deletion", "retract", "erase", "forget", "stopped")
 
 _SQL_TURN = (
     "SELECT stage, verdict, reason FROM decisions WHERE tenant_id = {t:String} "
@@ -37,6 +37,10 @@ _SQL_TURN = (
 _SQL_USER = (
     "SELECT reason, count() FROM decisions WHERE tenant_id = {t:String} "
     "AND user_id = {u:String} AND stage = 'dedupe' GROUP BY reason"
+)
+_SQL_TRIAGE = (
+    "SELECT verdict, count() FROM decisions WHERE tenant_id = {t:String} "
+    "AND user_id = {u:String} AND stage = 'triage' GROUP BY verdict"
 )
 
 
@@ -71,3 +75,18 @@ def user_erasures(audit: AuditStore, tenant: str, user: str) -> int:
     """How many resolutions of the user's turns were a deletion request or a retraction."""
     _, rows = audit.query(_SQL_USER, {"t": tenant, "u": user})
     return sum(int(n) for r, n in rows if any(w in str(r) for w in _FORGETTING))
+
+
+def user_summary(audit: AuditStore, tenant: str, user: str) -> str:
+    """The user's turns in counts: deletions or retractions resolved, references that
+    found nothing to act on, turns triage dropped."""
+    n = user_erasures(audit, tenant, user)
+    _, rows = audit.query(_SQL_USER, {"t": tenant, "u": user})
+    unfound = sum(int(c) for r, c in rows if str(r) == "nothing_referenced")
+    _, verdicts = audit.query(_SQL_TRIAGE, {"t": tenant, "u": user})
+    by_verdict = {str(v): int(c) for v, c in verdicts}
+    parts = [f"{n} deletion(s) or retraction(s) resolved" if n else "no deletion or retraction"]
+    if unfound:
+        parts.append(f"{unfound} reference(s) found nothing")
+    parts.append(f"triage dropped {by_verdict.get('drop', 0)} of {sum(by_verdict.values())}")
+    return "; ".join(parts)

@@ -127,7 +127,8 @@ def test_the_table_counts_causes_and_prints_no_text(
     assert got["scenarios"] == 1 and got["passed"] == 0
     assert got["causes"] == {
         "dedupe": {
-            "fact_status:active: no matching fact at all (no deletion or retraction)": 1,
+            "fact_status:active: no matching fact at all (no deletion or retraction;"
+            " triage dropped 0 of 1; the user holds 1 active)": 1,
             "active_count: more than expected (+1)": 1,
         }
     }
@@ -138,7 +139,8 @@ def test_a_missing_fact_is_traced_through_the_gate_in_category_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Where the fact a check expected went: its turn dropped by triage (with the reason),
-    or stored and then erased by a deletion request; never a word of the turns."""
+    or stored and then erased by a deletion request (its tombstone is what the user holds);
+    never a word of the turns."""
     f = tmp_path / "probe.jsonl"
     f.write_text(
         _scenario(
@@ -160,9 +162,11 @@ def test_a_missing_fact_is_traced_through_the_gate_in_category_words(
     assert json.loads(out)["causes"] == {
         "dedupe": {
             "fact_status:active: no matching fact at all (kept, dedupe ADD (new_key);"
-            " 1 deletion(s) or retraction(s) resolved)": 1,
+            " 1 deletion(s) or retraction(s) resolved; triage dropped 1 of 3; the user holds"
+            " 1 superseded)": 1,
             "fact_status:active: no matching fact at all (triage drop (moment);"
-            " 1 deletion(s) or retraction(s) resolved)": 1,
+            " 1 deletion(s) or retraction(s) resolved; triage dropped 1 of 3; the user holds"
+            " 1 superseded)": 1,
         }
     }
     assert "Trondheim" not in out and "tired" not in out
