@@ -45,6 +45,7 @@ and ``forget_user``. A scenario's
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -360,6 +361,10 @@ def _brief(hits: list[SearchHit]) -> str:
     )
 
 
+#: a redaction placeholder in a fact's text ("[ADDRESS]", "[PHONE]")
+_MASK = re.compile(r"\[[A-Z_]+\]")
+
+
 class _Runner:
     def __init__(self, ws: Workspace, embedder: Embedder, now: datetime) -> None:
         self.ws = ws
@@ -458,11 +463,14 @@ class _Runner:
         """What the gate decided for the check's turn, or whether the user's turns asked for
         a deletion or retraction (:mod:`memgate.evaluation.trace`): category words only."""
         audit = self.ws.audit_store
-        held = Counter(f.status.value for f in self.facts(c.tenant, c.user))
+        facts = self.facts(c.tenant, c.user)
+        held = Counter(f.status.value for f in facts)
+        masked = sum(1 for f in facts if _MASK.search(f.text))
         summary = (
             user_summary(audit, c.tenant, c.user)
             + "; the user holds "
             + (", ".join(f"{n} {s}" for s, n in sorted(held.items())) or "no fact")
+            + (f" ({masked} with a masked value)" if masked else "")
         )
         if c.from_turn:
             return turn_path(audit, c.tenant, c.user, c.from_turn) + f"; {summary}"

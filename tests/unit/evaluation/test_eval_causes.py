@@ -176,3 +176,24 @@ def test_the_frozen_split_is_refused(capsys: pytest.CaptureFixture[str]) -> None
     frozen = ROOT / "memgate" / "data" / "eval" / "test" / "scenarios.jsonl"
     assert CAUSES.main([str(frozen)]) == 2
     assert "--split test" in capsys.readouterr().err
+
+
+def test_a_value_the_gate_masked_is_told_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A check that looks for a value redaction masks finds no fact; the trace says the
+    user's fact holds a masked value (the gate's redaction, not a lost turn)."""
+    f = tmp_path / "probe.jsonl"
+    f.write_text(
+        _scenario(
+            ["My mobile number is +49 151 23456789."],
+            [{"type": "fact_status", "status": "active", "text_contains": "23456789"}],
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert CAUSES.main(["--json", str(f)]) == 0
+    out = capsys.readouterr().out
+    (cause,) = json.loads(out)["causes"]["dedupe"]
+    assert cause.endswith("the user holds 1 active (1 with a masked value))")
+    assert "23456789" not in out
