@@ -5,8 +5,7 @@ features, the logistic regression that both train, and the model file they read 
 Features of one sentence, all language-independent: character n-grams of the case-folded
 sentence (3- and 4-grams inside Latin words, 1- and 2-grams inside runs of Chinese
 characters, the first word and whole words), hashed into :data:`DIM` buckets and
-L2-normalised, then the structural cues of :func:`memgate.stages.statement_text.cues` and
-the frames of :data:`FRAMES`.
+L2-normalised, then the structural cues of :func:`memgate.stages.statement_text.cues`.
 Training is plain numpy gradient descent (deterministic: zero start, fixed step count, no
 shuffling); a model file holds the weights rounded to 5 decimals, so the same corpus gives
 the same bytes. Nothing is downloaded at run time.
@@ -27,15 +26,9 @@ import numpy.typing as npt
 
 from memgate.core.memo import TextMemo
 from memgate.stages.statement_text import CUE_NAMES, cues, normalise_text
-from memgate.stages.unreal import unreal_kind
 
 __all__ = [
-    "DIM",
-    "FloatArray",
-    "SentenceClassifier",
-    "featurise",
-    "fit_logistic",
-    "read_data_file",
+    "DIM", "FloatArray", "SentenceClassifier", "featurise", "fit_logistic", "read_data_file",
     "sigmoid",
 ]
 
@@ -43,10 +36,6 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Hash buckets of the n-gram features.
 DIM: Final = 4096
-#: Structural frames read after the cues: a sentence that states no fact of the speaker's
-#: world (:mod:`memgate.stages.unreal`: fiction, irrealis, irony, a stranger's words), so
-#: that the classifiers learn the frame, not its n-grams ("in", "film", "ich liebe").
-FRAMES: Final = ("unreal",)
 _TOKEN_RE: Final = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W\d_]+(?:'[^\W\d_]+)?|\d+"
 )
@@ -67,7 +56,7 @@ def _grams(sentence: str) -> list[str]:
             continue
         if _CJK_RE.match(tok):
             out.extend(f"c1:{c}" for c in tok)
-            out.extend(f"c2:{tok[j : j + 2]}" for j in range(len(tok) - 1))
+            out.extend(f"c2:{tok[j:j + 2]}" for j in range(len(tok) - 1))
             if i == 0:
                 out.append(f"first:{tok[:2]}")
             continue
@@ -76,7 +65,7 @@ def _grams(sentence: str) -> list[str]:
             out.append(f"first:{tok}")
         padded = f" {tok} "
         for n in (3, 4):
-            out.extend(f"g{n}:{padded[j : j + n]}" for j in range(len(padded) - n + 1))
+            out.extend(f"g{n}:{padded[j:j + n]}" for j in range(len(padded) - n + 1))
     return out
 
 
@@ -91,7 +80,7 @@ def featurise(sentence: str) -> FloatArray:
 
 
 def _featurise(sentence: str) -> FloatArray:
-    vec = np.zeros(DIM + len(CUE_NAMES) + len(FRAMES), dtype=np.float64)
+    vec = np.zeros(DIM + len(CUE_NAMES), dtype=np.float64)
     for g in _grams(sentence):
         vec[_bucket(g)] += 1.0
     norm = float(np.linalg.norm(vec[:DIM]))
@@ -100,7 +89,6 @@ def _featurise(sentence: str) -> FloatArray:
     c = cues(sentence)
     for i, name in enumerate(CUE_NAMES):
         vec[DIM + i] = 1.0 if c[name] else 0.0
-    vec[DIM + len(CUE_NAMES)] = 1.0 if unreal_kind(sentence) is not None else 0.0
     vec.setflags(write=False)
     return vec
 
@@ -111,13 +99,8 @@ def sigmoid(z: FloatArray) -> FloatArray:
 
 
 def fit_logistic(
-    x: FloatArray,
-    y: npt.NDArray[np.int64],
-    sample_weights: FloatArray,
-    *,
-    l2: float,
-    steps: int,
-    lr: float,
+    x: FloatArray, y: npt.NDArray[np.int64], sample_weights: FloatArray, *, l2: float,
+    steps: int, lr: float,
 ) -> tuple[FloatArray, float]:
     """L2-regularised logistic regression by full-batch gradient descent, each row weighted
     by ``sample_weights`` (deterministic: zero start, fixed step count)."""
@@ -158,7 +141,7 @@ class SentenceClassifier:
     @classmethod
     def feature_spec(cls) -> dict[str, Any]:
         """What the model file must say about the features (checked when it is read)."""
-        return {"dim": DIM, "cues": list(CUE_NAMES), "frames": list(FRAMES)}
+        return {"dim": DIM, "cues": list(CUE_NAMES)}
 
     @staticmethod
     def features(sentence: str) -> FloatArray:

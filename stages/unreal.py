@@ -8,14 +8,21 @@ Four frames, each a grammatical shape over word classes of ``memgate/data/unreal
   ...", "Dans le roman ...", "En la serie ...", "No livro ...", "在那部电影里"): a locative
   with an article or demonstrative (not a possessive: "in my book club" is the speaker's)
   before a noun of a work (not a compound such as "film industry", "book club"), or a
-  character noun as the subject ("The protagonist is ...", "男主角是 ...");
+  character noun as the subject ("The protagonist is ...", "男主角是 ..."). A work the
+  speaker makes or reads is the speaker's world (keep31): a relative clause of the speaker
+  right after the work ("the novel I'm writing", "den ich lese", "que estoy escribiendo",
+  "我写的小说里") or a possessive of the speaker after the character ("the hero of my
+  novel", "le héros de mon roman");
 * **irrealis**: a counterfactual or imagined world: a protasis ("if", "wenn", "si", "se",
   "如果我") with a conditional in the sentence (English "would"/"'d", German Konjunktiv II,
   the French imperfect after "si", the Spanish and Portuguese imperfect subjunctive after
-  "si"/"se", a Chinese result word), or a lead that imagines ("imagine", "stell dir vor",
-  "ojalá"). A polite conditional of a standing preference ("I'd prefer", "je
-  préférerais", "it would help if you always ...") is no irrealis; an indicative
-  condition ("If a deploy fails, always message me") neither;
+  "si"/"se", a Chinese result word) outside the protasis ("if you'd like" is an offer:
+  the conditional is the protasis's own verb), a lead that imagines opening its clause
+  ("Imagine ...", "Stell dir vor ..."; "I can imagine it was hard" is the speaker's own
+  reaction), or a world of its own ("in an ideal world"). A polite conditional of a
+  standing preference ("I'd prefer", "je préférerais", "it would help if you always ...")
+  is no irrealis; an indicative condition ("If a deploy fails, always message me")
+  neither;
 * **irony**: a verb of liking said with a mock-enthusiasm marker (a lead such as "oh
   sure", "na toll", "ah, claro", "哈哈", a closing tag such as "qué maravilla", "真是享受",
   or the verb in capitals) and an adversity (a failure, the middle of the night, again);
@@ -34,9 +41,13 @@ sentence (:mod:`memgate.stages.statements`).
 'fiction'
 >>> unreal_kind("I run a book club that reads crime novels.") is None
 True
+>>> unreal_kind("In the novel I'm writing, the pianist lives on a houseboat.") is None
+True
 >>> unreal_kind("Wenn ich Zeit hätte, würde ich töpfern lernen."), unreal_kind(
 ...     "If a nightly job fails, always open a ticket for me.")
 ('irrealis', None)
+>>> unreal_kind("I can imagine it was hard."), unreal_kind("I can send it to you if you'd like.")
+(None, None)
 >>> unreal_kind("Oh great, I just love it when the pipeline fails at midnight again.")
 'irony'
 >>> unreal_kind("I genuinely love writing Rust.") is None
@@ -54,7 +65,13 @@ from importlib import resources
 from typing import Any, Final
 
 from memgate.core.memo import TextMemo
-from memgate.stages.statement_text import cues, lexicon, normalise_text, word_pattern
+from memgate.stages.statement_text import (
+    cues,
+    first_person_verb,
+    lexicon,
+    normalise_text,
+    word_pattern,
+)
 
 __all__ = ["UNREAL_KINDS", "standing_condition", "unreal_kind"]
 
@@ -82,6 +99,10 @@ _PT_IF_RE: Final = re.compile(
 # a verb of liking in capitals ("I just LOVE debugging"): said, not meant
 _CAPS_RE: Final = re.compile(r"\b[A-Z]{4,}\b")
 _STRANGER_GAP: Final = 8
+# words between a character noun and the possessive of its work ("the hero of my novel")
+_OWNER_GAP: Final = 3
+# characters between the speaker and the relative particle before a work ("我最近在读的")
+_ZH_OWN_GAP: Final = 6
 _MEMO: Final[TextMemo[str | None]] = TextMemo(256)
 
 
@@ -117,6 +138,24 @@ def _character_re() -> re.Pattern[str]:
 
 
 @cache
+def _speaker_re(name: str) -> re.Pattern[str]:
+    """An entry of ``name`` opening the text; an elided one ("j'") joins its verb."""
+    latin = [normalise_text(e) for e in _data()[name] if not _CJK_RE.search(e)]
+    elided = [e for e in latin if e.endswith("'")]
+    whole = [e for e in latin if not e.endswith("'")]
+    alts = [f"(?:{_alt(elided)})"] if elided else []
+    return re.compile("|".join([*alts, rf"(?:{_alt(whole)})(?![\w'])"]))
+
+
+@cache
+def _zh_own_re() -> re.Pattern[str]:
+    """A Chinese relative clause of the speaker ending right before the work, maybe with a
+    demonstrative and measure word: "我写的", "我们上周看的那部"."""
+    subjects = [e for e in _data()["speaker_subjects"] if _CJK_RE.search(e)]
+    return re.compile(rf"(?:{_alt(subjects)})[{_CJK}]{{0,{_ZH_OWN_GAP}}}的[{_CJK}]{{0,2}}$")
+
+
+@cache
 def _stranger_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = _data()
     persons = _alt(d["stranger_persons"])
@@ -144,9 +183,38 @@ def _body(sentence: str) -> str:
 
 
 def _fiction(body: str) -> bool:
-    if _fiction_re().match(body) or _character_re().match(body):
-        return True
-    return _m("fiction_zh").search(body) is not None and not body.startswith(("我", "我们"))
+    work = _fiction_re().match(body)
+    if work is not None:
+        # "in the novel I'm writing", "dans le roman que je lis": the speaker makes or
+        # reads the work, a fact of the speaker's world
+        return not _speakers_relative(body[work.end() :])
+    character = _character_re().match(body)
+    if character is not None:
+        # "the protagonist of my novel": the speaker's own work
+        rest = " ".join(body[character.end() :].split()[:_OWNER_GAP])
+        return _m("speaker_possessives").search(rest) is None
+    zh = _m("fiction_zh").search(body)
+    if zh is None or body.startswith(("我", "我们")):
+        return False
+    # "我写的小说里", "我最近在读的书中": a relative clause of the speaker before the work
+    return _zh_own_re().search(body[: zh.start()]) is None
+
+
+def _speakers_relative(rest: str) -> bool:
+    """A relative clause of the speaker right after the noun of a work: a subject of the
+    speaker ("the novel I'm writing"), or a relative word and then a subject of the
+    speaker, a Spanish / Portuguese auxiliary of the first person or verb of the first
+    person ("den ich schreibe", "que estoy escribiendo", "que escribo"). A comma with no
+    relative word ends the phrase ("In the film, I think ..."): no relative clause."""
+    rel = _m("fiction_relatives").match(_LEAD_RE.sub("", rest))
+    if rel is None:
+        return _speaker_re("speaker_subjects").match(rest.lstrip(" ")) is not None
+    clause = _LEAD_RE.sub("", _LEAD_RE.sub("", rest)[rel.end() :])
+    return (
+        _speaker_re("speaker_subjects").match(clause) is not None
+        or _speaker_re("speaker_auxiliaries").match(clause) is not None
+        or first_person_verb(clause)
+    )
 
 
 def _irrealis(body: str) -> bool:
@@ -154,20 +222,23 @@ def _irrealis(body: str) -> bool:
         return False
     if _m("irrealis_zh").search(body):
         return _m("irrealis_zh_result").search(body) is not None
+    if _m("irrealis_leads").match(body) or _m("irrealis_worlds").search(body):
+        # a lead that imagines opens its clause ("Imagine ...", "Stell dir vor ..."); after
+        # a subject it is the speaker's own reaction ("I can imagine it was hard")
+        return True
     if_word = _m("irrealis_if").search(body)
-    if if_word is not None and if_word.group(0) not in (
-        "if",
-        "wenn",
-        "falls",
-        "si",
-        "se",
-        "s'il",
-        "s'ils",
+    if if_word is not None and any(
+        v.start() < if_word.start() or not _in_protasis(body[if_word.end() : v.start()])
+        for v in _m("irrealis_verbs").finditer(body)
     ):
-        return True  # a lead that imagines: "imagine", "stell dir vor", "ojalá"
-    if if_word is not None and _m("irrealis_verbs").search(body):
         return True  # "if ... would", "wenn ... wäre"
     return any(r.search(body) for r in (_FR_IF_RE, _ES_IF_RE, _PT_IF_RE))
+
+
+def _in_protasis(between: str) -> bool:
+    """A conditional at most one word after "if" is the protasis's own verb ("if you'd
+    like", "if it would help": a polite offer), not the apodosis of an imagined world."""
+    return len(between.split()) <= 1
 
 
 def _irony(sentence: str, body: str) -> bool:

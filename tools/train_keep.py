@@ -5,9 +5,8 @@
     python tools/train_keep.py --cv 5     # cross-validation on the corpus: designs side by side
 
 Deterministic: the same corpus gives the same bytes (see memgate.stages.keep_model.to_json).
-Only development data is read: the corpus under memgate/data/train/ (statements.jsonl) and,
-for --cv, the development labelled turns memgate/data/eval/labelled_turns.jsonl. Never the
-frozen split.
+Only development data is read: the corpus under memgate/data/train/ and, for --cv, the
+development labelled turns memgate/data/eval/labelled_turns.jsonl. Never the frozen split.
 """
 
 from __future__ import annotations
@@ -28,28 +27,13 @@ from memgate.stages.keep_model import DIM, featurise, sentence_labels, to_json, 
 from tools.model_script import prf, write_or_check  # noqa: E402
 
 CORPUS = ROOT / "memgate" / "data" / "train" / "statements.jsonl"
-#: Hard negatives (irony, fiction, irrealis, strangers' words) and their durable look-alikes
-#: (the speaker's own tastes, clubs, family; a real condition), six languages (keep30).
-HARD = ROOT / "memgate" / "data" / "train" / "statements_hard.jsonl"
-#: The keep classifier is trained on statements.jsonl alone: with the hard rows it scored
-#: long German turns and Spanish / Portuguese first-person states of the moment worse on
-#: the development files (dev4, dev5); the hard rows train triage's classifier, and the
-#: frames they show are read by structure (stages/unreal.py), a feature of both models.
-CORPORA: tuple[Path, ...] = (CORPUS,)
 MODEL = ROOT / "memgate" / "data" / "keep_model.json"
 DEV_LABELLED = ROOT / "memgate" / "data" / "eval" / "labelled_turns.jsonl"
 THRESHOLD = 0.5
 
 
-def load_rows(paths: Path | tuple[Path, ...] = CORPORA) -> list[dict[str, Any]]:
-    """The rows of one corpus file, or of several in order."""
-    files = (paths,) if isinstance(paths, Path) else paths
-    return [
-        json.loads(line)
-        for path in files
-        for line in path.read_text("utf-8").splitlines()
-        if line.strip()
-    ]
+def load_rows(path: Path = CORPUS) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
 
 
 def dataset(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -61,12 +45,11 @@ def dataset(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
     return np.vstack(xs), np.asarray(ys, dtype=np.int64)
 
 
-def build(paths: Path | tuple[Path, ...] = CORPORA) -> str:
+def build(path: Path = CORPUS) -> str:
     """The model file's text, trained on the whole corpus."""
-    files = (paths,) if isinstance(paths, Path) else paths
-    x, y = dataset(load_rows(files))
+    x, y = dataset(load_rows(path))
     w, b = train(x, y)
-    return to_json(w, b, THRESHOLD, b"".join(p.read_bytes() for p in files))
+    return to_json(w, b, THRESHOLD, path.read_bytes())
 
 
 def _mask(x: np.ndarray, features: str) -> np.ndarray:
@@ -88,23 +71,14 @@ def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
     rules = RuleExtractor()
 
     def turn(text: str) -> TurnEvent:
-        return TurnEvent(
-            tenant_id="t",
-            user_id="u",
-            session_id="s",
-            turn_id="x",
-            role="user",
-            content=text,
-            ts="2024-05-01T10:00:00Z",
-        )
+        return TurnEvent(tenant_id="t", user_id="u", session_id="s", turn_id="x", role="user",
+                         content=text, ts="2024-05-01T10:00:00Z")
 
     feats = {i: [featurise(s) for s in split_statements(r["text"])] for i, r in enumerate(rows)}
     triaged = {i: triage(turn(r["text"]))[0].value == "keep" for i, r in enumerate(rows)}
     ruled = {i: bool(rules.extract(turn(r["text"]))) for i, r in enumerate(rows)}
-    print(
-        f"corpus: {len(rows)} turns, {k}-fold cross-validation by turn (fold = index mod {k}), "
-        f"threshold {threshold}"
-    )
+    print(f"corpus: {len(rows)} turns, {k}-fold cross-validation by turn (fold = index mod {k}), "
+          f"threshold {threshold}")
     for features in ("ngrams+cues", "ngrams", "cues"):
         sent = [0, 0, 0]
         by_design: dict[str, dict[str, list[int]]] = {
@@ -126,11 +100,8 @@ def cross_validate(k: int, threshold: float = THRESHOLD) -> None:
                     sent[1] += pred and not lab
                     sent[2] += (not pred) and lab
                 clf = bool((probs >= threshold).any())
-                preds = {
-                    "rules": triaged[i] and ruled[i],
-                    "A": triaged[i] and clf,
-                    "B": triaged[i] and (ruled[i] or clf),
-                }
+                preds = {"rules": triaged[i] and ruled[i], "A": triaged[i] and clf,
+                         "B": triaged[i] and (ruled[i] or clf)}
                 for d, pred_turn in preds.items():
                     for key in ("all", r["lang"]):
                         c = by_design[d][key]
@@ -154,19 +125,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed model file")
     ap.add_argument("--cv", type=int, default=0, help="k-fold cross-validation report")
-    ap.add_argument(
-        "--threshold",
-        type=float,
-        default=THRESHOLD,
-        help="keep threshold of the cross-validation report",
-    )
+    ap.add_argument("--threshold", type=float, default=THRESHOLD,
+                    help="keep threshold of the cross-validation report")
     args = ap.parse_args()
     if args.cv:
         cross_validate(args.cv, args.threshold)
         return 0
-    return write_or_check(
-        MODEL, build(), root=ROOT, name="keep", script="tools/train_keep.py", check=args.check
-    )
+    return write_or_check(MODEL, build(), root=ROOT, name="keep", script="tools/train_keep.py",
+                          check=args.check)
 
 
 if __name__ == "__main__":

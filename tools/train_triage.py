@@ -6,10 +6,9 @@
 
 Training data, development only (never the frozen split, never a held-back conversation):
 
-* the written corpora ``memgate/data/train/statements.jsonl``, ``triage.jsonl`` and their
-  hard negatives ``statements_hard.jsonl``, ``triage_hard.jsonl`` (en de fr es pt zh): in
-  a keep turn the sentence holding ``value`` is durable, its other sentences are not;
-  every sentence of a drop turn is not;
+* the written corpora ``memgate/data/train/statements.jsonl`` and ``triage.jsonl`` (en de fr
+  es pt zh): in a keep turn the sentence holding ``value`` is durable, its other sentences
+  are not; every sentence of a drop turn is not;
 * the development conversations of ``memgate/data/eval/locomo_split.json``: a turn cited as
   evidence by a question is a real label "holds an answerable fact"; its sentences that are
   not a question, a social formula or filler are durable, every sentence of a turn no
@@ -45,14 +44,7 @@ from memgate.stages.triage_model import features, to_json, train  # noqa: E402
 from tools.model_script import prf, write_or_check  # noqa: E402
 
 TRAIN = ROOT / "memgate" / "data" / "train"
-CORPORA = (
-    TRAIN / "statements.jsonl",
-    TRAIN / "triage.jsonl",
-    # hard negatives (irony, fiction, irrealis, strangers' words) and durable look-alikes,
-    # alone and in turns of two sentences (keep30)
-    TRAIN / "statements_hard.jsonl",
-    TRAIN / "triage_hard.jsonl",
-)
+CORPORA = (TRAIN / "statements.jsonl", TRAIN / "triage.jsonl")
 MODEL = ROOT / "memgate" / "data" / "triage_model.json"
 SPLIT = ROOT / "memgate" / "data" / "eval" / "locomo_split.json"
 #: The keep threshold written into the model file (chosen with --cv, see the README).

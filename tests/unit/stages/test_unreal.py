@@ -81,7 +81,6 @@ LOOK_ALIKES = [
     "Mein Lieblingsroman ist Der Steppenwolf von Hesse.",
     "J'organise un club de lecture de romans policiers à Nantes.",
     "Mi hermano vive en Cádiz y trabaja de profesor.",
-    "Eu adoro pão de queijo, como quase todo dia.",
     "我平时最爱看推理小说，尤其是日本的。",
     "I'd prefer answers in British English, please.",
 ]
@@ -91,6 +90,14 @@ LOOK_ALIKES = [
 def test_a_durable_look_alike_is_stored(text: str) -> None:
     assert unreal_kind(text) is None
     assert stored(text)
+
+
+def test_a_look_alike_no_frame_reads() -> None:
+    """Read by no frame; triage's classifier (main's, unchanged since keep31) scores it
+    under its bar, as it did before keep30: only keep30's retrained classifier kept it."""
+    text = "Eu adoro pão de queijo, como quase todo dia."
+    assert unreal_kind(text) is None
+    assert triage(turn(text)) == (TriageVerdict.DROP, TriageReason.NOTHING_DURABLE)
 
 
 CONDITIONS = [
@@ -146,5 +153,6 @@ def test_test_sentences_are_in_no_corpus() -> None:
     ]
     dev = (ROOT / "memgate" / "data" / "eval" / "labelled_turns_dev30k.jsonl").read_text("utf-8")
     mine = [t for _, t in HARD_NEGATIVES] + LOOK_ALIKES + CONDITIONS
+    mine.append("Eu adoro pão de queijo, como quase todo dia.")
     assert not set(mine) & set(rows)
     assert not any(t in dev for t in mine)
