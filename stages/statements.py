@@ -289,9 +289,14 @@ class HybridExtractor(StatementExtractor):
             for p, s in kept_statements(turn.content, self.model)
             if sentences.index(s) not in taken
         ]
-        # a state of the moment ("Je suis crevée ce soir.") is no sentence to judge: the
-        # durable one beside it is held to the bar of a turn with one sentence
-        content = [s for s in sentences if not is_filler_sentence(s) and not _of_the_moment(s)]
+        # a state of the moment ("Je suis crevée ce soir.") or a sentence of no fact of the
+        # speaker's world (irony, fiction: memgate.stages.unreal) is no sentence to judge:
+        # the durable one beside it is held to the bar of a turn with one sentence
+        content = [
+            s
+            for s in sentences
+            if not is_filler_sentence(s) and not _of_the_moment(s) and unreal_kind(s) is None
+        ]
         rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
         # narrated turn of several: only a sentence the classifier is nearly sure of

@@ -87,6 +87,32 @@ def test_a_frame_word_that_governs_no_clause_of_the_fact_drops_nothing(text: str
     assert stored(text)
 
 
+# a sentence of no fact of the speaker's world is no sentence to judge: the durable one
+# beside it is held to the bar of a turn with one sentence (keep30 held it to the bar of a
+# narrated turn of several, and stored nothing)
+BESIDE_IRONY = [
+    (
+        "Na toll, schon wieder ein Absturz, ich liebe das einfach. "
+        "Ich lese am liebsten isländische Thriller.",
+        "isländische Thriller",
+    ),
+    (
+        "Oh super, encore une panne du VPN, j'adore ça. "
+        "Je lis surtout des romans policiers japonais.",
+        "romans policiers japonais",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), BESIDE_IRONY)
+def test_a_durable_sentence_beside_irony_is_judged_alone(text: str, value: str) -> None:
+    t = turn(text)
+    assert triage(t)[0] is TriageVerdict.KEEP
+    facts = HybridExtractor().extract(t)
+    assert [f.object for f in facts if value in f.object]
+    assert not [f.object for f in facts if "VPN" in f.object or "Absturz" in f.object]
+
+
 # still no fact of the speaker's world, on keep30 and on keep31
 HARD_NEGATIVES = [
     ("fiction", "In the film he plays a pilot who retires to a farm in Montana."),
@@ -141,6 +167,6 @@ def test_test_sentences_are_in_no_corpus() -> None:
         for r in _rows(name)
     }
     dev = (ROOT / "memgate" / "data" / "eval" / "labelled_turns_dev30k.jsonl").read_text("utf-8")
-    mine = SPEAKERS_WORK + NOT_GOVERNED + [t for _, t in HARD_NEGATIVES]
+    mine = SPEAKERS_WORK + NOT_GOVERNED + [t for _, t in HARD_NEGATIVES + BESIDE_IRONY]
     assert not set(mine) & texts
     assert not any(t in dev for t in mine)
