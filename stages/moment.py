@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.statement_text import cues, split_statements
+from memgate.stages.unreal import unreal_kind
 
 __all__ = ["moment_reason", "split_statements"]
 
@@ -39,6 +40,7 @@ _ORDER = (
     "comment",
     "hypothetical",
     "question",
+    "unreal",
 )
 _REASON = {
     "moment": "moment",
@@ -50,10 +52,15 @@ _REASON = {
     "comment": "chatter",
     "hypothetical": "question_only",
     "question": "question_only",
+    "unreal": "unreal",
 }
 
 
 def _kind(sentence: str) -> str | None:
+    if unreal_kind(sentence) is not None:
+        # fiction, irrealis, irony, a stranger's words: no fact of the speaker's world,
+        # whatever its standing words ("in the film he always ...") (memgate.stages.unreal)
+        return "unreal"
     c = cues(sentence)
     if c["standing"] or (c["question"] and c["first_person"] and not c["one_off"]):
         return None  # "do you know I'm vegan?" says something about the speaker
@@ -73,7 +80,7 @@ def _kind(sentence: str) -> str | None:
     )
     c["one_off"] = c["one_off"] or object_first_request(sentence)
     for name in _ORDER:
-        if c[name]:
+        if c.get(name):
             return name
     return None
 

@@ -68,6 +68,7 @@ from memgate.stages.statement_text import (
     without_confirmation_leads,
 )
 from memgate.stages.triage import is_filler_sentence
+from memgate.stages.unreal import unreal_kind
 
 __all__ = ["MAX_FACTS_PER_TURN", "HybridExtractor", "StatementExtractor", "kept_statements"]
 
@@ -125,6 +126,8 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
             continue
         if said_of_another(said):
             continue  # "my colleague says ...", "my sister wants to ...": another person's
+        if unreal_kind(said) is not None:
+            continue  # fiction, irrealis, irony, a stranger's words (memgate.stages.unreal)
         if of_the_day(said) or object_first_request(said):
             continue  # "Hoy tengo el día liadísimo", "帮我把这段话翻译一下" (moment_scope)
         if is_filler_sentence(sentence):
@@ -277,6 +280,7 @@ class HybridExtractor(StatementExtractor):
         episodes = {
             i for i, s in enumerate(sentences)
             if i not in taken and said_as_episode(s) and not any(cues(s)[v] for v in _RULE_VETO)
+            and unreal_kind(s) is None
         }  # fmt: skip
         chosen |= episodes
         unplaced = [f for f in loose if not any(_source_of(f, s) for s in sentences)]
@@ -285,9 +289,14 @@ class HybridExtractor(StatementExtractor):
             for p, s in kept_statements(turn.content, self.model)
             if sentences.index(s) not in taken
         ]
-        # a state of the moment ("Je suis crevée ce soir.") is no sentence to judge: the
-        # durable one beside it is held to the bar of a turn with one sentence
-        content = [s for s in sentences if not is_filler_sentence(s) and not _of_the_moment(s)]
+        # a state of the moment ("Je suis crevée ce soir.") or a sentence of no fact of the
+        # speaker's world (irony, fiction: memgate.stages.unreal) is no sentence to judge:
+        # the durable one beside it is held to the bar of a turn with one sentence
+        content = [
+            s
+            for s in sentences
+            if not is_filler_sentence(s) and not _of_the_moment(s) and unreal_kind(s) is None
+        ]
         rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
         # narrated turn of several: only a sentence the classifier is nearly sure of
@@ -435,13 +444,20 @@ def _own(sentence: str) -> bool:
 
 def _aside(sentence: str) -> bool:
     c = cues(sentence)
-    return c["question"] or c["social"] or c["one_off"] or object_first_request(sentence)
+    return (
+        c["question"]
+        or c["social"]
+        or c["one_off"]
+        or object_first_request(sentence)
+        or unreal_kind(sentence) is not None
+    )
 
 
 def _only_from_vetoed(fact: CandidateFact, sentences: list[str]) -> bool:
     sources = [s for s in sentences if _source_of(fact, s)]
     return bool(sources) and all(
-        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) for s in sources
+        any(cues(s)[v] for v in _RULE_VETO) or said_of_another(s) or unreal_kind(s) is not None
+        for s in sources
     )
 
 

@@ -22,6 +22,9 @@ reason                      verdict  when
                                    words
 ``question_only``           drop   only questions (after filler), no first-person
                                    statement in them
+``unreal``                  drop   every content sentence states no fact of the speaker's
+                                   world: fiction, irrealis, irony, a stranger's words
+                                   (:mod:`memgate.stages.unreal`)
 ``nothing_durable``         drop   no sentence the durable-sentence classifier
                                    (:mod:`memgate.stages.triage_model`) scores at its
                                    threshold: a problem being debugged, what a friend
@@ -57,6 +60,7 @@ from memgate.stages.moment import moment_reason, split_statements
 from memgate.stages.references import find_references
 from memgate.stages.statement_text import without_confirmation_leads
 from memgate.stages.triage_model import TriageModel
+from memgate.stages.unreal import standing_condition
 
 __all__ = [
     "DEFAULT_FILLER",
@@ -81,6 +85,7 @@ class TriageReason(StrEnum):
     MOMENT = "moment"
     ONE_OFF_REQUEST = "one_off_request"
     CHATTER = "chatter"
+    UNREAL = "unreal"
     NOTHING_DURABLE = "nothing_durable"
     MEMORY_SIGNAL = "memory_signal"
     FIRST_PERSON_STATEMENT = "first_person_statement"
@@ -429,11 +434,11 @@ def triage(
         # stored facts, not a statement: never the classifier's to drop
         # a durable statement of the speaker or a hedged fact (memgate.stages.durable_frame)
         # is read by its structure: too few n-grams for the classifier to be sure of it; so
-        # is a plan of the speaker or a bare "done, signed" (memgate.stages.resolve_settled)
+        # is a real condition with a standing instruction (memgate.stages.unreal)
         if (
             model.turn_score(parts) < bar
             and not references
-            and not any(durable_own(p) or hedged_fact(p) for p in parts)
+            and not any(durable_own(p) or hedged_fact(p) or standing_condition(p) for p in parts)
         ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:

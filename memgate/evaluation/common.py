@@ -71,7 +71,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "labelled_turns_dev5.jsonl",
         # irony, fiction, irrealis, strangers' facts, states of the moment, with durable
         # look-alikes (the user's own preferences, clubs, family), six languages (written
-        # for keep30, which was not kept: README, Session 30)
+        # for keep30, which was not kept; keep31 narrowed it: README)
         "labelled_turns_dev30k.jsonl",
     ),
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);

@@ -131,6 +131,9 @@ CASES: list[tuple[str, str, Role, TriageVerdict, TriageReason]] = [
     # debugged right now; the rules kept it as a first-person statement)
     ("nothing-durable", "The CSV export still hangs at the same step every time I retry it.",
      Role.USER, DROP, R.NOTHING_DURABLE),
+    # keep30: a work's world, an irrealis clause, irony, a stranger's words (stages/unreal.py)
+    ("unreal", "In the sequel the pilot retires to a farm in Montana.", Role.USER, DROP,
+     R.UNREAL),
     # issue 9: a one-off request is dropped before extraction (it was kept as substantive)
     ("imperative", "Rewrite this paragraph in plain English.", Role.USER, DROP,
      R.ONE_OFF_REQUEST),
