@@ -14,8 +14,9 @@ near-duplicate check: no read of its own) are asked, in order, whether one is th
   people (:func:`~memgate.stages.resolve_learned.comparable`, :func:`~.resolve_restate.
   persons_apart`); the names and numbers of the stored fact all said again, none changed
   (one more name may come with the restatement: "..., au cas où ça aide pour le vol vers
-  Lyon"); no change cue on either side, no value swapped in one frame, no replacement
-  ("Y instead of X"), nothing added ("also", another day), the same stance;
+  Lyon"); not two owners said (the team's thing is no fact of the user's); no change cue
+  on either side, no value swapped in one frame, no replacement ("Y instead of X"),
+  nothing added ("also", another day), the same stance;
 * then one judgement of meaning, by ``mode`` (``memgate/data/same.json``): ``model``, the
   learned pair classifier (:mod:`memgate.stages.relation_model`) reads the pair as ``same``
   with at least ``model_bar``; ``usem``, the multilingual cosine at least ``usem_bar``
@@ -44,6 +45,7 @@ from memgate.stages.resolve_meaning import meaning_text, usem_similarity
 from memgate.stages.resolve_qualifier import adds_another
 from memgate.stages.resolve_replaced import replaced_value, replaces
 from memgate.stages.resolve_restate import persons_apart
+from memgate.stages.resolve_slots import _owner_and_rest
 from memgate.stages.resolve_stance import averse
 
 __all__ = ["SAME", "Same", "guarded", "same_target"]
@@ -119,6 +121,25 @@ def guarded(
     return averse(stored_value) == averse(new_text)
 
 
+def _owners_apart(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
+    """Both say whose fact it is, and not the same owner: the team's backend is no habit of
+    the user ("Our backend is written in Rust" / "I write Rust at home"). A thing said with
+    no owner ("El repositorio del cliente ...") is the speaker's or the team's alike.
+
+    >>> f = StoredFact.model_construct(subject="team's backend")
+    >>> _owners_apart(f, CandidateFact.model_construct(subject="user"))
+    True
+    >>> _owners_apart(f, CandidateFact.model_construct(subject="team"))
+    False
+    >>> _owners_apart(StoredFact.model_construct(subject="frontend"),
+    ...               CandidateFact.model_construct(subject="user"))
+    False
+    """
+    owner_f = _owner_and_rest(lex.canonical_subject(f.subject))[0]
+    owner_c = _owner_and_rest(lex.canonical_subject(c.subject))[0]
+    return bool(owner_f and owner_c and owner_f != owner_c)
+
+
 def _near(
     f: StoredFact,
     c: CandidateFact,
@@ -164,6 +185,7 @@ def same_target(
             or (f.last_seen > c.turn_ts and not cites_turn(f, c))
             or not comparable(f, c)
             or persons_apart(f, c)
+            or _owners_apart(f, c)
             or not guarded(f.predicate, f.value, said, sim)
         ):
             continue

@@ -69,6 +69,9 @@ NEGATIVES = [
      "team", "Our search service runs on Kubernetes too, by the way."),
     ("支付服务", "支付服务部署在Kubernetes上。",
      "team", "我们的搜索服务也部署在Kubernetes上。"),
+    # the team's thing is no habit of the user's
+    ("team's backend", "Unser Backend ist in Kotlin geschrieben.",
+     "user", "Ich schreibe privat viel Kotlin, nur damit du Bescheid weißt."),
     # a number changed
     ("api", "Our API runs on Node 18.",
      "team", "We run the API on Node 20, in case it matters for the Denver rollout."),
