@@ -80,6 +80,7 @@ from memgate.stages.resolve_pending import restated_guess, said_again
 from memgate.stages.resolve_qualifier import adds_another, kept_apart, other_thing
 from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_restate import fold_target_of_core, persons_apart
+from memgate.stages.resolve_same import SAME, same_target
 from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
@@ -480,9 +481,17 @@ class Resolver:
             details["stale_by"] = late.fact_id
             pend = new.model_copy(update={"status": FactStatus.PENDING})
             return out(ResolutionAction.PENDING, "implied_stale", [pend], details)
+        # 8. no rule found a target: the same fact said again among the nearest facts
+        # (resolve_same: the rules' guards, then the pair classifier or usem; a fold only)
+        near = nearest_of(view, c, vec, _NEAR_PROBE, _NEAR_STATUSES)
+        again = same_target(c, key, near, self.relation_model or RelationModel.load(), self.meaning)
+        if again is not None and not other_thing(again.fact, c):
+            return fold(again.fact, "same_fact", {
+                "of": again.fact.fact_id, "match": f"same:{SAME.mode}",
+                "sureness": round(again.probability, 4), "similarity": round(again.similarity, 4),
+            })  # fmt: skip
         if self.relation_model is not None:
-            # 8. no rule found a target: the learned pair classifier reads the nearest facts
-            near = nearest_of(view, c, vec, _NEAR_PROBE, _NEAR_STATUSES)
+            # 9. the learned pair classifier reads the nearest facts
             hit = learned_target(self.relation_model, c, key, near)
             if hit is not None and not other_thing(hit.fact, c):
                 details.update({

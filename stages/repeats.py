@@ -31,14 +31,28 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any, Final
 
 from memgate.core.events import CandidateFact, TurnEvent, stable_id
+from memgate.core.text import is_question
 from memgate.stages.resolution_lexicon import LEXICON
-from memgate.stages.statement_text import split_statements, starts_with_correction
+from memgate.stages.statement_text import (
+    lexicon,
+    normalise_text,
+    split_statements,
+    starts_with_correction,
+)
 
-__all__ = ["REPEATS", "RepeatMarkers", "cut_marker", "extract_with_repeats"]
+__all__ = [
+    "REPEATS",
+    "RepeatMarkers",
+    "as_said",
+    "cut_marker",
+    "extract_with_repeats",
+    "without_tag",
+]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _PUNCT: Final = r"[,:;，：；\u2013\u2014-]"
@@ -149,6 +163,68 @@ def cut_marker(sentence: str, data: RepeatMarkers = REPEATS) -> str | None:
     return cut.strip()
 
 
+@cache
+def _listener() -> re.Pattern[str]:
+    """A second-person word (``second_person`` of ``memgate/data/statements.json``): whole
+    words, Chinese as a substring, on a normalised sentence."""
+    words = sorted({normalise_text(w) for w in lexicon()["second_person"]}, key=len, reverse=True)
+    return re.compile(
+        "|".join(re.escape(w) if _CJK_RE.search(w) else rf"(?<![\w']){re.escape(w)}(?![\w'])"
+                 for w in words)
+    )  # fmt: skip
+
+
+def without_tag(sentence: str, data: RepeatMarkers = REPEATS) -> str:
+    """The sentence without a closing repeat marker asked as a tag ("..., remember?", "...,
+    tu te souviens ?", "..., lembra?", "...，记得吗？"): its question mark asks about the
+    listener's memory, not about the content, so the sentence before the tag is a statement
+    when it asks nothing itself (a question before the tag, "what was it called,
+    remember?", stays one), and so does a remark that names the listener ("I asked you
+    about it last week, remember?": about the conversation, not a fact; the second-person
+    words of ``memgate/data/statements.json``). Any other sentence, a correction too, is
+    returned as it is.
+
+    >>> without_tag("Julien, c'est mon mari, tu te souviens ?")
+    "Julien, c'est mon mari."
+    >>> without_tag("我对青霉素过敏，记得吗？")
+    '我对青霉素过敏。'
+    >>> without_tag("What was the name of that place, remember?")
+    'What was the name of that place, remember?'
+    >>> without_tag("I asked you about it last week, remember?")
+    'I asked you about it last week, remember?'
+    >>> without_tag("Wie gesagt, die Staging-Umgebung läuft auf K8s 1.29.")
+    'Wie gesagt, die Staging-Umgebung läuft auf K8s 1.29.'
+    """
+    text = sentence.strip()
+    m = data.closing.search(text)
+    if m is None or m.start() == 0 or data.opening.match(text) or cut_marker(text, data) is None:
+        return sentence
+    body, tail = text[: m.start()].strip().rstrip(" ,，"), text[m.end() :].strip()
+    if tail[:1] not in ("?", "？") or re.search(r"[?？]", body) or is_question(body):
+        return sentence
+    if _listener().search(normalise_text(body)):
+        return sentence  # a remark about the listener or the talk: "I asked you about it, ..."
+    return body + ("。" if _CJK_RE.search(body) else ".")
+
+
+def as_said(sentence: str, data: RepeatMarkers = REPEATS) -> str:
+    """The sentence as the speaker states it: its repeat marker cut (:func:`cut_marker`),
+    a tag question's with its question mark (:func:`without_tag`). A sentence with no
+    marker, or one that corrects, is returned as it is.
+
+    >>> as_said("A Mia e o Tom são os meus gatos, lembra?")
+    'A Mia e o Tom são os meus gatos.'
+    >>> as_said("Wie gesagt, die Staging-Umgebung läuft auf K8s 1.29.")
+    'Die Staging-Umgebung läuft auf K8s 1.29.'
+    >>> as_said("Do you remember?")
+    'Do you remember?'
+    """
+    tagless = without_tag(sentence, data)
+    if tagless != sentence:
+        return tagless
+    return cut_marker(sentence, data) or sentence
+
+
 def extract_with_repeats(
     turn: TurnEvent,
     extract: Callable[[TurnEvent], list[CandidateFact]],
@@ -159,7 +235,8 @@ def extract_with_repeats(
     the turn's other sentences are read together as before. A turn with no marker is read
     as it is."""
     sentences = split_statements(turn.content)
-    cuts = [cut_marker(s, data) for s in sentences]
+    # a tag question's mark goes with its marker: "..., tu te souviens ?" is said, not asked
+    cuts = [cut_marker(s, data) and as_said(s, data) for s in sentences]
     if not any(cuts):
         return extract(turn)
     rest = " ".join(s for s, c in zip(sentences, cuts, strict=True) if not c)

@@ -11,7 +11,7 @@ What the rules guarantee holds here too: the facts read are the tenant's and use
 a fact said at the same instant as the candidate or later stands (never folded into nor
 superseded); a redelivered turn changes nothing (:func:`learned_redelivery` finds the
 fact the first delivery folded it into); and the structure the rules read is kept
-(:func:`_comparable`): only facts of the candidate's type, no episode (events are the
+(:func:`comparable`): only facts of the candidate's type, no episode (events are the
 consolidation pass's to fold), no two people (``other_persons``), and no supersession in
 a family that holds several values at once (a second pet is not a new pet).
 """
@@ -31,7 +31,7 @@ from memgate.stages.relation_model import RelationModel, pair_features
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_paraphrase import other_persons
 
-__all__ = ["LearnedMatch", "candidate_text", "learned_redelivery", "learned_target"]
+__all__ = ["LearnedMatch", "candidate_text", "comparable", "learned_redelivery", "learned_target"]
 
 #: A candidate value of more words than this is its own sentence (a statement extractor's);
 #: a shorter one (a typed value: "Tom") is read with the sentence it came from.
@@ -55,7 +55,7 @@ def candidate_text(c: CandidateFact) -> str:
     return c.context
 
 
-def _comparable(f: StoredFact, c: CandidateFact) -> bool:
+def comparable(f: StoredFact, c: CandidateFact) -> bool:
     """Whether the model may read the pair at all (the rules' structure, kept): the same
     type, no episode, no two people, not two subjects named apart ("user's sister" /
     "user's brother", one product / another), not two slots of two single-valued families
@@ -107,7 +107,7 @@ def learned_target(
             or f.user_id != c.user_id
             or f.last_seen >= c.turn_ts  # said at the same instant or later: it stands
             or any(t in f.source_turn_ids for t in c.source_turn_ids)
-            or not _comparable(f, c)
+            or not comparable(f, c)
         ):
             continue
         relation, p = _read(model, f, c, sim)
@@ -128,7 +128,7 @@ def learned_redelivery(
     (it cites the turn and the model reads it as the same fact), whatever its status now.
     A supersession by the model needs no such check: the new fact is under ``c``'s key."""
     for f, sim in nearest:
-        if f.key != key and cites_turn(f, c) and f.tenant_id == c.tenant_id and _comparable(f, c):
+        if f.key != key and cites_turn(f, c) and f.tenant_id == c.tenant_id and comparable(f, c):
             relation, _ = _read(model, f, c, sim)
             if relation == "same":
                 return f

@@ -133,6 +133,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # dedupe written for fold30: a restatement by another verb, word order, a nominal
     # sentence, a pronoun, a reason, 'still', or inside a longer turn, six languages; hard
     # negatives of another value, another owner, another qualifier, a related fact (dev30f)
+    # dedupe written blind for fold31, before reading the resolvers: a restatement by a
+    # pronoun, an abbreviation, 'as I said', a synonym, a reason, the value first, inside a
+    # longer turn with a request, six languages; hard negatives of another person, another
+    # value, a related habit (dev31f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -159,6 +163,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev30s.jsonl",
         "scenarios_dev30c.jsonl",
         "scenarios_dev30f.jsonl",
+        "scenarios_dev31f.jsonl",
     ),
 }
 

@@ -1,0 +1,197 @@
+"""The same fact said again, found among the nearest facts when no rule named a target.
+
+The folds by rule (:mod:`memgate.stages.resolve_paraphrase`, :mod:`~.resolve_clause`,
+:mod:`~.resolve_repeat`) read the facts of the candidate's owner by subject: a fact whose
+subject names a thing with no owner said ("El código del proyecto está alojado en GitLab":
+subject ``código del proyecto``) or a candidate read so ("Die Staging-Umgebung ...") is
+never met, and a restatement in a longer sentence than their bars is never read. Here the
+candidate's nearest active facts (the read the resolver already holds for its
+near-duplicate check: no read of its own) are asked, in order, whether one is the same fact:
+
+* the structure first, the rules' own guards: the tenant's and user's facts only, one said
+  before the candidate (or a redelivery of its turn), the same type, no episode, not two
+  subjects named apart, not one typed predicate, not two single-valued families, not two
+  people (:func:`~memgate.stages.resolve_learned.comparable`, :func:`~.resolve_restate.
+  persons_apart`); the names and numbers of the stored fact all said again, none changed
+  (one more name may come with the restatement: "..., au cas où ça aide pour le vol vers
+  Lyon"); not two owners said (the team's thing is no fact of the user's); no change cue
+  on either side, no value swapped in one frame, no replacement ("Y instead of X"),
+  nothing added ("also", another day), the same stance;
+* then one judgement of meaning, by ``mode`` (``memgate/data/same.json``): ``model``, the
+  learned pair classifier (:mod:`memgate.stages.relation_model`) reads the pair as ``same``
+  with at least ``model_bar``; ``usem``, the multilingual cosine at least ``usem_bar``
+  (MiniLM's at ``minilm_bar`` for two English sides); ``off``: never.
+
+Only a fold: the candidate is one more occurrence of the fact found, never a supersession
+(a change stays the change rules' to find). The bars are chosen on the pair corpus
+``memgate/data/train/relations*.jsonl`` (``tools/same_sweep.py``), never on a test case.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final, Literal
+
+from memgate.core.embedding_use import Meaning
+from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact
+from memgate.stages.fact_keys import cites_turn
+from memgate.stages.relation_model import FEATURE_NAMES, RelationModel, pair_features
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolve_learned import LearnedMatch, candidate_text, comparable
+from memgate.stages.resolve_meaning import meaning_text, usem_similarity
+from memgate.stages.resolve_qualifier import adds_another
+from memgate.stages.resolve_replaced import replaced_value, replaces
+from memgate.stages.resolve_restate import persons_apart
+from memgate.stages.resolve_slots import _owner_and_rest
+from memgate.stages.resolve_stance import averse
+
+__all__ = ["SAME", "Same", "guarded", "same_target"]
+
+Mode = Literal["off", "model", "usem"]
+_FEATURE: Final = {name: i for i, name in enumerate(FEATURE_NAMES)}
+#: the pair features that must be 0 for a fold: a stored name not said again, a number
+#: changed, a value swapped in one frame, two people, a change cue in the new text
+_MUST_BE_OFF: Final = (
+    "anchor_stored_only",
+    "number_differs",
+    "substitution",
+    "other_persons",
+    "change_cue",
+)
+
+
+@dataclass(frozen=True)
+class Same:
+    """The data of :mod:`memgate.stages.resolve_same` (``memgate/data/same.json``)."""
+
+    version: str
+    mode: Mode
+    model_bar: float
+    usem_bar: float
+    minilm_bar: float
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Same:
+        mode = str(data["mode"])
+        if mode not in ("off", "model", "usem"):
+            raise ValueError(f"same.json: unknown mode {mode!r}")
+        return cls(
+            version=str(data["version"]),
+            mode=mode,  # type: ignore[arg-type]
+            model_bar=float(data["model_bar"]),
+            usem_bar=float(data["usem_bar"]),
+            minilm_bar=float(data["minilm_bar"]),
+        )
+
+
+def _load() -> Same:
+    text = resources.files("memgate.data").joinpath("same.json").read_text("utf-8")
+    return Same.from_data(json.loads(text))
+
+
+SAME: Final = _load()
+
+
+def guarded(
+    stored_predicate: str, stored_value: str, new_text: str, cosine: float, lex: Lexicon = LEXICON
+) -> bool:
+    """The structure of a pair allows a fold: a name or number both say, every name of the
+    stored side said again, none changed, no value swapped, no two people, no change cue,
+    nothing added, the same stance. Read on the texts alone (the sweep reads the corpus so).
+
+    >>> guarded("statement", "El código del proyecto está alojado en GitLab",
+    ...         "Lo tenemos todo en GitLab, el código del proyecto, quiero decir", 0.78)
+    True
+    >>> guarded("statement", "The billing service is deployed on Kubernetes.",
+    ...         "The search service is deployed on Kubernetes as well.", 0.7)
+    False
+    >>> guarded("statement", "Mi hermano vive en Madrid", "Mi hermana vive en Madrid", 0.8)
+    False
+    """
+    x = pair_features(stored_predicate, stored_value, "statement", new_text, cosine, lex)
+    if not x[_FEATURE["anchor_shared"]] or any(x[_FEATURE[n]] for n in _MUST_BE_OFF):
+        return False
+    if lex.has_change_cue(stored_value) or adds_another(stored_value, new_text):
+        return False
+    if replaces(replaced_value(new_text), stored_value):
+        return False
+    return averse(stored_value) == averse(new_text)
+
+
+def _owners_apart(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
+    """Both say whose fact it is, and not the same owner: the team's backend is no habit of
+    the user ("Our backend is written in Rust" / "I write Rust at home"). A thing said with
+    no owner ("El repositorio del cliente ...") is the speaker's or the team's alike.
+
+    >>> f = StoredFact.model_construct(subject="team's backend")
+    >>> _owners_apart(f, CandidateFact.model_construct(subject="user"))
+    True
+    >>> _owners_apart(f, CandidateFact.model_construct(subject="team"))
+    False
+    >>> _owners_apart(StoredFact.model_construct(subject="frontend"),
+    ...               CandidateFact.model_construct(subject="user"))
+    False
+    """
+    owner_f = _owner_and_rest(lex.canonical_subject(f.subject))[0]
+    owner_c = _owner_and_rest(lex.canonical_subject(c.subject))[0]
+    return bool(owner_f and owner_c and owner_f != owner_c)
+
+
+def _near(
+    f: StoredFact,
+    c: CandidateFact,
+    sim: float,
+    model: RelationModel,
+    meaning: Meaning | None,
+    data: Same,
+) -> float | None:
+    """How sure the fold is (a probability or a cosine), or None when it is not."""
+    if data.mode == "model":
+        x = pair_features(f.predicate, f.value, c.predicate, candidate_text(c), sim)
+        relation, p = model.relation(x)
+        return p if relation == "same" and p >= data.model_bar else None
+    if data.mode == "usem":
+        u = usem_similarity(meaning, meaning_text(f), meaning_text(c))
+        if u is None:  # two English sides (or usem off): MiniLM's cosine reads them
+            return sim if sim >= data.minilm_bar else None
+        return u if u >= data.usem_bar else None
+    return None
+
+
+def same_target(
+    c: CandidateFact,
+    key: str,
+    nearest: Sequence[tuple[StoredFact, float]],
+    model: RelationModel,
+    meaning: Meaning | None = None,
+    data: Same = SAME,
+) -> LearnedMatch | None:
+    """The fact among ``nearest`` (the candidate's nearest active facts, with MiniLM's
+    cosine) that ``c`` says again, the surest first; None when there is none."""
+    if data.mode == "off" or c.retracts or c.type is FactType.EVENT:
+        return None
+    said = candidate_text(c)
+    if LEXICON.has_change_cue(c.context or said):
+        return None
+    best: LearnedMatch | None = None
+    for f, sim in nearest:
+        if (
+            f.key == key
+            or f.status is not FactStatus.ACTIVE
+            or (f.tenant_id, f.user_id) != (c.tenant_id, c.user_id)
+            or (f.last_seen > c.turn_ts and not cites_turn(f, c))
+            or not comparable(f, c)
+            or persons_apart(f, c)
+            or _owners_apart(f, c)
+            or not guarded(f.predicate, f.value, said, sim)
+        ):
+            continue
+        sure = _near(f, c, sim, model, meaning, data)
+        if sure is not None and (
+            best is None or (sure, f.fact_id) > (best.probability, best.fact.fact_id)
+        ):
+            best = LearnedMatch(f, "same", sure, sim)
+    return best
