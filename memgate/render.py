@@ -431,6 +431,10 @@ def eval_scenario_split_table(run: Any) -> Table:
             _side(t, "    first failing check", [
                 ", ".join(f"{n}× {kind}" for kind, n in f.items()) or "–" for f in firsts
             ])
+            whys = [x.first_failing_cause.get(k, {}) for x in sums]
+            _side(t, "    its cause", [
+                "; ".join(f"{n}× {why}" for why, n in f.items()) or "–" for f in whys
+            ])
     if any(x.errors for x in sums):
         _side(t, "  crashed the gate", [str(x.errors) for x in sums], "red")
     return t

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 from collections import Counter
@@ -25,41 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memgate.evaluation.scenarios import CheckResult, ScenarioReport  # noqa: E402
-
-#: fact_status's message "found: 'text' [status, xN]; ...": the statuses only
-_STATUS = re.compile(r"\[(active|pending|superseded), x\d+\]")
-
-
-def cause(check: CheckResult) -> str:
-    """The cause class of one failing check, from its label and the harness's message."""
-    label, msg = check.label or check.type, check.message
-    statuses = sorted(set(_STATUS.findall(msg)))
-    if label.startswith("fact_status:"):
-        if label == "fact_status:absent":
-            return "still stored (" + "/".join(statuses) + ")" if statuses else "still stored"
-        if " has occurrences " in msg:
-            return "found, too few occurrences (a restatement not folded in)"
-        if "found: none" in msg:
-            trace = msg.partition("; trace: ")[2].strip()
-            return "no matching fact at all" + (f" ({trace})" if trace else "")
-        return "found only as " + "/".join(statuses)
-    if label in ("active_count", "fact_count"):
-        m = re.match(r"(\d+) .* expected (\d+)", msg)
-        if m is None:
-            return "unreadable"
-        got, want = int(m.group(1)), int(m.group(2))
-        more = got > want
-        return f"{'more' if more else 'fewer'} than expected ({'+' if more else ''}{got - want})"
-    if label.startswith("search_top"):
-        if "top hit lacks" in msg or "top hit is not from" in msg:
-            return "top hit wrong: nothing found" if msg.endswith("no hits") else "top hit wrong"
-        if "a hit contains" in msg or "a hit comes from" in msg:
-            return "a stale or foreign hit served"
-        return "other"
-    if label == "no_results":
-        return "results where none expected"
-    return "other"
+from memgate.evaluation.scenarios import ScenarioReport  # noqa: E402
+from memgate.evaluation.trace import cause  # noqa: E402
 
 
 def tally(report: ScenarioReport) -> dict[str, Counter[str]]:

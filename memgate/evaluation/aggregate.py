@@ -28,6 +28,7 @@ from memgate.evaluation.common import Confusion, safe_ratio
 from memgate.evaluation.labelled import LabelledReport, LabelledTurn
 from memgate.evaluation.leaks import LeakCase, LeakReport
 from memgate.evaluation.scenarios import Scenario, ScenarioReport
+from memgate.evaluation.trace import cause
 
 __all__ = [
     "Count",
@@ -193,6 +194,10 @@ class ScenarioSummary:
     first_failing: dict[str, dict[str, int]] = field(default_factory=dict)
     """Scenario class -> the check type (a label of the harness: ``fact_count``,
     ``search``, ...) that failed first -> how many scenarios; never a case's text."""
+    first_failing_cause: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Scenario class -> the cause of that first failing check, in the category words of
+    :func:`memgate.evaluation.trace.cause` (a turn dropped by triage and why, a restatement
+    not folded, a stale hit served, ...) -> how many scenarios; never a case's text."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -202,6 +207,7 @@ class ScenarioSummary:
             "by_tag": _dicts(self.by_tag),
             "errors": self.errors,
             "first_failing": self.first_failing,
+            "first_failing_cause": self.first_failing_cause,
         }
 
 
@@ -210,13 +216,18 @@ def summarise_scenarios(rep: ScenarioReport) -> ScenarioSummary:
     by_class: dict[str, Count] = {}
     by_tag: dict[str, Count] = {}
     first_failing: dict[str, dict[str, int]] = {}
+    first_cause: dict[str, dict[str, int]] = {}
     for r in rep.results:
         total = total.plus(r.passed)
         cls = r.covers[0] if r.covers else "-"
         if not r.passed:
-            failed = next((c.label or c.type for c in r.checks if not c.passed), "error")
+            check = next((c for c in r.checks if not c.passed), None)
+            failed = "error" if check is None else check.label or check.type
             by_type = first_failing.setdefault(cls, {})
             by_type[failed] = by_type.get(failed, 0) + 1
+            why = "error" if check is None else f"{failed}: {cause(check)}"
+            by_cause = first_cause.setdefault(cls, {})
+            by_cause[why] = by_cause.get(why, 0) + 1
         by_class[cls] = by_class.get(cls, Count()).plus(r.passed)
         for tag in dict.fromkeys(r.covers):
             by_tag[tag] = by_tag.get(tag, Count()).plus(r.passed)
@@ -226,6 +237,7 @@ def summarise_scenarios(rep: ScenarioReport) -> ScenarioSummary:
         by_tag=dict(sorted(by_tag.items())),
         errors=sum(r.error is not None for r in rep.results),
         first_failing={k: dict(sorted(v.items())) for k, v in sorted(first_failing.items())},
+        first_failing_cause={k: dict(sorted(v.items())) for k, v in sorted(first_cause.items())},
     )
 
 

@@ -20,12 +20,17 @@ may be printed for a held-out file too.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memgate.core.stores import AuditStore
 
-__all__ = ["path_words", "turn_path", "user_erasures", "user_summary"]
+if TYPE_CHECKING:
+    from memgate.evaluation.scenarios import CheckResult
+
+__all__ = ["cause", "path_words", "turn_path", "user_erasures", "user_summary"]
 
 #: the dedupe reasons of a deletion request or a retraction (resolve_forget)
 _FORGETTING = ("deletion", "retract", "erase", "forget", "stopped")
@@ -90,3 +95,38 @@ def user_summary(audit: AuditStore, tenant: str, user: str) -> str:
         parts.append(f"{unfound} reference(s) found nothing")
     parts.append(f"triage dropped {by_verdict.get('drop', 0)} of {sum(by_verdict.values())}")
     return "; ".join(parts)
+
+
+#: fact_status's message "found: 'text' [status, xN]; ...": the statuses only
+_STATUS = re.compile(r"\[(active|pending|superseded), x\d+\]")
+
+
+def cause(check: CheckResult) -> str:
+    """The cause class of one failing check, from its label and the harness's message."""
+    label, msg = check.label or check.type, check.message
+    statuses = sorted(set(_STATUS.findall(msg)))
+    if label.startswith("fact_status:"):
+        if label == "fact_status:absent":
+            return "still stored (" + "/".join(statuses) + ")" if statuses else "still stored"
+        if " has occurrences " in msg:
+            return "found, too few occurrences (a restatement not folded in)"
+        if "found: none" in msg:
+            trace = msg.partition("; trace: ")[2].strip()
+            return "no matching fact at all" + (f" ({trace})" if trace else "")
+        return "found only as " + "/".join(statuses)
+    if label in ("active_count", "fact_count"):
+        m = re.match(r"(\d+) .* expected (\d+)", msg)
+        if m is None:
+            return "unreadable"
+        got, want = int(m.group(1)), int(m.group(2))
+        more = got > want
+        return f"{'more' if more else 'fewer'} than expected ({'+' if more else ''}{got - want})"
+    if label.startswith("search_top"):
+        if "top hit lacks" in msg or "top hit is not from" in msg:
+            return "top hit wrong: nothing found" if msg.endswith("no hits") else "top hit wrong"
+        if "a hit contains" in msg or "a hit comes from" in msg:
+            return "a stale or foreign hit served"
+        return "other"
+    if label == "no_results":
+        return "results where none expected"
+    return "other"

@@ -175,6 +175,9 @@ def test_the_frozen_summary_holds_counts_and_no_case(tmp_path: Path) -> None:
     assert fig.scenarios.by_class == {"supersede": Count(0, 1)}
     # what failed first, by the harness's check type: a label, never the case's text
     assert sum(fig.scenarios.first_failing["supersede"].values()) == 1
+    # and its cause, in the category words of memgate.evaluation.trace, never the case's
+    (why,) = fig.scenarios.first_failing_cause["supersede"]
+    assert why.split(": ")[0] in fig.scenarios.first_failing["supersede"]
     dumped = json.dumps(fig.as_dict(), ensure_ascii=False)
     forbidden = forbidden_of(folder)
     assert {SECRET, "zq-keep-1", "zq-story", "ok thanks zorblat"} <= forbidden
