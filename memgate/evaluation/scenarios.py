@@ -441,14 +441,16 @@ class _Runner:
             f", as of {c.as_of.isoformat()})" if c.as_of else ")"
         )
         top = hits[0].fact if hits else None
+        # no hit at all: what the user holds and what became of their turns (category words)
+        got = _brief(hits) + ("" if hits else f"; trace: {self._summary(c.tenant, c.user)}")
         if c.expect_contains is not None and (
             top is None or c.expect_contains.casefold() not in top.text.casefold()
         ):
-            return False, f"{where}: top hit lacks {c.expect_contains!r}; got {_brief(hits)}"
+            return False, f"{where}: top hit lacks {c.expect_contains!r}; got {got}"
         if c.expect_top_from is not None and (
             top is None or c.expect_top_from not in top.source_turn_ids
         ):
-            return False, f"{where}: top hit is not from {c.expect_top_from}; got {_brief(hits)}"
+            return False, f"{where}: top hit is not from {c.expect_top_from}; got {got}"
         if c.expect_not_contains is not None:
             bad = [h for h in hits if c.expect_not_contains.casefold() in h.fact.text.casefold()]
             if bad:
@@ -462,19 +464,22 @@ class _Runner:
     def _trace(self, c: FactStatusCheck) -> str:
         """What the gate decided for the check's turn, or whether the user's turns asked for
         a deletion or retraction (:mod:`memgate.evaluation.trace`): category words only."""
-        audit = self.ws.audit_store
-        facts = self.facts(c.tenant, c.user)
+        summary = self._summary(c.tenant, c.user)
+        if c.from_turn:
+            return turn_path(self.ws.audit_store, c.tenant, c.user, c.from_turn) + f"; {summary}"
+        return summary
+
+    def _summary(self, tenant: str, user: str) -> str:
+        """The user's turns and facts in counts (:func:`user_summary`, then what they hold)."""
+        facts = self.facts(tenant, user)
         held = Counter(f.status.value for f in facts)
         masked = sum(1 for f in facts if _MASK.search(f.text))
-        summary = (
-            user_summary(audit, c.tenant, c.user)
+        return (
+            user_summary(self.ws.audit_store, tenant, user)
             + "; the user holds "
             + (", ".join(f"{n} {s}" for s, n in sorted(held.items())) or "no fact")
             + (f" ({masked} with a masked value)" if masked else "")
         )
-        if c.from_turn:
-            return turn_path(audit, c.tenant, c.user, c.from_turn) + f"; {summary}"
-        return summary
 
     def _fact_status(self, c: FactStatusCheck) -> tuple[bool, str]:
         matching = [f for f in self.facts(c.tenant, c.user) if c.matches(f)]

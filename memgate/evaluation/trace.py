@@ -123,7 +123,10 @@ def cause(check: CheckResult) -> str:
         return f"{'more' if more else 'fewer'} than expected ({'+' if more else ''}{got - want})"
     if label.startswith("search_top"):
         if "top hit lacks" in msg or "top hit is not from" in msg:
-            return "top hit wrong: nothing found" if msg.endswith("no hits") else "top hit wrong"
+            head, _, trace = msg.partition("; trace: ")
+            if head.endswith("no hits"):
+                return "top hit wrong: nothing found" + (f" ({trace.strip()})" if trace else "")
+            return "top hit wrong"
         if "a hit contains" in msg or "a hit comes from" in msg:
             return "a stale or foreign hit served"
         return "other"

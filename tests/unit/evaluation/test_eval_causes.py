@@ -73,6 +73,13 @@ def _failed(label: str, message: str) -> CheckResult:
         ),
         (
             "search_top",
+            "search 'q' (t/u): top hit lacks 'Oslo'; got no hits; trace: no deletion or"
+            " retraction; triage dropped 1 of 2; the user holds no fact",
+            "top hit wrong: nothing found (no deletion or retraction; triage dropped 1 of 2;"
+            " the user holds no fact)",
+        ),
+        (
+            "search_top",
             "search 'q' (t/u): top hit lacks 'Oslo'; got 'Bergen' [active, from t1]",
             "top hit wrong",
         ),
@@ -170,6 +177,34 @@ def test_a_missing_fact_is_traced_through_the_gate_in_category_words(
         }
     }
     assert "Trondheim" not in out and "tired" not in out
+
+
+def test_a_search_that_finds_nothing_says_what_the_user_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A search after a deletion that finds nothing: was the unrelated fact erased too, or
+    never stored? The cause carries the user's counts, never a word of the turns."""
+    f = tmp_path / "probe.jsonl"
+    f.write_text(
+        _scenario(
+            [
+                "I live in Trondheim.",
+                "Please delete what you know about where I live.",
+            ],
+            [{"type": "search_top", "query": "which city", "expect_contains": "Trondheim"}],
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert CAUSES.main(["--json", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["causes"] == {
+        "dedupe": {
+            "search_top: top hit wrong: nothing found (1 deletion(s) or retraction(s)"
+            " resolved; triage dropped 0 of 2; the user holds 1 superseded)": 1
+        }
+    }
+    assert "Trondheim" not in out
 
 
 def test_the_frozen_split_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
