@@ -44,6 +44,7 @@ __all__ = [
     "family_reach",
     "loose_references",
     "negated_request",
+    "speaker_owned",
 ]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
@@ -94,6 +95,7 @@ class _Words:
     said_not_topics: frozenset[str]
     fronted: re.Pattern[str]
     keep_ends: re.Pattern[str]
+    owner: re.Pattern[str]
 
 
 @cache
@@ -144,6 +146,7 @@ def _words() -> _Words:
             rf"(?:{_phrases(_flat(d['fronted_topic_leads'])).pattern})"
         ),
         keep_ends=_phrases(_flat(d["keep_object_ends"])),
+        owner=_phrases(_flat(d["speaker_owner_words"])),
     )
 
 
@@ -364,6 +367,15 @@ def negated_request(sentence: str) -> bool:
             if not (w.neg_before.search(before) or w.neg_after.search(after)):
                 return False
     return found
+
+
+def speaker_owned(topic: str) -> bool:
+    """The topic names the speaker as its owner ("where I work", "mon travail", "我的工作").
+
+    >>> speaker_owned("where I work"), speaker_owned("the project"), speaker_owned("我的工作")
+    (True, False, True)
+    """
+    return _words().owner.search(topic.lower().replace("’", "'")) is not None
 
 
 def asks_not_to_keep(text: str) -> bool:

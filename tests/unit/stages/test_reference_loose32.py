@@ -124,3 +124,63 @@ def test_a_withdrawal_by_the_tools_word_closes_the_tool_and_nothing_else(
     left = facts(store)
     assert "We track our tickets in Linear" not in left
     assert left["My manager is called Ines"].status is FactStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("topic", "reached", "not_reached"),
+    [
+        ("my health", "user statement i have type 1 diabetes", "user runs on sundays"),
+        ("ma santé", "user statement je prends de l'insuline le soir", "user likes jazz"),
+        ("我健康相关", "user statement 我有哮喘", "user statement 我在银行上班"),
+        ("my hobbies", "user statement i do pottery on tuesdays", "user works as a nurse"),
+        ("mis aficiones", "user statement juego al ajedrez online", "user lives in cádiz"),
+    ],
+)
+def test_a_word_for_health_or_hobbies_reaches_its_members(
+    topic: str, reached: str, not_reached: str
+) -> None:
+    reach = family_reach(topic)
+    assert reach.search(reached)
+    assert not reach.search(not_reached)
+
+
+def test_one_condition_named_reaches_no_other_condition() -> None:
+    """'my allergy' names the allergy by its words, not the asthma beside it."""
+    assert not family_reach("my allergy").search("user statement i have asthma")
+    assert not family_reach("my pottery").search("user statement i play chess")
+
+
+def test_a_deletion_by_health_erases_the_condition_and_keeps_the_habit(
+    store: EmbeddedIndex,
+) -> None:
+    apply(store, cand("I've had high blood pressure for years", "statement", days=0))
+    apply(store, cand("I swim every Friday morning", "statement", days=1))
+    _, dec = apply(store, ref("my health", "delete", days=5))
+    assert dec.reason == "deletion_requested"
+    left = facts(store)
+    assert "I've had high blood pressure for years" not in left
+    assert left["I swim every Friday morning"].status is FactStatus.ACTIVE
+
+
+def test_the_speakers_own_topic_does_not_reach_what_another_person_does(
+    store: EmbeddedIndex,
+) -> None:
+    """'where I work' erases the user's workplace, not the wife's (a fact of another
+    subject reached only by its predicate); 'my wife' still reaches hers."""
+    apply(store, cand("Siemens", "works_at", days=0))
+    apply(store, cand("My wife works at Bosch", "works_at", days=1, subject="user's wife"))
+    _, dec = apply(store, ref("where I work", "delete", days=5))
+    assert dec.reason == "deletion_requested"
+    left = facts(store)
+    assert "Siemens" not in left
+    assert left["My wife works at Bosch"].status is FactStatus.ACTIVE
+    _, dec = apply(store, ref("my wife", "delete", days=6))
+    assert dec.reason == "deletion_requested"
+    assert "My wife works at Bosch" not in facts(store)
+
+
+def test_a_topic_not_the_speakers_own_reaches_another_persons_fact(store: EmbeddedIndex) -> None:
+    apply(store, cand("Tomasz lives in Austin", "lives_in", days=0, subject="Tomasz"))
+    _, dec = apply(store, ref("Tomasz", "delete", days=5))
+    assert dec.reason == "deletion_requested"
+    assert "Tomasz lives in Austin" not in facts(store)
