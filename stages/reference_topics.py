@@ -51,6 +51,8 @@ _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _CLAUSE_SPLIT_RE: Final = re.compile(r"\s*(?:[,;:，；：]|\s[—–-]\s)\s*")
 _WORD_RE: Final = re.compile(r"[\w'’-]+", re.UNICODE)
 _NEVER: Final = re.compile(r"(?!)")
+#: Where a clause ends: a punctuation mark, a dash, or the end of the text.
+_CLAUSE_END_RE: Final = re.compile(r"\s*(?:[,;:.!?，；：。！？—–-]|$)")
 
 
 def _phrases(words: list[str]) -> re.Pattern[str]:
@@ -246,19 +248,25 @@ def _kept_object(low: str, w: _Words) -> tuple[str, int, int] | None:
 def _fronted(low: str, w: _Words) -> tuple[str, int, int] | None:
     """A topic said first, after a topic lead at the head of the sentence ("actually, about
     the allergy: that wasn't me", "quanto ao carro, enganei-me", "关于花生，我说错了"), when
-    the speaker then says the error was theirs (``self_error_cues``): a lead inside the
-    sentence ("I was wrong about the deadline") names no thing said, and "about the
-    deadline: that's wrong" may be said of an answer.
+    the speaker then says the error was theirs (``self_error_cues``) in a clause of its
+    own: a lead inside the sentence ("I was wrong about the deadline") names no thing
+    said, "about the deadline: that's wrong" may be said of an answer, and "as for the
+    weekend, I was wrong to think it would rain" is wrong about something else.
 
     >>> _fronted("actually, about the allergy: that wasn't me, it's my sister", _words())
     ('the allergy', 0, 27)
     >>> _fronted("about the allergy: that's wrong", _words())
     >>> _fronted("i was wrong about the allergy", _words())
+    >>> _fronted("as for the weekend, i was wrong to think it would rain", _words())
     """
     found = _topic_after_lead(low, w, w.fronted)
-    if found is None or not w.self_cues.search(low.replace("’", "'"), found[2]):
+    if found is None:
         return None
-    return found
+    text = low.replace("’", "'")
+    for cue in w.self_cues.finditer(text, found[2]):
+        if _CLAUSE_END_RE.match(text, cue.end()):
+            return found
+    return None
 
 
 def _said_wrong(low: str, w: _Words) -> str | None:

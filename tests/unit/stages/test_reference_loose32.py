@@ -52,6 +52,7 @@ def test_a_fronted_topic_with_the_speakers_own_error_is_withdrawn(text: str, top
     [
         "About the deadline: that's wrong.",  # may be said of an answer
         "I was wrong about the deadline.",  # a lead inside the sentence
+        "As for the weekend, I was wrong to think it would rain.",  # wrong about another thing
         "About the trip, I forgot to tell you we booked Rome.",
         "Quant au budget, c'est bon pour moi.",
         "关于周末的安排，我们再商量。",
