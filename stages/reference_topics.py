@@ -44,12 +44,15 @@ __all__ = [
     "family_reach",
     "loose_references",
     "negated_request",
+    "speaker_owned",
 ]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _CLAUSE_SPLIT_RE: Final = re.compile(r"\s*(?:[,;:，；：]|\s[—–-]\s)\s*")
 _WORD_RE: Final = re.compile(r"[\w'’-]+", re.UNICODE)
 _NEVER: Final = re.compile(r"(?!)")
+#: Where a clause ends: a punctuation mark, a dash, or the end of the text.
+_CLAUSE_END_RE: Final = re.compile(r"\s*(?:[,;:.!?，；：。！？—–-]|$)")
 
 
 def _phrases(words: list[str]) -> re.Pattern[str]:
@@ -92,6 +95,9 @@ class _Words:
     said_thing: re.Pattern[str]
     said_speaker: re.Pattern[str]
     said_not_topics: frozenset[str]
+    fronted: re.Pattern[str]
+    keep_ends: re.Pattern[str]
+    owner: re.Pattern[str]
 
 
 @cache
@@ -136,6 +142,13 @@ def _words() -> _Words:
         neg_after=re.compile(
             r"^\s*,?\s*(?:" + _phrases(d["request_negations"]["after"]).pattern + ")"
         ),
+        # a topic lead at the head of a sentence, after discourse fillers ("actually, about")
+        fronted=re.compile(
+            rf"^(?:(?:{_phrases(_flat(d['fronting_fillers'])).pattern})[\s,，]*)*"
+            rf"(?:{_phrases(_flat(d['fronted_topic_leads'])).pattern})"
+        ),
+        keep_ends=_phrases(_flat(d["keep_object_ends"])),
+        owner=_phrases(_flat(d["speaker_owner_words"])),
     )
 
 
@@ -191,16 +204,69 @@ def loose_references(sentence: str) -> list[tuple[str, str, str]]:
         return [("retract", said, low)] if said else []
     if not (w.memory.search(low) or w.cues.search(low)):
         return []
-    found = _topic_after_lead(low, w)
+    found = _topic_after_lead(low, w) or _topic_after_lead(low, w, w.said_leads)
     if found is None:
         m = w.stuff.search(low)
-        if m is None:
+        found = (m.group(1), m.start(), m.end()) if m is not None else _kept_object(low, w)
+        if found is None:
             return []
-        found = (m.group(1), m.start(), m.end())
     topic, _a, _b = found
     if edits_a_thing(low, topic):
         return []
     return [(op, topic, low)]
+
+
+def _kept_object(low: str, w: _Words) -> tuple[str, int, int] | None:
+    """The object of a request not to keep a thing ("não guardes o nome do projeto que te
+    disse", "don't keep my blood type"): the words after the keep negation to the end of
+    its clause or a ``keep_object_ends`` word (a relative clause of saying, "please"), when
+    the sentence says besides that it is about what was said or stored (a memory word or a
+    word of error outside the keep negation): "não guardes os recibos" is a chore.
+
+    >>> _kept_object("não guardes o nome do projeto que te disse, remove isso", _words())
+    ('o nome do projeto', 0, 29)
+    >>> _kept_object("please don't keep that, i told you", _words())
+    >>> _kept_object("não guardes os recibos do supermercado", _words())
+    """
+    m = w.keep_negations.search(low)
+    if m is None:
+        return None
+    outside = low[: m.start()] + " " + low[m.end() :]
+    if not (w.memory.search(outside) or w.cues.search(outside)):
+        return None
+    rest = _CLAUSE_SPLIT_RE.split(low[m.end() :], maxsplit=1)[0]
+    rest = re.split(r"[.!?。！？]", rest, maxsplit=1)[0]
+    end = w.keep_ends.search(rest)
+    if end is not None:
+        rest = rest[: end.start()]
+    topic = rest.strip(" '\"“”«»")
+    if not topic or _only_anaphor(topic, w):
+        return None
+    return topic, m.start(), m.end() + len(rest.rstrip())
+
+
+def _fronted(low: str, w: _Words) -> tuple[str, int, int] | None:
+    """A topic said first, after a topic lead at the head of the sentence ("actually, about
+    the allergy: that wasn't me", "quanto ao carro, enganei-me", "关于花生，我说错了"), when
+    the speaker then says the error was theirs (``self_error_cues``) in a clause of its
+    own: a lead inside the sentence ("I was wrong about the deadline") names no thing
+    said, "about the deadline: that's wrong" may be said of an answer, and "as for the
+    weekend, I was wrong to think it would rain" is wrong about something else.
+
+    >>> _fronted("actually, about the allergy: that wasn't me, it's my sister", _words())
+    ('the allergy', 0, 27)
+    >>> _fronted("about the allergy: that's wrong", _words())
+    >>> _fronted("i was wrong about the allergy", _words())
+    >>> _fronted("as for the weekend, i was wrong to think it would rain", _words())
+    """
+    found = _topic_after_lead(low, w, w.fronted)
+    if found is None:
+        return None
+    text = low.replace("’", "'")
+    for cue in w.self_cues.finditer(text, found[2]):
+        if _CLAUSE_END_RE.match(text, cue.end()):
+            return found
+    return None
 
 
 def _said_wrong(low: str, w: _Words) -> str | None:
@@ -221,6 +287,9 @@ def _said_wrong(low: str, w: _Words) -> str | None:
     marker = (w.said_markers.search(low) or w.thing_markers.search(low)) if cjk else None
     if marker is None:
         found = _topic_after_lead(low, w, w.said_leads) or _said_thing(low, w)
+        if found is None:
+            fronted = _fronted(low, w)  # the speaker's own error: no further cue needed
+            return fronted[0] if fronted else None
     else:
         head = low[: marker.start()]
         leads = list(w.said_leads.finditer(head))
@@ -306,6 +375,15 @@ def negated_request(sentence: str) -> bool:
             if not (w.neg_before.search(before) or w.neg_after.search(after)):
                 return False
     return found
+
+
+def speaker_owned(topic: str) -> bool:
+    """The topic names the speaker as its owner ("where I work", "mon travail", "我的工作").
+
+    >>> speaker_owned("where I work"), speaker_owned("the project"), speaker_owned("我的工作")
+    (True, False, True)
+    """
+    return _words().owner.search(topic.lower().replace("’", "'")) is not None
 
 
 def asks_not_to_keep(text: str) -> bool:

@@ -40,9 +40,9 @@ import numpy as np
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView
-from memgate.stages.reference_topics import family_reach
+from memgate.stages.reference_topics import TopicReach, family_reach, speaker_owned
 from memgate.stages.references import is_previous, reference_op
-from memgate.stages.resolution_lexicon import LEXICON, Family, Lexicon
+from memgate.stages.resolution_lexicon import LEXICON, Family, Lexicon, Topic
 from memgate.stages.resolve_meaning import BARS, meaning_text, usem_similarity
 from memgate.stages.resolve_paraphrase import FOLD, Fold
 
@@ -279,6 +279,8 @@ def _same_stem(word: str, term: str) -> bool:
 #: The tombstone predicate of a fact erased at the user's request (no content left).
 DELETED_PREDICATE: Final = "deleted"
 _ANY_STATUS: Final = (FactStatus.ACTIVE, FactStatus.PENDING, FactStatus.SUPERSEDED)
+#: What parts a predicate's words ("works_at", "contact:manager").
+_PRED_SEP_RE: Final = re.compile(r"[_:]+")
 
 
 def referenced_facts(
@@ -330,6 +332,8 @@ def referenced_facts(
     for f in sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id)):
         if not said_before(f, c):
             continue  # said at or after the reference: it stands
+        if _someone_elses(f, c, terms, topics, reach):
+            continue  # "where I work" is not where the user's wife works
         text = f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}".lower()
         if _mentions(f, terms, said=deleting) or any(t.words.search(text) for t in topics):
             out.append((f, "topic_words"))  # a topic's word or one of its synonyms
@@ -348,6 +352,33 @@ def referenced_facts(
         # no fact names the topic: the one nearest in meaning is meant, not every near one
         out.append((max(near, key=lambda x: (x[0], x[1].fact_id))[1], "similarity"))
     return out
+
+
+def _someone_elses(
+    f: StoredFact,
+    c: CandidateFact,
+    terms: Sequence[str],
+    topics: Sequence[Topic],
+    reach: TopicReach,
+) -> bool:
+    """``f`` is said of another person than the speaker or the team, and the topic, the
+    speaker's own ("where I work", "mon travail"), does not name that person: it would
+    reach the fact only by what the person does (its predicate: "user's wife works at
+    Bosch" for "forget where I work"). A topic naming them ("my wife", "mi hermana": a
+    word of the fact besides its predicate's, a topic's synonym, a kind of its subject)
+    still reaches it."""
+    if normalise(f.subject) in ("user", "team") or not speaker_owned(c.object):
+        return False
+    verb = f.model_copy(
+        update={"subject": "", "predicate": "", "value": _PRED_SEP_RE.sub(" ", f.predicate)}
+    )
+    named = [t for t in terms if not _mentions(verb, [t])]
+    if named and _mentions(f.model_copy(update={"predicate": "", "context": ""}), named):
+        return False
+    text = f"{f.subject} {f.value}".lower()
+    if any(t.words.search(text) for t in topics if f.predicate not in t.predicates):
+        return False
+    return not reach.search(f.subject)
 
 
 def _family_predicates(f: StoredFact, lex: Lexicon) -> frozenset[str]:

@@ -137,6 +137,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # pronoun, an abbreviation, 'as I said', a synonym, a reason, the value first, inside a
     # longer turn with a request, six languages; hard negatives of another person, another
     # value, a related habit (dev31f)
+    # retraction and deletion by reference written blind for retr32, before reading the
+    # resolvers: another owner ("that wasn't me, my sister"), "I was wrong", "ignore the bit
+    # about", a broader word or a pronoun, a category, what was said; each with an unrelated
+    # fact of the user that must survive as the top hit of its search, and hard negatives
+    # (reported speech, "I forgot to ...", deleting a file or spam as a task), six
+    # languages (dev32r)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -164,6 +170,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev30c.jsonl",
         "scenarios_dev30f.jsonl",
         "scenarios_dev31f.jsonl",
+        "scenarios_dev32r.jsonl",
     ),
 }
 
