@@ -137,6 +137,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # pronoun, an abbreviation, 'as I said', a synonym, a reason, the value first, inside a
     # longer turn with a request, six languages; hard negatives of another person, another
     # value, a related habit (dev31f)
+    # supersede in new words written for super32 before the design: no slot noun, another
+    # verb, a move said by the flat, a switch of provider, employer, gym or hospital, with
+    # the search after it; hard negatives of a second value of a multi-valued slot (a
+    # language, a sport, a hobby) and of another person's change (a friend's company, a
+    # mother's doctor, a wife's dentist, a sister's move), six languages (dev32s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -164,6 +169,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev30c.jsonl",
         "scenarios_dev30f.jsonl",
         "scenarios_dev31f.jsonl",
+        "scenarios_dev32s.jsonl",
     ),
 }
 
