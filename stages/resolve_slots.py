@@ -345,15 +345,35 @@ def slot_update_target(
 
 
 def _about_another(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
-    """``c`` is about a person ``f`` does not name, or each names another person: the
-    guards slotmask and the change resolver read (a subject the extractor left as the
-    user's while the sentence names whose slot it is: "le médecin de ma mère",
-    "我老婆的牙医", "my friend's company moved from Jira to Linear")."""
-    # resolve_slotmask reads this module: its guards are read when first asked
-    from memgate.stages.resolve_paraphrase import FOLD, other_persons
-    from memgate.stages.resolve_slotmask import person_clash
+    """``c`` names a person ``f`` does not, other than a role a single-valued family holds
+    as the speaker's slot ("my new boss"), or each names another person: a subject the
+    extractor left as the user's while the sentence names whose slot it is ("le médecin de
+    ma mère", "我老婆的牙医").
 
-    return other_persons(f.value, c.object, FOLD, lex) or person_clash(f, c, lex)
+    >>> from memgate.core.events import StoredFact, CandidateFact
+    >>> doc = StoredFact.model_construct(subject="user's médecin traitant",
+    ...     value="Mon médecin traitant est le docteur Lefèvre")
+    >>> mother = CandidateFact.model_construct(subject="user",
+    ...     object="Le médecin de ma mère, c'est maintenant le docteur Garnier")
+    >>> boss = StoredFact.model_construct(subject="user", value="Priya")
+    >>> new_boss = CandidateFact.model_construct(subject="user's new boss", object="Daniel")
+    >>> _about_another(doc, mother, LEXICON), _about_another(boss, new_boss, LEXICON)
+    (True, False)
+    """
+    # resolve_paraphrase reads this module: its person words are read when first asked
+    from memgate.stages.resolve_paraphrase import FOLD, other_persons
+
+    if other_persons(f.value, c.object, FOLD, lex):
+        return True
+    roles = [x.words for x in lex.families if x.single and x.words is not None]
+
+    def persons(text: str, subject: str) -> set[str]:
+        rest = _owner_and_rest(lex.canonical_subject(subject))[1]
+        return FOLD.persons_in(text) | FOLD.persons_in(rest)
+
+    about_f = persons(f.value, f.subject)
+    about_c = {p for p in persons(c.object, c.subject) if not any(g.search(p) for g in roles)}
+    return bool(about_c) and not about_c & about_f
 
 
 def a_person(rest: str, lex: Lexicon = LEXICON) -> bool:

@@ -86,6 +86,20 @@ def test_a_boss_is_a_slot_of_the_speaker_not_another_person(store: EmbeddedIndex
     assert res.action.value == "SUPERSEDE"
 
 
+def test_a_role_named_by_the_predicate_is_the_same_person_as_the_new_boss(
+    store: EmbeddedIndex,
+) -> None:
+    """Hard negative of the guard: the stored manager names no person noun in its words
+    (``contact:manager Priya``); the new boss is a role of that family, not another
+    person the stored fact does not name. (The extractor read "moved to" as ``lives_in``,
+    so only the slot resolver meets the two.)"""
+    apply(store, cand("Priya", "contact:manager", days=0))
+    said = "My new boss is Daniel, Priya moved to another team"
+    res, _ = apply(store, cand(said, "lives_in", days=20, subject="user's new boss"))
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "slot_update")
+    assert facts(store)["Priya"].status is FactStatus.SUPERSEDED
+
+
 def test_a_subjects_first_link_says_whose_it_is() -> None:
     assert another_persons("user's friend's company")
     assert another_persons("user's sister")
