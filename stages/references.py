@@ -383,7 +383,12 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
     if any(r.op == "delete" for r in refs):
         kept = _without_keep_wishes(kept)
     source = claimed_source(turn.metadata)
+    theirs = [normalise(f.object) for f in facts if not f.retracts and another_persons(f.subject)]
     for i, r in enumerate(refs):
+        said = clauses[i] or normalise(r.sentence.strip().rstrip(".!?。！？ "))
+        if r.op == "stop" and said and any(said in obj or obj in said for obj in theirs):
+            continue  # the clause is about another person's thing ("my friend's company
+            # moved off Jira"): the extractor read its subject, nothing of the speaker stops
         kept.append(
             _candidate(
                 turn,
@@ -401,6 +406,25 @@ def with_references(turn: TurnEvent, facts: list[CandidateFact]) -> list[Candida
             )
         )
     return kept
+
+
+def another_persons(subject: str) -> bool:
+    """A subject of another person's fact or thing: the first link after the speaker is a
+    person noun ("user's sister", "user's friend's company"), not a role a single-valued
+    family holds as the speaker's slot ("user's new boss").
+
+    >>> another_persons("user's friend's company"), another_persons("user's sister")
+    (True, True)
+    >>> another_persons("user's new boss"), another_persons("team's backend")
+    (False, False)
+    >>> another_persons("user")
+    False
+    """
+    # resolve_slots reads the lexicon's families and the person nouns when first asked
+    from memgate.stages.resolve_slots import a_person
+
+    head, sep, rest = subject.replace("\u2019", "'").partition("'s ")
+    return bool(sep) and normalise(head) in ("user", "team") and a_person(rest)
 
 
 def _without_keep_wishes(facts: list[CandidateFact], lex: Lexicon = LEXICON) -> list[CandidateFact]:

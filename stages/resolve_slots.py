@@ -40,6 +40,7 @@ from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 
 __all__ = [
     "SlotMatch",
+    "a_person",
     "anchors",
     "changed_clause",
     "changed_value",
@@ -301,8 +302,9 @@ def slot_update_target(
     updates by naming its slot or one of its anchors; None when it names none."""
     if not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
         return None
-    owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
-    if owner == "" or _a_person(rest, lex):
+    subject = lex.canonical_subject(c.subject).replace("\u2019", "'")
+    owner, rest = _owner_and_rest(subject)
+    if owner == "" or a_person(subject.partition("'s ")[2] or rest, lex):
         return None  # no owner, or another person's change ("my sister left X for Y")
     said = normalise(c.object)
     words = set(said.split()) | set(normalise(lex.unelide(c.object)).split())
@@ -320,6 +322,8 @@ def slot_update_target(
                 continue
             if two_things(f.subject, c.subject, lex):
                 continue  # "our customer portal ..." -> "our new admin tool ...": another thing
+            if _about_another(f, c, lex):
+                continue  # "le médecin de ma mère, c'est maintenant ...": the mother's slot
             slot = slot_terms(f, lex)
             if any(_mentions(words, flat, t) for t in slot):
                 rank, why = 2, "slot"
@@ -340,17 +344,56 @@ def slot_update_target(
     return None if best is None else best[3]
 
 
-def _a_person(rest: str, lex: Lexicon) -> bool:
-    """The possessed noun of a subject names another person ("user's sister"), not one
-    a family holds as a slot of the speaker ("user's new boss": the manager).
+def _about_another(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
+    """``c`` names a person ``f`` does not, other than a role a single-valued family holds
+    as the speaker's slot ("my new boss"), or each names another person: a subject the
+    extractor left as the user's while the sentence names whose slot it is ("le médecin de
+    ma mère", "我老婆的牙医").
 
-    >>> _a_person("sister", LEXICON), _a_person("new boss", LEXICON), _a_person("", LEXICON)
+    >>> from memgate.core.events import StoredFact, CandidateFact
+    >>> doc = StoredFact.model_construct(subject="user's médecin traitant",
+    ...     value="Mon médecin traitant est le docteur Lefèvre")
+    >>> mother = CandidateFact.model_construct(subject="user",
+    ...     object="Le médecin de ma mère, c'est maintenant le docteur Garnier")
+    >>> boss = StoredFact.model_construct(subject="user", value="Priya")
+    >>> new_boss = CandidateFact.model_construct(subject="user's new boss", object="Daniel")
+    >>> _about_another(doc, mother, LEXICON), _about_another(boss, new_boss, LEXICON)
+    (True, False)
+    """
+    # resolve_paraphrase reads this module: its person words are read when first asked
+    from memgate.stages.resolve_paraphrase import FOLD, other_persons
+
+    if other_persons(f.value, c.object, FOLD, lex):
+        return True
+    roles = [x.words for x in lex.families if x.single and x.words is not None]
+
+    def persons(text: str, subject: str) -> set[str]:
+        rest = _owner_and_rest(lex.canonical_subject(subject))[1]
+        return FOLD.persons_in(text) | FOLD.persons_in(rest)
+
+    about_f = persons(f.value, f.subject)
+    about_c = {p for p in persons(c.object, c.subject) if not any(g.search(p) for g in roles)}
+    return bool(about_c) and not about_c & about_f
+
+
+def a_person(rest: str, lex: Lexicon = LEXICON) -> bool:
+    """The possessed noun of a subject names another person ("user's sister"), not one
+    a single-valued family holds as a slot of the speaker ("user's new boss": the
+    manager). The first link of a chain is whose it is ("user's friend's company": the
+    friend's; a friend is of a family too, the additive one of people).
+
+    >>> a_person("sister", LEXICON), a_person("new boss", LEXICON), a_person("", LEXICON)
     (True, False, False)
+    >>> a_person("friend's company", LEXICON), a_person("company", LEXICON)
+    (True, False)
     """
     # resolve_paraphrase reads this module: its person words are read when first asked
     from memgate.stages.resolve_paraphrase import FOLD
 
-    return bool(rest) and FOLD.is_person(rest) and not lex.families_of("statement", rest)
+    head = rest.split("'s ", 1)[0]
+    if not head or not FOLD.is_person(head):
+        return False
+    return not any(fam.single for fam in lex.families_of("statement", head))
 
 
 #: A substituted span longer than this many content words is a new clause, not a value.

@@ -91,7 +91,8 @@ class ScoreBreakdown(_Result):
     ``fused`` is the reciprocal-rank-fusion score (sum of ``1/(60 + rank)`` over the
     lexical and dense rankings: 0.0164 for rank 1 in one, 0.0328 for rank 1 in both);
     ``fused_share`` is it over that best possible 0.0328. ``decay`` is the salience
-    factor (1.0: no decay) and ``final = fused * decay`` orders the hits.
+    factor (1.0: no decay) and ``final``, the fusion of each rank divided by the decay
+    (``1/(60 + rank/decay)``; the fact's subject focus times it), orders the hits.
     ``relevance`` is the cosine of the query and the fact (-1 to 1): the relevance
     floor (``min_score``) applies to it.
     """

@@ -143,6 +143,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # fact of the user that must survive as the top hit of its search, and hard negatives
     # (reported speech, "I forgot to ...", deleting a file or spam as a task), six
     # languages (dev32r)
+    # supersede in new words written for super32 before the design: no slot noun, another
+    # verb, a move said by the flat, a switch of provider, employer, gym or hospital, with
+    # the search after it; hard negatives of a second value of a multi-valued slot (a
+    # language, a sport, a hobby) and of another person's change (a friend's company, a
+    # mother's doctor, a wife's dentist, a sister's move), six languages (dev32s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -171,6 +176,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev30f.jsonl",
         "scenarios_dev31f.jsonl",
         "scenarios_dev32r.jsonl",
+        "scenarios_dev32s.jsonl",
     ),
 }
 

@@ -57,7 +57,10 @@ def test_now_sets_the_instant_decay_is_measured_at(tmp_path: Path) -> None:
     assert set(fresh) == set(aged) == {"t1", "t2"}
     # the instruction does not decay; the two-year-old event does
     assert aged["t2"] == fresh["t2"]
-    assert aged["t1"] < fresh["t1"] / 4
+    # two years at a half-life of 90 days: the floor (0.1), each rank counts ten times
+    # as far down its list (memgate.recall.decayed)
+    assert aged["t1"] < fresh["t1"]
+    assert aged["t1"] <= 1 / (60 + 10) + 1 / (60 + 10) + 1e-6
 
 
 def test_a_bad_now_is_a_clear_error(tmp_path: Path) -> None:

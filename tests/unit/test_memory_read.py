@@ -69,7 +69,8 @@ def test_a_relevant_question_still_finds_its_fact(
     assert values(result)[0] == value
     top = result.hits[0].score
     assert top.relevance is not None and top.relevance >= result.min_score == 0.3
-    assert top.dense_rank == 1 and top.fused == pytest.approx(top.final / top.decay)
+    assert top.dense_rank == 1 and top.final <= top.fused  # decay divides the ranks
+    assert top.decay < 1 or top.final == pytest.approx(top.fused)
     assert 0 < top.fused_share <= 1
 
 
