@@ -137,6 +137,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # pronoun, an abbreviation, 'as I said', a synonym, a reason, the value first, inside a
     # longer turn with a request, six languages; hard negatives of another person, another
     # value, a related habit (dev31f)
+    # dedupe written for fold32, before its design: a restatement that yields no fact of its
+    # own (a question or recall tag, a request after it, a bare noun phrase, an aside); hard
+    # negatives of another person, another value, a negation, a wish, six languages (dev32f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -164,6 +167,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev30c.jsonl",
         "scenarios_dev30f.jsonl",
         "scenarios_dev31f.jsonl",
+        "scenarios_dev32f.jsonl",
     ),
 }
 
