@@ -2,7 +2,10 @@
 
 Most restatements that were never folded in never reached resolution: triage dropped the
 turn (a question tag, "like I said" before a request, a turn read as chatter) or extraction
-found no fact in it ("Penicillin allergy here, remember?"). Such a turn is carried on as a
+found no fact in it ("Penicillin allergy here, remember?"). Such a turn (extraction's, or
+triage's of the drop reasons the data lists: a statement with a question or recall tag or
+before a request; not chatter or nothing durable, most dropped turns, probed at a cost in
+turns/s for one fold on the development scenarios) is carried on as a
 *probe* (:func:`probe_candidate`: the turn's own text, flagged ``probe``): no extractor
 runs on a dropped turn, and the probe passes the redact stage like any candidate (so the
 text compared is masked the way stored facts are) and reaches the dedupe stage, which reads
@@ -16,8 +19,8 @@ extraction decision.
 A pair folds when, by structure, the rules' own guards pass (no number changed, no value
 swapped in one frame, no second person, no change cue, nothing added, no replacement, the
 same stance, not another person's or thing's fact), more than half (``cover_bar``) of
-the stored fact's content words are said again (the word itself or its first ``prefix_chars`` letters:
-an inflection, a short form), and then the relation pair classifier
+the stored fact's content words are said again (the word itself or its first
+``prefix_chars`` letters: an inflection, a short form), and then the relation pair classifier
 (:mod:`memgate.stages.relation_model`) reads ``same`` with at least ``model_bar``. The word
 lists are the lexicon's; the bars are data (``memgate/data/restate_probe.json``).
 

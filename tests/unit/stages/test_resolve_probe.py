@@ -86,7 +86,7 @@ def _dedupe_reasons(ws: Workspace, tenant: str, user: str) -> list[str]:
         (
             3,
             "I work as a pharmacist in a hospital.",
-            "Like I said, I'm a pharmacist. Any tips for staying awake on night shifts?",
+            "Like I said, I'm a pharmacist. Could you suggest a good book about sleep?",
             "pharmacist",
         ),
         # kept, but extraction finds no fact: a bare noun phrase with a tag
@@ -230,8 +230,9 @@ def test_triage_carries_a_dropped_question_on_as_a_probe_only(gate: Workspace) -
     out = step(_turn("You know my son Leo, right?", 1))
     probes = [o for o in out if isinstance(o, TriagedTurn)]
     assert [p.probe for p in probes] == [True]
-    filler = step(_turn("ok thanks!", 1))
-    assert not [o for o in filler if isinstance(o, TriagedTurn)]  # filler is no probe
+    for other in ("ok thanks!", "Like I said, I'm a pharmacist. Any tips for night shifts?"):
+        out_other = step(_turn(other, 1))  # filler, chatter: no probe (restate_probe.json)
+        assert not [o for o in out_other if isinstance(o, TriagedTurn)]
     # the journal still says the turn was dropped
     assert any(getattr(o, "verdict", None) is TriageVerdict.DROP for o in out)
 
