@@ -77,6 +77,7 @@ from memgate.stages.resolve_paraphrase import (
     possessed_subject,
 )
 from memgate.stages.resolve_pending import restated_guess, said_again
+from memgate.stages.resolve_probe import PROBE, restated_target
 from memgate.stages.resolve_qualifier import adds_another, kept_apart, other_thing
 from memgate.stages.resolve_repeat import repeat_target, said_twice
 from memgate.stages.resolve_restate import fold_target_of_core, persons_apart
@@ -272,6 +273,18 @@ class Resolver:
             if cites_turn(f, c):
                 return out(ResolutionAction.DUPLICATE, "redelivered", [], {"of": f.fact_id})
             return out(ResolutionAction.DUPLICATE, reason, [seen_again(f, event, now)], details)
+
+        if c.probe:
+            # a turn that yielded no fact: only a restatement of a stored one, reinforced
+            # (one more occurrence); nothing found leaves no row (resolve_probe)
+            near = nearest_of(view, c, vec, PROBE.nearest, (FactStatus.ACTIVE,))
+            hit = restated_target(c, near, self.relation_model or RelationModel.load())
+            if hit is None:
+                return []
+            return fold(hit.fact, "restatement", {
+                "of": hit.fact.fact_id, "sureness": round(hit.probability, 4),
+                "similarity": round(hit.similarity, 4), "probe": PROBE.version,
+            })  # fmt: skip
 
         # 1. policy gates that need no state
         if c.confidence < p.min_confidence:

@@ -101,13 +101,17 @@ class Redactor:
                 **{f"context.{k}": v for k, v in sorted(context_counts.items())},
             },
         )
-        if action is RedactionAction.REJECTED:
+        if c.probe:  # a probe leaves no row of its own (memgate.stages.resolve_probe)
+            if action is RedactionAction.REJECTED:
+                return []
+        elif action is RedactionAction.REJECTED:
             return [decision]
         update: dict[str, str] = {} if action is RedactionAction.CLEAN else dict(fields)
         if context != c.context:
             update["context"] = context
         candidate = c.model_copy(update=update) if update else c
-        return [RedactedCandidate(candidate=candidate, redaction=result), decision]
+        redacted = RedactedCandidate(candidate=candidate, redaction=result)
+        return [redacted] if c.probe else [redacted, decision]
 
 
 def _category(kind: str) -> Category:

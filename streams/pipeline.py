@@ -43,6 +43,7 @@ from memgate.stages.extract_report import ReportingExtractor
 from memgate.stages.persist import plan
 from memgate.stages.redact import Redactor, mask_all
 from memgate.stages.references import with_references
+from memgate.stages.resolve_probe import PROBE, probe_candidate
 from memgate.stages.seal import seal
 from memgate.stages.shadow import disagreement
 from memgate.stages.triage import TriagePolicy, triage
@@ -113,6 +114,10 @@ class TriageStep:
             )
         if verdict is TriageVerdict.KEEP:
             out.insert(0, TriagedTurn(turn=turn, reason=reason))
+        elif PROBE.on and reason in PROBE.drop_reasons and turn.role == "user":
+            # dropped, yet it may restate a stored fact: carried on as a probe only
+            # (no extractor reads it; resolution may only reinforce: resolve_probe)
+            out.insert(0, TriagedTurn(turn=turn, reason=reason, probe=True))
         return out
 
     def digest(self, turn: TurnEvent) -> str:
@@ -141,6 +146,9 @@ class ExtractStep:
         self, item: TriagedTurn
     ) -> list[CandidateFact | DecisionRecord | DisagreementRecord]:
         turn = item.turn
+        if item.probe:  # a dropped turn: no extraction, no decision of its own
+            probe = probe_candidate(turn)
+            return [probe] if probe is not None else []
         facts: list[CandidateFact] = []
         report: dict[str, str] = {}
         try:
@@ -169,6 +177,8 @@ class ExtractStep:
             },
         )
         out: list[CandidateFact | DecisionRecord | DisagreementRecord] = [*facts, decision]
+        if verdict == "none" and (probe := probe_candidate(turn)) is not None:
+            out.insert(0, probe)  # no fact: it may still restate one (resolve_probe)
         if self.shadow is not None and verdict != "error":
             differs = self._compare(turn, facts, now)
             if differs is not None:

@@ -541,10 +541,10 @@ class InProcessRunner:
 
 def _account(stage: Stage, done: Effects, s: RunSummary) -> None:
     """Count one event's effects into the run's summary."""
-    if stage is Stage.TRIAGE:
-        s.kept += len(done.forward)
+    if stage is Stage.TRIAGE:  # a probe is no kept turn, nor a candidate (resolve_probe)
+        s.kept += sum(1 for t in done.forward if not getattr(t, "probe", False))
     elif stage is Stage.EXTRACT:
-        s.candidates += len(done.forward)
+        s.candidates += sum(1 for c in done.forward if not getattr(c, "probe", False))
     elif stage is Stage.REDACT:
         s.redacted += sum(
             1 for r in done.forward if isinstance(r, RedactedCandidate) and r.redaction.counts

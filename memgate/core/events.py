@@ -326,10 +326,17 @@ class TriageVerdict(StrEnum):
 
 
 class TriagedTurn(_Event):
-    """A turn that survived triage, on its way to extraction."""
+    """A turn that survived triage, on its way to extraction (or, ``probe``, a turn triage
+    dropped that may still restate a stored fact: memgate.stages.resolve_probe)."""
 
     turn: TurnEvent
     reason: str
+    probe: bool = Field(
+        default=False,
+        description="Dropped by triage: no extractor reads it; it is carried on only to be "
+        "read as a restatement of one of the user's stored facts (memgate.stages."
+        "resolve_probe).",
+    )
 
     @property
     def partition_key(self) -> str:
@@ -383,6 +390,11 @@ class CandidateFact(_Event):
         description="The user says this repeats something said before ('as I told you', "
         "'reminder:'): resolution folds it into the active fact of the same owner it "
         "repeats, at a lower bar than an unmarked restatement (memgate.stages.resolve_repeat).",
+    )
+    probe: bool = Field(
+        default=False,
+        description="The text of a turn that yielded no fact: resolution may only reinforce a "
+        "stored fact it says again, never write a new one (memgate.stages.resolve_probe).",
     )
     source: str = Field(
         default="",

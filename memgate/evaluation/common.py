@@ -148,6 +148,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # the search after it; hard negatives of a second value of a multi-valued slot (a
     # language, a sport, a hobby) and of another person's change (a friend's company, a
     # mother's doctor, a wife's dentist, a sister's move), six languages (dev32s)
+    # dedupe written for fold32, before its design: a restatement that yields no fact of its
+    # own (a question or recall tag, a request after it, a bare noun phrase, an aside); hard
+    # negatives of another person, another value, a negation, a wish, six languages (dev32f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -177,6 +180,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev31f.jsonl",
         "scenarios_dev32r.jsonl",
         "scenarios_dev32s.jsonl",
+        "scenarios_dev32f.jsonl",
     ),
 }
 

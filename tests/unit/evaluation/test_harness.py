@@ -53,7 +53,9 @@ class KeepAllTriage(TriageStep):
 
     def __call__(self, turn: TurnEvent) -> list[TriagedTurn | JournalRecord | DecisionRecord]:
         out = super().__call__(turn)
-        if not any(isinstance(e, TriagedTurn) for e in out):
+        if not any(isinstance(e, TriagedTurn) and not e.probe for e in out):
+            # a dropped turn's probe (resolve_probe) is no turn let through
+            out = [e for e in out if not isinstance(e, TriagedTurn)]
             out.insert(0, TriagedTurn(turn=turn, reason="keep_all"))
         return out
 
