@@ -6,6 +6,7 @@ import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -112,25 +113,33 @@ def _scenario(turns: list[str], checks: list[dict[str, object]]) -> str:
     )  # fmt: skip
 
 
+def _causes(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    turns: list[str],
+    checks: list[dict[str, object]],
+) -> tuple[dict[str, Any], str]:
+    """Run the tool on one scenario; its JSON answer and the text it printed."""
+    f = tmp_path / "probe.jsonl"
+    f.write_text(_scenario(turns, checks) + "\n", encoding="utf-8")
+    assert CAUSES.main(["--json", str(f)]) == 0
+    out = capsys.readouterr().out
+    return json.loads(out), out
+
+
 def test_the_table_counts_causes_and_prints_no_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    f = tmp_path / "probe.jsonl"
-    f.write_text(
-        _scenario(
-            ["My favourite editor is Neovim."],
-            [
-                {"type": "fact_status", "status": "active", "text_contains": "Neovim"},
-                {"type": "fact_status", "status": "active", "text_contains": "Zanzibar"},
-                {"type": "active_count", "equals": 0, "text_contains": "Neovim"},
-            ],
-        )
-        + "\n",
-        encoding="utf-8",
+    got, out = _causes(
+        tmp_path,
+        capsys,
+        ["My favourite editor is Neovim."],
+        [
+            {"type": "fact_status", "status": "active", "text_contains": "Neovim"},
+            {"type": "fact_status", "status": "active", "text_contains": "Zanzibar"},
+            {"type": "active_count", "equals": 0, "text_contains": "Neovim"},
+        ],
     )
-    assert CAUSES.main(["--json", str(f)]) == 0
-    out = capsys.readouterr().out
-    got = json.loads(out)
     assert got["scenarios"] == 1 and got["passed"] == 0
     assert got["causes"] == {
         "dedupe": {
@@ -148,25 +157,20 @@ def test_a_missing_fact_is_traced_through_the_gate_in_category_words(
     """Where the fact a check expected went: its turn dropped by triage (with the reason),
     or stored and then erased by a deletion request (its tombstone is what the user holds);
     never a word of the turns."""
-    f = tmp_path / "probe.jsonl"
-    f.write_text(
-        _scenario(
-            [
-                "I live in Trondheim.",
-                "Ugh, so tired today, barely slept.",
-                "Please delete what you know about where I live.",
-            ],
-            [
-                {"type": "fact_status", "status": "active", "from_turn": "c-0"},
-                {"type": "fact_status", "status": "active", "from_turn": "c-1"},
-            ],
-        )
-        + "\n",
-        encoding="utf-8",
+    got, out = _causes(
+        tmp_path,
+        capsys,
+        [
+            "I live in Trondheim.",
+            "Ugh, so tired today, barely slept.",
+            "Please delete what you know about where I live.",
+        ],
+        [
+            {"type": "fact_status", "status": "active", "from_turn": "c-0"},
+            {"type": "fact_status", "status": "active", "from_turn": "c-1"},
+        ],
     )
-    assert CAUSES.main(["--json", str(f)]) == 0
-    out = capsys.readouterr().out
-    assert json.loads(out)["causes"] == {
+    assert got["causes"] == {
         "dedupe": {
             "fact_status:active: no matching fact at all (kept, dedupe ADD (new_key);"
             " 1 deletion(s) or retraction(s) resolved; triage dropped 1 of 3; the user holds"
@@ -184,21 +188,16 @@ def test_a_search_that_finds_nothing_says_what_the_user_holds(
 ) -> None:
     """A search after a deletion that finds nothing: was the unrelated fact erased too, or
     never stored? The cause carries the user's counts, never a word of the turns."""
-    f = tmp_path / "probe.jsonl"
-    f.write_text(
-        _scenario(
-            [
-                "I live in Trondheim.",
-                "Please delete what you know about where I live.",
-            ],
-            [{"type": "search_top", "query": "which city", "expect_contains": "Trondheim"}],
-        )
-        + "\n",
-        encoding="utf-8",
+    got, out = _causes(
+        tmp_path,
+        capsys,
+        [
+            "I live in Trondheim.",
+            "Please delete what you know about where I live.",
+        ],
+        [{"type": "search_top", "query": "which city", "expect_contains": "Trondheim"}],
     )
-    assert CAUSES.main(["--json", str(f)]) == 0
-    out = capsys.readouterr().out
-    assert json.loads(out)["causes"] == {
+    assert got["causes"] == {
         "dedupe": {
             "search_top: top hit wrong: nothing found (1 deletion(s) or retraction(s)"
             " resolved; triage dropped 0 of 2; the user holds 1 superseded)": 1
@@ -218,17 +217,12 @@ def test_a_value_the_gate_masked_is_told_apart(
 ) -> None:
     """A check that looks for a value redaction masks finds no fact; the trace says the
     user's fact holds a masked value (the gate's redaction, not a lost turn)."""
-    f = tmp_path / "probe.jsonl"
-    f.write_text(
-        _scenario(
-            ["My mobile number is +49 151 23456789."],
-            [{"type": "fact_status", "status": "active", "text_contains": "23456789"}],
-        )
-        + "\n",
-        encoding="utf-8",
+    got, out = _causes(
+        tmp_path,
+        capsys,
+        ["My mobile number is +49 151 23456789."],
+        [{"type": "fact_status", "status": "active", "text_contains": "23456789"}],
     )
-    assert CAUSES.main(["--json", str(f)]) == 0
-    out = capsys.readouterr().out
-    (cause,) = json.loads(out)["causes"]["dedupe"]
+    (cause,) = got["causes"]["dedupe"]
     assert cause.endswith("the user holds 1 active (1 with a masked value))")
     assert "23456789" not in out

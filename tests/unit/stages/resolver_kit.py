@@ -23,6 +23,7 @@ from memgate.core.events import (
     RedactionResult,
     Resolution,
     StoredFact,
+    TurnEvent,
 )
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
@@ -45,6 +46,7 @@ __all__ = [
     "resolve",
     "statement",
     "status",
+    "user_turn",
 ]
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
@@ -191,3 +193,11 @@ def changed(store: EmbeddedIndex, stored: str, said: str) -> tuple[Resolution, D
     assert status(store, said) is FactStatus.ACTIVE
     assert status(store, OTHER) is FactStatus.ACTIVE
     return res, dec
+
+
+def user_turn(content: str, ts: datetime = datetime(2024, 5, 1, tzinfo=UTC)) -> TurnEvent:
+    """One user turn of u1 at acme (the extractor and reference tests' input)."""
+    return TurnEvent(
+        tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1", role="user",
+        content=content, ts=ts,
+    )  # fmt: skip

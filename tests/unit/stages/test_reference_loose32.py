@@ -95,12 +95,19 @@ def test_a_chinese_thing_said_withdrawn_as_not_to_be_taken_seriously() -> None:
 @pytest.mark.parametrize(
     ("topic", "reached", "not_reached"),
     [
+        # the kind "tools" reaches the products named
         ("nos outils", "team statement on gère les tickets dans jira", "user likes jazz"),
         ("our tooling", "team uses slack for chat", "user lives in leeds"),
         ("我们的工具", "team statement 我们用飞书沟通", "user statement 我住在杭州"),
+        # a word for health or hobbies reaches its members
+        ("my health", "user statement i have type 1 diabetes", "user runs on sundays"),
+        ("ma santé", "user statement je prends de l'insuline le soir", "user likes jazz"),
+        ("我健康相关", "user statement 我有哮喘", "user statement 我在银行上班"),
+        ("my hobbies", "user statement i do pottery on tuesdays", "user works as a nurse"),
+        ("mis aficiones", "user statement juego al ajedrez online", "user lives in cádiz"),
     ],
 )
-def test_the_tools_kind_reaches_the_products_named(
+def test_a_kinds_word_reaches_its_members_and_nothing_else(
     topic: str, reached: str, not_reached: str
 ) -> None:
     reach = family_reach(topic)
@@ -125,24 +132,6 @@ def test_a_withdrawal_by_the_tools_word_closes_the_tool_and_nothing_else(
     left = facts(store)
     assert "We track our tickets in Linear" not in left
     assert left["My manager is called Ines"].status is FactStatus.ACTIVE
-
-
-@pytest.mark.parametrize(
-    ("topic", "reached", "not_reached"),
-    [
-        ("my health", "user statement i have type 1 diabetes", "user runs on sundays"),
-        ("ma santé", "user statement je prends de l'insuline le soir", "user likes jazz"),
-        ("我健康相关", "user statement 我有哮喘", "user statement 我在银行上班"),
-        ("my hobbies", "user statement i do pottery on tuesdays", "user works as a nurse"),
-        ("mis aficiones", "user statement juego al ajedrez online", "user lives in cádiz"),
-    ],
-)
-def test_a_word_for_health_or_hobbies_reaches_its_members(
-    topic: str, reached: str, not_reached: str
-) -> None:
-    reach = family_reach(topic)
-    assert reach.search(reached)
-    assert not reach.search(not_reached)
 
 
 def test_one_condition_named_reaches_no_other_condition() -> None:

@@ -20,11 +20,9 @@ they mean, and only that one.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from memgate.core.events import CandidateFact, FactStatus, TriagedTurn, TriageVerdict, TurnEvent
+from memgate.core.events import CandidateFact, FactStatus, TriagedTurn, TriageVerdict
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.references import find_references
@@ -32,18 +30,11 @@ from memgate.stages.resolve_semantic import DELETED_PREDICATE
 from memgate.stages.statements import HybridExtractor
 from memgate.stages.triage import triage
 from memgate.streams.pipeline import ExtractStep
-from tests.unit.stages.resolver_kit import apply, cand, facts, ref
-
-
-def _turn(content: str) -> TurnEvent:
-    return TurnEvent(
-        tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1", role="user",
-        content=content, ts=datetime(2024, 5, 1, tzinfo=UTC),
-    )  # fmt: skip
+from tests.unit.stages.resolver_kit import apply, cand, facts, ref, user_turn
 
 
 def _extracted(content: str) -> list[CandidateFact]:
-    out = ExtractStep(HybridExtractor())(TriagedTurn(turn=_turn(content), reason="kept"))
+    out = ExtractStep(HybridExtractor())(TriagedTurn(turn=user_turn(content), reason="kept"))
     return [c for c in out if isinstance(c, CandidateFact)]
 
 
@@ -159,12 +150,12 @@ def test_a_hedge_about_the_team_named_by_a_noun_is_a_hedged_fact() -> None:
 
 @pytest.mark.parametrize("text", [HEDGED, CHECKED])
 def test_triage_keeps_the_hedge_and_its_confirmation(text: str) -> None:
-    assert triage(_turn(text))[0] is TriageVerdict.KEEP
+    assert triage(user_turn(text))[0] is TriageVerdict.KEEP
 
 
 @pytest.mark.parametrize("text", ["C'est confirmé.", "It's confirmed, thanks!"])
 def test_a_bare_confirmation_is_still_chatter(text: str) -> None:
-    assert triage(_turn(text))[0] is TriageVerdict.DROP
+    assert triage(user_turn(text))[0] is TriageVerdict.DROP
 
 
 def test_the_hedge_is_a_belief_and_the_confirmation_the_same_fact() -> None:

@@ -199,8 +199,7 @@ def test_covered_counts_the_stored_words_said_again_by_word_or_prefix() -> None:
 
 def test_the_probe_of_a_turn_is_its_text_flagged_and_only_a_users() -> None:
     c = probe_candidate(_turn("  You know my son   Leo, right? ", 1))
-    assert isinstance(c, CandidateFact)
-    assert (c.probe, c.object, c.confidence, c.type) == (
+    assert c is not None and (c.probe, c.object, c.confidence, c.type) == (
         True,
         "You know my son Leo, right?",
         0.0,

@@ -12,60 +12,58 @@ stops nothing of the speaker's.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from memgate.core.events import FactStatus, TurnEvent
+from memgate.core.events import FactStatus
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.references import REFERENCE_PREDICATE, another_persons, with_references
 from memgate.stages.statements import HybridExtractor
-from tests.unit.stages.resolver_kit import apply, cand, facts
+from tests.unit.stages.resolver_kit import apply, cand, facts, user_turn
 
 
 @pytest.mark.parametrize(
-    ("subject", "old", "said"),
+    ("subject", "old", "said", "action", "status"),
     [
+        # another person's slot changed: the speaker's fact stays
         (
             "user's médecin traitant",
             "Mon médecin traitant est le docteur Lefèvre",
             "Le médecin de ma mère, c'est maintenant le docteur Garnier",
+            "ADD",
+            FactStatus.ACTIVE,
         ),
-        ("user's 牙医", "我的牙医是陈医生", "我老婆的牙医换成了刘医生"),
+        ("user's 牙医", "我的牙医是陈医生", "我老婆的牙医换成了刘医生", "ADD", FactStatus.ACTIVE),
         (
             "user's médico",
             "Mi médico es el doctor Ruiz",
             "El médico de mi padre ahora es el doctor Gil",
+            "ADD",
+            FactStatus.ACTIVE,
         ),
-    ],
-)
-def test_another_persons_slot_changed_leaves_the_speakers_fact(
-    store: EmbeddedIndex, subject: str, old: str, said: str
-) -> None:
-    apply(store, cand(old, "statement", days=0, subject=subject, multi=True))
-    res, _ = apply(store, cand(said, "statement", days=20, multi=True))
-    assert res.action.value == "ADD"
-    assert facts(store)[old].status is FactStatus.ACTIVE
-
-
-@pytest.mark.parametrize(
-    ("subject", "old", "said"),
-    [
+        # the speaker's own slot changed: it still supersedes
         (
             "user's médecin traitant",
             "Mon médecin traitant est le docteur Lefèvre",
             "Mon médecin traitant, c'est maintenant le docteur Garnier",
+            "SUPERSEDE",
+            FactStatus.SUPERSEDED,
         ),
-        ("user's 牙医", "我的牙医是陈医生", "我的牙医换成了刘医生"),
+        (
+            "user's 牙医",
+            "我的牙医是陈医生",
+            "我的牙医换成了刘医生",
+            "SUPERSEDE",
+            FactStatus.SUPERSEDED,
+        ),
     ],
 )
-def test_the_speakers_own_slot_changed_still_supersedes(
-    store: EmbeddedIndex, subject: str, old: str, said: str
+def test_only_the_speakers_own_slot_changed_supersedes(
+    store: EmbeddedIndex, subject: str, old: str, said: str, action: str, status: FactStatus
 ) -> None:
     apply(store, cand(old, "statement", days=0, subject=subject, multi=True))
     res, _ = apply(store, cand(said, "statement", days=20, multi=True))
-    assert res.action.value == "SUPERSEDE"
-    assert facts(store)[old].status is FactStatus.SUPERSEDED
+    assert res.action.value == action
+    assert facts(store)[old].status is status
 
 
 def test_a_boss_is_a_slot_of_the_speaker_not_another_person(store: EmbeddedIndex) -> None:
@@ -108,15 +106,8 @@ def test_a_subjects_first_link_says_whose_it_is() -> None:
     assert not another_persons("user")
 
 
-def _turn(text: str) -> TurnEvent:
-    return TurnEvent(
-        tenant_id="acme", user_id="u1", session_id="s", turn_id="t", role="user",
-        content=text, ts=datetime(2025, 3, 1, tzinfo=UTC),
-    )  # fmt: skip
-
-
 def _stops(text: str) -> list[str]:
-    turn = _turn(text)
+    turn = user_turn(text)
     out = with_references(turn, HybridExtractor().extract(turn))
     return [c.object for c in out if c.predicate == REFERENCE_PREDICATE]
 
