@@ -366,12 +366,20 @@ _MASK = re.compile(r"\[[A-Z_]+\]")
 
 
 class _Runner:
-    def __init__(self, ws: Workspace, embedder: Embedder, now: datetime) -> None:
+    def __init__(
+        self, ws: Workspace, embedder: Embedder, now: datetime, turns: Sequence[TurnEvent] = ()
+    ) -> None:
         self.ws = ws
         self.embedder = embedder
         self.recall = Recall(ws.store, embedder, tenant_decay=tenant_decay(ws.settings))
         self.now = now
         self.replays = ReplayState()
+        #: each user's turn ids in the scenario's order (a fact's origin, by position)
+        self.turn_ids: dict[tuple[str, str], list[str]] = {}
+        for t in turns:
+            ids = self.turn_ids.setdefault((t.tenant_id, t.user_id), [])
+            if t.turn_id not in ids:
+                ids.append(t.turn_id)
 
     def search(
         self,
@@ -405,6 +413,8 @@ class _Runner:
             msg = f"{len(found)} {which} fact(s) for {c.describe()}, expected {c.equals}" + (
                 ": " + "; ".join(repr(f.text) for f in found[:4]) if found and not ok else ""
             )
+            if len(found) > c.equals:  # too many: where each came from (category words)
+                msg += f"; trace: {self._origins(c.tenant, c.user, found)}"
             return ok, msg
         if isinstance(c, FactStatusCheck):
             return self._fact_status(c)
@@ -468,6 +478,21 @@ class _Runner:
         if c.from_turn:
             return turn_path(self.ws.audit_store, c.tenant, c.user, c.from_turn) + f"; {summary}"
         return summary
+
+    def _origins(self, tenant: str, user: str, found: list[StoredFact]) -> str:
+        """Where each counted fact came from: its first turn's position among the user's
+        turns and that turn's way through the gate (category words), then the summary."""
+        order = self.turn_ids.get((tenant, user), [])
+        seen: Counter[str] = Counter()
+        for f in found:
+            first = next((t for t in order if t in f.source_turn_ids), None)
+            if first is None:
+                seen["from no turn of the scenario"] += 1
+                continue
+            path = turn_path(self.ws.audit_store, tenant, user, first)
+            seen[f"turn {order.index(first) + 1} of {len(order)} ({path})"] += 1
+        words = ", ".join(w if n == 1 else f"{w} x{n}" for w, n in sorted(seen.items()))
+        return f"from {words}; {self._summary(tenant, user)}"
 
     def _summary(self, tenant: str, user: str) -> str:
         """The user's turns and facts in counts (:func:`user_summary`, then what they hold)."""
@@ -536,7 +561,7 @@ def _run_one(
     pending = list(enumerate(sc.checks))
     try:
         with Workspace(settings, embedder, factory) as ws:
-            runner = _Runner(ws, embedder, now)
+            runner = _Runner(ws, embedder, now, sc.turns)
             ex = ws.pipeline.extract.extractor
             report.extractor = f"{ex.name}-{ex.version}"
 

@@ -120,7 +120,9 @@ def cause(check: CheckResult) -> str:
             return "unreadable"
         got, want = int(m.group(1)), int(m.group(2))
         more = got > want
-        return f"{'more' if more else 'fewer'} than expected ({'+' if more else ''}{got - want})"
+        trace = msg.partition("; trace: ")[2].strip()
+        words = f"{'more' if more else 'fewer'} than expected ({'+' if more else ''}{got - want})"
+        return words + (f" ({trace})" if trace else "")
     if label.startswith("search_top"):
         if "top hit lacks" in msg or "top hit is not from" in msg:
             head, _, trace = msg.partition("; trace: ")

@@ -145,7 +145,9 @@ def test_the_table_counts_causes_and_prints_no_text(
         "dedupe": {
             "fact_status:active: no matching fact at all (no deletion or retraction;"
             " triage dropped 0 of 1; the user holds 1 active)": 1,
-            "active_count: more than expected (+1)": 1,
+            "active_count: more than expected (+1) (from turn 1 of 1 (kept, dedupe ADD"
+            " (new_key)); no deletion or retraction; triage dropped 0 of 1; the user holds"
+            " 1 active)": 1,
         }
     }
     assert "Neovim" not in out and "Zanzibar" not in out
