@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -456,19 +456,26 @@ class _Runner:
         if c.expect_contains is not None and (
             top is None or c.expect_contains.casefold() not in top.text.casefold()
         ):
+            want = c.expect_contains.casefold()
+            got += self._ranked_trace(c, hits, lambda f: want in f.text.casefold())
             return False, f"{where}: top hit lacks {c.expect_contains!r}; got {got}"
         if c.expect_top_from is not None and (
             top is None or c.expect_top_from not in top.source_turn_ids
         ):
+            turn = c.expect_top_from
+            got += self._ranked_trace(c, hits, lambda f: turn in f.source_turn_ids)
             return False, f"{where}: top hit is not from {c.expect_top_from}; got {got}"
         if c.expect_not_contains is not None:
             bad = [h for h in hits if c.expect_not_contains.casefold() in h.fact.text.casefold()]
             if bad:
-                return False, f"{where}: a hit contains {c.expect_not_contains!r}: {_brief(bad)}"
+                why = self._served_trace(c, hits, bad)
+                said = f"a hit contains {c.expect_not_contains!r}"
+                return False, f"{where}: {said}: {_brief(bad)}{why}"
         if c.expect_none_from is not None:
             bad = [h for h in hits if c.expect_none_from in h.fact.source_turn_ids]
             if bad:
-                return False, f"{where}: a hit comes from {c.expect_none_from}: {_brief(bad)}"
+                why = self._served_trace(c, hits, bad)
+                return False, f"{where}: a hit comes from {c.expect_none_from}: {_brief(bad)}{why}"
         return True, f"{where}: {_brief(hits)}"
 
     def _trace(self, c: FactStatusCheck) -> str:
@@ -478,6 +485,40 @@ class _Runner:
         if c.from_turn:
             return turn_path(self.ws.audit_store, c.tenant, c.user, c.from_turn) + f"; {summary}"
         return summary
+
+    def _ranked_trace(
+        self, c: SearchTop, hits: list[SearchHit], wanted: Callable[[StoredFact], bool]
+    ) -> str:
+        """A search whose top hit is wrong (it found something): where the top hit came from,
+        and where the wanted fact is: at which rank, or only in the store (with its status),
+        or nowhere. Category words only."""
+        if not hits:
+            return ""
+        top = hits[0].fact
+        words = f"; trace: top hit {self._whence(c.tenant, c.user, top)}"
+        rank = next((i for i, h in enumerate(hits, 1) if wanted(h.fact)), None)
+        if rank is not None:
+            return words + f"; the wanted fact ranked {rank} of {len(hits)}"
+        stored = [f for f in self.facts(c.tenant, c.user) if wanted(f)]
+        if stored:
+            held = ", ".join(self._whence(c.tenant, c.user, f) for f in stored[:3])
+            return words + f"; the wanted fact not among the hits, stored {held}"
+        return words + "; the wanted fact in no stored fact"
+
+    def _served_trace(self, c: SearchTop, hits: list[SearchHit], bad: list[SearchHit]) -> str:
+        """A hit that should not be served: its rank and where it came from, then the
+        user's summary (deletions or retractions resolved). Category words only."""
+        first = bad[0]
+        rank = next(i for i, h in enumerate(hits, 1) if h is first)
+        whence = self._whence(c.tenant, c.user, first.fact)
+        return f"; trace: ranked {rank} of {len(hits)}, {whence}; {self._summary(c.tenant, c.user)}"
+
+    def _whence(self, tenant: str, user: str, f: StoredFact) -> str:
+        """A fact in category words: its status and its first turn's position."""
+        order = self.turn_ids.get((tenant, user), [])
+        first = next((t for t in order if t in f.source_turn_ids), None)
+        at = f"turn {order.index(first) + 1} of {len(order)}" if first else "no turn of it"
+        return f"{f.status.value} from {at}"
 
     def _origins(self, tenant: str, user: str, found: list[StoredFact]) -> str:
         """Where each counted fact came from: its first turn's position among the user's

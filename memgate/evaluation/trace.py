@@ -128,9 +128,10 @@ def cause(check: CheckResult) -> str:
             head, _, trace = msg.partition("; trace: ")
             if head.endswith("no hits"):
                 return "top hit wrong: nothing found" + (f" ({trace.strip()})" if trace else "")
-            return "top hit wrong"
+            return "top hit wrong" + (f" ({trace.strip()})" if trace else "")
         if "a hit contains" in msg or "a hit comes from" in msg:
-            return "a stale or foreign hit served"
+            trace = msg.partition("; trace: ")[2].strip()
+            return "a stale or foreign hit served" + (f" ({trace})" if trace else "")
         return "other"
     if label == "no_results":
         return "results where none expected"

@@ -228,3 +228,31 @@ def test_a_value_the_gate_masked_is_told_apart(
     (cause,) = got["causes"]["dedupe"]
     assert cause.endswith("the user holds 1 active (1 with a masked value))")
     assert "23456789" not in out
+
+
+def test_a_wrong_top_hit_says_where_the_top_and_the_wanted_fact_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A search that served the wrong fact first: which turn the top hit came from, and
+    whether the wanted one ranked lower, sits in the store unserved or was never stored;
+    a stale hit served: its rank and origin. Category words only."""
+    got, out = _causes(
+        tmp_path,
+        capsys,
+        ["I live in Trondheim.", "My favourite editor is Neovim."],
+        [
+            {"type": "search_top", "query": "which city do I live in", "expect_contains": "Neovim"},
+            {"type": "search_top", "query": "which city do I live in", "expect_contains": "Zurich"},
+            {"type": "search_top", "query": "which city", "expect_not_contains": "Trondheim"},
+        ],
+    )
+    causes = got["causes"]["dedupe"]
+    assert set(causes) == {
+        "search_top: top hit wrong (top hit active from turn 1 of 2; the wanted fact ranked"
+        " 2 of 2)",
+        "search_top: top hit wrong (top hit active from turn 1 of 2; the wanted fact in no"
+        " stored fact)",
+        "search_top: a stale or foreign hit served (ranked 1 of 2, active from turn 1 of 2;"
+        " no deletion or retraction; triage dropped 0 of 2; the user holds 2 active)",
+    }
+    assert "Trondheim" not in out and "Neovim" not in out and "Zurich" not in out
