@@ -1,0 +1,97 @@
+"""noise33: two structures of a turn of the moment that triage kept, in new words (not the
+development file scenarios_dev33n.jsonl that measures them, nor a training corpus).
+
+* a protasis said by inversion, with no "if" ("Wäre ich ..., würde ich ...", "Had I ...,
+  I would ..."): an irrealis clause (:mod:`memgate.stages.unreal`);
+* a sensation of the moment (dizzy, queasy, 头晕) with a time of the moment: a state of a
+  class of the moment (``moment_state_classes`` of ``statements.json``).
+
+Each with durable look-alikes that must still be kept.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memgate.core.events import TriageVerdict, TurnEvent
+from memgate.stages.statements import HybridExtractor
+from memgate.stages.triage import triage
+from memgate.stages.unreal import unreal_kind
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def turn(text: str) -> TurnEvent:
+    return TurnEvent(tenant_id="acme", user_id="u1", session_id="s1", turn_id="t1",
+                     role="user", content=text, ts="2024-05-01T10:00:00Z")  # fmt: skip
+
+
+def stored(text: str) -> bool:
+    t = turn(text)
+    verdict, _ = triage(t)
+    return verdict is TriageVerdict.KEEP and bool(HybridExtractor().extract(t))
+
+
+INVERTED = [
+    "Wäre ich zehn Jahre jünger, würde ich sofort eine Weltreise mit dem Rad machen.",
+    "Hätten wir ein größeres Budget, würden wir das ganze Backend neu schreiben.",
+    "Könnte ich zaubern, wäre mein Garten voller Orangenbäume.",
+    "Had I more patience, I would be teaching my nephew chess every weekend.",
+    "Were we based in Oslo, we'd commute by ferry every day.",
+]
+
+MOMENT_SENSATIONS = [
+    "I'm feeling a bit dizzy right now, probably skipped lunch.",
+    "Mir ist heute total schwindelig, keine Ahnung warum.",
+    "J'ai des vertiges ce matin depuis que je me suis levé.",
+    "Ahora mismo estoy mareada, creo que me levanté muy rápido.",
+    "Estou enjoada agora, acho que foi o barco.",
+    "我今天有点恶心，可能吃坏了东西。",
+]
+
+LOOK_ALIKES = [
+    # an inverted verb with no conditional after the break: the speaker's fact
+    "Hätte ich fast vergessen: ich bin allergisch gegen Erdnüsse.",
+    # a past verb with its subject dropped, then a conditional: no protasis
+    "Had a long chat with my brother, he would like to visit Kyoto with me.",
+    # a sensation that lasts, with no time of the moment
+    "I get dizzy on boats, so please never suggest ferry trips.",
+    "Ich werde im Auto schnell schwindelig, deshalb sitze ich immer vorne.",
+]
+
+
+@pytest.mark.parametrize("text", INVERTED)
+def test_a_protasis_said_by_inversion_is_irrealis_and_not_stored(text: str) -> None:
+    assert unreal_kind(text) == "irrealis"
+    assert triage(turn(text))[0] is TriageVerdict.DROP
+    assert not stored(text)
+
+
+@pytest.mark.parametrize("text", MOMENT_SENSATIONS)
+def test_a_sensation_of_the_moment_is_dropped_by_triage(text: str) -> None:
+    verdict, reason = triage(turn(text))
+    assert verdict is TriageVerdict.DROP, reason
+    assert not stored(text)
+
+
+@pytest.mark.parametrize("text", LOOK_ALIKES)
+def test_a_durable_look_alike_is_stored(text: str) -> None:
+    assert unreal_kind(text) is None
+    assert stored(text)
+
+
+def test_test_sentences_are_in_no_corpus() -> None:
+    train = ROOT / "memgate" / "data" / "train"
+    rows = {
+        json.loads(line)["text"]
+        for path in train.glob("*.jsonl")
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip() and "text" in json.loads(line)
+    }
+    dev = (ROOT / "memgate" / "data" / "eval" / "scenarios_dev33n.jsonl").read_text("utf-8")
+    mine = INVERTED + MOMENT_SENSATIONS + LOOK_ALIKES
+    assert not set(mine) & rows
+    assert not any(t in dev for t in mine)
