@@ -130,9 +130,11 @@ def _lasting(clause: str) -> bool:
 
 
 def _state(clause: str) -> bool:
-    """A present-tense state, or an exclamation ("what a day", "que calor")."""
+    """A present-tense state, a posture or passing activity ("liegt", "esperando": with the
+    day's time, a state of the moment), or an exclamation ("what a day", "que calor")."""
     return (
         _matcher("present_state").search(clause) is not None
+        or _matcher("momentary_verbs").search(clause) is not None
         or _matcher("exclamative_leads").match(clause) is not None
     )
 

@@ -4,7 +4,10 @@ development file scenarios_dev33n.jsonl that measures them, nor a training corpu
 * a protasis said by inversion, with no "if" ("Wäre ich ..., würde ich ...", "Had I ...,
   I would ..."): an irrealis clause (:mod:`memgate.stages.unreal`);
 * a sensation of the moment (dizzy, queasy, 头晕) with a time of the moment: a state of a
-  class of the moment (``moment_state_classes`` of ``statements.json``).
+  class of the moment (``moment_state_classes`` of ``statements.json``);
+* a posture or passing activity (``momentary_verbs`` of ``moment_scope.json``: "liegt",
+  "esperando", "sitting") with the day's time: a state of the day
+  (:func:`memgate.stages.moment_scope.day_scoped_state`), after laughter too.
 
 Each with durable look-alikes that must still be kept.
 """
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from memgate.core.events import TriageVerdict, TurnEvent
+from memgate.stages.moment_scope import day_scoped_state
 from memgate.stages.statements import HybridExtractor
 from memgate.stages.triage import triage
 from memgate.stages.unreal import unreal_kind
@@ -52,6 +56,15 @@ MOMENT_SENSATIONS = [
     "我今天有点恶心，可能吃坏了东西。",
 ]
 
+MOMENTARY = [
+    "Ich stehe gerade an der Kasse im Baumarkt, melde mich später.",
+    "Haha, mein Hund liegt gerade auf meinen Füßen und schnarcht.",
+    "Right now I'm sitting on the floor of the laundromat.",
+    "Hoy estoy cocinando para doce personas, qué locura.",
+    "Hoje estou almoçando sozinha no escritório.",
+    "Je mange dehors ce soir avec des collègues.",
+]
+
 LOOK_ALIKES = [
     # an inverted verb with no conditional after the break: the speaker's fact
     "Hätte ich fast vergessen: ich bin allergisch gegen Erdnüsse.",
@@ -60,6 +73,11 @@ LOOK_ALIKES = [
     # a sensation that lasts, with no time of the moment
     "I get dizzy on boats, so please never suggest ferry trips.",
     "Ich werde im Auto schnell schwindelig, deshalb sitze ich immer vorne.",
+    # a passing activity with no time of the day: a habit
+    "I drive my daughter to her swimming club every Thursday.",
+    "Ich sitze im Elternbeirat der Grundschule meiner Tochter.",
+    # a day's time that opens a lasting state
+    "Ab heute esse ich kein Fleisch mehr.",
 ]
 
 
@@ -77,9 +95,18 @@ def test_a_sensation_of_the_moment_is_dropped_by_triage(text: str) -> None:
     assert not stored(text)
 
 
+@pytest.mark.parametrize("text", MOMENTARY)
+def test_a_posture_or_passing_activity_of_the_day_is_the_moment(text: str) -> None:
+    assert day_scoped_state(text)
+    verdict, reason = triage(turn(text))
+    assert verdict is TriageVerdict.DROP, reason
+    assert not stored(text)
+
+
 @pytest.mark.parametrize("text", LOOK_ALIKES)
 def test_a_durable_look_alike_is_stored(text: str) -> None:
     assert unreal_kind(text) is None
+    assert not day_scoped_state(text)
     assert stored(text)
 
 
@@ -92,6 +119,6 @@ def test_test_sentences_are_in_no_corpus() -> None:
         if line.strip() and "text" in json.loads(line)
     }
     dev = (ROOT / "memgate" / "data" / "eval" / "scenarios_dev33n.jsonl").read_text("utf-8")
-    mine = INVERTED + MOMENT_SENSATIONS + LOOK_ALIKES
+    mine = INVERTED + MOMENT_SENSATIONS + MOMENTARY + LOOK_ALIKES
     assert not set(mine) & rows
     assert not any(t in dev for t in mine)
