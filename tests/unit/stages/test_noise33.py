@@ -7,7 +7,10 @@ development file scenarios_dev33n.jsonl that measures them, nor a training corpu
   class of the moment (``moment_state_classes`` of ``statements.json``);
 * a posture or passing activity (``momentary_verbs`` of ``moment_scope.json``: "liegt",
   "esperando", "sitting") with the day's time: a state of the day
-  (:func:`memgate.stages.moment_scope.day_scoped_state`), after laughter too.
+  (:func:`memgate.stages.moment_scope.day_scoped_state`), after laughter too;
+* a laugh, then an event of a moment ago ("lol, ... just knocked", "jaja, ... acaba de"),
+  with nothing lasting: an anecdote of the moment
+  (:func:`memgate.stages.moment_scope.laughed_anecdote`).
 
 Each with durable look-alikes that must still be kept.
 """
@@ -20,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from memgate.core.events import TriageVerdict, TurnEvent
-from memgate.stages.moment_scope import day_scoped_state
+from memgate.stages.moment_scope import day_scoped_state, laughed_anecdote
 from memgate.stages.statements import HybridExtractor
 from memgate.stages.triage import triage
 from memgate.stages.unreal import unreal_kind
@@ -65,6 +68,20 @@ MOMENTARY = [
     "Je mange dehors ce soir avec des collègues.",
 ]
 
+ANECDOTES = [
+    # stored by the old code: the speaker's own slip of a moment ago, after a laugh
+    "Lol, I just spilled coffee all over my keyboard.",
+    "Haha, I just locked myself out of the flat in my socks.",
+    "Kkkk, acabei de sair de casa de chinelo.",
+    # dropped by the old code's classifier already
+    "Lol, my toddler just painted the cat with yoghurt.",
+    "Haha, the intern just pushed straight to main again.",
+    "Jaja, mi abuela acaba de mandarme un audio de diez minutos.",
+    "Kkkk, meu chefe acabou de tropeçar no cabo do projetor.",
+    "Mdr, mon voisin vient de tondre la pelouse en pyjama.",
+    "哈哈，我老公刚才把盐当成糖放进咖啡了。",
+]
+
 LOOK_ALIKES = [
     # an inverted verb with no conditional after the break: the speaker's fact
     "Hätte ich fast vergessen: ich bin allergisch gegen Erdnüsse.",
@@ -78,6 +95,11 @@ LOOK_ALIKES = [
     "Ich sitze im Elternbeirat der Grundschule meiner Tochter.",
     # a day's time that opens a lasting state
     "Ab heute esse ich kein Fleisch mehr.",
+    # a laugh before a lasting change, a milestone, a taste, a fact with no event
+    "Haha, we just adopted a retired greyhound.",
+    "Lol, I just ran my first half marathon under two hours.",
+    "haha I just love hiking in the rain",
+    "Jaja, por cierto, soy profesora de yoga en un gimnasio de barrio.",
 ]
 
 
@@ -103,10 +125,17 @@ def test_a_posture_or_passing_activity_of_the_day_is_the_moment(text: str) -> No
     assert not stored(text)
 
 
+@pytest.mark.parametrize("text", ANECDOTES)
+def test_a_laugh_then_an_event_of_a_moment_ago_is_not_stored(text: str) -> None:
+    assert laughed_anecdote(text)
+    assert not stored(text)
+
+
 @pytest.mark.parametrize("text", LOOK_ALIKES)
 def test_a_durable_look_alike_is_stored(text: str) -> None:
     assert unreal_kind(text) is None
     assert not day_scoped_state(text)
+    assert not laughed_anecdote(text)
     assert stored(text)
 
 
@@ -119,6 +148,6 @@ def test_test_sentences_are_in_no_corpus() -> None:
         if line.strip() and "text" in json.loads(line)
     }
     dev = (ROOT / "memgate" / "data" / "eval" / "scenarios_dev33n.jsonl").read_text("utf-8")
-    mine = INVERTED + MOMENT_SENSATIONS + MOMENTARY + LOOK_ALIKES
+    mine = INVERTED + MOMENT_SENSATIONS + MOMENTARY + ANECDOTES + LOOK_ALIKES
     assert not set(mine) & rows
     assert not any(t in dev for t in mine)
