@@ -45,7 +45,14 @@ from typing import Any, Final
 
 from memgate.stages.statement_text import cues, family, lexicon, normalise_text, word_pattern
 
-__all__ = ["day_class", "day_scoped_state", "excuse", "object_first_request", "of_the_day"]
+__all__ = [
+    "day_class",
+    "day_scoped_state",
+    "excuse",
+    "laughed_anecdote",
+    "object_first_request",
+    "of_the_day",
+]
 
 _CJK_RE: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # clause boundaries: punctuation, and the coordinating conjunctions of the six languages
@@ -130,9 +137,11 @@ def _lasting(clause: str) -> bool:
 
 
 def _state(clause: str) -> bool:
-    """A present-tense state, or an exclamation ("what a day", "que calor")."""
+    """A present-tense state, a posture or passing activity ("liegt", "esperando": with the
+    day's time, a state of the moment), or an exclamation ("what a day", "que calor")."""
     return (
         _matcher("present_state").search(clause) is not None
+        or _matcher("momentary_verbs").search(clause) is not None
         or _matcher("exclamative_leads").match(clause) is not None
     )
 
@@ -200,6 +209,49 @@ def object_first_request(sentence: str) -> bool:
     return verb is not None and verb.start() <= _OBJECT_CHARS
 
 
+_PAST_ED_RE: Final = re.compile(r"\w{2,}ed\b")
+
+
+def _recent_past(rest: str) -> bool:
+    """An event of a moment ago: a word of the recent past ("vient de", "acaba de", "刚才"),
+    or the English "just" before a past form ("just walked", "just stole"; "I just love
+    sushi" says a taste)."""
+    if _matcher("recent_past").search(rest) is not None:
+        return True
+    for m in _matcher("recent_past_just").finditer(rest):
+        after = rest[m.end() :].lstrip()
+        if _PAST_ED_RE.match(after) or _matcher("past_forms").match(after):
+            return True
+    return False
+
+
+def laughed_anecdote(sentence: str) -> bool:
+    """A laugh opens the sentence, then an event of a moment ago, and no clause says
+    something lasting: an anecdote of the moment ("lol, my cat just knocked a glass over",
+    "jaja, mi hermano acaba de caerse"). "haha, I just moved to Lyon" holds a change verb,
+    "haha, just ran my first marathon" a milestone; "lol, I'm a nurse by the way" no event
+    of a moment ago.
+
+    >>> laughed_anecdote("Lol, my cat just knocked a glass off the shelf.")
+    True
+    >>> laughed_anecdote("haha, I just moved to Lyon!"), laughed_anecdote("lol I just love sushi")
+    (False, False)
+    """
+    norm = _LEAD_RE.sub("", normalise_text(sentence))
+    laugh = _matcher("laughter").match(norm)
+    if laugh is None:
+        return False
+    rest = _LEAD_RE.sub("", norm[laugh.end() :])
+    if not rest or not _recent_past(rest) or _matcher("milestones").search(rest):
+        return False  # "haha, just ran my first marathon": a milestone
+    return not any(_lasting(c) for c in _clauses(rest))
+
+
 def of_the_day(sentence: str) -> bool:
     """Any of the readings of the moment above but the request: the sentence is no memory."""
-    return day_scoped_state(sentence) or day_class(sentence) or excuse(sentence)
+    return (
+        day_scoped_state(sentence)
+        or day_class(sentence)
+        or excuse(sentence)
+        or laughed_anecdote(sentence)
+    )

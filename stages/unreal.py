@@ -98,6 +98,8 @@ _PT_IF_RE: Final = re.compile(
 )
 # a verb of liking in capitals ("I just LOVE debugging"): said, not meant
 _CAPS_RE: Final = re.compile(r"\b[A-Z]{4,}\b")
+# the break between an inverted protasis and its apodosis
+_CLAUSE_BREAK_RE: Final = re.compile(r"[,;:，；：]")
 _STRANGER_GAP: Final = 8
 # words between a character noun and the possessive of its work ("the hero of my novel")
 _OWNER_GAP: Final = 3
@@ -232,7 +234,22 @@ def _irrealis(body: str) -> bool:
         for v in _m("irrealis_verbs").finditer(body)
     ):
         return True  # "if ... would", "wenn ... wäre"
+    if _inverted_protasis(body):
+        return True  # "hätte ich mehr zeit, würde ich ...", "had i known, i would ..."
     return any(r.search(body) for r in (_FR_IF_RE, _ES_IF_RE, _PT_IF_RE))
+
+
+def _inverted_protasis(body: str) -> bool:
+    """A protasis said by inversion, with no "if": a finite conditional opens the sentence
+    before its subject, and a conditional follows the clause break ("Hätte ich mehr Zeit,
+    würde ich töpfern", "Had I known, I would have stayed"). "Hätte ich fast vergessen: ich
+    bin Vegetarier" has no conditional after the break: a fact of the speaker; "Had dinner
+    with Ana, she'd love Lisbon" has no subject after the verb."""
+    verb = _m("irrealis_inverted").match(body)
+    if verb is None or _m("irrealis_inverted_subjects").match(body[verb.end() :].lstrip()) is None:
+        return False  # "Had dinner with my sister, ...": a past verb, no protasis
+    brk = _CLAUSE_BREAK_RE.search(body, verb.end())
+    return brk is not None and _m("irrealis_verbs").search(body, brk.end()) is not None
 
 
 def _in_protasis(between: str) -> bool:

@@ -73,6 +73,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         # look-alikes (the user's own preferences, clubs, family), six languages (written
         # for keep30, which was not kept; keep31 narrowed it: README)
         "labelled_turns_dev30k.jsonl",
+        # written for noise33 before reading triage: durable facts said casually or with a
+        # time-of-now word, versus moments, one-off requests, questions with a personal word,
+        # hypotheticals and chatter with a detail, ten per language, half keep (dev33n)
+        "labelled_turns_dev33n.jsonl",
     ),
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);
     # deletion, as_of, supersede, retraction, dedupe, noise in the frozen failure shapes (dev3);
@@ -151,6 +155,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # dedupe written for fold32, before its design: a restatement that yields no fact of its
     # own (a question or recall tag, a request after it, a bare noun phrase, an aside); hard
     # negatives of another person, another value, a negation, a wish, six languages (dev32f)
+    # noise written for noise33 before reading triage: two or three durable facts (some said
+    # casually, in passing) among moods and states of the moment, one-off requests, questions,
+    # hypotheticals and chatter with a detail; the exact active count and a search per fact,
+    # six languages, three domains (dev33n)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -181,6 +189,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32r.jsonl",
         "scenarios_dev32s.jsonl",
         "scenarios_dev32f.jsonl",
+        "scenarios_dev33n.jsonl",
     ),
 }
 

@@ -707,3 +707,38 @@ def test_the_dev23a_scenario_files_split_supersede_and_confirmation_into_tune_an
     everything = [*tune, *held]
     turns = [t.turn_id for s in everything for t in s.turns]
     assert len(set(turns)) == len(turns)
+
+
+def test_the_dev33n_files_bury_durable_facts_among_noise_in_six_languages() -> None:
+    """scenarios_dev33n.jsonl and labelled_turns_dev33n.jsonl (noise33, written before
+    reading triage): two or three durable facts among moods, one-off requests, questions,
+    hypotheticals and chatter, with the exact active count and a search per fact; ten
+    labelled turns per language, half keep, none in a training corpus."""
+    from memgate.evaluation.common import DEV_EXTRA_FILES
+
+    assert "scenarios_dev33n.jsonl" in DEV_EXTRA_FILES["scenarios"]
+    assert "labelled_turns_dev33n.jsonl" in DEV_EXTRA_FILES["labelled"]
+    stories = scenarios.load([EVAL_DIR / "scenarios_dev33n.jsonl"])
+    assert 20 <= len(stories) <= 24
+    assert {s.covers[0] for s in stories} == {"noise"}
+    assert Counter(s.covers[-1] for s in stories) == Counter(
+        {lang: 4 for lang in ("en", "de", "fr", "es", "pt", "zh")}
+    )
+    for s in stories:
+        searches = [c for c in s.checks if c.type == "search_top"]
+        counts = [c for c in s.checks if c.type == "active_count"]
+        assert 2 <= len(searches) <= 3 and [c.equals for c in counts] == [len(searches)], s.id
+    extra = labelled.load(EVAL_DIR / "labelled_turns_dev33n.jsonl")
+    for lang in ("en", "de", "fr", "es", "pt", "zh"):
+        mine = [i for i in extra if i.lang == lang]
+        assert sum(i.keep for i in mine) == sum(not i.keep for i in mine) == 5, lang
+    rows = [
+        json.loads(line)
+        for path in (EVAL_DIR.parent / "train").glob("*.jsonl")
+        for line in path.read_text("utf-8").splitlines()
+    ]
+    trained = {row.get("text") or row.get("new") for row in rows}
+    assert not trained & {i.turn.content for i in extra}
+    names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
+    everything = scenarios.load([EVAL_DIR / n for n in names])
+    assert len({s.id for s in everything}) == len(everything)
