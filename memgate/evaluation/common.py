@@ -151,6 +151,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # dedupe written for fold32, before its design: a restatement that yields no fact of its
     # own (a question or recall tag, a request after it, a bare noun phrase, an aside); hard
     # negatives of another person, another value, a negation, a wish, six languages (dev32f)
+    # dedupe written for fold33 before its design: a restatement by another verb, another
+    # name of the value, a noun for an adjective, the value first, another language of the
+    # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
+    # value, another person, a related fact, a change of employer or city, six languages
+    # (dev33f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -181,6 +186,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32r.jsonl",
         "scenarios_dev32s.jsonl",
         "scenarios_dev32f.jsonl",
+        "scenarios_dev33f.jsonl",
     ),
 }
 
