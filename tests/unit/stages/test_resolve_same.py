@@ -204,3 +204,35 @@ def test_the_guard_of_a_fact_of_common_words() -> None:
         "statement", "I'm allergic to shellfish", "Shellfish gives me hives, I avoid it", 0.8
     )
     assert not guarded("statement", "I'm allergic to shellfish", "I'm allergic to cats", 0.8)
+
+
+# fold33: a sentence led by another person ("My wife goes ...") with the subject left the
+# user's is that person's fact, never the speaker's said again; a companion said later in
+# the sentence is no other person's fact
+LED_BY_ANOTHER = [
+    ("I go swimming every Sunday.", "My wife goes swimming every Sunday."),
+    ("Je cours tous les matins.", "Ma sœur court tous les matins."),
+    ("Ich spiele jeden Samstag Schach.", "Mein Bruder spielt jeden Samstag Schach."),
+    ("Eu corro todas as manhãs.", "Meu pai corre todas as manhãs."),
+    ("我每天晚上散步。", "我妈妈每天晚上散步。"),
+]
+
+
+@pytest.mark.parametrize(("said", "again"), LED_BY_ANOTHER)
+def test_a_sentence_led_by_another_person_is_not_folded(
+    store: EmbeddedIndex, said: str, again: str
+) -> None:
+    resolve(store, statement(said, days=0), _resolver())
+    res, _ = resolve(store, statement(again, days=30), _resolver())
+    assert res.action.value != "DUPLICATE"
+    assert facts(store)[said].occurrences == 1
+
+
+def test_a_companion_said_later_still_folds(store: EmbeddedIndex) -> None:
+    said = "I go swimming every Sunday."
+    resolve(store, statement(said, days=0), _resolver())
+    res, _ = resolve(
+        store, statement("I go swimming every Sunday with my wife.", days=30), _resolver()
+    )
+    assert res.action.value == "DUPLICATE"
+    assert facts(store)[said].occurrences == 2
