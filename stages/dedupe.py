@@ -398,6 +398,7 @@ class Resolver:
                 and not changed
                 and not changed_value(f, c)  # one frame, another value: not a repeat
                 and not adds_another(f.value, c.object)  # "also", another day: another fact
+                and not persons_apart(f, c)  # "我妈妈每天…" after "我每天…": her fact
             ):
                 return fold(f, "near_duplicate", {"similarity": round(sim, 4), "of": f.fact_id})
             if sim >= p.ambiguous:
@@ -412,7 +413,7 @@ class Resolver:
         folded = fold_target(c, key, view, vec, meaning=self.meaning)
         if folded is None:  # the same read without the reason said with it (resolve_restate)
             folded = fold_target_of_core(c, key, view, vec, self.meaning)
-        if folded is not None:
+        if folded is not None and not persons_apart(folded.fact, c):  # "My husband plays ..."
             return fold(folded.fact, "paraphrase", {
                 "of": folded.fact.fact_id, "match": folded.why,
                 "similarity": round(folded.similarity, 4),

@@ -33,6 +33,7 @@ lists are the lexicon's; the bars are data (``memgate/data/restate_probe.json``)
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -125,13 +126,25 @@ def covered(
     stored: str, said: str, prefix: int = PROBE.prefix_chars, lex: Lexicon = LEXICON
 ) -> float:
     """The share of ``stored``'s content words that ``said`` says again: the same word,
-    or (both at least ``prefix`` letters long) the same first ``prefix`` letters."""
-    want, have = _words(stored, lex), _words(said, lex)
+    or (both at least ``prefix`` letters long) the same first ``prefix`` letters, read
+    without their accents (an inflection may move one: "diabétique" / "diabète",
+    "alérgico" / "alergia").
+
+    >>> covered("Je suis diabétique", "J'ai un diabète")
+    1.0
+    """
+    want = {_bare(w) for w in _words(stored, lex)}
+    have = {_bare(w) for w in _words(said, lex)}
     if not want:
         return 0.0
     stems = {w[:prefix] for w in have if len(w) >= prefix}
     hit = sum(1 for w in want if w in have or (len(w) >= prefix and w[:prefix] in stems))
     return round(hit / len(want), 4)
+
+
+def _bare(word: str) -> str:
+    """``word`` without its accents (NFD, combining marks dropped; Chinese unchanged)."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
 
 
 def _apart(f: StoredFact, c: CandidateFact, said: str, sim: float) -> bool:

@@ -36,6 +36,7 @@ import numpy as np
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, StoredFact, normalise
 from memgate.core.stores import FactView
+from memgate.stages.relation_model import _sequence
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_paraphrase import FOLD, Fold, fold_target
 from memgate.stages.resolve_slots import SlotMatch, _owner_and_rest
@@ -44,6 +45,7 @@ __all__ = [
     "RESTATE",
     "Restate",
     "fold_target_of_core",
+    "led_by_person",
     "persons_apart",
     "shortened_value",
     "without_reason",
@@ -155,15 +157,53 @@ def persons_apart(
     """``c`` is a fact of another person than ``f``'s: its thing is a person of the
     speaker's and ``f``'s is not that one ("user's sœur" after "user"; "user's grande
     hermano" after "user's hermano": the kin word with a qualifier of its own is another
-    person). A fact of a person said again by the speaker as their own sentence ("user"
-    after "user's wife") is not read here: the extractor may leave the person in the words.
+    person), or its sentence is led by a person ("My husband plays tennis ...", the
+    extractor leaving the subject the user's) while ``f`` names no person at all (a
+    companion said later in the sentence, "I play tennis with my husband", is no other
+    person's fact). A fact of a person said again by the speaker as their own sentence
+    ("user" after "user's wife") is not read here: the extractor may leave the person in
+    the words.
 
-    >>> f = StoredFact.model_construct(subject="user")
+    >>> f = StoredFact.model_construct(subject="user", value="I play tennis on weekends")
     >>> persons_apart(f, CandidateFact.model_construct(subject="user's sœur"))
     True
     >>> persons_apart(f, CandidateFact.model_construct(subject="user's car"))
     False
+    >>> persons_apart(f, CandidateFact.model_construct(
+    ...     subject="user", object="My husband plays tennis on weekends"))
+    True
+    >>> persons_apart(f, CandidateFact.model_construct(
+    ...     subject="user", object="I play tennis with my husband on weekends"))
+    False
     """
     _, rest_f = _owner_and_rest(lex.canonical_subject(f.subject))
     _, rest_c = _owner_and_rest(lex.canonical_subject(c.subject))
-    return fold.is_person(rest_c) and not fold.same_thing(rest_f, rest_c)
+    if fold.is_person(rest_c) and not fold.same_thing(rest_f, rest_c):
+        return True
+    said = getattr(c, "object", None) or ""
+    stored = getattr(f, "value", None) or ""
+    return (
+        led_by_person(said, lex, fold)
+        and not fold.is_person(rest_f)
+        and not fold.persons_in(stored)
+    )
+
+
+def led_by_person(text: str, lex: Lexicon = LEXICON, fold: Fold = FOLD) -> bool:
+    """The sentence's first content word is a person noun of the data ("My husband ...",
+    "Ma fille ...", "Mi hermano ..."; Chinese: a person word after "我", "我的" or nothing).
+
+    >>> led_by_person("Mein Mann spielt Tennis"), led_by_person("我老公周末打网球")
+    (True, True)
+    >>> led_by_person("I play tennis with my husband"), led_by_person("我周末和老公打网球")
+    (False, False)
+    """
+    if _CJK_RE.search(text):
+        rest = normalise(text).lstrip()
+        for lead in ("我的", "我"):
+            if rest.startswith(lead):
+                rest = rest[len(lead) :]
+                break
+        return any(rest.startswith(p) for p in fold.cjk_persons)
+    words = _sequence(text, lex)
+    return bool(words) and words[0] in fold.persons

@@ -14,7 +14,11 @@ near-duplicate check: no read of its own) are asked, in order, whether one is th
   people (:func:`~memgate.stages.resolve_learned.comparable`, :func:`~.resolve_restate.
   persons_apart`); the names and numbers of the stored fact all said again, none changed
   (one more name may come with the restatement: "..., au cas où ça aide pour le vol vers
-  Lyon"); not two owners said (the team's thing is no fact of the user's); no change cue
+  Lyon"); a stored fact that names no name and no number at all ("I'm allergic to
+  shellfish", "Sou intolerante à lactose": most facts of health, diet and habits) has no
+  name to say again: there at least ``plain_cover_bar`` of its content words must be said
+  again instead (the word, or an inflection: :func:`~.resolve_probe.covered`); not two
+  owners said (the team's thing is no fact of the user's); no change cue
   on either side, no value swapped in one frame, no replacement ("Y instead of X"),
   nothing added ("also", another day), the same stance;
 * then one judgement of meaning, by ``mode`` (``memgate/data/same.json``): ``model``, the
@@ -38,14 +42,21 @@ from typing import Any, Final, Literal
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact
 from memgate.stages.fact_keys import cites_turn
-from memgate.stages.relation_model import FEATURE_NAMES, RelationModel, pair_features
+from memgate.stages.relation_model import (
+    _CJK_RE,
+    FEATURE_NAMES,
+    RelationModel,
+    _sequence,
+    pair_features,
+)
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_learned import LearnedMatch, candidate_text, comparable
 from memgate.stages.resolve_meaning import meaning_text, usem_similarity
+from memgate.stages.resolve_probe import covered
 from memgate.stages.resolve_qualifier import adds_another
 from memgate.stages.resolve_replaced import replaced_value, replaces
 from memgate.stages.resolve_restate import persons_apart
-from memgate.stages.resolve_slots import _owner_and_rest
+from memgate.stages.resolve_slots import _owner_and_rest, anchors
 from memgate.stages.resolve_stance import averse
 
 __all__ = ["SAME", "Same", "guarded", "same_target"]
@@ -72,6 +83,9 @@ class Same:
     model_bar: float
     usem_bar: float
     minilm_bar: float
+    plain_cover_bar: float
+    """The share of a stored fact's content words said again when it names no name and no
+    number (:func:`guarded`; 1.0 or more: such a fact never folds here)."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Same:
@@ -84,6 +98,7 @@ class Same:
             model_bar=float(data["model_bar"]),
             usem_bar=float(data["usem_bar"]),
             minilm_bar=float(data["minilm_bar"]),
+            plain_cover_bar=float(data["plain_cover_bar"]),
         )
 
 
@@ -96,11 +111,17 @@ SAME: Final = _load()
 
 
 def guarded(
-    stored_predicate: str, stored_value: str, new_text: str, cosine: float, lex: Lexicon = LEXICON
+    stored_predicate: str,
+    stored_value: str,
+    new_text: str,
+    cosine: float,
+    lex: Lexicon = LEXICON,
+    data: Same = SAME,
 ) -> bool:
-    """The structure of a pair allows a fold: a name or number both say, every name of the
-    stored side said again, none changed, no value swapped, no two people, no change cue,
-    nothing added, the same stance. Read on the texts alone (the sweep reads the corpus so).
+    """The structure of a pair allows a fold: a name or number both say (or, the stored side
+    naming none, :func:`plainly_said_again`), every name of the stored side said again,
+    none changed, no value swapped, no two people, no change cue, nothing added, the same
+    stance. Read on the texts alone (the sweep reads the corpus so).
 
     >>> guarded("statement", "El código del proyecto está alojado en GitLab",
     ...         "Lo tenemos todo en GitLab, el código del proyecto, quiero decir", 0.78)
@@ -110,15 +131,48 @@ def guarded(
     False
     >>> guarded("statement", "Mi hermano vive en Madrid", "Mi hermana vive en Madrid", 0.8)
     False
+    >>> guarded("statement", "I'm allergic to shellfish",
+    ...         "Shellfish makes me break out in hives, so I avoid it", 0.8)
+    True
     """
     x = pair_features(stored_predicate, stored_value, "statement", new_text, cosine, lex)
-    if not x[_FEATURE["anchor_shared"]] or any(x[_FEATURE[n]] for n in _MUST_BE_OFF):
+    if any(x[_FEATURE[n]] for n in _MUST_BE_OFF):
+        return False
+    if not x[_FEATURE["anchor_shared"]] and not plainly_said_again(stored_value, new_text, data):
         return False
     if lex.has_change_cue(stored_value) or adds_another(stored_value, new_text):
         return False
     if replaces(replaced_value(new_text), stored_value):
         return False
     return averse(stored_value) == averse(new_text)
+
+
+def plainly_said_again(stored_value: str, new_text: str, data: Same = SAME) -> bool:
+    """A stored value with no name and no number (read as a sentence) whose content words,
+    at least ``plain_cover_bar`` of them and its last one (the complement of a short
+    statement: "allergic to *peanuts*", not the frame "allergic" with another thing),
+    ``new_text`` says again: what a fact of common words shares with its restatement in
+    place of a name. Not read for Chinese (no word order to read the complement by).
+
+    >>> plainly_said_again("Sou intolerante à lactose", "Não tolero lactose, leite me faz mal")
+    True
+    >>> plainly_said_again("Soy alérgico al polen", "Tengo alergia al polen desde niño")
+    True
+    >>> plainly_said_again("Soy alérgico al polen", "Tengo alergia a los ácaros del polvo")
+    False
+    >>> plainly_said_again("I'm allergic to pollen", "I react badly to dust mites")
+    False
+    >>> plainly_said_again("I'm allergic to peanuts", "I'm allergic to cat hair")
+    False
+    >>> plainly_said_again("I live in Porto", "Porto is where I live")
+    False
+    """
+    if anchors(stored_value, sentence=True) or _CJK_RE.search(stored_value):
+        return False  # a name or a number to say again: the anchor guard reads it
+    words = _sequence(stored_value, LEXICON)
+    if not words or covered(words[-1], new_text) < 1.0:
+        return False
+    return covered(stored_value, new_text) >= data.plain_cover_bar
 
 
 def _owners_apart(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:

@@ -159,6 +159,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # casually, in passing) among moods and states of the moment, one-off requests, questions,
     # hypotheticals and chatter with a detail; the exact active count and a search per fact,
     # six languages, three domains (dev33n)
+    # dedupe written for fold33 before its design: a restatement by another verb, another
+    # name of the value, a noun for an adjective, the value first, another language of the
+    # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
+    # value, another person, a related fact, a change of employer or city, six languages
+    # (dev33f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -190,6 +195,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32s.jsonl",
         "scenarios_dev32f.jsonl",
         "scenarios_dev33n.jsonl",
+        "scenarios_dev33f.jsonl",
     ),
 }
 
