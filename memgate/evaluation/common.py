@@ -151,6 +151,10 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # dedupe written for fold32, before its design: a restatement that yields no fact of its
     # own (a question or recall tag, a request after it, a bare noun phrase, an aside); hard
     # negatives of another person, another value, a negation, a wish, six languages (dev32f)
+    # supersede in new words written for change33 before reading the resolvers: a new boss,
+    # code host, diet, city, doctor, team lead, gym, car, editor, dentist, tracker, with no
+    # cue word shared with the first turn; as_of then and now; hard negatives of a second
+    # language or hobby, a week's remote work, a plan to move, another person's change (dev33c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -181,6 +185,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32r.jsonl",
         "scenarios_dev32s.jsonl",
         "scenarios_dev32f.jsonl",
+        "scenarios_dev33c.jsonl",
     ),
 }
 
