@@ -12,9 +12,11 @@ value of one of them:
 * the structure first, the rules' own guards (:func:`~memgate.stages.resolve_learned.
   comparable`, :func:`~.resolve_restate.persons_apart`, two owners said): the tenant's and
   user's facts only, said before the candidate, the same type, no episode, not two subjects
-  named apart, not two single-valued families, not two people, no family that holds
-  several values; and on the texts (:func:`guarded`): the new text says it is a change (a
-  change cue of the lexicon, or a replacement structure of ``data/change.json``), adds
+  named apart, not two single-valued families, not two people (nor a person the new
+  sentence names whose slot it is: "我老婆的牙医"), no family and no typed predicate that
+  holds several values (a language spoken); and on the texts (:func:`guarded`): the new
+  text says it is a change (a change cue of the lexicon, or a replacement structure of
+  ``data/change.json``), adds
   nothing ("also"), is not of the moment or hedged, and names no other person and no other
   thing by a qualifier of the same noun;
 * then one judgement, the learned pair classifier (:mod:`memgate.stages.relation_model`)
@@ -44,7 +46,9 @@ from memgate.stages.resolve_paraphrase import other_persons
 from memgate.stages.resolve_replaced import CHANGE, replaced_value
 from memgate.stages.resolve_restate import persons_apart
 from memgate.stages.resolve_same import _owners_apart
+from memgate.stages.resolve_slots import _about_another
 from memgate.stages.statement_text import hedged
+from memgate.stages.vocabulary import is_multi_valued
 
 __all__ = ["UPDATE", "Update", "guarded", "update_target"]
 
@@ -148,7 +152,9 @@ def update_target(
             or cites_turn(f, c)
             or not _comparable(f, c, said)
             or _additive(f, c)
+            or (f.predicate != "statement" and is_multi_valued(f.predicate))
             or persons_apart(f, c)
+            or _about_another(f, c, LEXICON)
             or _owners_apart(f, c)
             or not guarded(f.predicate, f.value, said)
         ):

@@ -67,6 +67,8 @@ NEGATIVES = [
     ("team", "Our staging database is Postgres.",
      "team", "Our analytics database is now ClickHouse."),
     ("user", "我每周六打羽毛球。", "user", "现在我周日也去游泳。"),
+    # a person the sentence names whose slot it is, the subject left as the user's
+    ("user's 眼科医生", "我的眼科医生是孙医生。", "user", "我爸爸的眼科医生换成了赵医生。"),
 ]  # fmt: skip
 
 
