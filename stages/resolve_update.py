@@ -130,6 +130,17 @@ def _comparable(f: StoredFact, c: CandidateFact, said: str, lex: Lexicon = LEXIC
     return comparable(f, bare) and not other_persons(f.value, said)
 
 
+def _persons_fact(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:
+    """``f`` is another person's fact ("user's sister") and ``c`` not that person's: the
+    speaker's own change never replaces it."""
+    from memgate.stages.resolve_paraphrase import FOLD
+    from memgate.stages.resolve_slots import _owner_and_rest
+
+    rest_f = _owner_and_rest(lex.canonical_subject(f.subject))[1]
+    rest_c = _owner_and_rest(lex.canonical_subject(c.subject))[1]
+    return FOLD.is_person(rest_f) and not FOLD.same_thing(rest_f, rest_c)
+
+
 def update_target(
     c: CandidateFact,
     key: str,
@@ -154,6 +165,7 @@ def update_target(
             or _additive(f, c)
             or (f.predicate != "statement" and is_multi_valued(f.predicate))
             or persons_apart(f, c)
+            or _persons_fact(f, c)
             or _about_another(f, c, LEXICON)
             or _owners_apart(f, c)
             or not guarded(f.predicate, f.value, said)
