@@ -87,7 +87,6 @@ from memgate.stages.resolve_semantic import (
     stale_on_arrival,
 )
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
-from memgate.stages.resolve_update import UPDATE, update_target
 from memgate.stages.resolve_wish import wish_update_target
 from memgate.stages.resolve_writes import (
     other_readings,
@@ -505,16 +504,6 @@ class Resolver:
                 "of": again.fact.fact_id, "match": f"same:{SAME.mode}",
                 "sureness": round(again.probability, 4), "similarity": round(again.similarity, 4),
             })  # fmt: skip
-        # 8b. a change said in new words: the pair classifier's 'update' inside the change
-        # guards (resolve_update: a change cue, nothing added, not of the moment; a bar)
-        moved = update_target(c, key, near, self.relation_model or RelationModel.load())
-        if moved is not None and not other_thing(moved.fact, c):
-            details.update({
-                "match": f"update:{UPDATE.version}", "sureness": round(moved.probability, 4),
-                "similarity": round(moved.similarity, 4),
-            })  # fmt: skip
-            done = supersede(moved.fact, new, now, out, "semantic_update", details)
-            return with_stale(c, done, view)
         if self.relation_model is not None:
             # 9. the learned pair classifier reads the nearest facts
             hit = learned_target(self.relation_model, c, key, near)

@@ -164,10 +164,6 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
     # value, another person, a related fact, a change of employer or city, six languages
     # (dev33f)
-    # supersede in new words written for change33 before reading the resolvers: a new boss,
-    # code host, diet, city, doctor, team lead, gym, car, editor, dentist, tracker, with no
-    # cue word shared with the first turn; as_of then and now; hard negatives of a second
-    # language or hobby, a week's remote work, a plan to move, another person's change (dev33c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -200,7 +196,6 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32f.jsonl",
         "scenarios_dev33n.jsonl",
         "scenarios_dev33f.jsonl",
-        "scenarios_dev33c.jsonl",
     ),
 }
 

@@ -742,18 +742,3 @@ def test_the_dev33n_files_bury_durable_facts_among_noise_in_six_languages() -> N
     names = ("scenarios.jsonl", *DEV_EXTRA_FILES["scenarios"])
     everything = scenarios.load([EVAL_DIR / n for n in names])
     assert len({s.id for s in everything}) == len(everything)
-
-
-def test_the_dev33c_scenario_file_is_weighted_to_changes_said_in_new_words() -> None:
-    """scenarios_dev33c.jsonl (written before reading the resolvers): supersede in new words,
-    as_of then and now, and hard negatives that must not change, six languages."""
-    from memgate.evaluation.common import DEV_EXTRA_FILES
-
-    assert "scenarios_dev33c.jsonl" in DEV_EXTRA_FILES["scenarios"]
-    stories = scenarios.load([EVAL_DIR / "scenarios_dev33c.jsonl"])
-    assert 20 <= len(stories) <= 24
-    by_class = Counter(s.covers[0] for s in stories)
-    assert by_class["supersede"] >= 12 and by_class["as_of"] >= 6
-    assert sum(s.id.startswith("d33c-neg-") for s in stories) >= 6
-    langs = {t for s in stories for t in s.covers if t in {"en", "de", "fr", "es", "pt", "zh"}}
-    assert langs == {"en", "de", "fr", "es", "pt", "zh"}

@@ -50,14 +50,12 @@ def _facts(store: EmbeddedIndex, tenant: str = "acme") -> list[tuple[str, str, i
     )
 
 
-def test_off_the_rules_alone_read_a_change_in_new_words_by_resolve_update(
+def test_off_the_rules_alone_leave_a_change_in_new_words_as_a_second_fact(
     store: EmbeddedIndex, minilm: MiniLMEmbedder
 ) -> None:
-    """Before change33 the rules alone left it a second fact (``new_key``); resolve_update
-    (the classifier's 'update' inside the change guards) now reads it without ``assist``."""
     r = _resolver(minilm, on=False)
     apply(r, store, _said(WIKI))
-    assert apply(r, store, _said(WIKI_MOVED, n=1, days=3)).reason == "semantic_update"
+    assert apply(r, store, _said(WIKI_MOVED, n=1, days=3)).reason == "new_key"
 
 
 def test_a_change_in_new_words_with_no_shared_key_supersedes(
@@ -67,10 +65,9 @@ def test_a_change_in_new_words_with_no_shared_key_supersedes(
     apply(r, store, _said(WIKI))
     out = r(_said(WIKI_MOVED, n=1, days=3), store)
     res, dec = out[0], out[1]
-    # resolve_update (step 8b) reads it before the opt-in assist (step 9)
-    assert (res.action.value, res.reason) == ("SUPERSEDE", "semantic_update")  # type: ignore[union-attr]
-    assert str(dec.details["match"]).startswith("update:")  # type: ignore[union-attr]
-    assert float(dec.details["sureness"]) >= RelationModel.load().threshold  # type: ignore[union-attr]
+    assert (res.action.value, res.reason) == ("SUPERSEDE", "relation_update")  # type: ignore[union-attr]
+    assert dec.details["relation"] == "update" and dec.details["model"].startswith("relation-")  # type: ignore[union-attr]
+    assert float(dec.details["probability"]) >= RelationModel.load().threshold  # type: ignore[union-attr]
     apply(r, store, _said(WIKI_MOVED, n=1, days=3))
     assert _facts(store) == [(WIKI, "superseded", 1), (WIKI_MOVED, "active", 1)]
 
