@@ -21,6 +21,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from memgate.core.embedding import Embedder
+from memgate.core.embedding_unseen import unseen_of
 from memgate.core.errors import ConfigError
 from memgate.core.events import FactStatus, FactType, StoredFact, utcnow
 from memgate.core.settings import Settings
@@ -157,6 +158,7 @@ def consolidate_user(
         config=config or LifecycleConfig.load(),
         last_served=last_served(retrieval, tenant, user, facts) if retention.bounded else None,
         id_key=id_key,
+        unseen=unseen_of(embedder),
     )
     if not plan.empty and not dry_run:
         _apply(plan, retrieval, audit, embedder, settings)

@@ -52,6 +52,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from memgate.core.embedding_unseen import Unseen, no_unseen
 from memgate.core.events import (
     DecisionRecord,
     FactHistoryRecord,
@@ -166,8 +167,10 @@ class _Run:
         policy_version: str,
         last_served: Mapping[str, datetime] | None = None,
         id_key: bytes = b"",
+        unseen: Unseen = no_unseen,
     ) -> None:
         self.facts = {f.fact_id: f for f in facts}
+        self._unseen, self._unread = unseen, dict[str, str]()  # by text, for this run
         self.id_key = id_key
         self.last_served = dict(last_served or {})
         self.order = sorted(self.facts, key=lambda i: (self.facts[i].first_seen, i))
@@ -176,6 +179,16 @@ class _Run:
         self.plan = LifecyclePlan()
         self.changed: dict[str, str] = {}  # fact id -> history action
         self.deleted: list[StoredFact] = []
+
+    def near(self, a: StoredFact, b: StoredFact) -> bool:
+        """Near duplicates by their cosine, which read all that differs between them
+        (:mod:`memgate.core.embedding_unseen`)."""
+        if _cos(a.embedding, b.embedding) < self.policy.near_duplicate:
+            return False
+        for t in (a.text, b.text):
+            if t not in self._unread:
+                self._unread[t] = self._unseen(t)
+        return self._unread[a.text] == self._unread[b.text]
 
     def current(self, *statuses: FactStatus, type_: FactType | None = None) -> list[StoredFact]:
         out = [self.facts[i] for i in self.order if self.facts[i].status in statuses]
@@ -253,7 +266,7 @@ class _Run:
                 if f.fact_id != pend.fact_id
                 and (
                     (f.key == pend.key and normalise(f.value) == normalise(pend.value))
-                    or _cos(f.embedding, pend.embedding) >= p.near_duplicate
+                    or self.near(f, pend)
                 )
             ]  # fmt: skip
             active = [f for f in alike if f.status is FactStatus.ACTIVE]
@@ -286,7 +299,6 @@ class _Run:
     # -- 2. merge -----------------------------------------------------------------------
 
     def merge(self) -> None:
-        p = self.policy
         active = [f for f in self.current(FactStatus.ACTIVE) if f.type is not FactType.EVENT]
         for i, keep in enumerate(active):
             if self.facts[keep.fact_id].status is not FactStatus.ACTIVE:
@@ -295,7 +307,7 @@ class _Run:
                 f for f in active[i + 1 :]
                 if self.facts[f.fact_id].status is FactStatus.ACTIVE
                 and f.type is keep.type and f.key != keep.key
-                and _cos(f.embedding, keep.embedding) >= p.near_duplicate
+                and self.near(f, keep)
             ]  # fmt: skip
             if not dups:
                 continue
@@ -574,14 +586,16 @@ def plan_lifecycle(
     config: LifecycleConfig | None = None,
     last_served: Mapping[str, datetime] | None = None,
     id_key: bytes = b"",
+    unseen: Unseen = no_unseen,
 ) -> LifecyclePlan:
     """The consolidation and retention of one user's facts (every status) at ``now``;
     ``last_served``: when each fact (by id) was last served, from the usage records
     (retention counts an episode's age from the later of that and its last sighting);
     ``id_key``: the deployment's key, of which a folded fact's id is a keyed digest
-    (:func:`~memgate.stages.fact_keys.fact_id_for`; unkeyed without one)."""
+    (:func:`~memgate.stages.fact_keys.fact_id_for`; unkeyed without one); ``unseen``: what
+    the embedder could not read of a text (a merge needs it equal on both sides)."""
     cfg = config or LifecycleConfig.load()
-    run = _Run(facts, policy, retention, cfg, now, policy_version, last_served, id_key)
+    run = _Run(facts, policy, retention, cfg, now, policy_version, last_served, id_key, unseen)
     run.settle()
     run.merge()
     run.recheck()

@@ -29,6 +29,7 @@ from datetime import datetime
 import numpy as np
 
 from memgate.core.embedding import Embedder
+from memgate.core.embedding_unseen import unseen_apart, unseen_of
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import (
     CandidateFact,
@@ -351,7 +352,10 @@ class Resolver:
                 named = retraction_targets_in_sentences(c, value_n, view, every)
                 existing = [*existing, *named]
                 current = [f for f in named if f.status is not FactStatus.SUPERSEDED]
-            return retract(c, existing, current, value_n, vec, now, out, p.near_duplicate, view)
+            return retract(
+                c, existing, current, value_n, vec, now, out, p.near_duplicate, view,
+                unseen_of(self.embedder),
+            )  # fmt: skip
 
         # 3. same key, same value (or same meaning): count the occurrence. A candidate that
         # says something changed ("now", "ahora", "现在") and names another value is an
@@ -361,7 +365,10 @@ class Resolver:
         for f in current if restated is None else [*current, restated]:  # resolve_pending
             same = said_again(f, c, restated)
             sim = 1.0 if same else _cos(f.embedding, vec)
-            if same or (sim >= p.near_duplicate and not changed and not changed_value(f, c)):
+            if same or (
+                sim >= p.near_duplicate and not changed and not changed_value(f, c)
+                and not self._unread_apart(f, c)  # the cosine did not read what differs
+            ):  # fmt: skip
                 reason = "same_value" if same else "near_duplicate_same_key"
                 if f.status is not FactStatus.PENDING or cites_turn(f, c):
                     return fold(f, reason, {
@@ -398,6 +405,7 @@ class Resolver:
                 and not changed
                 and not changed_value(f, c)  # one frame, another value: not a repeat
                 and not adds_another(f.value, c.object)  # "also", another day: another fact
+                and not self._unread_apart(f, c)  # differs where the encoder read nothing
                 and not persons_apart(f, c)  # "我妈妈每天…" after "我每天…": her fact
             ):
                 return fold(f, "near_duplicate", {"similarity": round(sim, 4), "of": f.fact_id})
@@ -669,6 +677,12 @@ class Resolver:
         if para is None and folded is None:
             folded = fold_target_of_core(c, key, closed, vec, self.meaning)
         return para if folded is None else folded.fact
+
+    def _unread_apart(self, f: StoredFact, c: CandidateFact) -> bool:
+        """``f`` and ``c`` differ in what the embedder could not read ([UNK]: most Chinese
+        characters for MiniLM): their cosine cannot make them one fact
+        (:mod:`memgate.core.embedding_unseen`)."""
+        return unseen_apart(unseen_of(self.embedder), f.text, c.text())
 
     def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
         if confirmed:

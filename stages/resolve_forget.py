@@ -20,6 +20,7 @@ from datetime import datetime
 import numpy as np
 
 from memgate.core.embedding import Embedder
+from memgate.core.embedding_unseen import Unseen, no_unseen, unseen_apart
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import (
     CandidateFact,
@@ -216,8 +217,11 @@ def retract(
     out: Out,
     near_duplicate: float,
     view: FactView,
+    unseen: Unseen = no_unseen,
 ) -> list[Resolution | DecisionRecord]:
-    """Close the fact the user withdraws: validity ends, no successor, history kept."""
+    """Close the fact the user withdraws: validity ends, no successor, history kept. A fact
+    reached by its cosine alone must not differ from ``c`` in what the encoder could not
+    read (``unseen``, :mod:`memgate.core.embedding_unseen`)."""
     marker = stable_id("retraction", c.candidate_id)
     if any(f.superseded_by == marker for f in existing):
         return out(ResolutionAction.DUPLICATE, "redelivered", [])
@@ -230,7 +234,10 @@ def retract(
         if f.last_seen < c.turn_ts
         and (
             normalise(f.value) == value_n
-            or cosine(f.embedding, vec) >= near_duplicate
+            or (
+                cosine(f.embedding, vec) >= near_duplicate
+                and not unseen_apart(unseen, f.text, c.text())
+            )
             or not value_n
             or set(value_n.split()) <= set(normalise(f.value).split())  # named in a sentence
         )

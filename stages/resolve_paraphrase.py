@@ -50,6 +50,7 @@ from memgate.stages.resolve_slots import (
     _owner_and_rest,
     _val,
     anchors,
+    cjk_swap,
     clause_terms,
     named_tokens,
     slot_terms,
@@ -677,7 +678,7 @@ def fold_target(
                         if _usem(meaning, f, c, BARS.fold) is None:
                             continue
                         why = "paraphrase:usem"
-                    if substitution(f.value, c.object, lex):
+                    if substitution(f.value, c.object, lex) or cjk_swap(f.value, c.object):
                         continue
             else:
                 ta, tb = clause_terms(f, lex), clause_terms(c, lex)
@@ -702,7 +703,7 @@ def fold_target(
                     if _usem(meaning, f, c, BARS.fold_unanchored) is None:
                         continue
                     why = "paraphrase:usem"
-                if substitution(f.value, c.object, lex):
+                if substitution(f.value, c.object, lex) or cjk_swap(f.value, c.object):
                     continue  # one value swapped for another in the same frame
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)

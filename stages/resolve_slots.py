@@ -44,6 +44,7 @@ __all__ = [
     "anchors",
     "changed_clause",
     "changed_value",
+    "cjk_swap",
     "clause_terms",
     "named_tokens",
     "same_clause",
@@ -444,6 +445,37 @@ def substitution(a: str, b: str, lex: Lexicon = LEXICON) -> bool:
     return True
 
 
+#: A Chinese value swapped in one frame: this many characters at least on each side (one
+#: character differs in synonyms as often as in values: 早上 / 早晨), at most this many.
+CJK_SWAP_CHARS: Final = (2, 4)
+
+
+def cjk_swap(a: str, b: str) -> bool:
+    """Two Chinese clauses of one frame, one value swapped for another after the shared
+    frame, nothing else moved (:func:`substitution` reads words, which Chinese does not
+    separate): the characters align except for one replaced span of
+    :data:`CJK_SWAP_CHARS`.
+
+    >>> cjk_swap("我每天早上喝一杯豆浆", "我每天早上喝一杯牛奶")
+    True
+    >>> cjk_swap("我每天早上喝一杯豆浆", "我每天早上都喝一杯豆浆")
+    False
+    >>> cjk_swap("我每天早上喝咖啡", "我每天早晨喝咖啡")
+    False
+    """
+    ca, cb = "".join(_CJK_RUN_RE.findall(a)), "".join(_CJK_RUN_RE.findall(b))
+    if not ca or not cb:
+        return False
+    ops = SequenceMatcher(None, ca, cb, autojunk=False).get_opcodes()
+    swaps = [(i1, i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    equal = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
+    moved = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag in ("insert", "delete"))
+    if len(swaps) != 1 or swaps[0][0] == 0 or moved > 1 or equal < 0.6 * min(len(ca), len(cb)):
+        return False
+    lo, hi = CJK_SWAP_CHARS
+    return lo <= min(swaps[0][1:]) and max(swaps[0][1:]) <= hi
+
+
 def changed_value(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) -> bool:
     """The two statements are one frame with two values: each names a name or number the
     other does not ("Tarif Flex M" / "Tarif Flex L"), or one value is swapped for another
@@ -529,7 +561,7 @@ def same_clause(a: StoredFact | CandidateFact, b: StoredFact | CandidateFact) ->
         # one family (an employer said as ``works_at`` and as a sentence): the same value
         # when the names agree; without names the clauses are compared below
         return _within(anchors_a, b, vb) and _within(anchors_b, a, va)
-    if substitution(va, vb, lex):
+    if substitution(va, vb, lex) or cjk_swap(va, vb):
         return False  # one value swapped for another in the same frame
     ta, tb = clause_terms(a, lex), clause_terms(b, lex)
     small = min(len(ta), len(tb))

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from memgate.core.embedding_unseen import unread_pieces
 from memgate.core.memo import register, text_key
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -189,6 +190,10 @@ class HashingEmbedder:
         if norm == 0.0:  # all features cancelled out: fall back to the empty feature
             return self._vector("")
         return (vec / norm).astype(np.float32)
+
+    def unseen(self, text: str) -> str:
+        """Nothing: every word counts (:mod:`memgate.core.embedding_unseen`)."""
+        return ""
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         items = _check_texts(texts)
@@ -602,6 +607,16 @@ class MiniLMEmbedder:
             return len(self._cache)
 
     # -- embedding ---------------------------------------------------------
+
+    def unseen(self, text: str) -> str:
+        """The characters of ``text`` the vocabulary maps to [UNK], sorted
+        (:mod:`memgate.core.embedding_unseen`)."""
+        tok, _ = self._ensure_loaded()
+        unk = tok.token_to_id("[UNK]")
+        if unk is None:
+            return ""
+        enc = tok.encode(text, add_special_tokens=False)
+        return unread_pieces(enc.ids, enc.offsets, text, unk)
 
     def embed(self, texts: Sequence[str]) -> FloatArray:
         """Embed ``texts``: ``(len(texts), dim)`` float32, unit-norm rows.
