@@ -164,6 +164,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
     # value, another person, a related fact, a change of employer or city, six languages
     # (dev33f)
+    # confirmation written for conf34 before its design: the assistant's question or offer
+    # about the user answered by a brief yes (alone or with a short addition), a hedge of
+    # the user's confirmed later (through the assistant's check or in other words); hard
+    # negatives of a no or a correction, a yes to a one-off task, to a question about
+    # someone else, chit-chat, an unconfirmed suggestion, an old session's question, an
+    # answer on another topic, six languages (dev34c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -196,6 +202,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32f.jsonl",
         "scenarios_dev33n.jsonl",
         "scenarios_dev33f.jsonl",
+        "scenarios_dev34c.jsonl",
     ),
 }
 
