@@ -66,6 +66,7 @@ class _Lang:
     verbs: dict[str, str]
     suffix: tuple[tuple[str, str], ...]
     inversion: dict[str, str]
+    polite: tuple[str, ...]
 
 
 def _longest(words: list[str]) -> tuple[str, ...]:
@@ -95,6 +96,7 @@ def _data() -> tuple[dict[str, _Lang], frozenset[str], frozenset[str]]:
             verbs={k.casefold(): v for k, v in raw["verbs"][code].items()},
             suffix=tuple((a, b) for a, b in raw["suffix"][code]),
             inversion=dict(raw.get("inversion", {}).get(code, {})),
+            polite=_longest(raw["polite"][code]),
         )
         for code in _LANGS
     }
@@ -267,11 +269,7 @@ def _about_user(sentence: str, lang: _Lang, pro_drop: bool, stop: frozenset[str]
         hits += sum(1 for w in lows if re.match(r"^\w+-(tu|vous)$", w))
     if hits == 0 and pro_drop:
         heads = [w for w in lows if w not in lang.leads and w not in lang.verb_skip][:3]
-        hits = sum(
-            1
-            for w in heads
-            if w not in stop and (w in lang.verbs or re.search(r"\w{2,}[ae]s$", w) is not None)
-        )
+        hits = sum(1 for w in heads if w not in stop and re.search(r"\w{2,}[ae]s$", w) is not None)
     return hits
 
 
@@ -308,8 +306,9 @@ def adopt(reply: str, proposal: str) -> str | None:
         return None
     sentence = questions[-1]
     order = [*said, *(c for c in _LANGS if c not in said)]
-    scored = [
-        (_about_user(sentence, langs[c], c in pro_drop, stop), -i, c) for i, c in enumerate(order)
+    scored = [  # a verb form alone says the person only in the language of the yes
+        (_about_user(sentence, langs[c], c in pro_drop and c in said, stop), -i, c)
+        for i, c in enumerate(order)
     ]
     hits, _, code = max(scored)
     if hits == 0:
@@ -323,8 +322,20 @@ def adopt(reply: str, proposal: str) -> str | None:
     if _about_user(clause, lang, code in pro_drop, stop) == 0:
         return None
     stated = _first_person(clause, lang, code in pro_drop, stop)
+    if stated.casefold() == clause.casefold():
+        return None  # no word of the second person turned: not about the user
+    tail = _without_courtesy(addition, [langs[c] for c in said])
     if code == "zh":
-        tail = addition.strip(_PUNCT)
         return f"{stated}，{tail}。" if tail else f"{stated}。"
-    tail = addition.strip(_PUNCT)
     return f"{stated}, {tail}." if tail else f"{stated}."
+
+
+def _without_courtesy(addition: str, langs: list[_Lang]) -> str:
+    """The addition with its words of courtesy ("please", "bitte", "谢谢") cut."""
+    text = addition.strip(_PUNCT)
+    for lang in langs:
+        for w in lang.polite:
+            at = _find(w, text.casefold())
+            if at >= 0:
+                text = (text[:at] + text[at + len(w) :]).strip(_PUNCT)
+    return text
