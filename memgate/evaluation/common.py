@@ -164,6 +164,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
     # value, another person, a related fact, a change of employer or city, six languages
     # (dev33f)
+    # supersede in new words written for sup34 before its read-path design: a new employer,
+    # dentist, doctor, home, airport, car, gym, editor or phone said with no cue shared with
+    # the old fact, checked by the top hit of a natural question (and, for five, as of a day
+    # between the two turns: the old value); hard negatives of a second value of a
+    # multi-valued slot (a language, a child, a sport, an allergy), another person's change,
+    # a week away and a plan, six languages, three domains (dev34s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -196,6 +202,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32f.jsonl",
         "scenarios_dev33n.jsonl",
         "scenarios_dev33f.jsonl",
+        "scenarios_dev34s.jsonl",
     ),
 }
 
