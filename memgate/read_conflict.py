@@ -114,28 +114,52 @@ def _stands(text: str) -> bool:
     return not cues(text)["uncertain"]
 
 
+def _anchor(f: StoredFact, rules: ConflictRules) -> Family | None:
+    """The single-valued family the fact fills as the older value of a conflict."""
+    if _many(f, rules):
+        return None
+    a = _slot(f)
+    fam = a.family
+    if fam is None or not fam.single or fam.additive or a.owner not in _OWNERS:
+        return None
+    return fam
+
+
+def _newcomer(f: StoredFact, rules: ConflictRules) -> str | None:
+    """As the newer value of a conflict: the name of the family it says, ``""`` for a
+    change in words of no family (any older family), ``None``: it never outranks."""
+    if _many(f, rules):
+        return None
+    b = _slot(f)
+    if b.owner not in _OWNERS:
+        return None
+    if b.family is not None:
+        name = b.family.name if b.family.single and not b.family.additive else None
+    elif LEXICON.has_change_cue(f.value) or says_change(f.value):
+        name = ""
+    else:
+        return None
+    return name if name is not None and _stands(f.value) else None
+
+
+def _pair(older: StoredFact, newer: StoredFact, fam: Family, says: str) -> bool:
+    if newer.valid_from <= older.valid_from or says not in ("", fam.name):
+        return False
+    # another person's change ("a mi madre la atiende ..."): a person the older does not name
+    return not FOLD.persons_in(newer.value) - FOLD.persons_in(older.value)
+
+
 def conflict(
     older: StoredFact, newer: StoredFact, rules: ConflictRules | None = None
 ) -> Family | None:
     """The single-valued family both facts fill when ``newer`` is a later value of the slot
     ``older`` fills (so it ranks first), else ``None``."""
     rules = rules or _rules()
-    if newer.valid_from <= older.valid_from or _many(older, rules) or _many(newer, rules):
+    fam = _anchor(older, rules)
+    says = None if fam is None else _newcomer(newer, rules)
+    if fam is None or says is None:
         return None
-    a, b = _slot(older), _slot(newer)
-    fam = a.family
-    if fam is None or not fam.single or fam.additive:
-        return None
-    if a.owner not in _OWNERS or b.owner not in _OWNERS:
-        return None
-    if b.family is not None:
-        if b.family.name != fam.name:
-            return None
-    elif not (LEXICON.has_change_cue(newer.value) or says_change(newer.value)):
-        return None
-    if FOLD.persons_in(newer.value) - FOLD.persons_in(older.value):
-        return None  # another person's change ("a mi madre la atiende ...")
-    return fam if _stands(newer.value) else None
+    return fam if _pair(older, newer, fam, says) else None
 
 
 def _current(f: StoredFact, ref: datetime) -> bool:
@@ -176,21 +200,23 @@ def conflict_order(
         _current(f, ref) and (r is None or r >= rules.min_relevance)
         for f, r in zip(facts, relevance, strict=True)
     ]
-    # each newer fact joins the best-ranked older fact it conflicts with: one group per
-    # older anchor, whose positions its members fill newest first
+    # each fact is read once, as an older value (a family) and as a newer one; each newer
+    # fact joins the best-ranked older fact it conflicts with: one group per older anchor,
+    # whose positions its members fill newest first
+    anchors = {i: _anchor(facts[i], rules) for i in range(n) if near[i]}
     group: dict[int, int] = {}
     fams: dict[int, str] = {}
     for j in range(n):
-        if not near[j]:
+        says = _newcomer(facts[j], rules) if near[j] else None
+        if says is None:
             continue
         for i in range(j):
-            if not near[i] or i in group:
+            fam = anchors.get(i)
+            if fam is None or i in group or not _pair(facts[i], facts[j], fam, says):
                 continue
-            fam = conflict(facts[i], facts[j], rules)
-            if fam is not None:
-                group[j] = i
-                fams[i] = fam.name
-                break
+            group[j] = i
+            fams[i] = fam.name
+            break
     if not group:
         return Reorder(list(range(n)))
     members: dict[int, list[int]] = {}
