@@ -5,9 +5,10 @@ Zalando") may be left beside the fact it replaces: the resolver finds no slot in
 reading more changes at write time cost LoCoMo recall. At read time nothing is lost:
 among the hits of one search, an older fact whose single-valued family
 (``memgate/data/resolution.json``) is known and a newer fact of the same owner that says
-the same family, or says a change and names no family, are in conflict. The newer takes
-the older's place, the older is served right below it, and the older's explanation says
-so; nothing is deleted or superseded. At an ``as_of`` search the facts valid then are
+the same family, or says a change and names no family, are in conflict. The newer is
+lifted right above the older, which is served right below it (the hits between move one
+place down, none leaves the list), and the older's explanation says so; nothing is
+deleted or superseded. At an ``as_of`` search the facts valid then are
 compared, so the latest valid at ``as_of`` is first.
 
 Never reordered (:func:`conflict`): a multi-valued family or predicate (languages,
@@ -190,10 +191,10 @@ def conflict_order(
     ref: datetime,
     rules: ConflictRules | None = None,
 ) -> Reorder:
-    """The order of ``facts`` (ranked best first) with each newer value of a slot in the
-    place of the older one it conflicts with (:func:`conflict`); positions keep their
-    places otherwise. Only facts current at ``ref`` (active, valid then) and at least
-    ``min_relevance`` near the query are compared."""
+    """The order of ``facts`` (ranked best first) with each newer value of a slot lifted
+    right above the older one it conflicts with (:func:`conflict`); the hits between move
+    one place down, the others keep their places. Only facts current at ``ref`` (active,
+    valid then) and at least ``min_relevance`` near the query are compared."""
     rules = rules or _rules()
     n = len(facts)
     near = [
@@ -222,14 +223,20 @@ def conflict_order(
     members: dict[int, list[int]] = {}
     for j, i in group.items():
         members.setdefault(i, [i]).append(j)
-    order = list(range(n))
+    # each group as one block at its older anchor's place, newest first: the hits between
+    # move one place down per newer fact lifted, the older stays right below the newer
+    order: list[int] = []
     below: dict[int, tuple[str, str]] = {}
-    for anchor, ms in members.items():
-        places = sorted(ms)
+    for p in range(n):
+        if p in group:
+            continue
+        ms = members.get(p)
+        if ms is None:
+            order.append(p)
+            continue
         newest_first = sorted(ms, key=lambda k: (-facts[k].valid_from.timestamp(), k))
-        for place, k in zip(places, newest_first, strict=True):
-            order[place] = k
+        order.extend(newest_first)
         top = newest_first[0]
         for k in newest_first[1:]:
-            below[k] = (facts[top].fact_id, fams[anchor])
+            below[k] = (facts[top].fact_id, fams[p])
     return Reorder(order, below)

@@ -260,7 +260,7 @@ def decayed(hit: SearchHit, factor: float) -> float:
 
 
 def newer_first(ranked: list[Ranked], ref: datetime) -> list[Ranked]:
-    """``ranked`` (best first) with a newer value of a single-valued slot in the place of
+    """``ranked`` (best first) with a newer value of a single-valued slot lifted right above
     the older fact it conflicts with (:func:`memgate.read_conflict.conflict_order`, for
     the facts current at ``ref``). The final scores stay with the places, so the list is
     still best first by score; the older fact says why it is below.

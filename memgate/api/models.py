@@ -107,7 +107,7 @@ class ScoreBreakdown(_Result):
     ranked_below: str | None = Field(
         default=None,
         description="Why the hit is served below a newer active fact of the same "
-        "single-valued slot, which took its place (a change said in words the resolver did "
+        "single-valued slot, lifted right above it (a change said in words the resolver did "
         "not read as one): that fact's id and the slot. The scores stay with the places.",
     )
 

@@ -138,11 +138,24 @@ def test_the_read_path_keeps_scores_with_places_and_says_why() -> None:
     new = _fact("new", "statement", "Ich wohne jetzt in Leipzig", LATER)
     hits = [_hit(old, 1), _hit(other, 2), _hit(new, 3)]
     ranked = Recall._ranked(hits, np.zeros(4, dtype=np.float32), NOW, None, {})
-    assert [r.hit.fact.fact_id for r in ranked] == ["new", "pet", "old"]
+    # the older fact stays right below the newer; the hit between moves one place down
+    assert [r.hit.fact.fact_id for r in ranked] == ["new", "old", "pet"]
     finals = [r.final for r in ranked]
     assert finals == sorted(finals, reverse=True)
-    assert ranked[2].ranked_below is not None and "new" in ranked[2].ranked_below
-    assert ranked[0].ranked_below is None and ranked[1].ranked_below is None
+    assert ranked[1].ranked_below is not None and "new" in ranked[1].ranked_below
+    assert ranked[0].ranked_below is None and ranked[2].ranked_below is None
+
+
+def test_no_hit_leaves_the_list_and_the_others_keep_their_order() -> None:
+    facts = [
+        _fact("x", "has_pet", "a cat named Miso", T0),
+        _fact("old", "works_at", "Zalando", T0),
+        _fact("y", "hobby", "climbing", T0),
+        _fact("z", "statement", "I like green tea", T0),
+        _fact("new", "works_at", "Spotify", LATER),
+    ]
+    moved = conflict_order(facts, [0.6] * 5, NOW)
+    assert [facts[i].fact_id for i in moved.order] == ["x", "new", "old", "y", "z"]
 
 
 def _turn(tid: str, text: str, ts: str) -> dict[str, str]:
