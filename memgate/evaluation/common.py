@@ -170,6 +170,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # negatives of a no or a correction, a yes to a one-off task, to a question about
     # someone else, chit-chat, an unconfirmed suggestion, an old session's question, an
     # answer on another topic, six languages (dev34c)
+    # supersede in new words written for sup34 before its read-path design: a new employer,
+    # dentist, doctor, home, airport, car, gym, editor or phone said with no cue shared with
+    # the old fact, checked by the top hit of a natural question (and, for five, as of a day
+    # between the two turns: the old value); hard negatives of a second value of a
+    # multi-valued slot (a language, a child, a sport, an allergy), another person's change,
+    # a week away and a plan, six languages, three domains (dev34s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -203,6 +209,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev33n.jsonl",
         "scenarios_dev33f.jsonl",
         "scenarios_dev34c.jsonl",
+        "scenarios_dev34s.jsonl",
     ),
 }
 
