@@ -164,6 +164,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
     # value, another person, a related fact, a change of employer or city, six languages
     # (dev33f)
+    # dedupe written for rel34 before reading the resolver: a restatement in a later session
+    # by synonyms, another construction, more or less detail, another register, a number in
+    # digits or words; a tentative statement confirmed in other words; hard negatives of two
+    # facts of one family (a second sport, a second language, a sister's job and the user's,
+    # a past employer and the current one, a liking and a dislike), six languages (dev34p)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -196,6 +201,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32f.jsonl",
         "scenarios_dev33n.jsonl",
         "scenarios_dev33f.jsonl",
+        "scenarios_dev34p.jsonl",
     ),
 }
 
