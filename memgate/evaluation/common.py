@@ -176,6 +176,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # between the two turns: the old value); hard negatives of a second value of a
     # multi-valued slot (a language, a child, a sport, an allergy), another person's change,
     # a week away and a plan, six languages, three domains (dev34s)
+    # dedupe written for rel34 before reading the resolver: a restatement in a later session
+    # by synonyms, another construction, more or less detail, another register, a number in
+    # digits or words; a tentative statement confirmed in other words; hard negatives of two
+    # facts of one family (a second sport, a second language, a sister's job and the user's,
+    # a past employer and the current one, a liking and a dislike), six languages (dev34p)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -210,6 +215,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev33f.jsonl",
         "scenarios_dev34c.jsonl",
         "scenarios_dev34s.jsonl",
+        "scenarios_dev34p.jsonl",
     ),
 }
 
