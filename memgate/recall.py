@@ -29,7 +29,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
@@ -45,6 +45,7 @@ from memgate.core.stores import FactUsage, RetrievalStore, SearchHit, SearchQuer
 from memgate.core.tenant_policy import DecayOverride
 from memgate.core.timings import phase
 from memgate.core.tokens import TokenCounter, token_counter
+from memgate.read_conflict import conflict_order
 from memgate.sinks.base import RRF_K
 from memgate.streams.metrics import Metrics
 from memgate.usage_buffer import UsageBuffer
@@ -163,6 +164,9 @@ class Ranked:
     focus: float = 1.0
     """The subject focus factor (:func:`subject_focus`): below 1 for another person's fact
     that a first-person question does not name."""
+    ranked_below: str | None = None
+    """Why the hit is served below a newer fact of its single-valued slot, which took its
+    place (:mod:`memgate.read_conflict`): that fact's id and the slot; ``None``: not so."""
 
     @property
     def fused_share(self) -> float:
@@ -255,6 +259,23 @@ def decayed(hit: SearchHit, factor: float) -> float:
     return sum(1.0 / (RRF_K + r / factor) for r in ranks)
 
 
+def newer_first(ranked: list[Ranked], ref: datetime) -> list[Ranked]:
+    """``ranked`` (best first) with a newer value of a single-valued slot lifted right above
+    the older fact it conflicts with (:func:`memgate.read_conflict.conflict_order`, for
+    the facts current at ``ref``). The final scores stay with the places, so the list is
+    still best first by score; the older fact says why it is below.
+    """
+    moved = conflict_order([r.hit.fact for r in ranked], [r.relevance for r in ranked], ref)
+    if not moved.below and moved.order == list(range(len(ranked))):
+        return ranked
+    out = []
+    for place, k in enumerate(moved.order):
+        why = moved.below.get(k)
+        note = None if why is None else f"below newer fact {why[0]} of the slot {why[1]}"
+        out.append(replace(ranked[k], final=ranked[place].final, ranked_below=note))
+    return out
+
+
 @dataclass(frozen=True)
 class Served:
     """What one served search returned, and what it left out."""
@@ -338,7 +359,7 @@ class Recall:
                 hit=h, relevance=rel, decay=f, final=decayed(h, f) * on, usage=u, focus=on
             ))  # fmt: skip
         out.sort(key=lambda r: -r.final)
-        return out
+        return newer_first(out, ref)
 
     def search(self, query: SearchQuery, *, now: datetime | None = None) -> list[SearchHit]:
         """The hits re-ranked by decayed score (``score`` is the final score); no floor."""

@@ -34,6 +34,7 @@ Only a fold: the candidate is one more occurrence of the fact found, never a sup
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -62,6 +63,7 @@ from memgate.stages.resolve_stance import averse
 __all__ = ["SAME", "Same", "guarded", "same_target"]
 
 Mode = Literal["off", "model", "usem"]
+_CJK_RUN_RE: Final = re.compile(r"[\u3400-\u9fff]+")
 _FEATURE: Final = {name: i for i, name in enumerate(FEATURE_NAMES)}
 #: the pair features that must be 0 for a fold: a stored name not said again, a number
 #: changed, a value swapped in one frame, two people, a change cue in the new text
@@ -86,6 +88,9 @@ class Same:
     plain_cover_bar: float
     """The share of a stored fact's content words said again when it names no name and no
     number (:func:`guarded`; 1.0 or more: such a fact never folds here)."""
+    zh_function_chars: frozenset[str] = frozenset()
+    """Chinese characters of no content (pronouns, particles, the copula): a character
+    bigram with one of them is not read by :func:`chinese_said_again`."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Same:
@@ -99,6 +104,7 @@ class Same:
             usem_bar=float(data["usem_bar"]),
             minilm_bar=float(data["minilm_bar"]),
             plain_cover_bar=float(data["plain_cover_bar"]),
+            zh_function_chars=frozenset(str(data.get("zh_function_chars", ""))),
         )
 
 
@@ -152,7 +158,8 @@ def plainly_said_again(stored_value: str, new_text: str, data: Same = SAME) -> b
     at least ``plain_cover_bar`` of them and its last one (the complement of a short
     statement: "allergic to *peanuts*", not the frame "allergic" with another thing),
     ``new_text`` says again: what a fact of common words shares with its restatement in
-    place of a name. Not read for Chinese (no word order to read the complement by).
+    place of a name. Chinese: :func:`chinese_said_again` (no word order to read the
+    complement by).
 
     >>> plainly_said_again("Sou intolerante à lactose", "Não tolero lactose, leite me faz mal")
     True
@@ -166,13 +173,55 @@ def plainly_said_again(stored_value: str, new_text: str, data: Same = SAME) -> b
     False
     >>> plainly_said_again("I live in Porto", "Porto is where I live")
     False
+    >>> plainly_said_again("我对花生过敏", "花生我不能吃，会过敏")
+    True
     """
-    if anchors(stored_value, sentence=True) or _CJK_RE.search(stored_value):
+    if anchors(stored_value, sentence=True):
         return False  # a name or a number to say again: the anchor guard reads it
+    if _CJK_RE.search(stored_value):
+        return chinese_said_again(stored_value, new_text, data)
     words = _sequence(stored_value, LEXICON)
     if not words or covered(words[-1], new_text) < 1.0:
         return False
     return covered(stored_value, new_text) >= data.plain_cover_bar
+
+
+def _content_bigrams(text: str, function: frozenset[str]) -> list[str]:
+    """The character bigrams of the Chinese runs of ``text``, in order, with no function
+    character (pronouns, particles, the copula: ``zh_function_chars``)."""
+    out: list[str] = []
+    for run in _CJK_RUN_RE.findall(text):
+        out += [
+            run[i : i + 2]
+            for i in range(len(run) - 1)
+            if run[i] not in function and run[i + 1] not in function
+        ]
+        if len(run) == 1 and run not in function:
+            out.append(run)
+    return out
+
+
+def chinese_said_again(stored_value: str, new_text: str, data: Same = SAME) -> bool:
+    """A Chinese stored value with no name (no word boundaries, no word order to read its
+    complement by): at least ``plain_cover_bar`` of its content character bigrams, and its
+    last one (most often the complement or the head noun: "过敏", "咖啡", "护士"), are in
+    ``new_text``. Another thing in one frame ("我对海鲜过敏" after "我对花生过敏", "绿茶"
+    after "咖啡") shares the frame's bigrams, not enough of the value's.
+
+    >>> chinese_said_again("我每天喝两杯咖啡", "咖啡我每天喝两杯")
+    True
+    >>> chinese_said_again("我每天喝两杯咖啡", "我每天喝两杯绿茶")
+    False
+    >>> chinese_said_again("我对花生过敏", "我对海鲜过敏")
+    False
+    >>> chinese_said_again("成都", "我住在成都")
+    True
+    """
+    want = _content_bigrams(stored_value, data.zh_function_chars)
+    if not want or want[-1] not in new_text:
+        return False
+    hit = sum(1 for b in set(want) if b in new_text)
+    return hit / len(set(want)) >= data.plain_cover_bar
 
 
 def _owners_apart(f: StoredFact, c: CandidateFact, lex: Lexicon = LEXICON) -> bool:

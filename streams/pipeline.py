@@ -41,14 +41,18 @@ from memgate.stages.detectors import Detector
 from memgate.stages.extract import Extractor
 from memgate.stages.extract_report import ReportingExtractor
 from memgate.stages.persist import plan
+from memgate.stages.proposal import adopt
 from memgate.stages.redact import Redactor, mask_all
 from memgate.stages.references import with_references
 from memgate.stages.resolve_probe import PROBE, probe_candidate
 from memgate.stages.seal import seal
 from memgate.stages.shadow import disagreement
 from memgate.stages.triage import TriagePolicy, triage
+from memgate.streams.proposals import HeldTurns
 
 TRIAGE_POLICY_VERSION = "triage-1"
+#: the triage reason of a user's brief yes read as the assistant's proposition about them
+CONFIRMED_PROPOSAL = "confirmed_proposal"
 log = logging.getLogger(__name__)
 
 
@@ -58,15 +62,25 @@ class TriageStep:
 
     ``hmac_key`` is the deployment's secret (:func:`memgate.keys.hmac_key`): the
     journal keeps a keyed digest of the raw content, never an unkeyed hash.
+
+    ``held`` keeps each conversation's latest assistant turn, redacted
+    (:mod:`memgate.streams.proposals`): a user's brief yes right after it is triaged and
+    extracted as the user stating the assistant's proposition about them
+    (:mod:`memgate.stages.proposal`), ``confirmed``; the decision's reason is
+    ``confirmed_proposal`` and names the assistant turn (``proposal_turn``).
     """
 
     detector: Detector
     hmac_key: bytes = field(repr=False)
     policy: TriagePolicy = field(default_factory=TriagePolicy)
     clock: Callable[[], datetime] = field(default=utcnow)
+    held: HeldTurns = field(default_factory=HeldTurns, compare=False, repr=False)
 
     def __call__(self, turn: TurnEvent) -> list[TriagedTurn | JournalRecord | DecisionRecord]:
-        verdict, reason = triage(turn, self.policy)
+        said, proposal_turn = self._adopted(turn)
+        verdict, reason = triage(said, self.policy)
+        if proposal_turn and verdict is TriageVerdict.KEEP:
+            reason = CONFIRMED_PROPOSAL
         now = self.clock()
         masked = mask_all(self.detector, turn.content)
         journal = JournalRecord(
@@ -88,6 +102,11 @@ class TriageStep:
         sealed = seal(self.detector, journal)  # the final check before the audit store
         caught = _count_diff(sealed.redaction_counts, journal.redaction_counts)
         journal = sealed.model_copy(update={"length": len(sealed.redacted_text)})
+        if turn.role == "assistant":  # held redacted and sealed: nothing raw is kept
+            self.held.hold(turn, journal.redacted_text)
+        details = turn_flags(turn)
+        if proposal_turn:
+            details["proposal_turn"] = proposal_turn
         decision = _turn_decision(
             Stage.TRIAGE,
             turn,
@@ -95,7 +114,7 @@ class TriageStep:
             reason=reason,
             policy_version=TRIAGE_POLICY_VERSION,
             decided_at=now,
-            details=turn_flags(turn),
+            details=details,
         )
         out: list[TriagedTurn | JournalRecord | DecisionRecord] = [journal, decision]
         if caught:
@@ -113,12 +132,29 @@ class TriageStep:
                 )
             )
         if verdict is TriageVerdict.KEEP:
-            out.insert(0, TriagedTurn(turn=turn, reason=reason))
+            out.insert(0, TriagedTurn(turn=said, reason=reason))
         elif PROBE.on and reason in PROBE.drop_reasons and turn.role == "user":
             # dropped, yet it may restate a stored fact: carried on as a probe only
             # (no extractor reads it; resolution may only reinforce: resolve_probe)
-            out.insert(0, TriagedTurn(turn=turn, reason=reason, probe=True))
+            out.insert(0, TriagedTurn(turn=said, reason=reason, probe=True))
         return out
+
+    def _adopted(self, turn: TurnEvent) -> tuple[TurnEvent, str]:
+        """``turn``, or, a user's brief yes to the assistant turn it answers, the turn saying
+        the assistant's proposition as the user's (``confirmed``); and that assistant turn's
+        id ("" when none)."""
+        if turn.role != "user":
+            return turn, ""
+        held = self.held.answered(turn)
+        if held is None:
+            return turn, ""
+        stated = adopt(turn.content, held.text)
+        if stated is None:
+            return turn, ""
+        meta = {**turn.metadata, "proposal_turn": held.turn_id}
+        return turn.model_copy(
+            update={"content": stated, "confirmed": True, "metadata": meta}
+        ), held.turn_id
 
     def digest(self, turn: TurnEvent) -> str:
         """The keyed digest of the turn's raw content (journal ``content_hmac``)."""

@@ -327,6 +327,7 @@ class Memory(Closing):
                     relevance=r.relevance,
                     decay=r.decay,
                     final=r.final,
+                    ranked_below=r.ranked_below,
                 ),
                 tokens=n,
             )

@@ -104,6 +104,12 @@ class ScoreBreakdown(_Result):
     relevance: float | None
     decay: float
     final: float
+    ranked_below: str | None = Field(
+        default=None,
+        description="Why the hit is served below a newer active fact of the same "
+        "single-valued slot, lifted right above it (a change said in words the resolver did "
+        "not read as one): that fact's id and the slot. The scores stay with the places.",
+    )
 
 
 class MemoryHit(_Result):

@@ -164,6 +164,23 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # same user, a confirmation of a hedge or a brief repeat; hard negatives of a second
     # value, another person, a related fact, a change of employer or city, six languages
     # (dev33f)
+    # confirmation written for conf34 before its design: the assistant's question or offer
+    # about the user answered by a brief yes (alone or with a short addition), a hedge of
+    # the user's confirmed later (through the assistant's check or in other words); hard
+    # negatives of a no or a correction, a yes to a one-off task, to a question about
+    # someone else, chit-chat, an unconfirmed suggestion, an old session's question, an
+    # answer on another topic, six languages (dev34c)
+    # supersede in new words written for sup34 before its read-path design: a new employer,
+    # dentist, doctor, home, airport, car, gym, editor or phone said with no cue shared with
+    # the old fact, checked by the top hit of a natural question (and, for five, as of a day
+    # between the two turns: the old value); hard negatives of a second value of a
+    # multi-valued slot (a language, a child, a sport, an allergy), another person's change,
+    # a week away and a plan, six languages, three domains (dev34s)
+    # dedupe written for rel34 before reading the resolver: a restatement in a later session
+    # by synonyms, another construction, more or less detail, another register, a number in
+    # digits or words; a tentative statement confirmed in other words; hard negatives of two
+    # facts of one family (a second sport, a second language, a sister's job and the user's,
+    # a past employer and the current one, a liking and a dislike), six languages (dev34p)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -196,6 +213,9 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev32f.jsonl",
         "scenarios_dev33n.jsonl",
         "scenarios_dev33f.jsonl",
+        "scenarios_dev34c.jsonl",
+        "scenarios_dev34s.jsonl",
+        "scenarios_dev34p.jsonl",
     ),
 }
 
