@@ -181,6 +181,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # digits or words; a tentative statement confirmed in other words; hard negatives of two
     # facts of one family (a second sport, a second language, a sister's job and the user's,
     # a past employer and the current one, a liking and a dislike), six languages (dev34p)
+    # supersede in new words written for sup35 before its write-path design: a team lead,
+    # home town, ticket tracker, family doctor, code editor, airline, database, code host,
+    # favourite restaurant or superior replaced, checked by the old fact's status, the top
+    # hit and the top hit as of a day between; hard negatives of an added instrument, sport,
+    # pet, child or language, a brother's or wife's fact, a week away, a plan and a past
+    # event, six languages, three domains (dev35s)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -216,6 +222,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev34c.jsonl",
         "scenarios_dev34s.jsonl",
         "scenarios_dev34p.jsonl",
+        "scenarios_dev35s.jsonl",
     ),
 }
 
