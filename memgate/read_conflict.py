@@ -15,7 +15,9 @@ Never reordered (:func:`conflict`): a multi-valued family or predicate (language
 hobbies, children, allergies), a statement that adds a value ("also", "auch", "也"),
 another person's fact (a person the older fact does not name), a hedge or plan
 ("maybe", "quizás") and a state of the moment ("this week I'm in Lisbon"). The words are
-the data of ``memgate/data/read_conflict.json`` and the lists it names.
+the data of ``memgate/data/read_conflict.json`` and the lists it names; the slot identity
+is :mod:`memgate.stages.slot_conflict`'s, which the write path shares (a change plain
+enough is closed at once there: ``slot_changed``).
 
 The module is pure: :func:`conflict_order` takes the facts of a ranked list (any store's:
 both the embedded index and OpenSearch pass through :meth:`memgate.recall.Recall.rank`)
@@ -40,127 +42,20 @@ and returns the new order, which positions moved and why.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from importlib import resources
-from typing import Any
 
 from memgate.core.events import FactStatus, StoredFact
-from memgate.stages.moment import moment_reason
-from memgate.stages.resolution_lexicon import LEXICON, Family
-from memgate.stages.resolve_paraphrase import FOLD
-from memgate.stages.resolve_replaced import CHANGE
-from memgate.stages.slot_frames import says_change
-from memgate.stages.statement_text import cues
+from memgate.stages.slot_conflict import (
+    ConflictRules,
+    anchor,
+    conflict,
+    newcomer,
+    pair,
+)
 
 __all__ = ["ConflictRules", "Reorder", "conflict", "conflict_order"]
-
-_OWNERS = frozenset({"user", "team"})
-
-
-@dataclass(frozen=True)
-class ConflictRules:
-    """The data of ``memgate/data/read_conflict.json`` and ``predicates.json``."""
-
-    free_predicates: frozenset[str]
-    multi_valued: frozenset[str]
-    min_relevance: float
-
-    @classmethod
-    def default(cls) -> ConflictRules:
-        return _rules()
-
-
-@lru_cache(maxsize=1)
-def _rules() -> ConflictRules:
-    def read(name: str) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(
-            (resources.files("memgate") / "data" / name).read_text("utf-8")
-        )
-        return data
-
-    own, preds = read("read_conflict.json"), read("predicates.json")
-    multi = set(preds["multi_valued"]) | set(preds["qualified_multi_valued"])
-    return ConflictRules(
-        free_predicates=frozenset(own["free_predicates"]),
-        multi_valued=frozenset(multi),
-        min_relevance=float(own["min_relevance"]),
-    )
-
-
-@dataclass(frozen=True)
-class _Slot:
-    family: Family | None
-    owner: str
-
-
-def _slot(f: StoredFact) -> _Slot:
-    fam = LEXICON.family(f.predicate, f.value)
-    return _Slot(fam, LEXICON.owner(LEXICON.canonical_subject(f.subject), fam))
-
-
-def _many(f: StoredFact, rules: ConflictRules) -> bool:
-    """The fact's predicate holds several values and is no free statement."""
-    p = f.predicate
-    return p not in rules.free_predicates and (p in rules.multi_valued or p.endswith(":other"))
-
-
-def _stands(text: str) -> bool:
-    """Not a hedge or plan, not only the moment, not a value added beside the others."""
-    if CHANGE.adds(text) or moment_reason([text]) is not None:
-        return False
-    return not cues(text)["uncertain"]
-
-
-def _anchor(f: StoredFact, rules: ConflictRules) -> Family | None:
-    """The single-valued family the fact fills as the older value of a conflict."""
-    if _many(f, rules):
-        return None
-    a = _slot(f)
-    fam = a.family
-    if fam is None or not fam.single or fam.additive or a.owner not in _OWNERS:
-        return None
-    return fam
-
-
-def _newcomer(f: StoredFact, rules: ConflictRules) -> str | None:
-    """As the newer value of a conflict: the name of the family it says, ``""`` for a
-    change in words of no family (any older family), ``None``: it never outranks."""
-    if _many(f, rules):
-        return None
-    b = _slot(f)
-    if b.owner not in _OWNERS:
-        return None
-    if b.family is not None:
-        name = b.family.name if b.family.single and not b.family.additive else None
-    elif LEXICON.has_change_cue(f.value) or says_change(f.value):
-        name = ""
-    else:
-        return None
-    return name if name is not None and _stands(f.value) else None
-
-
-def _pair(older: StoredFact, newer: StoredFact, fam: Family, says: str) -> bool:
-    if newer.valid_from <= older.valid_from or says not in ("", fam.name):
-        return False
-    # another person's change ("a mi madre la atiende ..."): a person the older does not name
-    return not FOLD.persons_in(newer.value) - FOLD.persons_in(older.value)
-
-
-def conflict(
-    older: StoredFact, newer: StoredFact, rules: ConflictRules | None = None
-) -> Family | None:
-    """The single-valued family both facts fill when ``newer`` is a later value of the slot
-    ``older`` fills (so it ranks first), else ``None``."""
-    rules = rules or _rules()
-    fam = _anchor(older, rules)
-    says = None if fam is None else _newcomer(newer, rules)
-    if fam is None or says is None:
-        return None
-    return fam if _pair(older, newer, fam, says) else None
 
 
 def _current(f: StoredFact, ref: datetime) -> bool:
@@ -195,7 +90,7 @@ def conflict_order(
     right above the older one it conflicts with (:func:`conflict`); the hits between move
     one place down, the others keep their places. Only facts current at ``ref`` (active,
     valid then) and at least ``min_relevance`` near the query are compared."""
-    rules = rules or _rules()
+    rules = rules or ConflictRules.default()
     n = len(facts)
     near = [
         _current(f, ref) and (r is None or r >= rules.min_relevance)
@@ -204,16 +99,16 @@ def conflict_order(
     # each fact is read once, as an older value (a family) and as a newer one; each newer
     # fact joins the best-ranked older fact it conflicts with: one group per older anchor,
     # whose positions its members fill newest first
-    anchors = {i: _anchor(facts[i], rules) for i in range(n) if near[i]}
+    anchors = {i: anchor(facts[i], rules) for i in range(n) if near[i]}
     group: dict[int, int] = {}
     fams: dict[int, str] = {}
     for j in range(n):
-        says = _newcomer(facts[j], rules) if near[j] else None
+        says = newcomer(facts[j], rules) if near[j] else None
         if says is None:
             continue
         for i in range(j):
             fam = anchors.get(i)
-            if fam is None or i in group or not _pair(facts[i], facts[j], fam, says):
+            if fam is None or i in group or not pair(facts[i], facts[j], fam, says):
                 continue
             group[j] = i
             fams[i] = fam.name

@@ -96,6 +96,7 @@ from memgate.stages.resolve_writes import (
     with_stale,
     with_writes,
 )
+from memgate.stages.slot_conflict import changed_slot
 
 # the keys and the retraction helpers were here first: still importable from here
 __all__ = [
@@ -527,6 +528,11 @@ class Resolver:
                     return fold(hit.fact, "relation_same", details)
                 done = supersede(hit.fact, new, now, out, "relation_update", details)
                 return with_stale(c, done, view)
+        # 10. a plain change of one single-valued slot in words of no family (slot_conflict)
+        moved = changed_slot(c, new, view)
+        if moved is not None and not other_thing(moved, c):
+            details.update({"of": moved.fact_id, "match": "slot_hint"})
+            return with_stale(c, supersede(moved, new, now, out, "slot_changed", details), view)
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers

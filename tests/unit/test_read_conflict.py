@@ -163,22 +163,24 @@ def _turn(tid: str, text: str, ts: str) -> dict[str, str]:
             "role": "user", "content": text, "ts": ts}  # fmt: skip
 
 
-def test_the_embedded_store_serves_the_new_home_first(tmp_path: Path) -> None:
-    """Before: "user lives in Köln" first, the move in other words second."""
+def test_the_embedded_store_serves_the_new_employer_first(tmp_path: Path) -> None:
+    """Before: "user works at Globant" first, the change in other words second. (A move
+    said with a word of the home's slot, "eine Wohnung in Leipzig", is closed at write
+    time since sup35: tests/unit/stages/test_slot_changed.py.)"""
     turns = [
-        _turn("a1", "Ich wohne in Köln.", "2025-01-08T09:00:00Z"),
-        _turn("a2", "Seit dem Umzug haben wir eine Wohnung in Leipzig.", "2025-03-04T20:00:00Z"),
+        _turn("a1", "Trabajo en Globant.", "2025-01-08T09:00:00Z"),
+        _turn("a2", "Desde la semana pasada estoy en Mercado Libre.", "2025-03-04T20:00:00Z"),
     ]
     with Memory(data_dir=tmp_path) as m:
         m.add(turns)
-        hits = m.search("Wo wohne ich?", "t", "u", min_score=-1).hits
+        hits = m.search("¿Dónde trabajo?", "t", "u", min_score=-1).hits
         before = m.search(
-            "Wo wohne ich?", "t", "u", min_score=-1, as_of=datetime(2025, 2, 1, tzinfo=UTC)
+            "¿Dónde trabajo?", "t", "u", min_score=-1, as_of=datetime(2025, 2, 1, tzinfo=UTC)
         ).hits
     assert len(hits) == 2, [h.fact.text for h in hits]  # both stay served
-    assert "Leipzig" in hits[0].fact.text and "Köln" in hits[1].fact.text
+    assert "Mercado Libre" in hits[0].fact.text and "Globant" in hits[1].fact.text
     assert hits[1].score.ranked_below is not None
-    assert "Köln" in before[0].fact.text
+    assert "Globant" in before[0].fact.text
 
 
 def test_the_embedded_store_keeps_the_own_employer_above_a_brothers(tmp_path: Path) -> None:
