@@ -181,6 +181,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # digits or words; a tentative statement confirmed in other words; hard negatives of two
     # facts of one family (a second sport, a second language, a sister's job and the user's,
     # a past employer and the current one, a liking and a dislike), six languages (dev34p)
+    # dedupe written for fold35 before its design: a restatement in a later session in
+    # other words (another construction, a short name, a duration, two sentences, another
+    # language of the same user); hard negatives of another value of the slot, two
+    # colleagues, sons or pets, a liking and an allergy, a brother's employer, a plan and a
+    # done fact, six languages, three domains (dev35f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -216,6 +221,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev34c.jsonl",
         "scenarios_dev34s.jsonl",
         "scenarios_dev34p.jsonl",
+        "scenarios_dev35f.jsonl",
     ),
 }
 
