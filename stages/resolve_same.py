@@ -60,7 +60,7 @@ from memgate.stages.resolve_restate import persons_apart
 from memgate.stages.resolve_slots import _owner_and_rest, anchors
 from memgate.stages.resolve_stance import averse
 
-__all__ = ["SAME", "Same", "guarded", "same_target"]
+__all__ = ["SAME", "Same", "as_type_of", "guarded", "same_target", "without_lasting"]
 
 Mode = Literal["off", "model", "usem"]
 _CJK_RUN_RE: Final = re.compile(r"[\u3400-\u9fff]+")
@@ -91,6 +91,9 @@ class Same:
     zh_function_chars: frozenset[str] = frozenset()
     """Chinese characters of no content (pronouns, particles, the copula): a character
     bigram with one of them is not read by :func:`chinese_said_again`."""
+    lasting: re.Pattern[str] | None = None
+    """A span of time reaching back from now ("seit Jahren", "depuis dix ans", "since
+    2015", "从小"): the fact has held all along, no change (:func:`without_lasting`)."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Same:
@@ -105,7 +108,14 @@ class Same:
             minilm_bar=float(data["minilm_bar"]),
             plain_cover_bar=float(data["plain_cover_bar"]),
             zh_function_chars=frozenset(str(data.get("zh_function_chars", ""))),
+            lasting=_alternation(data.get("lasting", {})),
         )
+
+
+def _alternation(by_language: dict[str, list[str]]) -> re.Pattern[str] | None:
+    """One pattern of every language's patterns (None: none)."""
+    parts = [p for patterns in by_language.values() for p in patterns]
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE) if parts else None
 
 
 def _load() -> Same:
@@ -186,6 +196,28 @@ def plainly_said_again(stored_value: str, new_text: str, data: Same = SAME) -> b
     return covered(stored_value, new_text) >= data.plain_cover_bar
 
 
+def without_lasting(text: str, data: Same = SAME) -> str:
+    """``text`` without its spans of time reaching back from now ("seit Jahren", "depuis
+    dix ans", "desde hace años", "since 2015", "从小"): a word of such a span ("seit",
+    "depuis", "desde", "since", "从") is a change cue of the lexicon ("seit kurzem", "since
+    I moved"), but a fact said to have held for years has not changed: it is read without
+    the span, here only (a fold's guards; a change is still the change rules' to find).
+
+    >>> without_lasting("Ich spiele seit Jahren Schach im Verein")
+    'Ich spiele Schach im Verein'
+    >>> without_lasting("Je suis végétarienne depuis dix ans.")
+    'Je suis végétarienne.'
+    >>> without_lasting("Seit kurzem arbeite ich bei Bosch")
+    'Seit kurzem arbeite ich bei Bosch'
+    >>> without_lasting("Since I moved I walk to work")
+    'Since I moved I walk to work'
+    """
+    if data.lasting is None:
+        return text
+    out = data.lasting.sub(" ", text)
+    return text if out == text else re.sub(r"\s+([.,;:!?。，])", r"\1", " ".join(out.split()))
+
+
 def _content_bigrams(text: str, function: frozenset[str]) -> list[str]:
     """The character bigrams of the Chinese runs of ``text``, in order, with no function
     character (pronouns, particles, the copula: ``zh_function_chars``)."""
@@ -253,7 +285,8 @@ def _near(
 ) -> float | None:
     """How sure the fold is (a probability or a cosine), or None when it is not."""
     if data.mode == "model":
-        x = pair_features(f.predicate, f.value, c.predicate, candidate_text(c), sim)
+        stored, said = without_lasting(f.value, data), without_lasting(candidate_text(c), data)
+        x = pair_features(f.predicate, stored, c.predicate, said, sim)
         relation, p = model.relation(x)
         return p if relation == "same" and p >= data.model_bar else None
     if data.mode == "usem":
@@ -262,6 +295,31 @@ def _near(
             return sim if sim >= data.minilm_bar else None
         return u if u >= data.usem_bar else None
     return None
+
+
+def as_type_of(f: StoredFact, c: CandidateFact) -> CandidateFact:
+    """``c`` read with ``f``'s type when one of the two is a fact and the other a free
+    statement read as an instruction for a standing word ("siempre", "always", "toujours":
+    "En todos mis proyectos la base de datos es siempre Postgres" after "Uso PostgreSQL en
+    todos mis proyectos"): a habit said with "always" is the fact said again, its guards and
+    its judgement of meaning still read. A typed instruction (a language to answer in) and
+    every other pair of types keep their own.
+
+    >>> f = StoredFact.model_construct(type=FactType.FACT, predicate="uses_tool:database")
+    >>> c = CandidateFact.model_construct(type=FactType.INSTRUCTION, predicate="statement")
+    >>> as_type_of(f, c).type is FactType.FACT
+    True
+    >>> typed = CandidateFact.model_construct(type=FactType.INSTRUCTION, predicate="instruction")
+    >>> as_type_of(f, typed).type is FactType.INSTRUCTION
+    True
+    """
+    kinds = {f.type, c.type}
+    if kinds != {FactType.FACT, FactType.INSTRUCTION}:
+        return c
+    told = f if f.type is FactType.INSTRUCTION else c
+    if told.predicate != "statement":
+        return c
+    return c.model_copy(update={"type": f.type})
 
 
 def same_target(
@@ -276,8 +334,8 @@ def same_target(
     cosine) that ``c`` says again, the surest first; None when there is none."""
     if data.mode == "off" or c.retracts or c.type is FactType.EVENT:
         return None
-    said = candidate_text(c)
-    if LEXICON.has_change_cue(c.context or said):
+    said = without_lasting(candidate_text(c), data)
+    if LEXICON.has_change_cue(without_lasting(c.context, data) or said):
         return None
     best: LearnedMatch | None = None
     for f, sim in nearest:
@@ -286,10 +344,10 @@ def same_target(
             or f.status is not FactStatus.ACTIVE
             or (f.tenant_id, f.user_id) != (c.tenant_id, c.user_id)
             or (f.last_seen > c.turn_ts and not cites_turn(f, c))
-            or not comparable(f, c)
+            or not comparable(f, as_type_of(f, c))
             or persons_apart(f, c)
             or _owners_apart(f, c)
-            or not guarded(f.predicate, f.value, said, sim)
+            or not guarded(f.predicate, without_lasting(f.value, data), said, sim)
         ):
             continue
         sure = _near(f, c, sim, model, meaning, data)

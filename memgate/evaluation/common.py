@@ -187,6 +187,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # hit and the top hit as of a day between; hard negatives of an added instrument, sport,
     # pet, child or language, a brother's or wife's fact, a week away, a plan and a past
     # event, six languages, three domains (dev35s)
+    # dedupe written for fold35 before its design: a restatement in a later session in
+    # other words (another construction, a short name, a duration, two sentences, another
+    # language of the same user); hard negatives of another value of the slot, two
+    # colleagues, sons or pets, a liking and an allergy, a brother's employer, a plan and a
+    # done fact, six languages, three domains (dev35f)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -223,6 +228,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev34s.jsonl",
         "scenarios_dev34p.jsonl",
         "scenarios_dev35s.jsonl",
+        "scenarios_dev35f.jsonl",
     ),
 }
 
