@@ -181,6 +181,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # digits or words; a tentative statement confirmed in other words; hard negatives of two
     # facts of one family (a second sport, a second language, a sister's job and the user's,
     # a past employer and the current one, a liking and a dislike), six languages (dev34p)
+    # confirmation written for conf35 before its design: a hedge of the user's confirmed
+    # briefly in the same session (after an assistant's remark or question) or in full words
+    # later, one of two hedges confirmed by naming it; the assistant's proposition about the
+    # user inside a longer turn, answered by a brief yes; hard negatives of a hedge then a
+    # no, a 'maybe' to the assistant's check, a yes to a one-off task, to a question about a
+    # stranger, a confirmation of another topic, six languages (dev35c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -216,6 +222,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev34c.jsonl",
         "scenarios_dev34s.jsonl",
         "scenarios_dev34p.jsonl",
+        "scenarios_dev35c.jsonl",
     ),
 }
 
