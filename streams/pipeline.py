@@ -134,8 +134,10 @@ class TriageStep:
             )
         if verdict is TriageVerdict.KEEP:
             out.insert(0, TriagedTurn(turn=said, reason=reason))
-        elif PROBE.on and turn.role == "user" and (
-            reason in PROBE.drop_reasons or settles(turn.content)
+        elif (
+            PROBE.on
+            and turn.role == "user"
+            and (reason in PROBE.drop_reasons or settles(turn.content))
         ):
             # dropped, yet it may restate a stored fact: carried on as a probe only
             # (no extractor reads it; resolution may only reinforce: resolve_probe)
