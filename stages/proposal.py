@@ -181,8 +181,9 @@ def _clause(sentence: str, lang: _Lang) -> str | None:
         if sep and tail.strip().casefold().strip(_PUNCT) in lang.tags:
             s = head.strip()
     if lang.code == "zh":
-        while s and any(s.endswith(t) for t in lang.tags):
-            s = s[: -len(next(t for t in lang.tags if s.endswith(t)))].rstrip("，, ")
+        tags = sorted(lang.tags, key=len, reverse=True)  # "对吧" before "吧"
+        while s and any(s.endswith(t) for t in tags):
+            s = s[: -len(next(t for t in tags if s.endswith(t)))].rstrip("，, ")
         s = s.replace("是不是", "是")
     low = s.casefold()
     offered = [i for p in lang.offer if (i := _find(p, low)) >= 0]
@@ -290,7 +291,7 @@ def adopt(reply: str, proposal: str) -> str | None:
     if read is None:
         return None
     said, addition = read
-    langs, pro_drop, stop = _data()
+    langs, _, _ = _data()
     if addition and _CJK.search(addition):
         if len(addition) > 2 * MAX_ADDITION_WORDS:
             return None
@@ -304,7 +305,27 @@ def adopt(reply: str, proposal: str) -> str | None:
     questions = [s.strip() for s in _SENTENCE.findall(proposal) if s.strip().endswith(("?", "？"))]
     if not questions:
         return None
-    sentence = questions[-1]
+    tail = _without_courtesy(addition, [langs[c] for c in said])
+    for sentence in reversed(questions):
+        got = _stated(sentence, said, low_add)
+        if got is not None:
+            break
+        if not _acts(sentence) or tail != addition.strip(_PUNCT):
+            # a question of its own the yes answers, or a "yes, please" taking the offer:
+            # nothing asked before it is answered
+            return None
+    else:
+        return None  # the assistant's offers only
+    stated, code = got
+    if code == "zh":
+        return f"{stated}，{tail}。" if tail else f"{stated}。"
+    return f"{stated}, {tail}." if tail else f"{stated}."
+
+
+def _stated(sentence: str, said: list[str], low_add: str) -> tuple[str, str] | None:
+    """The proposition of the question ``sentence`` about the user, in the first person,
+    and its language's code; None when it is not about the user or is corrected."""
+    langs, pro_drop, stop = _data()
     order = [*said, *(c for c in _LANGS if c not in said)]
     scored = [  # a verb form alone says the person only in the language of the yes
         (_about_user(sentence, langs[c], c in pro_drop and c in said, stop), -i, c)
@@ -324,10 +345,18 @@ def adopt(reply: str, proposal: str) -> str | None:
     stated = _first_person(clause, lang, code in pro_drop, stop)
     if stated.casefold() == clause.casefold():
         return None  # no word of the second person turned: not about the user
-    tail = _without_courtesy(addition, [langs[c] for c in said])
-    if code == "zh":
-        return f"{stated}，{tail}。" if tail else f"{stated}。"
-    return f"{stated}, {tail}." if tail else f"{stated}."
+    return stated, code
+
+
+def _acts(sentence: str) -> bool:
+    """The question is the assistant offering to act or suggesting an act ("Want me to
+    translate it?", "¿Quieres que reserve?", "要我帮你订吗？"): a yes to it may answer the
+    question about the user asked before it in the same turn."""
+    low = sentence.casefold()
+    langs, _, _ = _data()
+    phrases = (p for lang in langs.values() for p in (*lang.offer, *lang.suggest))
+    # a short function word alone ("que", "quer") is in too many questions to say an act
+    return any(_find(p, low) >= 0 for p in phrases if " " in p or len(p) > 4 or _CJK.search(p))
 
 
 def _without_courtesy(addition: str, langs: list[_Lang]) -> str:
