@@ -280,8 +280,8 @@ class Resolver:
             # a brief confirmation settles the session's latest guess (resolve_settled)
             if settled := settled_guess(c, view):
                 up = {"status": FactStatus.ACTIVE, "recorded_at": now}
-                done = [seen_again(f, event, now).model_copy(update=up) for f in settled]
-                return out(ResolutionAction.ADD, PROMOTED_BRIEFLY, done, {"of": done[0].fact_id})
+                ups = [seen_again(f, event, now).model_copy(update=up) for f in settled]
+                return out(ResolutionAction.ADD, PROMOTED_BRIEFLY, ups, {"of": ups[0].fact_id})
             # a turn that yielded no fact: only a restatement of a stored one, reinforced
             # (one more occurrence); nothing found leaves no row (resolve_probe)
             near = nearest_of(view, c, vec, PROBE.nearest, (FactStatus.ACTIVE,))
