@@ -38,6 +38,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from memgate.stages.statement_text import cues
+
 __all__ = ["MAX_ADDITION_WORDS", "adopt"]
 
 #: Words after the affirmation at most for the reply to be a confirmation with an addition.
@@ -67,6 +69,8 @@ class _Lang:
     suffix: tuple[tuple[str, str], ...]
     inversion: dict[str, str]
     polite: tuple[str, ...]
+    interject: tuple[str, ...] = ()
+    echo: frozenset[str] = frozenset()
 
 
 def _longest(words: list[str]) -> tuple[str, ...]:
@@ -97,6 +101,8 @@ def _data() -> tuple[dict[str, _Lang], frozenset[str], frozenset[str]]:
             suffix=tuple((a, b) for a, b in raw["suffix"][code]),
             inversion=dict(raw.get("inversion", {}).get(code, {})),
             polite=_longest(raw["polite"][code]),
+            interject=_longest(raw.get("interject", {}).get(code, [])),
+            echo=frozenset(w.casefold() for w in raw.get("echo", {}).get(code, [])),
         )
         for code in _LANGS
     }
@@ -131,12 +137,17 @@ def _reply(reply: str) -> tuple[list[str], str] | None:
     if any(_opening(low, lang.negate) for lang in langs.values()):
         return None
     found: list[str] = []
+    lead = _interjection(low, langs)  # "Oh yes", "嗯，是的": only before an affirmation
+    text, low = text[lead:], low[lead:]
     while True:
         hit = next(((c, p) for c, lang in langs.items() if (p := _opening(low, lang.affirm))), None)
+        if hit is None:
+            hit = _echo(low, langs)
         if hit is None:
             break
         _, p = hit
         found += [c for c, lang in langs.items() if p in lang.affirm and c not in found]
+        found += [c for c, lang in langs.items() if p.split()[-1] in lang.echo and c not in found]
         cut = len(p)
         while cut < len(low) and low[cut] in _PUNCT:
             cut += 1
@@ -144,6 +155,32 @@ def _reply(reply: str) -> tuple[list[str], str] | None:
     if not found:
         return None
     return found, text.strip()
+
+
+def _echo(low: str, langs: dict[str, _Lang]) -> tuple[str, str] | None:
+    """The opening of a reply that says yes by the question's verb said again and a word of
+    yes after it ("sou sim", "tenho sim, dois"), with its language; or None."""
+    m = re.match(r"^(\w+)\s+(\w+)(?!\w)", low)
+    if m is None or cues(m.group(1))["uncertain"]:
+        return None  # "talvez sim": a doubt, not the question's verb
+    code = next((c for c, lang in langs.items() if m.group(2) in lang.echo), None)
+    return None if code is None else (code, m.group(0))
+
+
+def _interjection(low: str, langs: dict[str, _Lang]) -> int:
+    """How much of the reply an interjection before its affirmation takes ("Oh yes", "嗯，
+    是的"); 0 when none, or when no affirmation follows it ("嗯，我考虑一下")."""
+    for lang in langs.values():
+        p = _opening(low, lang.interject)
+        if p is None:
+            continue
+        cut = len(p)
+        while cut < len(low) and low[cut] in _PUNCT:
+            cut += 1
+        rest = low[cut:]
+        if any(_opening(rest, other.affirm) for other in langs.values()) or _echo(rest, langs):
+            return cut
+    return 0
 
 
 def _tokens(text: str) -> list[str]:

@@ -121,3 +121,36 @@ def test_a_yes_please_or_a_question_about_another_adopts_nothing_before(
     reply: str, proposal: str
 ) -> None:
     assert adopt(reply, proposal) is None
+
+
+#: conf35: an interjection before the yes ("Oh yes", "嗯，是的"), and the Portuguese yes
+#: said by the question's verb again ("Sou sim"), six languages.
+INTERJECTED = [
+    ("Oh yes, for ages.", "You keep bees, don't you?", "I keep bees, for ages."),
+    ("Ach ja, stimmt.", "Du singst also im Kirchenchor?", "Ich singe also im Kirchenchor."),
+    ("Ah oui.", "Tu fais de la poterie le jeudi ?", "Je fais de la poterie le jeudi."),
+    ("Pues sí.", "¿Juegas al pádel los domingos?", "Juego al pádel los domingos."),
+    ("Jogo sim, às quartas.", "Você joga vôlei, né?", "Eu jogo vôlei, às quartas."),
+    ("嗯，对。", "你在学钢琴吧？", "我在学钢琴。"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "proposal", "stated"), INTERJECTED)
+def test_an_interjection_or_an_echoed_verb_before_the_yes(
+    reply: str, proposal: str, stated: str
+) -> None:
+    assert adopt(reply, proposal) == stated
+
+
+@pytest.mark.parametrize(
+    ("reply", "proposal"),
+    [
+        ("Well, no.", "So you're leading the data team now?"),
+        ("Oh, what time is it?", "Are you vegan?"),
+        ("嗯，我再想想。", "你是不是打算换工作？"),
+        ("Talvez sim.", "Você vai se mudar para Lisboa?"),
+        ("Jogo sim.", "O Pedro joga vôlei?"),
+    ],
+)
+def test_an_interjection_before_no_yes_or_a_doubt_adopts_nothing(reply: str, proposal: str) -> None:
+    assert adopt(reply, proposal) is None
