@@ -87,6 +87,7 @@ from memgate.stages.resolve_semantic import (
     semantic_target,
     stale_on_arrival,
 )
+from memgate.stages.resolve_settled import PROMOTED_BRIEFLY, settled_guess
 from memgate.stages.resolve_slots import changed_value, same_clause, slot_update_target
 from memgate.stages.resolve_wish import wish_update_target
 from memgate.stages.resolve_writes import (
@@ -277,6 +278,11 @@ class Resolver:
             return out(ResolutionAction.DUPLICATE, reason, [seen_again(f, event, now)], details)
 
         if c.probe:
+            # a brief confirmation settles the session's latest guess (resolve_settled)
+            if settled := settled_guess(c, view):
+                up = {"status": FactStatus.ACTIVE, "recorded_at": now}
+                ups = [seen_again(f, event, now).model_copy(update=up) for f in settled]
+                return out(ResolutionAction.ADD, PROMOTED_BRIEFLY, ups, {"of": ups[0].fact_id})
             # a turn that yielded no fact: only a restatement of a stored one, reinforced
             # (one more occurrence); nothing found leaves no row (resolve_probe)
             near = nearest_of(view, c, vec, PROBE.nearest, (FactStatus.ACTIVE,))

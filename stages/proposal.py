@@ -38,6 +38,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from memgate.stages.statement_text import cues
+
 __all__ = ["MAX_ADDITION_WORDS", "adopt"]
 
 #: Words after the affirmation at most for the reply to be a confirmation with an addition.
@@ -67,6 +69,8 @@ class _Lang:
     suffix: tuple[tuple[str, str], ...]
     inversion: dict[str, str]
     polite: tuple[str, ...]
+    interject: tuple[str, ...] = ()
+    echo: frozenset[str] = frozenset()
 
 
 def _longest(words: list[str]) -> tuple[str, ...]:
@@ -97,6 +101,8 @@ def _data() -> tuple[dict[str, _Lang], frozenset[str], frozenset[str]]:
             suffix=tuple((a, b) for a, b in raw["suffix"][code]),
             inversion=dict(raw.get("inversion", {}).get(code, {})),
             polite=_longest(raw["polite"][code]),
+            interject=_longest(raw.get("interject", {}).get(code, [])),
+            echo=frozenset(w.casefold() for w in raw.get("echo", {}).get(code, [])),
         )
         for code in _LANGS
     }
@@ -131,12 +137,17 @@ def _reply(reply: str) -> tuple[list[str], str] | None:
     if any(_opening(low, lang.negate) for lang in langs.values()):
         return None
     found: list[str] = []
+    lead = _interjection(low, langs)  # "Oh yes", "嗯，是的": only before an affirmation
+    text, low = text[lead:], low[lead:]
     while True:
         hit = next(((c, p) for c, lang in langs.items() if (p := _opening(low, lang.affirm))), None)
+        if hit is None:
+            hit = _echo(low, langs)
         if hit is None:
             break
         _, p = hit
         found += [c for c, lang in langs.items() if p in lang.affirm and c not in found]
+        found += [c for c, lang in langs.items() if p.split()[-1] in lang.echo and c not in found]
         cut = len(p)
         while cut < len(low) and low[cut] in _PUNCT:
             cut += 1
@@ -144,6 +155,32 @@ def _reply(reply: str) -> tuple[list[str], str] | None:
     if not found:
         return None
     return found, text.strip()
+
+
+def _echo(low: str, langs: dict[str, _Lang]) -> tuple[str, str] | None:
+    """The opening of a reply that says yes by the question's verb said again and a word of
+    yes after it ("sou sim", "tenho sim, dois"), with its language; or None."""
+    m = re.match(r"^(\w+)\s+(\w+)(?!\w)", low)
+    if m is None or cues(m.group(1))["uncertain"]:
+        return None  # "talvez sim": a doubt, not the question's verb
+    code = next((c for c, lang in langs.items() if m.group(2) in lang.echo), None)
+    return None if code is None else (code, m.group(0))
+
+
+def _interjection(low: str, langs: dict[str, _Lang]) -> int:
+    """How much of the reply an interjection before its affirmation takes ("Oh yes", "嗯，
+    是的"); 0 when none, or when no affirmation follows it ("嗯，我考虑一下")."""
+    for lang in langs.values():
+        p = _opening(low, lang.interject)
+        if p is None:
+            continue
+        cut = len(p)
+        while cut < len(low) and low[cut] in _PUNCT:
+            cut += 1
+        rest = low[cut:]
+        if any(_opening(rest, other.affirm) for other in langs.values()) or _echo(rest, langs):
+            return cut
+    return 0
 
 
 def _tokens(text: str) -> list[str]:
@@ -181,8 +218,9 @@ def _clause(sentence: str, lang: _Lang) -> str | None:
         if sep and tail.strip().casefold().strip(_PUNCT) in lang.tags:
             s = head.strip()
     if lang.code == "zh":
-        while s and any(s.endswith(t) for t in lang.tags):
-            s = s[: -len(next(t for t in lang.tags if s.endswith(t)))].rstrip("，, ")
+        tags = sorted(lang.tags, key=len, reverse=True)  # "对吧" before "吧"
+        while s and any(s.endswith(t) for t in tags):
+            s = s[: -len(next(t for t in tags if s.endswith(t)))].rstrip("，, ")
         s = s.replace("是不是", "是")
     low = s.casefold()
     offered = [i for p in lang.offer if (i := _find(p, low)) >= 0]
@@ -290,7 +328,7 @@ def adopt(reply: str, proposal: str) -> str | None:
     if read is None:
         return None
     said, addition = read
-    langs, pro_drop, stop = _data()
+    langs, _, _ = _data()
     if addition and _CJK.search(addition):
         if len(addition) > 2 * MAX_ADDITION_WORDS:
             return None
@@ -304,7 +342,27 @@ def adopt(reply: str, proposal: str) -> str | None:
     questions = [s.strip() for s in _SENTENCE.findall(proposal) if s.strip().endswith(("?", "？"))]
     if not questions:
         return None
-    sentence = questions[-1]
+    tail = _without_courtesy(addition, [langs[c] for c in said])
+    for sentence in reversed(questions):
+        got = _stated(sentence, said, low_add)
+        if got is not None:
+            break
+        if not _acts(sentence) or tail != addition.strip(_PUNCT):
+            # a question of its own the yes answers, or a "yes, please" taking the offer:
+            # nothing asked before it is answered
+            return None
+    else:
+        return None  # the assistant's offers only
+    stated, code = got
+    if code == "zh":
+        return f"{stated}，{tail}。" if tail else f"{stated}。"
+    return f"{stated}, {tail}." if tail else f"{stated}."
+
+
+def _stated(sentence: str, said: list[str], low_add: str) -> tuple[str, str] | None:
+    """The proposition of the question ``sentence`` about the user, in the first person,
+    and its language's code; None when it is not about the user or is corrected."""
+    langs, pro_drop, stop = _data()
     order = [*said, *(c for c in _LANGS if c not in said)]
     scored = [  # a verb form alone says the person only in the language of the yes
         (_about_user(sentence, langs[c], c in pro_drop and c in said, stop), -i, c)
@@ -324,10 +382,18 @@ def adopt(reply: str, proposal: str) -> str | None:
     stated = _first_person(clause, lang, code in pro_drop, stop)
     if stated.casefold() == clause.casefold():
         return None  # no word of the second person turned: not about the user
-    tail = _without_courtesy(addition, [langs[c] for c in said])
-    if code == "zh":
-        return f"{stated}，{tail}。" if tail else f"{stated}。"
-    return f"{stated}, {tail}." if tail else f"{stated}."
+    return stated, code
+
+
+def _acts(sentence: str) -> bool:
+    """The question is the assistant offering to act or suggesting an act ("Want me to
+    translate it?", "¿Quieres que reserve?", "要我帮你订吗？"): a yes to it may answer the
+    question about the user asked before it in the same turn."""
+    low = sentence.casefold()
+    langs, _, _ = _data()
+    phrases = (p for lang in langs.values() for p in (*lang.offer, *lang.suggest))
+    # a short function word alone ("que", "quer") is in too many questions to say an act
+    return any(_find(p, low) >= 0 for p in phrases if " " in p or len(p) > 4 or _CJK.search(p))
 
 
 def _without_courtesy(addition: str, langs: list[_Lang]) -> str:

@@ -45,6 +45,7 @@ from memgate.stages.proposal import adopt
 from memgate.stages.redact import Redactor, mask_all
 from memgate.stages.references import with_references
 from memgate.stages.resolve_probe import PROBE, probe_candidate
+from memgate.stages.resolve_settled import settles
 from memgate.stages.seal import seal
 from memgate.stages.shadow import disagreement
 from memgate.stages.triage import TriagePolicy, triage
@@ -133,7 +134,11 @@ class TriageStep:
             )
         if verdict is TriageVerdict.KEEP:
             out.insert(0, TriagedTurn(turn=said, reason=reason))
-        elif PROBE.on and reason in PROBE.drop_reasons and turn.role == "user":
+        elif (
+            PROBE.on
+            and turn.role == "user"
+            and (reason in PROBE.drop_reasons or settles(turn.content))
+        ):
             # dropped, yet it may restate a stored fact: carried on as a probe only
             # (no extractor reads it; resolution may only reinforce: resolve_probe)
             out.insert(0, TriagedTurn(turn=said, reason=reason, probe=True))

@@ -192,6 +192,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # language of the same user); hard negatives of another value of the slot, two
     # colleagues, sons or pets, a liking and an allergy, a brother's employer, a plan and a
     # done fact, six languages, three domains (dev35f)
+    # confirmation written for conf35 before its design: a hedge of the user's confirmed
+    # briefly in the same session (after an assistant's remark or question) or in full words
+    # later, one of two hedges confirmed by naming it; the assistant's proposition about the
+    # user inside a longer turn, answered by a brief yes; hard negatives of a hedge then a
+    # no, a 'maybe' to the assistant's check, a yes to a one-off task, to a question about a
+    # stranger, a confirmation of another topic, six languages (dev35c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -229,6 +235,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev34p.jsonl",
         "scenarios_dev35s.jsonl",
         "scenarios_dev35f.jsonl",
+        "scenarios_dev35c.jsonl",
     ),
 }
 

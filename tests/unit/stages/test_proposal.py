@@ -81,3 +81,76 @@ def test_no_correction_task_stranger_or_suggestion_is_adopted(reply: str, propos
 def test_a_long_reply_after_the_yes_is_a_turn_of_its_own() -> None:
     long_tail = "Yes, and " + " ".join(["also"] * 20) + " something else entirely."
     assert adopt(long_tail, "Are you in Lyon?") is None
+
+
+#: conf35: the proposition asked before the assistant's offer to act, answered by a bare
+#: yes (the yes to the offer says the proposition holds), six languages; a Chinese tag
+#: with no comma before it is cut whole ("对吧", not only "吧").
+BEFORE_AN_OFFER = [
+    ("Yep.", "So you switched to the night shift? Should I move your reminders?",
+     "I switched to the night shift."),
+    ("Ja.", "Du spielst also wieder Tennis? Soll ich dir Plätze in der Nähe suchen?",
+     "Ich spiele also wieder Tennis."),
+    ("Oui.", "Tu vis à Nantes maintenant ? Je peux te proposer des restaurants ?",
+     "Je vis à Nantes maintenant."),
+    ("Sí.", "¿Trabajas con Django? ¿Puedo enviarte la guía?", "Trabajo con Django."),
+    ("Sim.", "Você mora em Recife? Posso sugerir alguns passeios?", "Eu moro em Recife."),
+    ("对。", "你在学日语吗？要我给你推荐教材吗？", "我在学日语。"),
+    ("是的。", "你对花粉过敏对吧？", "我对花粉过敏。"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "proposal", "stated"), BEFORE_AN_OFFER)
+def test_the_proposition_before_an_offer_is_adopted(reply: str, proposal: str, stated: str) -> None:
+    assert adopt(reply, proposal) == stated
+
+
+@pytest.mark.parametrize(
+    ("reply", "proposal"),
+    [
+        # a "yes, please" takes the offer: the question before it is not answered
+        ("Yes please.", "You play the piano, right? Want me to find sheet music?"),
+        ("Sí, por favor.", "¿Vives en Cádiz? ¿Quieres que te busque un hotel?"),
+        ("好的，谢谢。", "你住在杭州吗？要我帮你查天气吗？"),
+        # the last question is about someone else: nothing asked before it is answered
+        ("Oui.", "Tu travailles chez Airbus ? Et Julien, il travaille encore à Toulouse ?"),
+        ("Yes.", "Do you work in Leeds? Is Tom still at the bank?"),
+    ],
+)
+def test_a_yes_please_or_a_question_about_another_adopts_nothing_before(
+    reply: str, proposal: str
+) -> None:
+    assert adopt(reply, proposal) is None
+
+
+#: conf35: an interjection before the yes ("Oh yes", "嗯，是的"), and the Portuguese yes
+#: said by the question's verb again ("Sou sim"), six languages.
+INTERJECTED = [
+    ("Oh yes, for ages.", "You keep bees, don't you?", "I keep bees, for ages."),
+    ("Ach ja, stimmt.", "Du singst also im Kirchenchor?", "Ich singe also im Kirchenchor."),
+    ("Ah oui.", "Tu fais de la poterie le jeudi ?", "Je fais de la poterie le jeudi."),
+    ("Pues sí.", "¿Juegas al pádel los domingos?", "Juego al pádel los domingos."),
+    ("Jogo sim, às quartas.", "Você joga vôlei, né?", "Eu jogo vôlei, às quartas."),
+    ("嗯，对。", "你在学钢琴吧？", "我在学钢琴。"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "proposal", "stated"), INTERJECTED)
+def test_an_interjection_or_an_echoed_verb_before_the_yes(
+    reply: str, proposal: str, stated: str
+) -> None:
+    assert adopt(reply, proposal) == stated
+
+
+@pytest.mark.parametrize(
+    ("reply", "proposal"),
+    [
+        ("Well, no.", "So you're leading the data team now?"),
+        ("Oh, what time is it?", "Are you vegan?"),
+        ("嗯，我再想想。", "你是不是打算换工作？"),
+        ("Talvez sim.", "Você vai se mudar para Lisboa?"),
+        ("Jogo sim.", "O Pedro joga vôlei?"),
+    ],
+)
+def test_an_interjection_before_no_yes_or_a_doubt_adopts_nothing(reply: str, proposal: str) -> None:
+    assert adopt(reply, proposal) is None

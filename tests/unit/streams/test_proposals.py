@@ -100,3 +100,19 @@ def test_an_erasure_clears_what_is_held_of_the_user(tmp_path: Path) -> None:
     erase_user(settings, _Store(), _Store(), None, "acme", "alice")  # type: ignore[arg-type]
     assert len(step.held) == 1
     assert not _kept(step(_turn("u1", "user", "yes", ts="2025-03-01T10:00:05Z")))
+
+
+def _probes(out: list[Any]) -> list[TriagedTurn]:
+    return [o for o in out if isinstance(o, TriagedTurn) and o.probe]
+
+
+def test_a_dropped_brief_confirmation_is_carried_on_as_a_probe() -> None:
+    """conf35: "Ja, heute beim Arzt – ist bestätigt." is dropped (a moment), yet it may
+    settle the session's latest guess (stages/resolve_settled.py): a probe; a bare yes to a
+    task, or a 'maybe', is not."""
+    step = _step()
+    (probe,) = _probes(step(_turn("u1", "user", "Ja, heute beim Arzt – ist bestätigt.")))
+    assert probe.turn.content == "Ja, heute beim Arzt – ist bestätigt."
+    step(_turn("a1", "assistant", "Want me to book the table for Friday?"))
+    assert not _probes(step(_turn("u2", "user", "Yes please.", ts="2025-03-01T10:00:20Z")))
+    assert not _probes(step(_turn("u3", "user", "Vielleicht, noch nicht entschieden.")))
