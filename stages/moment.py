@@ -28,7 +28,12 @@ False
 
 from __future__ import annotations
 
-from memgate.stages.moment_scope import clitic_request, object_first_request, of_the_day
+from memgate.stages.moment_scope import (
+    clitic_request,
+    object_first_request,
+    of_the_day,
+    request_with_content,
+)
 from memgate.stages.statement_text import cues, split_statements
 from memgate.stages.unreal import unreal_kind
 
@@ -84,7 +89,12 @@ def _kind(sentence: str) -> str | None:
     )
     # a request whose object comes first (Chinese) or whose imperative carries its pronoun
     # ("Escríbeme ...", "Corrige-moi ...")
-    c["one_off"] = c["one_off"] or object_first_request(sentence) or clitic_request(sentence)
+    c["one_off"] = (
+        c["one_off"]
+        or object_first_request(sentence)
+        or clitic_request(sentence)
+        or request_with_content(sentence)
+    )
     for name in _ORDER:
         if c.get(name):
             return name

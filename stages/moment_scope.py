@@ -54,6 +54,7 @@ from memgate.stages.statement_text import cues, family, lexicon, normalise_text,
 
 __all__ = [
     "clitic_request",
+    "request_with_content",
     "day_class",
     "day_scoped_state",
     "excuse",
@@ -251,6 +252,27 @@ def clitic_request(sentence: str) -> bool:
         if len(stem) >= 3 and _plain(stem) in _plain_task_verbs():
             return True
     return False
+
+
+def request_with_content(sentence: str) -> bool:
+    """A one-off request longer than the one-off cue's bound because a clause of what to
+    say follows it ("Write a short note to the team, that the release moves to Friday"): the
+    sentence cut at a comma before a subordinator of ``content_subordinators`` is a one-off
+    request, and the clause after it holds no first person of the speaker (a fact of the
+    speaker in it may be true: "..., that I'm moving to Berlin" is kept)."""
+    m = _subordinate_re().search(sentence)
+    if m is None:
+        return False
+    head, rest = sentence[: m.start()], normalise_text(sentence[m.end() :])
+    if not cues(head)["one_off"]:
+        return False
+    return _statement_matcher("first_person_singular").search(rest) is None
+
+
+@cache
+def _subordinate_re() -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in _data()["content_subordinators"])
+    return re.compile(rf"\s*,\s*(?:{words})(?:(?<=')|(?![\w]))", re.IGNORECASE)
 
 
 _PAST_ED_RE: Final = re.compile(r"\w{2,}ed\b")

@@ -44,7 +44,7 @@ from memgate.stages.triage_model import features, to_json, train  # noqa: E402
 from tools.model_script import prf, write_or_check  # noqa: E402
 
 TRAIN = ROOT / "memgate" / "data" / "train"
-CORPORA = (TRAIN / "statements.jsonl", TRAIN / "triage.jsonl", TRAIN / "triage_35.jsonl")
+CORPORA = (TRAIN / "statements.jsonl", TRAIN / "triage.jsonl")
 MODEL = ROOT / "memgate" / "data" / "triage_model.json"
 SPLIT = ROOT / "memgate" / "data" / "eval" / "locomo_split.json"
 #: The keep threshold written into the model file (chosen with --cv, see the README).
