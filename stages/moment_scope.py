@@ -54,13 +54,13 @@ from memgate.stages.statement_text import cues, family, lexicon, normalise_text,
 
 __all__ = [
     "clitic_request",
-    "request_with_content",
     "day_class",
     "day_scoped_state",
     "excuse",
     "laughed_anecdote",
     "object_first_request",
     "of_the_day",
+    "request_with_content",
 ]
 
 _CJK_RE: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
