@@ -79,6 +79,8 @@ _OPENING_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _PAUSE_RE: Final = re.compile(r"^[\s,:;，：、—–-]+")
+# one word between a discourse lead and its pause ("nebenbei bemerkt,", "dit en passant,")
+_WORD_PAUSE_RE: Final = re.compile(r"^\s+[^\W\d_]+[\s]*[,:;，：、—–-]+\s*")
 # "i'm" and "we're" read as a subject and a copula; "j'ai" as "j'" and "ai"
 _CONTRACTION_RE: Final = re.compile(r"\b(i|we)'(m|re|ve|d|ll)\b")
 _TOKEN_RE: Final = re.compile(r"[^\W\d_]+'(?=[^\W\d_])|'[^\W\d_]+|[^\W\d_]+(?:-[^\W\d_]+)*|\d+")
@@ -137,13 +139,16 @@ def _discourse() -> re.Pattern[str]:
 
 def _body(sentence: str) -> str:
     """The normalised sentence without its opening punctuation, interjections and
-    discourse leads ("au fait, ...", "by the way, ...")."""
+    discourse leads ("au fait, ...", "by the way, ..."); a lead may take one word before
+    its pause, a participle of saying or an intensifier ("nebenbei bemerkt, ...")."""
     norm = _OPENING_RE.sub("", normalise_text(sentence))
     for _ in range(2):
         m = _discourse().match(norm)
-        if m is None or not _PAUSE_RE.match(norm[m.end() :]):
+        rest = norm[m.end() :] if m is not None else ""
+        pause = _WORD_PAUSE_RE.match(rest) or _PAUSE_RE.match(rest)
+        if m is None or not pause:
             break
-        norm = _OPENING_RE.sub("", _PAUSE_RE.sub("", norm[m.end() :]))
+        norm = _OPENING_RE.sub("", rest[pause.end() :])
     return norm
 
 

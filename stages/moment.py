@@ -20,15 +20,24 @@ Chinese is split on 。！？ like every other language (:func:`split_statements
 True
 >>> moment_reason(["Wow, it was so much fun!"]), moment_reason(["It was fun, I loved it."])
 ('chatter', None)
+>>> request_material(["Could you format this log for me?", "ERROR at Parser.java line 12."])
+True
+>>> request_material(["Suggest a dinner recipe.", "I'm vegan."])
+False
 """
 
 from __future__ import annotations
 
-from memgate.stages.moment_scope import object_first_request, of_the_day
+from memgate.stages.moment_scope import (
+    clitic_request,
+    object_first_request,
+    of_the_day,
+    request_with_content,
+)
 from memgate.stages.statement_text import cues, split_statements
 from memgate.stages.unreal import unreal_kind
 
-__all__ = ["moment_reason", "split_statements"]
+__all__ = ["moment_reason", "request_material", "split_statements"]
 
 _ORDER = (
     "moment",
@@ -78,7 +87,14 @@ def _kind(sentence: str) -> str | None:
         or c["mishap"]
         or of_the_day(sentence)  # a state scoped to the day, an excuse (moment_scope)
     )
-    c["one_off"] = c["one_off"] or object_first_request(sentence)
+    # a request whose object comes first (Chinese) or whose imperative carries its pronoun
+    # ("Escríbeme ...", "Corrige-moi ...")
+    c["one_off"] = (
+        c["one_off"]
+        or object_first_request(sentence)
+        or clitic_request(sentence)
+        or request_with_content(sentence)
+    )
     for name in _ORDER:
         if c.get(name):
             return name
@@ -94,3 +110,17 @@ def moment_reason(sentences: list[str]) -> str | None:
         if name in kinds:
             return _REASON[name]
     return None
+
+
+_SPEAKER_CUES = ("standing", "first_person", "first_person_plural", "first_person_verb")
+
+
+def request_material(sentences: list[str]) -> bool:
+    """A turn opened by a one-off request whose other sentences say nothing of the speaker
+    (no first person, no standing cue): they are the request's material, a pasted error or
+    the thing to work on ("Could you format this log? ERROR at Parser.java line 12."), and
+    the turn holds only the moment. A sentence of the speaker after the request ("I'm
+    vegan.") is read as said."""
+    if len(sentences) < 2 or _kind(sentences[0]) not in ("one_off", "session_only"):
+        return False
+    return not any(cues(s)[name] for s in sentences[1:] for name in _SPEAKER_CUES)

@@ -18,7 +18,11 @@ Three structural readings of a sentence, beside the word classes of
   something lasting;
 * **an object-first request** (:func:`object_first_request`): Chinese puts a request's
   object before its verb with 把 or 将 ("帮我把这段话翻译成英文吧"); a request lead, the
-  marker, then a task verb in the same clause is a one-off request.
+  marker, then a task verb in the same clause is a one-off request;
+* **a request by an imperative with its pronoun joined** (:func:`clitic_request`): Spanish,
+  Portuguese and French join an object pronoun to the imperative ("Tradúceme ...",
+  "Escreve-me ...", "Corrige-moi ..."); a task verb with an enclitic of ``enclitics``
+  opening the sentence is a one-off request like the bare verb.
 
 The word lists are data (``memgate/data/moment_scope.json``); the task verbs, request
 leads, families and standing cues are those of ``statements.json``.
@@ -33,12 +37,15 @@ False
 (True, False)
 >>> object_first_request("帮我把这段话翻译成英文吧。"), object_first_request("我把车卖了。")
 (True, False)
+>>> clitic_request("Tradúceme este correo, porfa."), clitic_request("Llámame Pepe.")
+(True, False)
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from functools import cache
 from importlib import resources
 from typing import Any, Final
@@ -46,12 +53,14 @@ from typing import Any, Final
 from memgate.stages.statement_text import cues, family, lexicon, normalise_text, word_pattern
 
 __all__ = [
+    "clitic_request",
     "day_class",
     "day_scoped_state",
     "excuse",
     "laughed_anecdote",
     "object_first_request",
     "of_the_day",
+    "request_with_content",
 ]
 
 _CJK_RE: Final = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -207,6 +216,63 @@ def object_first_request(sentence: str) -> bool:
     clause = _clauses(rest[marker.end() :])
     verb = _statement_matcher("task_verbs").search(clause[0]) if clause else None
     return verb is not None and verb.start() <= _OBJECT_CHARS
+
+
+def _plain(word: str) -> str:
+    """A word without its accents ("tradúce" -> "traduce")."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
+
+
+@cache
+def _plain_task_verbs() -> frozenset[str]:
+    return frozenset(_plain(w) for w in lexicon()["task_verbs"] if " " not in w)
+
+
+_FIRST_WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+# the one-off cue's bound (statement_text.cues): a longer sentence may say more than a task
+_REQUEST_WORDS: Final = 14
+
+
+def clitic_request(sentence: str) -> bool:
+    """A one-off request whose imperative carries its object pronoun ("Escríbeme un
+    mensaje", "Escreve-me uma legenda", "Corrige-moi ce texte"): the first word, after any
+    request lead, is a task verb of ``statements.json`` once an enclitic of ``enclitics``
+    (and the accent the enclitic put on the stem) is taken off. Bounded like the one-off cue
+    (at most 14 words)."""
+    norm = _LEAD_RE.sub("", normalise_text(sentence))
+    lead = _statement_matcher("request_lead").match(norm)
+    if lead is not None:
+        norm = _LEAD_RE.sub("", norm[lead.end() :])
+    m = _FIRST_WORD_RE.match(norm)
+    if m is None or len(norm.split()) > _REQUEST_WORDS:
+        return False
+    word = m.group(0)
+    for clitic in _data()["enclitics"]:
+        stem = word[: -len(clitic)].rstrip("-") if word.endswith(clitic) else ""
+        if len(stem) >= 3 and _plain(stem) in _plain_task_verbs():
+            return True
+    return False
+
+
+def request_with_content(sentence: str) -> bool:
+    """A one-off request longer than the one-off cue's bound because a clause of what to
+    say follows it ("Write a short note to the team, that the release moves to Friday"): the
+    sentence cut at a comma before a subordinator of ``content_subordinators`` is a one-off
+    request, and the clause after it holds no first person of the speaker (a fact of the
+    speaker in it may be true: "..., that I'm moving to Berlin" is kept)."""
+    m = _subordinate_re().search(sentence)
+    if m is None:
+        return False
+    head, rest = sentence[: m.start()], normalise_text(sentence[m.end() :])
+    if not cues(head)["one_off"]:
+        return False
+    return _statement_matcher("first_person_singular").search(rest) is None
+
+
+@cache
+def _subordinate_re() -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in _data()["content_subordinators"])
+    return re.compile(rf"\s*,\s*(?:{words})(?:(?<=')|(?![\w]))", re.IGNORECASE)
 
 
 _PAST_ED_RE: Final = re.compile(r"\w{2,}ed\b")

@@ -56,7 +56,7 @@ from enum import StrEnum
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
 from memgate.stages.durable_frame import durable_own, hedged_fact
-from memgate.stages.moment import moment_reason, split_statements
+from memgate.stages.moment import moment_reason, request_material, split_statements
 from memgate.stages.references import find_references
 from memgate.stages.repeats import without_tag
 from memgate.stages.statement_text import without_confirmation_leads
@@ -415,6 +415,8 @@ def triage(
     moment = moment_reason(parts)
     if moment is not None and policy.drop_questions:
         return TriageVerdict.DROP, TriageReason(moment)
+    if policy.drop_questions and not references and request_material(parts):
+        return TriageVerdict.DROP, TriageReason.ONE_OFF_REQUEST
 
     first_person = False
     all_questions = True

@@ -160,12 +160,17 @@ def _zh_own_re() -> re.Pattern[str]:
 @cache
 def _stranger_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
     d = _data()
-    persons = _alt(d["stranger_persons"])
+    # a determiner and a noun of a person met in passing ("a lady", "un chauffeur"): the
+    # indefinite ones open a sentence as "someone" does; a definite one ("the waiter",
+    # "la dame") only when the person is placed and then says something
+    nouns = _alt(d["stranger_nouns"])
+    persons = rf"{_alt(d['stranger_persons'])}|(?:{_alt(d['stranger_indefinites'])})\s+(?:{nouns})"
+    anyone = rf"{persons}|(?:{_alt(d['stranger_definites'])})\s*(?:{nouns})"
     says = _alt([*lexicon()["saying_verbs"], *d["saying_extra"]])
     gap = rf"(?:\s+[^\s]+){{0,{_STRANGER_GAP}}}?"
     opening = re.compile(rf"^(?:{persons})(?![\w'])")
     placed = re.compile(
-        rf"(?<![\w'])(?:{persons})\s+(?:on|in|at|from|im|in|auf|bei|aus|sur|dans|à|au|en|no|"
+        rf"(?<![\w'])(?:{anyone})\s+(?:on|in|at|from|im|in|auf|bei|aus|sur|dans|à|au|en|no|"
         rf"na|num|numa|em|do|da){gap}\s+(?:{says})(?![\w])"
     )
     return opening, placed

@@ -77,6 +77,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         # time-of-now word, versus moments, one-off requests, questions with a personal word,
         # hypotheticals and chatter with a detail, ten per language, half keep (dev33n)
         "labelled_turns_dev33n.jsonl",
+        # written for noise35 before its design: durable facts said in chit-chat, as a
+        # complaint or as a dated plan, versus long turns of moods, one-off requests with a
+        # personal word, strangers' stories, thanks and hypotheticals, six per language,
+        # half keep (dev35n)
+        "labelled_turns_dev35n.jsonl",
     ),
     # issue 9 item 3: semantic resolution, eight classes, three domains, six languages (dev2);
     # deletion, as_of, supersede, retraction, dedupe, noise in the frozen failure shapes (dev3);
@@ -198,6 +203,11 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # user inside a longer turn, answered by a brief yes; hard negatives of a hedge then a
     # no, a 'maybe' to the assistant's check, a yes to a one-off task, to a question about a
     # stranger, a confirmation of another topic, six languages (dev35c)
+    # noise written for noise35 before its design: moods and states of the moment, one-off
+    # requests (a task verb with its pronoun joined, a pasted error after the request),
+    # strangers' stories, thanks, hypotheticals and long anecdotes, around durable facts said
+    # in passing, as a complaint or as a dated plan; a search per fact and the exact active
+    # count, six languages, three domains (dev35n)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -236,6 +246,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev35s.jsonl",
         "scenarios_dev35f.jsonl",
         "scenarios_dev35c.jsonl",
+        "scenarios_dev35n.jsonl",
     ),
 }
 
