@@ -181,6 +181,13 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # digits or words; a tentative statement confirmed in other words; hard negatives of two
     # facts of one family (a second sport, a second language, a sister's job and the user's,
     # a past employer and the current one, a liking and a dislike), six languages (dev34p)
+    # deletion written for del35 before its design: a request naming a category or a
+    # paraphrase of the stored fact (prescriptions, job details, diet, hobbies, health, the
+    # place one lives), in another language than the fact; each with an unrelated fact of
+    # the user that must survive as the top hit of its search; hard negatives of a one-off
+    # (a typo, a draft, a passing question), a question about deletion, a topic the user
+    # holds no fact about, another user's fact, an old phone number beside the new one,
+    # six languages, three domains (dev35d)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -216,6 +223,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev34c.jsonl",
         "scenarios_dev34s.jsonl",
         "scenarios_dev34p.jsonl",
+        "scenarios_dev35d.jsonl",
     ),
 }
 
