@@ -81,3 +81,22 @@ def test_categories_by_prototypes() -> None:
     assert category_of("Je suis végétarienne depuis l'an dernier", USEM) == "diet"
     assert categories().named("lo de mis aficiones") == frozenset({"hobbies"})
     assert categories().named("the typo") == frozenset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Forget the question I asked about my salary, it was silly.",
+        "Lösch die Frage von vorhin zu meinem Gehalt.",
+        "Oublie la question que je t'ai posée sur mon salaire.",
+        "Olvida la pregunta que te hice hace un rato sobre mi sueldo.",
+        "Esquece aquela pergunta que te fiz agora há pouco, não interessa mais.",
+        "Ignore the typo in my last message about my address.",
+    ],
+)
+def test_a_question_or_a_typo_of_the_chat_is_no_reference(text: str) -> None:
+    # a thing of the conversation (a question just asked, a typo) is forgotten, not a
+    # stored fact: its words must never reach one ("há" reached "Sou vegano há dez anos")
+    from memgate.stages.references import find_references
+
+    assert find_references(text) == []
