@@ -19,7 +19,6 @@ import pytest
 
 from memgate.core.embedding import (
     MINILM_PIP_INSTALL,
-    Embedder,
     HashingEmbedder,
     MiniLMEmbedder,
     ModelFilesNotFoundError,
@@ -100,9 +99,14 @@ def test_cosine_basics() -> None:
 def test_load_embedder_hashing() -> None:
     emb = load_embedder("hashing")
     assert isinstance(emb, HashingEmbedder)
-    assert isinstance(emb, Embedder)
     assert emb.name == "hashing-256"
     assert emb.dim == 256
+    # It embeds: one unit row per text, of its own dimension.
+    vecs = emb.embed(["I live in Lisbon", "I live in Lisbon", "my dog is called Rex"])
+    assert vecs.shape == (3, 256)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert cosine(vecs[0], vecs[1]) == pytest.approx(1.0)
+    assert cosine(vecs[0], vecs[2]) < 0.9
 
 
 def test_load_embedder_unknown() -> None:
@@ -114,9 +118,12 @@ def test_load_embedder_unknown() -> None:
 def test_load_embedder_minilm() -> None:
     emb = load_embedder("minilm")
     assert isinstance(emb, MiniLMEmbedder)
-    assert isinstance(emb, Embedder)
     assert emb.name == "all-MiniLM-L6-v2"
     assert emb.dim == 384
+    vecs = emb.embed(["I live in Lisbon", "My home is in Lisbon", "my dog is called Rex"])
+    assert vecs.shape == (3, 384)
+    # Paraphrases sit nearer each other than an unrelated sentence does.
+    assert cosine(vecs[0], vecs[1]) > cosine(vecs[0], vecs[2]) + 0.2
 
 
 # ---------------------------------------------------------------------------
