@@ -35,6 +35,7 @@ from memgate.core.events import (
 )
 from memgate.core.stores import FactView
 from memgate.stages.fact_keys import DELETED_VALUE, fact_key
+from memgate.stages.reference_categories import by_category, other_category
 from memgate.stages.reference_kinds import named_by_kind
 from memgate.stages.references import is_previous, is_retracted_deletion, reference_op
 from memgate.stages.resolve_semantic import DELETED_PREDICATE, cosine, referenced_facts
@@ -295,8 +296,12 @@ def by_reference(
         if any(f.superseded_by == marker or marker in f.source_turn_ids for f in closed_by):
             return out(ResolutionAction.DUPLICATE, "redelivered", [])
     found = referenced_facts(c, view, embedder.embed(reference_texts(c))[0], meaning=meaning)
+    if op == "delete" and not is_previous(c):
+        found = _by_category(c, view, meaning, found)
     if not found and op != "stop" and not is_previous(c):
         found = named_by_kind(c, view, meaning)  # "seafood" for shellfish (reference_kinds)
+        if op == "delete":  # a kind's word near a fact of another category names none
+            found = [(f, why) for f, why in found if not other_category(c, f, meaning)]
     if not found:
         return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
     ends = c.valid_from or c.turn_ts
@@ -345,3 +350,23 @@ def by_reference(
         closed,
         {"op": op, "closed": len(found), "matched_by": ",".join(whys)},
     )
+
+
+def _by_category(
+    c: CandidateFact,
+    view: FactView,
+    meaning: Meaning | None,
+    found: list[tuple[StoredFact, str]],
+) -> list[tuple[StoredFact, str]]:
+    """What a deletion naming a category reaches (:mod:`memgate.stages.reference_categories`)
+    when no word of its topic named a fact (nothing found, or one fact by bare similarity):
+    the speaker's facts of that category; failing those, the fact found by similarity, only
+    when it is not clearly of another category ("mon boulot" is not the climbing)."""
+    if any(why != "similarity" for _f, why in found):
+        return found
+    named = by_category(c, view, meaning)
+    if named is None:
+        return found
+    if named:
+        return named
+    return [(f, why) for f, why in found if not other_category(c, f, meaning)]

@@ -208,6 +208,13 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # strangers' stories, thanks, hypotheticals and long anecdotes, around durable facts said
     # in passing, as a complaint or as a dated plan; a search per fact and the exact active
     # count, six languages, three domains (dev35n)
+    # deletion written for del35 before its design: a request naming a category or a
+    # paraphrase of the stored fact (prescriptions, job details, diet, hobbies, health, the
+    # place one lives), in another language than the fact; each with an unrelated fact of
+    # the user that must survive as the top hit of its search; hard negatives of a one-off
+    # (a typo, a draft, a passing question), a question about deletion, a topic the user
+    # holds no fact about, another user's fact, an old phone number beside the new one,
+    # six languages, three domains (dev35d)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -247,6 +254,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev35f.jsonl",
         "scenarios_dev35c.jsonl",
         "scenarios_dev35n.jsonl",
+        "scenarios_dev35d.jsonl",
     ),
 }
 

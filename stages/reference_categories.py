@@ -1,0 +1,136 @@
+"""A deletion request that names a category, not the fact: "remove anything you have on my
+prescriptions" for "my doctor put me on metformin", "efface tout ce qui concerne mon boulot"
+for "I maintain the billing service at Quadra".
+
+A category word and a sentence are far apart for any sentence encoder (usem: "mon boulot"
+and the billing sentence 0.13, and 0.33 with "je fais de l'escalade": a bare similarity
+picks the wrong fact). A fact is put in a category by its nearest *prototypes* instead:
+short typical statements of each category in several languages
+(``memgate/data/reference_categories.json``), compared with the fact by usem. A fact belongs
+to the category of its nearest prototype only at or above the data's ``bar`` and by its
+``margin`` over every other category; else to none.
+
+:func:`by_category` is asked for a deletion whose topic names a category word: the facts of
+the speaker (tenant and user of the request, said before it) in a named category; None
+when the topic names no category or usem is off (no opinion). :func:`other_category` tells
+a fact reached by bare similarity that clearly belongs to another category than the one
+named: it is not erased.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Final
+
+from memgate.core.embedding_use import Meaning
+from memgate.core.events import CandidateFact, FactStatus, StoredFact
+from memgate.core.stores import FactView
+from memgate.stages.resolve_meaning import meaning_text
+from memgate.stages.resolve_semantic import said_before
+
+__all__ = ["Categories", "by_category", "categories", "category_of", "other_category"]
+
+_CURRENT: Final = (FactStatus.ACTIVE, FactStatus.PENDING)
+#: The facts read at most (the speaker's current facts).
+SCAN_LIMIT: Final = 500
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Categories:
+    """The categories of the data file: the words that name each, its prototypes."""
+
+    words: dict[str, re.Pattern[str]]
+    prototypes: dict[str, tuple[str, ...]]
+    bar: float
+    margin: float
+
+    def named(self, topic: str) -> frozenset[str]:
+        """The categories a topic names by one of their words.
+
+        >>> sorted(categories().named("meinen Essgewohnheiten")), categories().named("mein Auto")
+        (['diet'], frozenset())
+        >>> sorted(categories().named("我身体状况"))
+        ['health']
+        """
+        low = topic.casefold()
+        return frozenset(name for name, rx in self.words.items() if rx.search(low))
+
+
+def _pattern(words: list[str]) -> re.Pattern[str]:
+    latin = sorted({w.casefold() for w in words if not _CJK_RE.search(w)}, key=len, reverse=True)
+    cjk = sorted({w for w in words if _CJK_RE.search(w)}, key=len, reverse=True)
+    parts = []
+    if latin:
+        parts.append(r"(?<!\w)(?:" + "|".join(map(re.escape, latin)) + r")(?!\w)")
+    parts += [re.escape(w) for w in cjk]
+    return re.compile("|".join(parts) if parts else r"(?!x)x")
+
+
+@cache
+def categories() -> Categories:
+    """The categories of ``memgate/data/reference_categories.json``."""
+    raw = json.loads(
+        resources.files("memgate.data").joinpath("reference_categories.json").read_text("utf-8")
+    )
+    cats = raw["categories"]
+    return Categories(
+        words={k: _pattern(v["words"]) for k, v in cats.items() if v["words"]},
+        prototypes={k: tuple(v["prototypes"]) for k, v in cats.items()},
+        bar=float(raw["bar"]),
+        margin=float(raw["margin"]),
+    )
+
+
+def category_of(text: str, meaning: Meaning, cats: Categories | None = None) -> str | None:
+    """The category of a fact's text: its nearest prototype's, at or above the bar and by
+    the margin over every other category's nearest; None when no category is clearly
+    nearest."""
+    cats = cats or categories()
+    scores = sorted(
+        ((max(meaning.similarity(text, p) for p in ps), k) for k, ps in cats.prototypes.items()),
+        reverse=True,
+    )
+    if not scores or scores[0][0] < cats.bar:
+        return None
+    if len(scores) > 1 and scores[0][0] - scores[1][0] < cats.margin:
+        return None
+    return scores[0][1]
+
+
+def by_category(
+    c: CandidateFact, view: FactView, meaning: Meaning | None
+) -> list[tuple[StoredFact, str]] | None:
+    """The current facts of ``c``'s owner in a category ``c``'s topic names, oldest
+    recorded first, with why (``topic_category``); None when the topic names no category
+    or usem is off."""
+    if meaning is None:
+        return None
+    named = categories().named(c.object)
+    if not named:
+        return None
+    pool: dict[str, StoredFact] = {}
+    for root in ("user", "team"):
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, root, statuses=_CURRENT, qualified=True, limit=SCAN_LIMIT
+        ):
+            if (f.tenant_id, f.user_id) == (c.tenant_id, c.user_id) and said_before(f, c):
+                pool[f.fact_id] = f
+    facts = sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id))
+    return [(f, "topic_category") for f in facts if category_of(meaning_text(f), meaning) in named]
+
+
+def other_category(c: CandidateFact, f: StoredFact, meaning: Meaning | None) -> bool:
+    """``f`` clearly belongs to another category than every one ``c``'s topic names
+    (False when the topic names none, or usem is off)."""
+    if meaning is None:
+        return False
+    named = categories().named(c.object)
+    if not named:
+        return False
+    cat = category_of(meaning_text(f), meaning)
+    return cat is not None and cat not in named
