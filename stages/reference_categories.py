@@ -27,16 +27,13 @@ from importlib import resources
 from typing import Final
 
 from memgate.core.embedding_use import Meaning
-from memgate.core.events import CandidateFact, FactStatus, StoredFact
+from memgate.core.events import CandidateFact, StoredFact
 from memgate.core.stores import FactView
+from memgate.stages.reference_kinds import speaker_facts
 from memgate.stages.resolve_meaning import meaning_text
-from memgate.stages.resolve_semantic import said_before
 
 __all__ = ["Categories", "by_category", "categories", "category_of", "other_category"]
 
-_CURRENT: Final = (FactStatus.ACTIVE, FactStatus.PENDING)
-#: The facts read at most (the speaker's current facts).
-SCAN_LIMIT: Final = 500
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -113,14 +110,7 @@ def by_category(
     named = categories().named(c.object)
     if not named:
         return None
-    pool: dict[str, StoredFact] = {}
-    for root in ("user", "team"):
-        for f in view.by_subject(
-            c.tenant_id, c.user_id, root, statuses=_CURRENT, qualified=True, limit=SCAN_LIMIT
-        ):
-            if (f.tenant_id, f.user_id) == (c.tenant_id, c.user_id) and said_before(f, c):
-                pool[f.fact_id] = f
-    facts = sorted(pool.values(), key=lambda f: (f.recorded_at, f.fact_id))
+    facts = sorted(speaker_facts(view, c), key=lambda f: (f.recorded_at, f.fact_id))
     return [(f, "topic_category") for f in facts if category_of(meaning_text(f), meaning) in named]
 
 

@@ -31,7 +31,7 @@ from memgate.core.events import CandidateFact, FactStatus, StoredFact
 from memgate.core.stores import FactView
 from memgate.stages.resolve_semantic import said_before
 
-__all__ = ["BAR", "MARGIN", "MAX_TOPIC_WORDS", "named_by_kind", "word_scores"]
+__all__ = ["BAR", "MARGIN", "MAX_TOPIC_WORDS", "named_by_kind", "speaker_facts", "word_scores"]
 
 #: The usem cosine of the topic and the fact's nearest word, at least.
 BAR: Final = 0.5
@@ -50,6 +50,19 @@ _CURRENT: Final = (FactStatus.ACTIVE, FactStatus.PENDING)
 
 def _words(f: StoredFact) -> list[str]:
     return list(dict.fromkeys(w.casefold() for w in _WORD_RE.findall(f.value)))
+
+
+def speaker_facts(view: FactView, c: CandidateFact) -> list[StoredFact]:
+    """The speaker's current facts (their own and their team's) said before ``c``, read
+    inside the speaker's tenant and user only."""
+    pool: dict[str, StoredFact] = {}
+    for root in ("user", "team"):
+        for f in view.by_subject(
+            c.tenant_id, c.user_id, root, statuses=_CURRENT, qualified=True, limit=SCAN_LIMIT
+        ):
+            if (f.tenant_id, f.user_id) == (c.tenant_id, c.user_id) and said_before(f, c):
+                pool[f.fact_id] = f
+    return list(pool.values())
 
 
 def word_scores(
@@ -71,14 +84,7 @@ def named_by_kind(
     topic = c.object.strip()
     if meaning is None or not topic or len(topic.split()) > MAX_TOPIC_WORDS:
         return []
-    pool: dict[str, StoredFact] = {}
-    for root in ("user", "team"):
-        for f in view.by_subject(
-            c.tenant_id, c.user_id, root, statuses=_CURRENT, qualified=True, limit=SCAN_LIMIT
-        ):
-            if (f.tenant_id, f.user_id) == (c.tenant_id, c.user_id) and said_before(f, c):
-                pool[f.fact_id] = f
-    scored = word_scores(topic, list(pool.values()), meaning)
+    scored = word_scores(topic, speaker_facts(view, c), meaning)
     if not scored or scored[0][0] < BAR:
         return []
     if len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN:
