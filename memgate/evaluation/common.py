@@ -215,6 +215,12 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
     # (a typo, a draft, a passing question), a question about deletion, a topic the user
     # holds no fact about, another user's fact, an old phone number beside the new one,
     # six languages, three domains (dev35d)
+    # confirmation written for conf36 before its design: a hedge (dropped by triage or
+    # stored pending) confirmed later by a turn that names nothing or restates the value in
+    # a few words ("confirmed: lactose", "Terraform it is", "Toulouse, c'est confirmé"), in
+    # the same session or a later one; hard negatives of a hedge then a denial, a hedge
+    # never confirmed, a confirmation of another topic, a 'not yet', another user's
+    # confirmation, six languages (dev36c)
     "scenarios": (
         "scenarios_dev2.jsonl",
         "scenarios_dev3.jsonl",
@@ -255,6 +261,7 @@ DEV_EXTRA_FILES: dict[str, tuple[str, ...]] = {
         "scenarios_dev35c.jsonl",
         "scenarios_dev35n.jsonl",
         "scenarios_dev35d.jsonl",
+        "scenarios_dev36c.jsonl",
     ),
 }
 
