@@ -56,6 +56,7 @@ from memgate.core.stores import (
 )
 from memgate.keys import hmac_key
 from memgate.streams.proposals import forget_user as forget_held
+from memgate.streams.tentatives import forget_user as forget_tentative
 
 ERASED_PREFIX = ERASED_ID_PREFIX  # refused as an input id (memgate.core.events)
 _DISK = {
@@ -176,6 +177,7 @@ def erase_user(
     removed["retrieval"] = erase_user_facts(retrieval, tenant_id, user_id)
     clear_memos()  # nothing read from the user's words outlives the erasure in memory
     forget_held(tenant_id, user_id)  # nor an assistant turn held for the user's answer
+    forget_tentative(tenant_id, user_id)  # nor a tentative statement held for its answer
     return user_receipt(settings, tenant_id, user_id, removed, kept, expunge(retrieval))
 
 

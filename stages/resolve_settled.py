@@ -41,7 +41,7 @@ from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_semantic import said_before
 from memgate.stages.statement_text import cues, hedged, normalise_text, word_pattern
 
-__all__ = ["PROMOTED_BRIEFLY", "Settled", "settled_guess", "settles"]
+__all__ = ["PROMOTED_BRIEFLY", "Settled", "settled_guess", "settled_words", "settles"]
 
 #: The resolution reason of a pending fact a brief confirmation promoted.
 PROMOTED_BRIEFLY: Final = "promoted_brief_confirmation"
@@ -69,6 +69,11 @@ def _data() -> Settled:
         max_cjk_chars=int(raw["max_cjk_chars"]),
         settled=word_pattern(words),
     )
+
+
+def settled_words() -> re.Pattern[str]:
+    """The words of the class ``settled``, matched against :func:`normalise_text` output."""
+    return _data().settled
 
 
 def settles(text: str) -> bool:

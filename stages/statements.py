@@ -67,6 +67,7 @@ from memgate.stages.statement_text import (
     without_agreement_lead,
     without_confirmation_leads,
 )
+from memgate.stages.tentative import believed
 from memgate.stages.triage import is_filler_sentence
 from memgate.stages.unreal import unreal_kind
 
@@ -404,12 +405,14 @@ def checked_turn(turn: TurnEvent) -> TurnEvent:
 
 
 def _believed(facts: list[CandidateFact], sentences: list[str]) -> list[CandidateFact]:
-    """The facts read only from hedged sentences (:func:`hedged`) at
-    :data:`BELIEVED_CONFIDENCE`: a write policy holds them until confirmed or repeated."""
+    """The facts read only from hedged sentences or sentences of a belief (:func:`hedged`,
+    :func:`memgate.stages.tentative.believed`: "Il est possible que je ...", "Ich könnte
+    ...") at :data:`BELIEVED_CONFIDENCE`: a write policy holds them until confirmed or
+    repeated."""
     out = []
     for f in facts:
         sources = [s for s in sentences if _source_of(f, s)]
-        if not f.retracts and sources and all(hedged(s) for s in sources):
+        if not f.retracts and sources and all(hedged(s) or believed(s) for s in sources):
             f = f.model_copy(update={"confidence": min(f.confidence, BELIEVED_CONFIDENCE)})
         out.append(f)
     return out

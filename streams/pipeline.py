@@ -48,12 +48,21 @@ from memgate.stages.resolve_probe import PROBE, probe_candidate
 from memgate.stages.resolve_settled import settles
 from memgate.stages.seal import seal
 from memgate.stages.shadow import disagreement
+from memgate.stages.tentative import Answer, answer, plain_statement, stated_fact
 from memgate.stages.triage import TriagePolicy, triage
 from memgate.streams.proposals import HeldTurns
+from memgate.streams.tentatives import HeldTentatives
 
 TRIAGE_POLICY_VERSION = "triage-1"
 #: the triage reason of a user's brief yes read as the assistant's proposition about them
 CONFIRMED_PROPOSAL = "confirmed_proposal"
+#: the triage reasons of a user turn that confirms or withdraws a held tentative statement
+CONFIRMED_TENTATIVE = "confirmed_tentative"
+WITHDRAWN_TENTATIVE = "withdrawn_tentative"
+#: the metadata keys of a turn that settles a tentative statement: its turn id, and (for a
+#: turn kept as itself) the statement's plain form, masked, read when the turn yields no fact
+TENTATIVE_TURN = "tentative_turn"
+TENTATIVE_PLAIN = "tentative_plain"
 log = logging.getLogger(__name__)
 
 
@@ -69,6 +78,12 @@ class TriageStep:
     extracted as the user stating the assistant's proposition about them
     (:mod:`memgate.stages.proposal`), ``confirmed``; the decision's reason is
     ``confirmed_proposal`` and names the assistant turn (``proposal_turn``).
+
+    ``tentatives`` holds the user's tentative statements, their plain form masked
+    (:mod:`memgate.streams.tentatives`): a later turn of the user that confirms one
+    (:func:`memgate.stages.tentative.answer`) is triaged and extracted as the user stating
+    it, ``confirmed`` (reason ``confirmed_tentative``); one that withdraws it is dropped
+    (``withdrawn_tentative``). Both name the tentative turn (``tentative_turn``).
     """
 
     detector: Detector
@@ -76,12 +91,21 @@ class TriageStep:
     policy: TriagePolicy = field(default_factory=TriagePolicy)
     clock: Callable[[], datetime] = field(default=utcnow)
     held: HeldTurns = field(default_factory=HeldTurns, compare=False, repr=False)
+    tentatives: HeldTentatives = field(default_factory=HeldTentatives, compare=False, repr=False)
 
     def __call__(self, turn: TurnEvent) -> list[TriagedTurn | JournalRecord | DecisionRecord]:
         said, proposal_turn = self._adopted(turn)
         verdict, reason = triage(said, self.policy)
         if proposal_turn and verdict is TriageVerdict.KEEP:
             reason = CONFIRMED_PROPOSAL
+        tentative_turn, withdrawn = "", False
+        if reason != CONFIRMED_PROPOSAL and (found := self._settles(turn)) is not None:
+            said, verdict, reason, tentative_turn = self._tentative_read(
+                turn, found, (said, verdict, reason)
+            )
+            withdrawn = reason == WITHDRAWN_TENTATIVE
+            if tentative_turn:
+                proposal_turn = ""
         now = self.clock()
         masked = mask_all(self.detector, turn.content)
         journal = JournalRecord(
@@ -105,9 +129,13 @@ class TriageStep:
         journal = sealed.model_copy(update={"length": len(sealed.redacted_text)})
         if turn.role == "assistant":  # held redacted and sealed: nothing raw is kept
             self.held.hold(turn, journal.redacted_text)
+        elif not (proposal_turn or tentative_turn):
+            self._hold_tentative(turn, journal.redacted_text)
         details = turn_flags(turn)
         if proposal_turn:
             details["proposal_turn"] = proposal_turn
+        if tentative_turn:
+            details["tentative_turn"] = tentative_turn
         decision = _turn_decision(
             Stage.TRIAGE,
             turn,
@@ -137,6 +165,7 @@ class TriageStep:
         elif (
             PROBE.on
             and turn.role == "user"
+            and not withdrawn
             and (reason in PROBE.drop_reasons or settles(turn.content))
         ):
             # dropped, yet it may restate a stored fact: carried on as a probe only
@@ -160,6 +189,57 @@ class TriageStep:
         return turn.model_copy(
             update={"content": stated, "confirmed": True, "metadata": meta}
         ), held.turn_id
+
+    def _settles(self, turn: TurnEvent) -> Answer | None:
+        """What the user turn ``turn`` does to one of the user's held tentative statements
+        (:func:`memgate.stages.tentative.answer`), marked answered; None when nothing."""
+        if turn.role != "user":
+            return None
+        held = self.tentatives.open(turn)
+        found = answer(turn.content, turn.session_id, turn.ts, held) if held else None
+        if found is None or not self.tentatives.answer(turn, found.held.turn_id):
+            return None
+        return found
+
+    def _tentative_read(
+        self, turn: TurnEvent, found: Answer, read: tuple[TurnEvent, TriageVerdict, str]
+    ) -> tuple[TurnEvent, TriageVerdict, str, str]:
+        """The turn as triage passes it on, its verdict and reason, and the tentative turn
+        it settles ("" when none), given ``found``; ``read`` is the turn as read before.
+
+        A withdrawal is dropped. A confirmation that names the statement, or whose own
+        words triage drops, is the user stating it (``confirmed``). One that names nothing
+        and says something triage keeps goes on as itself, the statement beside it in its
+        metadata: extraction reads the statement when the turn yields no fact of its own.
+        """
+        held = found.held
+        if found.kind == "withdraws":
+            return turn, TriageVerdict.DROP, WITHDRAWN_TENTATIVE, held.turn_id
+        said = read[0]
+        own = read[1:] if said is turn else triage(turn, self.policy)
+        meta = {**turn.metadata, TENTATIVE_TURN: held.turn_id}
+        if not found.named and own[0] is TriageVerdict.KEEP:
+            beside = turn.model_copy(update={"metadata": {**meta, TENTATIVE_PLAIN: held.plain}})
+            return beside, own[0], own[1], held.turn_id
+        stated = turn.model_copy(
+            update={"content": held.plain, "confirmed": True, "metadata": meta}
+        )
+        verdict, _ = triage(stated, self.policy)
+        if verdict is not TriageVerdict.KEEP:
+            return said, read[1], read[2], ""  # not a statement kept: the turn as read
+        return stated, verdict, CONFIRMED_TENTATIVE, held.turn_id
+
+    def _hold_tentative(self, turn: TurnEvent, masked: str) -> None:
+        """Hold the plain form of a user's tentative statement (its masked text) when,
+        said plainly, triage would keep it."""
+        if turn.role != "user":
+            return
+        plain = plain_statement(masked)
+        if plain is None:
+            return
+        verdict, _ = triage(turn.model_copy(update={"content": plain}), self.policy)
+        if verdict is TriageVerdict.KEEP:
+            self.tentatives.hold(turn, plain)
 
     def digest(self, turn: TurnEvent) -> str:
         """The keyed digest of the turn's raw content (journal ``content_hmac``)."""
@@ -192,13 +272,21 @@ class ExtractStep:
             return [probe] if probe is not None else []
         facts: list[CandidateFact] = []
         report: dict[str, str] = {}
+        plain = turn.metadata.get(TENTATIVE_PLAIN)
+        if plain is not None:  # the statement beside the turn is no part of it
+            meta = {k: v for k, v in turn.metadata.items() if k != TENTATIVE_PLAIN}
+            turn = turn.model_copy(update={"metadata": meta})
         try:
-            if isinstance(self.extractor, ReportingExtractor):
-                done = self.extractor.extract_reported(turn)
-                raw, report = done.facts, done.report
-            else:
-                raw = self.extractor.extract(turn)
+            raw, report = self._extract(turn)
             found = with_references(turn, raw)
+            if not found and isinstance(plain, str) and plain:
+                # a confirmation with no fact of its own: the statement it confirms
+                turn = turn.model_copy(update={"content": plain, "confirmed": True})
+                raw, report = self._extract(turn)
+                found = with_references(turn, raw)
+            if not found and (plain or item.reason == CONFIRMED_TENTATIVE):
+                # the user confirmed their own words: they are the statement
+                found = [f for f in (stated_fact(turn),) if f is not None]
             facts = with_context(turn.content, found, self.context_chars)
             verdict, reason = ("facts", "extracted") if facts else ("none", "no_fact")
         except ExtractionError as exc:
@@ -225,6 +313,12 @@ class ExtractStep:
             if differs is not None:
                 out.append(differs)
         return out
+
+    def _extract(self, turn: TurnEvent) -> tuple[list[CandidateFact], dict[str, str]]:
+        if isinstance(self.extractor, ReportingExtractor):
+            done = self.extractor.extract_reported(turn)
+            return done.facts, done.report
+        return self.extractor.extract(turn), {}
 
     def _compare(
         self, turn: TurnEvent, facts: list[CandidateFact], now: datetime
