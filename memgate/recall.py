@@ -358,7 +358,9 @@ class Recall:
             out.append(Ranked(
                 hit=h, relevance=rel, decay=f, final=decayed(h, f) * on, usage=u, focus=on
             ))  # fmt: skip
-        out.sort(key=lambda r: -r.final)
+        # an exact tie of final scores (two facts of one turn, each first in one ranking)
+        # goes to the one nearer in meaning (the store's order after that: the sort is stable)
+        out.sort(key=lambda r: (-r.final, -(r.relevance or 0.0)))
         return newer_first(out, ref)
 
     def search(self, query: SearchQuery, *, now: datetime | None = None) -> list[SearchHit]:

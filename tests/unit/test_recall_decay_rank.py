@@ -76,3 +76,13 @@ def test_no_decay_is_the_fused_score() -> None:
     h = _hit("x", days_old=0, bm25=3, dense=1)
     assert decayed(h, 1.0) == h.score
     assert decayed(h, 0.5) == 1 / (RRF_K + 6) + 1 / (RRF_K + 2)
+
+
+def test_an_exact_tie_goes_to_the_fact_nearer_in_meaning_whatever_the_store_order() -> None:
+    # two facts of one turn, each first in one ranking: the same fused score and age. The
+    # store broke the tie by fact id, which is keyed by the workspace's random HMAC key, so
+    # the served order changed from one data dir to the next; the cosine decides it now.
+    near = _hit("near", days_old=3, bm25=2, dense=1).model_copy(update={"vector_score": 0.62})
+    far = _hit("far", days_old=3, bm25=1, dense=2).model_copy(update={"vector_score": 0.41})
+    assert _order([far, near]) == ["near", "far"]
+    assert _order([near, far]) == ["near", "far"]
