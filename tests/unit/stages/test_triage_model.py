@@ -93,7 +93,10 @@ CHEMISTRY = {
 
 #: Known misses of the committed model (scores within 0.05 of the bar): kept as strict
 #: expected failures so that a model that fixes them has to say so.
-_MISSES = {MOMENT["en"][1]: "reported speech in English scores 0.56, the bar is 0.55"}
+_MISSES = {
+    MOMENT["en"][1]: "known miss of the committed model: reported speech in English scores "
+    "0.56, the bar is 0.55 (the triage model over usem's meaning, branch ktri37, drops it)"
+}
 
 
 @pytest.mark.parametrize(
@@ -119,8 +122,9 @@ def test_turns_of_the_moment_are_dropped_before_extraction(lang: str, text: str)
         pytest.param(
             lang,
             marks=pytest.mark.xfail(
-                reason="the Chinese fact scores 0.51, under the bar: the turn is kept only by "
-                "its first sentence (a state of the moment that scores 0.55)",
+                reason="known miss of the committed model: the Chinese fact scores 0.51, under "
+                "the bar; the turn is kept only by its first sentence (a state of the moment "
+                "that scores 0.55); the triage model over usem's meaning (ktri37) keeps it",
                 strict=True,
             ),
         )

@@ -9,7 +9,6 @@ import ssl
 from pathlib import Path
 from typing import Any
 
-import faust
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
@@ -175,7 +174,9 @@ def test_the_worker_app_is_created_with_the_credentials(gate: Gate, certs: Path)
     w = Worker(settings=s, pipeline=gate.pipeline(), retrieval=gate.retrieval,
                audit=gate.audit, metrics=Metrics())  # fmt: skip
     app = create_app(w)
-    assert isinstance(app, faust.App)
+    # the worker's own group and guarantees, not faust's defaults
+    assert app.conf.id == s.worker_id
+    assert app.conf.producer_acks == -1 and app.conf.topic_replication_factor == 1
     auth = credentials_to_aiokafka_auth(app.conf.broker_credentials)
     assert auth["security_protocol"] == "SASL_SSL"
     assert auth["sasl_mechanism"] == "SCRAM-SHA-512"
