@@ -255,13 +255,20 @@ def _determined(word: str) -> bool:
     return word in set(lexicon()["articles"]) or _possessive().fullmatch(word) is not None
 
 
+@cache
+def _kin_words() -> tuple[frozenset[str], frozenset[str]]:
+    """The nouns of kin and the verbs of habit of ``kin``, normalised once (issue 14)."""
+    kin = DURABLE.get("kin", {})
+    nouns = frozenset(normalise_text(w) for ws in kin.get("nouns", {}).values() for w in ws)
+    verbs = frozenset(normalise_text(w) for ws in kin.get("verbs", {}).values() for w in ws)
+    return nouns, verbs
+
+
 def _kin_habit(words: list[str]) -> bool:
     """A possessive lead, a noun of kin and a verb of habit in the third person, then an
     object (durable_frames.json ``kin``): "mi hija estudia medicina", "my son plays
     chess"; "mi hija está cansada" (no verb of habit) is no such frame."""
-    kin = DURABLE.get("kin", {})
-    nouns = {normalise_text(w) for ws in kin.get("nouns", {}).values() for w in ws}
-    verbs = {normalise_text(w) for ws in kin.get("verbs", {}).values() for w in ws}
+    nouns, verbs = _kin_words()
     lead = _possessive().match(" ".join(words))
     if lead is None:
         return False
