@@ -91,7 +91,9 @@ def test_cosine_basics() -> None:
     assert cosine(a, b) == pytest.approx(0.0)
     assert cosine(a, 3 * a + b) == pytest.approx(3 / np.sqrt(13))
     assert cosine(a, np.zeros(3)) == 0.0
-    assert isinstance(cosine(a, b), float)
+    # symmetric and blind to length: the order and the scale of the vectors do not matter
+    assert cosine(3 * a + b, a) == pytest.approx(cosine(a, 3 * a + b))
+    assert cosine(5 * a, 3 * a + b) == pytest.approx(cosine(a, 3 * a + b))
     with pytest.raises(ValueError):
         cosine(a, np.ones(4))
 
