@@ -50,7 +50,14 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
-from memgate.stages.statement_text import cues, family, lexicon, normalise_text, word_pattern
+from memgate.stages.statement_text import (
+    cues,
+    family,
+    lexicon,
+    normalise_text,
+    word_class,
+    word_pattern,
+)
 
 __all__ = [
     "clitic_request",
@@ -84,11 +91,6 @@ def _data() -> dict[str, Any]:
 @cache
 def _matcher(name: str) -> re.Pattern[str]:
     return word_pattern(list(_data()[name]))
-
-
-@cache
-def _statement_matcher(name: str) -> re.Pattern[str]:
-    return word_pattern(list(lexicon()[name]))
 
 
 @cache
@@ -137,7 +139,7 @@ def _own_change(clause: str) -> bool:
 
 
 def _durable_cue(clause: str) -> bool:
-    return _own_change(clause) or _statement_matcher("standing").search(clause) is not None
+    return _own_change(clause) or word_class("standing").search(clause) is not None
 
 
 def _lasting(clause: str) -> bool:
@@ -206,7 +208,7 @@ def object_first_request(sentence: str) -> bool:
     """A Chinese request whose object comes first: a request lead, 把 / 将 and an object,
     then a task verb, in one clause."""
     norm = _LEAD_RE.sub("", normalise_text(sentence))
-    lead = _statement_matcher("request_lead").match(norm)
+    lead = word_class("request_lead").match(norm)
     if lead is None:
         return False
     rest = norm[lead.end() :].lstrip()
@@ -214,7 +216,7 @@ def object_first_request(sentence: str) -> bool:
     if marker is None:
         return False
     clause = _clauses(rest[marker.end() :])
-    verb = _statement_matcher("task_verbs").search(clause[0]) if clause else None
+    verb = word_class("task_verbs").search(clause[0]) if clause else None
     return verb is not None and verb.start() <= _OBJECT_CHARS
 
 
@@ -240,7 +242,7 @@ def clitic_request(sentence: str) -> bool:
     (and the accent the enclitic put on the stem) is taken off. Bounded like the one-off cue
     (at most 14 words)."""
     norm = _LEAD_RE.sub("", normalise_text(sentence))
-    lead = _statement_matcher("request_lead").match(norm)
+    lead = word_class("request_lead").match(norm)
     if lead is not None:
         norm = _LEAD_RE.sub("", norm[lead.end() :])
     m = _FIRST_WORD_RE.match(norm)
@@ -266,7 +268,7 @@ def request_with_content(sentence: str) -> bool:
     head, rest = sentence[: m.start()], normalise_text(sentence[m.end() :])
     if not cues(head)["one_off"]:
         return False
-    return _statement_matcher("first_person_singular").search(rest) is None
+    return word_class("first_person_singular").search(rest) is None
 
 
 @cache

@@ -44,6 +44,7 @@ __all__ = [
     "subject_of",
     "without_agreement_lead",
     "without_confirmation_leads",
+    "word_class",
     "word_pattern",
 ]
 
@@ -131,6 +132,12 @@ def _pattern(entries: list[str]) -> re.Pattern[str]:
 @cache
 def _matcher(name: str) -> re.Pattern[str]:
     return _pattern(list(lexicon()[name]))
+
+
+def word_class(name: str) -> re.Pattern[str]:
+    """The word class ``name`` of ``statements.json`` as one regex (see
+    :func:`word_pattern`), compiled once per process."""
+    return _matcher(name)
 
 
 def _has(name: str, norm: str) -> bool:

@@ -70,6 +70,7 @@ from memgate.stages.statement_text import (
     first_person_verb,
     lexicon,
     normalise_text,
+    word_class,
     word_pattern,
 )
 
@@ -181,16 +182,9 @@ def _says_re() -> re.Pattern[str]:
     return word_pattern([*lexicon()["saying_verbs"], *_data()["saying_extra"]])
 
 
-@cache
-def _statement_words(name: str) -> re.Pattern[str]:
-    """A word class of ``statements.json`` as one regex, compiled once (issue 14: built on
-    every sentence, it was a sixth of triage's time on LoCoMo)."""
-    return word_pattern(list(lexicon()[name]))
-
-
 def _body(sentence: str) -> str:
     body = _LEAD_RE.sub("", normalise_text(sentence))
-    lead = _statement_words("discourse_lead").match(body)
+    lead = word_class("discourse_lead").match(body)
     if lead is not None:
         body = _LEAD_RE.sub("", body[lead.end() :])
     return body
@@ -296,7 +290,7 @@ def _stranger(body: str) -> bool:
     m = opening.match(body)
     if m is not None:
         rest = body[m.end() :]
-        own = _statement_words("first_person_singular").search(rest)
+        own = word_class("first_person_singular").search(rest)
         return _says_re().search(rest) is not None or own is None
     return placed.search(body) is not None
 
