@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memgate.core.events import normalise
+from memgate.core.memo import reading_cache
 from memgate.stages.references import find_references
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 from memgate.stages.resolve_paraphrase import other_persons
@@ -163,7 +164,7 @@ def pair_features(
     return _features(stored_predicate, stored_value, new_predicate, new_text, cos, lex)
 
 
-@lru_cache(maxsize=1024)
+@reading_cache(1024)
 def _kept(sp: str, sv: str, np_: str, nt: str, cos: float) -> FloatArray:
     """:func:`_features` under the default lexicon, kept: the resolver compares one
     candidate with the same few stored facts again on a redelivery."""

@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Any, Final
 
 from memgate.core.events import normalise
+from memgate.core.memo import reading_cache
 from memgate.core.text import bounded_alternation
 
 __all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
@@ -166,6 +167,9 @@ class Lexicon:
     contrast: re.Pattern[str] | None = None
     """Words and punctuation that open another clause ("but", "aber", "但是", ","): a word
     of continuing reaches the time words of its own clause only."""
+    single_words: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+    """The words of each single-valued family that has words (one person of one role:
+    "boss" / "manager"), in the families' order: read for every pair of facts compared."""
     _cue: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _negation: Callable[[str], bool] = field(init=False, repr=False, compare=False)
     _family: Callable[[str, str], tuple[Family | None, bool]] = field(
@@ -177,7 +181,9 @@ class Lexicon:
 
     def __post_init__(self) -> None:
         # per lexicon, bounded: the readings are pure functions of the text and the lists
-        memo = lru_cache(maxsize=READING_CACHE)
+        memo = reading_cache(READING_CACHE)
+        single = tuple(f.words for f in self.families if f.single and f.words is not None)
+        object.__setattr__(self, "single_words", single)
         object.__setattr__(self, "_cue", memo(self._read_change_cue))
         object.__setattr__(self, "_negation", memo(self._read_negation))
         object.__setattr__(self, "_family", memo(self._read_family))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -37,9 +37,10 @@ import numpy as np
 
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
+from memgate.core.memo import reading_cache
 from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.fact_keys import cites_turn
-from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
 from memgate.stages.resolve_qualifier import adds_another
 from memgate.stages.resolve_replaced import replaced_value, replaces
@@ -191,13 +192,23 @@ class Fold:
             return any(p in rest for p in self.cjk_persons)
         return any(w in self.persons for w in _WORD_RE.findall(rest))
 
-    def persons_in(self, text: str) -> set[str]:
+    def persons_in(self, text: str) -> frozenset[str]:
         """The person nouns a text names ("hija", "brother", "女儿")."""
+        return self._persons_read(text)
+
+    @cached_property
+    def _persons_read(self) -> Callable[[str], frozenset[str]]:
+        # kept per text: resolution reads every active value of the speaker again for each
+        # candidate (other_persons, about 100 reads a candidate on LoCoMo); the texts are
+        # the redacted ones the stores hold, and an erasure empties it (reading_cache)
+        return reading_cache(READING_CACHE)(self._read_persons)
+
+    def _read_persons(self, text: str) -> frozenset[str]:
         low = normalise(text)
         found = {w for w in _WORD_RE.findall(low) if w in self.persons}
         if _CJK_RE.search(low):
             found.update(p for p in self.cjk_persons if p in low)
-        return found
+        return frozenset(found)
 
 
 def _stem(word: str) -> str:
@@ -325,7 +336,7 @@ def other_persons(a: str, b: str, fold: Fold = FOLD, lex: Lexicon = LEXICON) -> 
     pa, pb = fold.persons_in(a), fold.persons_in(b)
     if not pa or not pb or pa & pb:
         return False
-    groups = [f.words for f in lex.families if f.single and f.words is not None]
+    groups = lex.single_words
     return not any(any(g.search(x) for x in pa) and any(g.search(y) for y in pb) for g in groups)
 
 

@@ -149,7 +149,7 @@ def _owner(subject: str) -> tuple[str, str]:
     return ("", "") if m is None else (m.group(1), normalise(subject)[m.end() :])
 
 
-def _persons(text: str) -> set[str]:
+def _persons(text: str) -> frozenset[str]:
     """The person nouns a text names (``persons`` of ``memgate/data/paraphrase.json``)."""
     return FOLD.persons_in(text)
 
@@ -164,10 +164,10 @@ def person_clash(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
     about_f = said_f | _persons(_owner(f.subject)[1])
     about_c = _persons(c.object) | _persons(_owner(c.subject)[1])
 
-    def one(a: set[str], b: set[str]) -> bool:
+    def one(a: frozenset[str], b: frozenset[str]) -> bool:
         if a & b:
             return True
-        groups = [x.words for x in lex.families if x.single and x.words is not None]
+        groups = lex.single_words
         return any(any(g.search(x) for x in a) and any(g.search(y) for y in b) for g in groups)
 
     if about_c and not one(about_c, about_f):

@@ -29,12 +29,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 from typing import Final
 
 import numpy as np
 
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
+from memgate.core.memo import reading_cache
 from memgate.core.stores import FactView
 from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 
@@ -78,7 +78,7 @@ class SlotMatch:
     why: str  # slot or anchor
 
 
-@lru_cache(maxsize=READING_CACHE)
+@reading_cache(READING_CACHE)
 def _owner_and_rest(subject: str) -> tuple[str, str]:
     """``("user", "plan")`` for "user's plan"; ``("user", "")`` for "user"; else ``("", s)``."""
     n = normalise(subject)
@@ -136,7 +136,7 @@ def anchors(value: str, *, sentence: bool) -> set[str]:
     return set(_anchors(value, sentence))
 
 
-@lru_cache(maxsize=READING_CACHE)
+@reading_cache(READING_CACHE)
 def _anchors(value: str, sentence: bool) -> frozenset[str]:
     """:func:`anchors`, kept per value: resolution reads every stored value again for each
     candidate of its speaker."""
@@ -164,7 +164,8 @@ def _anchors(value: str, sentence: bool) -> frozenset[str]:
     return frozenset(normalise(spaced[a:b]) for a, b, named in tokens if named)
 
 
-def named_tokens(value: str) -> tuple[str, list[tuple[int, int, bool]]]:
+@reading_cache(READING_CACHE)
+def named_tokens(value: str) -> tuple[str, tuple[tuple[int, int, bool], ...]]:
     """The tokens of a sentence, each with whether it carries a name or a number (the
     sentence's :func:`anchors`): capitalised and not first, with a digit, dotted, or a
     Latin token in Chinese text. Chinese text is returned with a space where it meets
@@ -190,7 +191,7 @@ def named_tokens(value: str) -> tuple[str, list[tuple[int, int, bool]]]:
         n = normalise(tok)
         keep = bool(cjk or named or dotted) and bool(n) and n not in {"i", "im", "ive", "id"}
         out.append((m.start(), m.end(), keep))
-    return text, out
+    return text, tuple(out)
 
 
 def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
@@ -207,7 +208,7 @@ def head_terms(value: str, lex: Lexicon = LEXICON) -> set[str]:
     return _head_terms(value, lex)
 
 
-@lru_cache(maxsize=READING_CACHE)
+@reading_cache(READING_CACHE)
 def _kept_head_terms(value: str) -> frozenset[str]:
     return frozenset(_head_terms(value, LEXICON))
 
@@ -366,9 +367,9 @@ def _about_another(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:
 
     if other_persons(f.value, c.object, FOLD, lex):
         return True
-    roles = [x.words for x in lex.families if x.single and x.words is not None]
+    roles = lex.single_words
 
-    def persons(text: str, subject: str) -> set[str]:
+    def persons(text: str, subject: str) -> frozenset[str]:
         rest = _owner_and_rest(lex.canonical_subject(subject))[1]
         return FOLD.persons_in(text) | FOLD.persons_in(rest)
 
@@ -401,12 +402,25 @@ def a_person(rest: str, lex: Lexicon = LEXICON) -> bool:
 SUBSTITUTION_MAX_SPAN: Final = 2
 
 
-def _frame_tokens(text: str, lex: Lexicon) -> list[str]:
-    return [
+def _frame_tokens(text: str, lex: Lexicon) -> tuple[str, ...]:
+    if lex is LEXICON:
+        return _kept_frame_tokens(text)
+    return _read_frame_tokens(text, lex)
+
+
+@reading_cache(READING_CACHE)
+def _kept_frame_tokens(text: str) -> tuple[str, ...]:
+    """:func:`_frame_tokens` under the default lexicon, kept per text (a stored value is
+    compared again with each candidate of its speaker)."""
+    return _read_frame_tokens(text, LEXICON)
+
+
+def _read_frame_tokens(text: str, lex: Lexicon) -> tuple[str, ...]:
+    return tuple(
         w
         for w in _WORD_RE.findall(normalise(text))
         if w not in lex.stopwords and w not in lex.clause_stopwords and not lex.has_change_cue(w)
-    ]
+    )
 
 
 def substitution(a: str, b: str, lex: Lexicon = LEXICON) -> bool:
@@ -516,7 +530,7 @@ def clause_terms(f: StoredFact | CandidateFact, lex: Lexicon = LEXICON) -> set[s
     return _clause_terms(f.subject, f.predicate, _val(f), lex)
 
 
-@lru_cache(maxsize=READING_CACHE)
+@reading_cache(READING_CACHE)
 def _kept_clause_terms(subject: str, predicate: str, value: str) -> frozenset[str]:
     return frozenset(_clause_terms(subject, predicate, value, LEXICON))
 
@@ -605,7 +619,7 @@ def _within(anchors_a: frozenset[str], b: StoredFact | CandidateFact, value_b: s
     return all(t in words or t in flat for t in anchors_a)
 
 
-@lru_cache(maxsize=READING_CACHE)
+@reading_cache(READING_CACHE)
 def _clause_words(clause: str) -> tuple[frozenset[str], str]:
     """The words of a clause, normalised, and the clause without its spaces."""
     text = normalise(clause)

@@ -35,9 +35,10 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from functools import lru_cache
+from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["Clearable", "TextMemo", "clear_memos", "register", "text_key"]
+__all__ = ["Clearable", "TextMemo", "clear_memos", "reading_cache", "register", "text_key"]
 
 V = TypeVar("V")
 
@@ -88,6 +89,48 @@ def clear_memos() -> int:
         dropped += len(memo)
         memo.clear()
     return dropped
+
+
+class _LruHandle:
+    """An ``lru_cache`` seen as a :class:`Clearable` (its size, its ``cache_clear``)."""
+
+    def __init__(self, cached: Any) -> None:
+        self._cached = cached
+
+    def __len__(self) -> int:
+        return int(self._cached.cache_info().currsize)
+
+    def clear(self) -> None:
+        self._cached.cache_clear()
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reading_cache(maxsize: int) -> Callable[[F], F]:
+    """``functools.lru_cache(maxsize)`` that an erasure empties (:func:`clear_memos`).
+
+    For resolution's readings of redacted texts (the values and contexts that reach the
+    stores: an active fact's value is read again for every candidate of its speaker). Its
+    keys are those texts themselves, so an erasure must drop them with the facts.
+
+    >>> @reading_cache(8)
+    ... def words(text: str) -> int:
+    ...     return len(text.split())
+    >>> words("a b"), words.cache_info().currsize
+    (2, 1)
+    >>> clear_memos() >= 1, words.cache_info().currsize
+    (True, 0)
+    """
+
+    def wrap(fn: F) -> F:
+        cached = lru_cache(maxsize=maxsize)(fn)
+        handle = _LruHandle(cached)
+        cached.memgate_handle = handle  # type: ignore[attr-defined]  # held: the set is weak
+        register(handle)
+        return cached  # type: ignore[return-value]
+
+    return wrap
 
 
 class TextMemo(Generic[V]):
