@@ -78,3 +78,35 @@ def test_clear_memos_empties_the_minilm_cache_too() -> None:
     assert emb.cache_len() == 1
     assert clear_memos() >= 1
     assert emb.cache_len() == 0
+
+
+def _reading_caches() -> list[object]:
+    """Every ``functools.lru_cache`` of resolution's readings (their keys are the texts)."""
+    from memgate.stages import relation_model, resolve_slots
+    from memgate.stages.resolution_lexicon import LEXICON
+    from memgate.stages.resolve_paraphrase import FOLD
+
+    return [
+        resolve_slots._owner_and_rest, resolve_slots._anchors, resolve_slots.named_tokens,
+        resolve_slots._kept_frame_tokens, resolve_slots._kept_clause_terms,
+        resolve_slots._clause_words, relation_model._kept, LEXICON._cue, LEXICON._negation,
+        LEXICON._family, LEXICON._families, FOLD._persons_read,
+    ]  # fmt: skip
+
+
+def test_forget_empties_resolutions_reading_caches(tmp_path: Path) -> None:
+    """Session 39: resolution keeps its readings of stored values (``lru_cache`` keyed by
+    the value itself: "user lives_in Hauptstraße 5"); they outlived ``forget`` until an
+    erasure emptied them with the memos (``memgate.core.memo.reading_cache``)."""
+    with Memory(data_dir=tmp_path / "data", embedder="hashing") as memory:
+        memory.add(
+            [{"role": "user", "content": "My sister lives in Leeds and works at Stripe."},
+             {"role": "user", "content": "My sister moved to Glasgow, she now works at Monzo."},
+             {"role": "user", "content": "I drive a Toyota Corolla."}],
+            tenant="t1", user="alice", session="s1",
+        )  # fmt: skip
+        sizes = [c.cache_info().currsize for c in _reading_caches()]  # type: ignore[attr-defined]
+        assert sum(sizes) > 0  # resolution read the stored values
+        memory.forget("t1", "alice")
+        after = {c.__qualname__: c.cache_info().currsize for c in _reading_caches()}  # type: ignore[attr-defined]
+        assert sum(after.values()) == 0, after
