@@ -685,6 +685,16 @@ class EmbeddedIndex(Closing):
             rows = conn.execute(sql + " ORDER BY recorded_at, fact_id", params).fetchall()
         return [self._fact(doc, blob, sblob) for doc, blob, sblob in rows]
 
+    def active_facts(self, tenant_id: str, user_id: str) -> list[StoredFact]:
+        """:class:`~memgate.core.stores.ListsActive`: the user's active facts, no vectors."""
+        with self._locked() as conn:
+            rows = conn.execute(
+                "SELECT doc FROM facts WHERE tenant_id = ? AND user_id = ? AND status = ? "
+                "ORDER BY recorded_at, fact_id",
+                (tenant_id, user_id, FactStatus.ACTIVE.value),
+            ).fetchall()
+        return [self._fact(doc, None, None) for (doc,) in rows]
+
     def forget(self, tenant_id: str, user_id: str) -> int:
         """Delete every fact of a user, from the table, the FTS index and the disk.
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 from memgate.core.embedding import EncodesAhead, EncodingPlan, FloatArray
 from memgate.core.events import RedactedCandidate, Stage, TurnEvent
+from memgate.core.stores import FactView
 from memgate.stages.dedupe import Resolver
 from memgate.streams.topology import ROUTES, Route, admit, effects, next_route
 from memgate.streams.turns import Seen, classify_turn
@@ -91,7 +92,10 @@ class ReadAhead:
     * ``digest``: a turn's ledger digest; ``seen``: what the ledger and the batch being
       written hold for a tenant's turn ids (as the runner classifies turns);
     * ``fatal``: errors that stop the run: a window is not read further ahead after one;
-    * ``stopped``: whether the run was asked to stop (a signal): nothing more is read ahead.
+    * ``stopped``: whether the run was asked to stop (a signal): nothing more is read ahead;
+    * ``view``: what the dedupe stage reads (a probe read against a view that lists a
+      speaker's active facts is embedded only if the resolution needs it:
+      :meth:`~memgate.stages.dedupe.Resolver.embed_calls`).
     """
 
     def __init__(
@@ -104,10 +108,12 @@ class ReadAhead:
         seen: Callable[[str, list[str]], Mapping[str, Seen]],
         fatal: tuple[type[BaseException], ...] = (),
         stopped: Callable[[], bool] = lambda: False,
+        view: FactView | None = None,
     ) -> None:
         if window < 1:
             raise ValueError("window must be >= 1")
         self.window = window
+        self._view = view
         self._steps = steps
         self._resolver = resolver
         self._digest = digest
@@ -216,7 +222,7 @@ class ReadAhead:
         # texts the embedder will have cached by the time this call comes: those of the
         # calls before it, in this window and in the one before it (applied first)
         known: set[str] = set().union(*(w.known for w in self._windows))
-        for texts in self._resolver.embed_calls(item):
+        for texts in self._resolver.embed_calls(item, self._view):
             todo = emb.misses(texts, known)
             if not todo:
                 continue

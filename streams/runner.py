@@ -230,6 +230,7 @@ class InProcessRunner:
             else None
         )
         view: FactView = self._recent if self._recent is not None else retrieval
+        self._view = view
         self._steps = {r.stage: pipeline.step(r.stage, view) for r in ROUTES}
         self._ledger: TurnLedger = self._batch or JournalLedger(audit)
         self._buf: list[AuditEvent] = []  # audit rows of applied turns, not yet written
@@ -254,6 +255,7 @@ class InProcessRunner:
                 seen=self._seen,
                 fatal=FATAL_ERRORS,
                 stopped=lambda: self._stop is not None,
+                view=self._view,
             )
             turns = self._ahead.turns(turns)
         try:

@@ -170,6 +170,18 @@ class RetrievalStore(FactView, Protocol):
 
 
 @runtime_checkable
+class ListsActive(Protocol):
+    """A view that lists a user's active facts cheaply (the embedded index: one local
+    query). Resolution reads them for their text alone before it embeds a probe
+    (:func:`memgate.stages.resolve_probe.may_restate`); a view without it (OpenSearch) is
+    read by the probe's vector, as before."""
+
+    def active_facts(self, tenant_id: str, user_id: str) -> list[StoredFact]:
+        """Every active fact of the user, without its vectors, oldest recorded first."""
+        ...
+
+
+@runtime_checkable
 class Refreshable(Protocol):
     """A store whose searches see a write only after a refresh (OpenSearch); the
     embedded index reads its own writes at once and is not one."""
