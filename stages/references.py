@@ -128,6 +128,7 @@ class _Prefilter:
     patterns: tuple[ReferencePattern, ...]
     needs: tuple[frozenset[str] | None, ...]
     literals: tuple[str, ...]
+    ascii: tuple[str, ...]  # those all ASCII: the only ones an ASCII sentence can hold
 
 
 #: The prefilter of each lexicon's reference patterns read so far (keyed by the id of
@@ -140,7 +141,8 @@ def _prefilter(refs: tuple[ReferencePattern, ...]) -> _Prefilter:
     if pf is None or pf.patterns is not refs:
         needs = tuple(required_literals(rp.pattern) for rp in refs)
         literals = tuple(sorted({lit for n in needs if n is not None for lit in n}))
-        pf = _PREFILTERS[id(refs)] = _Prefilter(refs, needs, literals)
+        ascii_only = tuple(lit for lit in literals if lit.isascii())
+        pf = _PREFILTERS[id(refs)] = _Prefilter(refs, needs, literals, ascii_only)
     return pf
 
 
@@ -153,7 +155,7 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
         low = sentence.lower()
         orig = sentence if len(sentence) == len(low) else low
         taken: list[tuple[int, int]] = []
-        present = {lit for lit in pf.literals if lit in low}
+        present = {lit for lit in (pf.ascii if low.isascii() else pf.literals) if lit in low}
         for rp, need in zip(pf.patterns, pf.needs, strict=True):
             if need is not None and need.isdisjoint(present):
                 continue  # none of the literals the pattern needs: it cannot match

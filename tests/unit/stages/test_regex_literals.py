@@ -163,7 +163,7 @@ def test_the_references_read_are_those_of_every_pattern_run() -> None:
     ]
     pf = references._prefilter(LEXICON.references)
     assert pf.patterns is LEXICON.references
-    everything = references._Prefilter(pf.patterns, (None,) * len(pf.patterns), ())
+    everything = references._Prefilter(pf.patterns, (None,) * len(pf.patterns), (), ())
     got = [references._read(t, LEXICON) for t in texts]
     key = id(LEXICON.references)
     references._PREFILTERS[key] = everything
