@@ -1,0 +1,78 @@
+"""The front stages' faster paths (issue 14) answer as the plain ones they replaced."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from memgate.core.text import split_sentences
+from memgate.inputs import ReadErrors, read_turns
+from memgate.stages import durable_frame as df
+from memgate.stages import sentence_classifier as sc
+from tests.datasets import locomo_file
+
+
+def _plain_hedge_split(sentence: str) -> tuple[str, str] | None:
+    """hedge_split as it was: every lead tried in turn, the longest first."""
+    s = " ".join(sentence.replace("’", "'").split())
+    opening = df._OPENING_RE.match(s)
+    at = opening.end() if opening is not None else 0
+    for lead in df._hedge_leads():
+        end = at + len(lead)
+        if s[at:end].casefold() != lead:
+            continue
+        nxt = s[end : end + 1]
+        if not (df._CJK_RE.search(lead) or lead.endswith("'") or nxt in ("", " ", ",")):
+            continue
+        rest = df._PAUSE_RE.sub("", s[end:])
+        for word in df.DURABLE.get("complementizers", ()):
+            if rest.casefold().startswith(word) and (
+                word.endswith("'") or rest[len(word) : len(word) + 1] in (" ", ",")
+            ):
+                rest = df._PAUSE_RE.sub("", rest[len(word) :])
+                break
+        return (s[at:end], rest) if rest else None
+    return None
+
+
+def _plain_featurise(sentence: str) -> np.ndarray:
+    """_featurise as it was: one bucket incremented per n-gram."""
+    vec = np.zeros(sc.DIM + len(sc.CUE_NAMES), dtype=np.float64)
+    for g in sc._grams(sentence):
+        vec[zlib.crc32(g.encode("utf-8")) % sc.DIM] += 1.0
+    norm = float(np.linalg.norm(vec[: sc.DIM]))
+    if norm > 0:
+        vec[: sc.DIM] /= norm
+    c = sc.cues(sentence)
+    for i, name in enumerate(sc.CUE_NAMES):
+        vec[sc.DIM + i] = 1.0 if c[name] else 0.0
+    return vec
+
+
+@pytest.fixture(scope="module")
+def sentences() -> list[str]:
+    turns = list(read_turns(locomo_file(), ReadErrors()))
+    return [s for t in turns[::3] for s in split_sentences(t.content)]
+
+
+def _hedged() -> list[str]:
+    out = []
+    for lead in df._hedge_leads():
+        for pre in ("", "Well, ", "so "):
+            for post in ("", " ", ", that we use Terraform", "x", "' a", " que oui", "ß"):
+                out += [pre + lead + post, pre + lead.upper() + post, pre + lead.title() + post]
+    return out
+
+
+def test_hedge_split_reads_each_lead_as_before(sentences: list[str]) -> None:
+    texts = [*_hedged(), *sentences]
+    got = [df.hedge_split(t) for t in texts]
+    assert got == [_plain_hedge_split(t) for t in texts]
+    assert sum(g is not None for g in got) > 100
+
+
+def test_featurise_gives_the_same_bits(sentences: list[str]) -> None:
+    for s in [*sentences[:1500], "", "42", "我们已经不用了", "ok ok ok ok"]:
+        assert sc._featurise(s).tobytes() == _plain_featurise(s).tobytes(), s
