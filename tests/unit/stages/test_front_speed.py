@@ -10,6 +10,7 @@ import pytest
 from memgate.core.text import split_sentences
 from memgate.inputs import ReadErrors, read_turns
 from memgate.stages import durable_frame as df
+from memgate.stages import moment
 from memgate.stages import sentence_classifier as sc
 from tests.datasets import locomo_file
 
@@ -76,3 +77,49 @@ def test_hedge_split_reads_each_lead_as_before(sentences: list[str]) -> None:
 def test_featurise_gives_the_same_bits(sentences: list[str]) -> None:
     for s in [*sentences[:1500], "", "42", "我们已经不用了", "ok ok ok ok"]:
         assert sc._featurise(s).tobytes() == _plain_featurise(s).tobytes(), s
+
+
+def _plain_kind(sentence: str) -> str | None:
+    """moment._kind as it was: every cue read, then the first kind of the order."""
+    if moment.unreal_kind(sentence) is not None:
+        return "unreal"
+    c = moment.cues(sentence)
+    if c["standing"] or (c["question"] and c["first_person"] and not c["one_off"]):
+        return None
+    c["comment"] = (c["anaphoric"] or c["thanked_comment"]) and not (
+        c["first_person"] or c["first_person_plural"] or c["named_thing"]
+    )
+    c["moment"] = (
+        c["moment"]
+        or c["moment_event"]
+        or c["moment_class"]
+        or c["moment_later"]
+        or c["mishap"]
+        or moment.of_the_day(sentence)
+    )
+    c["one_off"] = (
+        c["one_off"]
+        or moment.object_first_request(sentence)
+        or moment.clitic_request(sentence)
+        or moment.request_with_content(sentence)
+    )
+    return next((name for name in moment._ORDER if c.get(name)), None)
+
+
+def _plain_moment_reason(sentences: list[str]) -> str | None:
+    kinds = [_plain_kind(s) for s in sentences]
+    if not kinds or any(k is None for k in kinds):
+        return None
+    return next((moment._REASON[n] for n in moment._ORDER if n in kinds), None)
+
+
+def test_the_moment_check_reads_each_turn_as_before() -> None:
+    turns = list(read_turns(locomo_file(), ReadErrors()))[::2]
+    groups = [moment.split_statements(t.content) for t in turns]
+    groups += [[s] for g in groups for s in g]  # each sentence alone too
+    got = [moment.moment_reason(g) for g in groups]
+    assert got == [_plain_moment_reason(g) for g in groups]
+    assert {"moment", "chatter", "question_only"} <= set(got)
+    kinds = [moment._kind(s) for g in groups[:3000] for s in g]
+    assert kinds == [_plain_kind(s) for g in groups[:3000] for s in g]
+    assert "moment" in kinds and "one_off" in kinds
