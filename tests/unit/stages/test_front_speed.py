@@ -10,8 +10,9 @@ import pytest
 from memgate.core.text import split_sentences
 from memgate.inputs import ReadErrors, read_turns
 from memgate.stages import durable_frame as df
-from memgate.stages import moment
+from memgate.stages import moment, tentative
 from memgate.stages import sentence_classifier as sc
+from memgate.stages.statement_text import cues
 from tests.datasets import locomo_file
 
 
@@ -123,3 +124,21 @@ def test_the_moment_check_reads_each_turn_as_before() -> None:
     kinds = [moment._kind(s) for g in groups[:3000] for s in g]
     assert kinds == [_plain_kind(s) for g in groups[:3000] for s in g]
     assert "moment" in kinds and "one_off" in kinds
+
+
+def test_tentative_reads_the_doubt_of_a_clause_as_its_cues_do(
+    sentences: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [
+        *sentences,
+        "I think I might move to Oslo, not sure yet.",
+        "Vielleicht ziehen wir nach Bonn.",
+        "Puede que me operen en mayo.",
+        "我可能会搬到上海。",
+        "He took over in May, so he's my boss now.",
+        "I may move to Oslo.",
+    ]
+    got = [tentative._read(t) for t in texts]
+    monkeypatch.setattr(tentative, "uncertain", lambda s: cues(s)["uncertain"])
+    assert got == [tentative._read(t) for t in texts]
+    assert sum(1 for g in got if g is not None and g[2]) > 20  # doubtful ones among them
