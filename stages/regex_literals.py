@@ -34,14 +34,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from re import _constants as _c  # type: ignore[attr-defined]  # the standard library's
+from re import _parser as _sre_parse  # type: ignore[attr-defined]  # pattern parser (3.11+)
 from typing import Any, Final
-
-try:  # Python 3.11 moved the parser; 3.10's module is still there, deprecated
-    from re import _parser as _sre_parse  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - before 3.11
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
-
-from re import _constants as _c  # type: ignore[attr-defined]
 
 __all__ = ["may_match", "required_literals"]
 
