@@ -351,9 +351,10 @@ def hedge_split(sentence: str) -> tuple[str, str] | None:
     s = " ".join(sentence.replace("’", "'").split())
     opening = _OPENING_RE.match(s)
     at = opening.end() if opening is not None else 0
-    for lead in _hedge_leads():
-        end = at + len(lead)
-        if s[at:end].casefold() != lead:
+    for length, leads in _hedge_lengths():
+        end = at + length
+        lead = s[at:end].casefold()
+        if lead not in leads:
             continue
         nxt = s[end : end + 1]
         if not (_CJK_RE.search(lead) or lead.endswith("'") or nxt in ("", " ", ",")):
@@ -374,6 +375,16 @@ def _hedge_leads() -> tuple[str, ...]:
     return tuple(
         sorted(map(normalise_text, lexicon().get("hedge_leads", ())), key=len, reverse=True)
     )
+
+
+@cache
+def _hedge_lengths() -> tuple[tuple[int, frozenset[str]], ...]:
+    """The hedge leads by length, the longest first: one slice of a sentence is compared
+    with all the leads of its length at once (they are tried longest first, and two leads
+    of one length never both equal one slice)."""
+    leads = _hedge_leads()
+    lengths = sorted({len(lead) for lead in leads}, reverse=True)
+    return tuple((n, frozenset(lead for lead in leads if len(lead) == n)) for n in lengths)
 
 
 @cache

@@ -28,6 +28,9 @@ False
 
 from __future__ import annotations
 
+from typing import Final
+
+from memgate.core.memo import TextMemo
 from memgate.stages.moment_scope import (
     clitic_request,
     object_first_request,
@@ -65,7 +68,16 @@ _REASON = {
 }
 
 
+#: The kinds of the sentences read last (a kind's name, no text of the sentence): the
+#: moment check and the request-material check read a turn's first sentence both.
+KIND_MEMO: Final[TextMemo[str | None]] = TextMemo(256)
+
+
 def _kind(sentence: str) -> str | None:
+    return KIND_MEMO.get(sentence, _read_kind)
+
+
+def _read_kind(sentence: str) -> str | None:
     if unreal_kind(sentence) is not None:
         # fiction, irrealis, irony, a stranger's words: no fact of the speaker's world,
         # whatever its standing words ("in the film he always ...") (memgate.stages.unreal)
@@ -87,6 +99,8 @@ def _kind(sentence: str) -> str | None:
         or c["mishap"]
         or of_the_day(sentence)  # a state scoped to the day, an excuse (moment_scope)
     )
+    if c["moment"]:
+        return "moment"  # the first of _ORDER: the requests below need not be read
     # a request whose object comes first (Chinese) or whose imperative carries its pronoun
     # ("Escríbeme ...", "Corrige-moi ...")
     c["one_off"] = (
@@ -103,9 +117,12 @@ def _kind(sentence: str) -> str | None:
 
 def moment_reason(sentences: list[str]) -> str | None:
     """The drop reason when every sentence holds only the moment, else None."""
-    kinds = [_kind(s) for s in sentences]
-    if not kinds or any(k is None for k in kinds):
-        return None
+    kinds: list[str] = []
+    for s in sentences:
+        kind = _kind(s)
+        if kind is None:
+            return None  # a sentence of more than the moment: the others need not be read
+        kinds.append(kind)
     for name in _ORDER:
         if name in kinds:
             return _REASON[name]

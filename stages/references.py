@@ -39,7 +39,8 @@ from memgate.stages.reference_topics import (
     names_keeping,
     negated_request,
 )
-from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.regex_literals import required_literals
+from memgate.stages.resolution_lexicon import LEXICON, Lexicon, ReferencePattern
 from memgate.stages.statement_text import cues, first_person_verb
 
 __all__ = [
@@ -117,15 +118,47 @@ def _read_default(text: str) -> tuple[Reference, ...]:
     return tuple(_read(text, LEXICON))
 
 
+@dataclass(frozen=True)
+class _Prefilter:
+    """A lexicon's reference patterns, each with the literals one of which it needs
+    (:func:`~memgate.stages.regex_literals.required_literals`, ``None``: it always runs),
+    and every such literal once: a sentence is searched for the literals, then only the
+    patterns whose literals it holds run (most sentences hold a reference by none)."""
+
+    patterns: tuple[ReferencePattern, ...]
+    needs: tuple[frozenset[str] | None, ...]
+    literals: tuple[str, ...]
+    ascii: tuple[str, ...]  # those all ASCII: the only ones an ASCII sentence can hold
+
+
+#: The prefilter of each lexicon's reference patterns read so far (keyed by the id of
+#: its patterns' tuple, the tuple kept with it so the id is not reused).
+_PREFILTERS: dict[int, _Prefilter] = {}
+
+
+def _prefilter(refs: tuple[ReferencePattern, ...]) -> _Prefilter:
+    pf = _PREFILTERS.get(id(refs))
+    if pf is None or pf.patterns is not refs:
+        needs = tuple(required_literals(rp.pattern) for rp in refs)
+        literals = tuple(sorted({lit for n in needs if n is not None for lit in n}))
+        ascii_only = tuple(lit for lit in literals if lit.isascii())
+        pf = _PREFILTERS[id(refs)] = _Prefilter(refs, needs, literals, ascii_only)
+    return pf
+
+
 def _read(text: str, lex: Lexicon) -> list[Reference]:
     out: list[Reference] = []
+    pf = _prefilter(lex.references)
     for sentence in split_sentences(text):
         if negated_request(sentence):
             continue  # "don't forget what I told you about ...": remember, not forget
         low = sentence.lower()
         orig = sentence if len(sentence) == len(low) else low
         taken: list[tuple[int, int]] = []
-        for rp in lex.references:
+        present = {lit for lit in (pf.ascii if low.isascii() else pf.literals) if lit in low}
+        for rp, need in zip(pf.patterns, pf.needs, strict=True):
+            if need is not None and need.isdisjoint(present):
+                continue  # none of the literals the pattern needs: it cannot match
             for m in rp.pattern.finditer(low):
                 if any(m.start() < e and s < m.end() for s, e in taken):
                     continue

@@ -28,7 +28,12 @@ from memgate.core.memo import TextMemo
 from memgate.stages.statement_text import CUE_NAMES, cues, normalise_text
 
 __all__ = [
-    "DIM", "FloatArray", "SentenceClassifier", "featurise", "fit_logistic", "read_data_file",
+    "DIM",
+    "FloatArray",
+    "SentenceClassifier",
+    "featurise",
+    "fit_logistic",
+    "read_data_file",
     "sigmoid",
 ]
 
@@ -56,7 +61,7 @@ def _grams(sentence: str) -> list[str]:
             continue
         if _CJK_RE.match(tok):
             out.extend(f"c1:{c}" for c in tok)
-            out.extend(f"c2:{tok[j:j + 2]}" for j in range(len(tok) - 1))
+            out.extend(f"c2:{tok[j : j + 2]}" for j in range(len(tok) - 1))
             if i == 0:
                 out.append(f"first:{tok[:2]}")
             continue
@@ -65,7 +70,7 @@ def _grams(sentence: str) -> list[str]:
             out.append(f"first:{tok}")
         padded = f" {tok} "
         for n in (3, 4):
-            out.extend(f"g{n}:{padded[j:j + n]}" for j in range(len(padded) - n + 1))
+            out.extend(f"g{n}:{padded[j : j + n]}" for j in range(len(padded) - n + 1))
     return out
 
 
@@ -81,8 +86,10 @@ def featurise(sentence: str) -> FloatArray:
 
 def _featurise(sentence: str) -> FloatArray:
     vec = np.zeros(DIM + len(CUE_NAMES), dtype=np.float64)
-    for g in _grams(sentence):
-        vec[_bucket(g)] += 1.0
+    # each n-gram's bucket counted once per occurrence (whole counts: exact in float64)
+    buckets = [zlib.crc32(g.encode("utf-8")) % DIM for g in _grams(sentence)]
+    if buckets:
+        vec[:DIM] = np.bincount(buckets, minlength=DIM)
     norm = float(np.linalg.norm(vec[:DIM]))
     if norm > 0:
         vec[:DIM] /= norm
@@ -99,8 +106,13 @@ def sigmoid(z: FloatArray) -> FloatArray:
 
 
 def fit_logistic(
-    x: FloatArray, y: npt.NDArray[np.int64], sample_weights: FloatArray, *, l2: float,
-    steps: int, lr: float,
+    x: FloatArray,
+    y: npt.NDArray[np.int64],
+    sample_weights: FloatArray,
+    *,
+    l2: float,
+    steps: int,
+    lr: float,
 ) -> tuple[FloatArray, float]:
     """L2-regularised logistic regression by full-batch gradient descent, each row weighted
     by ``sample_weights`` (deterministic: zero start, fixed step count)."""

@@ -112,8 +112,7 @@ def lexicon() -> dict[str, Any]:
 
 
 def word_pattern(entries: list[str]) -> re.Pattern[str]:
-    """One regex for a word class: Latin entries as whole words, Chinese ones as substrings
-    (matched against :func:`normalise_text` output)."""
+    """One regex for a word class: Latin entries as whole words, Chinese ones as substrings."""
     return _pattern(entries)
 
 
@@ -144,9 +143,13 @@ def _has(name: str, norm: str) -> bool:
     return _matcher(name).search(norm) is not None
 
 
+def uncertain(sentence: str) -> bool:
+    """The cue ``uncertain`` of :func:`cues` alone (a clause read for its doubt only)."""
+    return _has("uncertain", _without_month_names(sentence))
+
+
 def _starts(name: str, norm: str) -> bool:
-    m = _matcher(name).match(norm)
-    return m is not None
+    return _matcher(name).match(norm) is not None
 
 
 _LEAD_PUNCT_RE: Final = re.compile(r"^[\s,;:¿¡\"'(«“-]+")
@@ -255,7 +258,7 @@ def _read_cues(sentence: str) -> dict[str, bool]:
         "hypothetical": hypo is not None or (_has("hypothetical", norm) and question),
         "opinion": _has("opinion", norm),
         "chatter": _has("chatter", norm) and not starts_with_correction(sentence),
-        "uncertain": _has("uncertain", _without_month_names(sentence)),
+        "uncertain": uncertain(sentence),
         "session_only": _has("session_only", norm) and not standing,
         "digit": any(c.isdigit() for c in norm),
         "named_thing": named,

@@ -73,6 +73,7 @@ from memgate.stages.statement_text import (
     normalise_text,
     split_statements,
     subject_of,
+    uncertain,
 )
 
 __all__ = [
@@ -284,7 +285,7 @@ def _read(text: str) -> tuple[str, str, bool, bool] | None:
         body = f"{repl}{joint}{rest}".strip() if repl else rest
         doubtful, impersonal = True, name in data().impersonal
     main = _main_clause(body)
-    if data().doubt.search(main) is not None or cues(main)["uncertain"]:
+    if data().doubt.search(main) is not None or uncertain(main):
         doubtful = True  # a doubt of the main clause, not of a clause after it
     return body, end, doubtful, impersonal
 
