@@ -183,9 +183,9 @@ class Resolver:
             return self.for_tenant(c.tenant_id)(event, view)
         if c.probe:  # embedded only when it may say a stored fact again (may_restate)
             return self.resolve(event, view, None)
-        return self.resolve(event, view, *self._vectors(event))
+        return self.resolve(event, view, *self.vectors(event))
 
-    def _vectors(self, event: RedactedCandidate) -> tuple[np.ndarray, np.ndarray | None]:
+    def vectors(self, event: RedactedCandidate) -> tuple[np.ndarray, np.ndarray | None]:
         """The vectors of :meth:`dedupe_texts`, in one call: the statement's, and the
         statement with its context's (None: no context)."""
         texts = self.dedupe_texts(event)
@@ -304,7 +304,7 @@ class Resolver:
             if not may_restate(c, view):
                 return []  # no fact in its reach: neither embedded nor read by its vector
             if vec is None:
-                vec = self._vectors(given)[0]
+                vec = self.vectors(given)[0]
             near = nearest_of(view, c, vec, PROBE.nearest, (FactStatus.ACTIVE,))
             hit = restated_target(c, near, self.relation_model or RelationModel.load())
             if hit is None:
@@ -315,7 +315,7 @@ class Resolver:
             })  # fmt: skip
 
         if vec is None:  # a caller that left the embedding to the resolution
-            vec, search_vec = self._vectors(given)
+            vec, search_vec = self.vectors(given)
 
         # 1. policy gates that need no state
         if c.confidence < p.min_confidence:

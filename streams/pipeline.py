@@ -366,9 +366,7 @@ class Pipeline:
     def dedupe_vectors(self, item: RedactedCandidate) -> tuple[np.ndarray, np.ndarray | None]:
         """The vectors :meth:`dedupe` computes for ``item`` (the same embedding call):
         the statement's, and the statement with its context's (None: no context)."""
-        texts = self.resolve.dedupe_texts(item)
-        vecs = self.resolve.embedder.embed(texts)
-        return vecs[0], (vecs[1] if len(texts) > 1 else None)
+        return self.resolve.vectors(item)
 
     def dedupe_with(
         self,

@@ -87,26 +87,28 @@ def test_a_probe_with_no_fact_in_reach_is_neither_embedded_nor_read_by_its_vecto
     assert [r[0] for r in view.reads] == ["active_facts"]
 
 
+def _read_by_its_vector(store: EmbeddedIndex, view: CountingView, said: str) -> list[Any]:
+    """Resolve a probe saying ``said`` against ``view`` (a penicillin allergy stored):
+    the probe was embedded once and read by its vector; what the resolution returned."""
+    apply(store, statement("I am allergic to penicillin", days=1))
+    emb, probe = CountingEmbedder(), _probe(said, days=5)
+    out = _resolver(emb)(probe, view)
+    assert emb.texts == [probe.candidate.text()]
+    assert any(r[0] == "nearest" for r in view.reads)
+    return out
+
+
 def test_a_probe_with_a_fact_in_reach_is_embedded_when_it_is_resolved(
     store: EmbeddedIndex,
 ) -> None:
-    apply(store, statement("I am allergic to penicillin", days=1))
-    emb, view = CountingEmbedder(), ListingView(store)
-    probe = _probe("Penicillin, I am allergic to it, remember?", days=5)
-    _resolver(emb)(probe, view)
-    assert emb.texts == [probe.candidate.text()]
-    assert any(r[0] == "nearest" for r in view.reads)
+    _read_by_its_vector(store, ListingView(store), "Penicillin, I am allergic to it, remember?")
 
 
 def test_a_view_that_cannot_list_active_facts_reads_every_probe_by_its_vector(
     store: EmbeddedIndex,
 ) -> None:
-    apply(store, statement("I am allergic to penicillin", days=1))
-    emb, view = CountingEmbedder(), CountingView(store)
-    probe = _probe("What a lovely sunny day at the beach", days=5)
-    assert _resolver(emb)(probe, view) == []
-    assert emb.texts == [probe.candidate.text()]
-    assert any(r[0] == "nearest" for r in view.reads)
+    said = "What a lovely sunny day at the beach"
+    assert _read_by_its_vector(store, CountingView(store), said) == []
 
 
 def test_may_restate_reads_only_the_speakers_active_facts_in_reach(store: EmbeddedIndex) -> None:
