@@ -57,7 +57,7 @@ from memgate.stages.resolve_slots import (
     slot_terms,
     substitution,
 )
-from memgate.stages.resolve_stance import STANCE, averse, inflected, polarity_words
+from memgate.stages.resolve_stance import STANCE, averse, inflected, polarity_words, same_stance
 from memgate.stages.statement_text import rules_read
 
 __all__ = [
@@ -622,7 +622,7 @@ def fold_target(
     reading = read_candidate(c, lex, bare=True)
     if reading is None:
         return None
-    rest_c, anchors_c, negated = reading
+    rest_c, anchors_c, _ = reading
     bare = not _owner_and_rest(lex.canonical_subject(c.subject))[0]
     fams_c = _families(c, rest_c, lex)
     slot_c = slot_terms(c, lex)
@@ -649,7 +649,7 @@ def fold_target(
                 and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
                 continue  # two things of the speaker, or another person's fact
-            if lex.has_change_cue(f.value) or averse(f.value) != negated:
+            if lex.has_change_cue(f.value) or not same_stance(f.value, c.object):
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"

@@ -56,7 +56,7 @@ from memgate.stages.resolve_learned import LearnedMatch
 from memgate.stages.resolve_qualifier import adds_another, other_thing
 from memgate.stages.resolve_replaced import replaced_value, replaces
 from memgate.stages.resolve_restate import persons_apart
-from memgate.stages.resolve_stance import averse
+from memgate.stages.resolve_stance import same_stance
 
 __all__ = ["PROBE", "Probe", "covered", "may_restate", "probe_candidate", "restated_target"]
 
@@ -199,7 +199,7 @@ def _apart(f: StoredFact, c: CandidateFact, said: str, sim: float) -> bool:
         or other_thing(f, c)
         or adds_another(f.value, said)
         or replaces(replaced_value(said), f.value)
-        or averse(f.value) != averse(said)
+        or not same_stance(f.value, said)
     )
 
 

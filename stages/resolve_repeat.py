@@ -51,7 +51,7 @@ from memgate.stages.resolve_slots import (
     anchors,
     substitution,
 )
-from memgate.stages.resolve_stance import averse
+from memgate.stages.resolve_stance import same_stance
 
 __all__ = ["repeat_target", "said_twice"]
 
@@ -108,7 +108,7 @@ def repeat_target(
     reading = read_candidate(c, lex)
     if reading is None:
         return None
-    rest_c, anchors_c, negated = reading
+    rest_c, anchors_c, _ = reading
     best: SlotMatch | None = None
     seen: set[str] = set()
     for root in _ROOTS:
@@ -125,7 +125,7 @@ def repeat_target(
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue
-            if averse(f.value) != negated or lex.has_change_cue(f.value):
+            if not same_stance(f.value, c.object) or lex.has_change_cue(f.value):
                 continue
             names_f = anchors(f.value, sentence=_is_sentence(f))
             # the names both say: each side's names said in the other's clause ("Tomasz")

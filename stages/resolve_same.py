@@ -58,7 +58,7 @@ from memgate.stages.resolve_qualifier import adds_another
 from memgate.stages.resolve_replaced import replaced_value, replaces
 from memgate.stages.resolve_restate import persons_apart
 from memgate.stages.resolve_slots import _owner_and_rest, anchors
-from memgate.stages.resolve_stance import averse
+from memgate.stages.resolve_stance import same_stance
 
 __all__ = ["SAME", "Same", "as_type_of", "guarded", "same_target", "without_lasting"]
 
@@ -160,7 +160,7 @@ def guarded(
         return False
     if replaces(replaced_value(new_text), stored_value):
         return False
-    return averse(stored_value) == averse(new_text)
+    return same_stance(stored_value, new_text)
 
 
 def plainly_said_again(stored_value: str, new_text: str, data: Same = SAME) -> bool:

@@ -25,11 +25,13 @@ from typing import Any, Final
 from memgate.core.events import normalise
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
 
-__all__ = ["STANCE", "Stance", "averse", "inflected", "polarity_words"]
+__all__ = ["STANCE", "Stance", "averse", "inflected", "polarity_words", "same_stance"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _WORD_RE: Final = re.compile(r"[\w'-]+", re.UNICODE)
 _CLAUSE_END: Final = re.compile(r"[,;:.!?，；：。！？]")
+#: Where a sentence splits into segments a stance may hold alone ("..., pas dans Jira")
+_SEGMENT_RE: Final = re.compile(r"[,;，；、]|\s[-\u2013\u2014]\s")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class Stance:
     suffixes: tuple[str, ...]
     min_stem: int
     fold_similarity: float
+    #: words that name no thing, whatever the language (:func:`same_stance`'s segments)
+    function_words: frozenset[str] = frozenset()
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Stance:
@@ -63,6 +67,9 @@ class Stance:
             suffixes=tuple(sorted(data["inflection_suffixes"], key=len, reverse=True)),
             min_stem=int(data["inflection_min_stem"]),
             fold_similarity=float(data["fold_similarity"]),
+            function_words=frozenset(
+                normalise(w) for ws in data.get("segment_function_words", {}).values() for w in ws
+            ),
         )
 
     def cue_spans(self, text: str) -> list[tuple[int, int]]:
@@ -129,3 +136,60 @@ def inflected(a: str, b: str, st: Stance = STANCE) -> bool:
     if len(short) < st.min_stem or not long_.startswith(short):
         return False
     return long_[len(short) :] in st.suffixes
+
+
+def same_stance(stored: str, said: str, st: Stance = STANCE, lex: Lexicon = LEXICON) -> bool:
+    """``stored`` and ``said`` hold one stance towards what they both speak of.
+
+    Read whole first (:func:`averse`). When the two readings differ, a side may hold its
+    other stance in a segment of its own about another thing: "On suit tout dans Linear,
+    pas dans Jira" is not averse to Linear, the thing the stored "les tickets sont gérés
+    dans Linear" names. Each side is then read on its segments (split at commas and
+    semicolons) that share a content word with the other side, the stance words left out;
+    a side with one segment is read whole, and a side none of whose segments shares a
+    word with the other keeps the whole reading.
+
+    >>> same_stance("Chez nous, les tickets sont gérés dans Linear",
+    ...             "On suit tout dans Linear, pas dans Jira")
+    True
+    >>> same_stance("I eat meat", "I don't eat meat, sadly")
+    False
+    >>> same_stance("Je bois du café, mais pas de thé", "Je ne bois pas de thé")
+    True
+    """
+    a, b = averse(stored, st, lex), averse(said, st, lex)
+    if a == b:
+        return True
+    kept_a = _shared_segments(stored, said, st, lex)
+    kept_b = _shared_segments(said, stored, st, lex)
+    if kept_a == stored and kept_b == said:
+        return False
+    return averse(kept_a, st, lex) == averse(kept_b, st, lex)
+
+
+def _content_words(text: str, st: Stance, lex: Lexicon) -> set[str]:
+    """The words of ``text`` that name a thing: no function word, no stance word; Chinese
+    runs read as character bigrams."""
+    low = text.lower()
+    stance = polarity_words(low, st, lex)
+    out: set[str] = set()
+    for w in _WORD_RE.findall(low):
+        if _CJK_RE.search(w):
+            out.update(w[i : i + 2] for i in range(len(w) - 1))
+            continue
+        n = normalise(w)
+        if len(n) < 2 or n in stance or n in st.function_words or n in lex.stopwords:
+            continue
+        out.add(n)
+    return out
+
+
+def _shared_segments(text: str, other: str, st: Stance, lex: Lexicon) -> str:
+    """The segments of ``text`` that share a content word with ``other``, joined; ``text``
+    itself when it is one segment or none of its segments shares one."""
+    segments = [s.strip() for s in _SEGMENT_RE.split(text) if s.strip()]
+    if len(segments) < 2:
+        return text
+    theirs = _content_words(other, st, lex)
+    kept = [s for s in segments if _content_words(s, st, lex) & theirs]
+    return ", ".join(kept) if kept else text

@@ -14,7 +14,7 @@ from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.dedupe import Resolver
 from memgate.stages.policy import preset
 from memgate.stages.resolve_qualifier import adds_another, qualified_noun
-from memgate.stages.resolve_stance import averse, inflected, polarity_words
+from memgate.stages.resolve_stance import averse, inflected, polarity_words, same_stance
 from tests.unit.stages.resolver_kit import CLOCK, cand, facts, minilm, resolve
 
 #: the ``store`` fixture (conftest.py) is of MiniLM's dimension
@@ -59,10 +59,36 @@ def said(
         ("Ich habe eine Erdnussallergie", True),  # the head of a compound
         ("我对花生过敏", True),
         ("我不过敏", False),
+        # verbs of dislike are aversion cues (old: read as no stance at all)
+        ("Olives? I hate them", True),
+        ("Oliven hasse ich", True),
+        ("Je déteste les olives", True),
+        ("Las aceitunas, las odio", True),
+        ("Azeitonas, odeio", True),
+        ("我讨厌橄榄", True),
+        ("I don't hate olives", False),
     ],
 )
 def test_the_stance_of_a_statement(text: str, want: bool) -> None:
     assert averse(text) is want
+
+
+@pytest.mark.parametrize(
+    ("stored", "said_", "want"),
+    [
+        # the negation belongs to a segment about another thing (old: two stances)
+        ("Our invoices are kept in Xero", "We track all invoicing in Xero, not in QuickBooks", True),
+        ("Unsere Tickets liegen in YouTrack", "Alles läuft über YouTrack, nicht über Trello", True),
+        ("Nuestro código está en Bitbucket", "Todo va en Bitbucket, no en GitHub", True),
+        ("Cebolla no, por favor", "Nada de cebolla en mis platos, la detesto", True),
+        # the other stance about the same thing stays another stance
+        ("I eat onions", "I don't eat onions, never have", False),
+        ("We deploy on Fridays", "We don't deploy on Fridays, not since the outage", False),
+        ("Je bois du thé", "Le thé, je n'en bois pas, mais du café oui", False),
+    ],
+)  # fmt: skip
+def test_the_stance_is_read_on_what_both_speak_of(stored: str, said_: str, want: bool) -> None:
+    assert same_stance(stored, said_) is want
 
 
 def test_the_words_of_the_stance_are_no_names() -> None:
@@ -103,6 +129,26 @@ def test_a_name_said_in_another_form_folds(store: EmbeddedIndex) -> None:
     again = "Merging on a Sunday is off-limits for our team"
     res, _ = apply(store, said(again, days=30, subject="team"))
     assert res.action.value == "DUPLICATE"
+    assert facts(store)[first].occurrences == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "subject", "again"),
+    [
+        ("Wir verwalten Tickets in YouTrack", "team", "Alles läuft über YouTrack, nicht über Trello"),
+        ("Las cebollas, no las soporto", "user", "Nada de cebolla en mis platos, la detesto"),
+    ],
+)  # fmt: skip
+def test_a_repeat_whose_other_stance_is_about_another_thing_folds(
+    store: EmbeddedIndex, first: str, subject: str, again: str
+) -> None:
+    """Said as a repeat (its marker cut: ``repeats``); old: the negation of Trello, or
+    the dislike read as no stance, made two stances, and the repeat a second fact."""
+    apply(store, said(first, days=0, subject=subject))
+    item = said(again, days=30, subject=subject)
+    item = item.model_copy(update={"candidate": item.candidate.model_copy(update={"repeats": True})})
+    res, _ = apply(store, item)
+    assert (res.action.value, res.reason) == ("DUPLICATE", "repeat")
     assert facts(store)[first].occurrences == 2
 
 
