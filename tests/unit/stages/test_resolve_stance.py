@@ -77,7 +77,7 @@ def test_the_stance_of_a_statement(text: str, want: bool) -> None:
     ("stored", "said_", "want"),
     [
         # the negation belongs to a segment about another thing (old: two stances)
-        ("Our invoices are kept in Xero", "We track all invoicing in Xero, not in QuickBooks", True),
+        ("Our invoices are kept in Xero", "We track invoicing in Xero, not in QuickBooks", True),
         ("Unsere Tickets liegen in YouTrack", "Alles läuft über YouTrack, nicht über Trello", True),
         ("Nuestro código está en Bitbucket", "Todo va en Bitbucket, no en GitHub", True),
         ("Cebolla no, por favor", "Nada de cebolla en mis platos, la detesto", True),
@@ -135,7 +135,7 @@ def test_a_name_said_in_another_form_folds(store: EmbeddedIndex) -> None:
 @pytest.mark.parametrize(
     ("first", "subject", "again"),
     [
-        ("Wir verwalten Tickets in YouTrack", "team", "Alles läuft über YouTrack, nicht über Trello"),
+        ("Wir verwalten Tickets in YouTrack", "team", "Alles läuft in YouTrack, nicht in Trello"),
         ("Las cebollas, no las soporto", "user", "Nada de cebolla en mis platos, la detesto"),
     ],
 )  # fmt: skip
@@ -146,7 +146,8 @@ def test_a_repeat_whose_other_stance_is_about_another_thing_folds(
     the dislike read as no stance, made two stances, and the repeat a second fact."""
     apply(store, said(first, days=0, subject=subject))
     item = said(again, days=30, subject=subject)
-    item = item.model_copy(update={"candidate": item.candidate.model_copy(update={"repeats": True})})
+    marked = item.candidate.model_copy(update={"repeats": True})
+    item = item.model_copy(update={"candidate": marked})
     res, _ = apply(store, item)
     assert (res.action.value, res.reason) == ("DUPLICATE", "repeat")
     assert facts(store)[first].occurrences == 2
