@@ -58,7 +58,7 @@ from memgate.core.text import is_question, split_sentences
 from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.moment import moment_reason, request_material, split_statements
 from memgate.stages.references import find_references
-from memgate.stages.repeats import without_tag
+from memgate.stages.repeats import as_said
 from memgate.stages.statement_text import without_confirmation_leads
 from memgate.stages.triage_model import TriageModel
 from memgate.stages.unreal import standing_condition
@@ -390,8 +390,10 @@ def triage(
         return TriageVerdict.DROP, TriageReason.FILLER
 
     # a statement with a recall tag ("..., tu te souviens ?", "..., lembra?") is said, not
-    # asked: the tag's question mark is the tag's (memgate.stages.repeats)
-    sentences = [without_tag(s) for s in split_sentences(text)]
+    # asked: the tag's question mark is the tag's; a repeat marker ("wie gesagt", "as I
+    # told you") is discourse, not content: each sentence is read as the speaker states
+    # it, as extraction reads it (memgate.stages.repeats.as_said)
+    sentences = [as_said(s) for s in split_sentences(text)]
     content = [s for s in sentences if not is_filler_sentence(s, policy.filler_phrases)]
     if not content:
         return TriageVerdict.DROP, TriageReason.FILLER
