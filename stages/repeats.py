@@ -17,12 +17,24 @@ retraction by reference points at what it withdraws. The marker (per language, d
 A sentence that corrects ("... not MySQL, like I said", "actually", "ya no") is no repeat:
 its marker stays and nothing is flagged.
 
+Beside the fixed phrases, a marker is read by structure: the ``grammar`` of the data holds,
+per language, small word classes (an "as" word, a first-person subject, clitics, an
+auxiliary, an adverb of "already", the saying verbs, the remind family) and sequences of
+them ("AS SUBJ YOU? IT? AUX ADV? PART": "comme je te l'ai déjà dit", "como ya te lo había
+dicho"), compiled into the same patterns. Opening a sentence, such a marker counts only
+before punctuation or a complementizer ("Reminding you that ...", "Recuerda que ..."), never
+in a question: "Recuerda comprar pan" is a request, "Como decía mi abuela ..." a third
+person's words.
+
 >>> cut_marker("Just so you have it: Tomasz is my partner.")
 'Tomasz is my partner.'
 >>> cut_marker("Our billing contact is Maria Lopez, as I said before.")
 'Our billing contact is Maria Lopez.'
 >>> cut_marker("Correction: our database is Postgres 15, not MySQL like I said earlier.")
 >>> cut_marker("Remove what I told you about my car.")
+>>> cut_marker("Comme je te l'ai déjà dit, je suis végétarienne.")
+'Je suis végétarienne.'
+>>> cut_marker("Recuerda comprar pan.")
 """
 
 from __future__ import annotations
