@@ -26,6 +26,7 @@ MARKED = [
     ("Remind you: I'm vegetarian.", "I'm vegetarian."),
     ("My dog is called Rex, like I've been telling you.", "My dog is called Rex."),
     ("Like I've been saying, our office is in Leeds.", "Our office is in Leeds."),
+    ("I said it before and I'll say it again: I'm vegan.", "I'm vegan."),
     # German
     ("Wie ich dir ja schon mal erzählt habe, mein Bruder wohnt in Hamburg.",
      "Mein Bruder wohnt in Hamburg."),
@@ -35,6 +36,7 @@ MARKED = [
     ("Hab ich dir ja schon erzählt: ich ziehe nach Berlin.", "Ich ziehe nach Berlin."),
     ("Kurze Erinnerung: mein Sohn heißt Max.", "Mein Sohn heißt Max."),
     ("Ich erinnere dich nochmal: mein Bruder heißt Jonas.", "Mein Bruder heißt Jonas."),
+    ("Ich sag's dir nochmal: mein Hund heißt Bello.", "Mein Hund heißt Bello."),
     ("Meine Tochter heißt Lena, wie ich dir schon mal gesagt hatte.",
      "Meine Tochter heißt Lena."),
     ("Mein Sohn heißt Max, hab ich dir ja schon erzählt.", "Mein Sohn heißt Max."),
@@ -47,6 +49,7 @@ MARKED = [
     ("Je t'en ai déjà parlé : ma fille vit à Montréal.", "Ma fille vit à Montréal."),
     ("Je suis allergique aux noix, je te l'avais déjà dit.", "Je suis allergique aux noix."),
     ("Ainsi que je l'ai expliqué, nous livrons le lundi.", "Nous livrons le lundi."),
+    ("Je te l'ai dit et répété : je ne bois pas d'alcool.", "Je ne bois pas d'alcool."),
     ("Je vous le répète encore une fois : on déploie sur Kubernetes.",
      "On déploie sur Kubernetes."),
     ("Je te rappelle juste que mon mari s'appelle Marc.", "Mon mari s'appelle Marc."),
@@ -64,9 +67,11 @@ MARKED = [
     ("Mi perro se llama Toby, como ya te lo había dicho.", "Mi perro se llama Toby."),
     ("Mi gata se llama Luna, como te lo había contado.", "Mi gata se llama Luna."),
     ("Tal como te expliqué, el servidor está en Madrid.", "El servidor está en Madrid."),
+    ("Te lo he dicho y repetido, no como carne.", "No como carne."),
     # Portuguese
     ("Como eu já te falei, moro em Curitiba.", "Moro em Curitiba."),
     ("Conforme eu disse, trabalho na Embraer.", "Trabalho na Embraer."),
+    ("Já te disse e repito: não como carne.", "Não como carne."),
     ("Como já te tinha dito, minha irmã se chama Ana.", "Minha irmã se chama Ana."),
     ("Como eu tinha falado pra você, sou vegetariano.", "Sou vegetariano."),
     ("Já te contei isso: meu cachorro se chama Thor.", "Meu cachorro se chama Thor."),
@@ -86,6 +91,8 @@ MARKED = [
     ("我老公叫李明，我之前跟你提起过。", "我老公叫李明。"),
     ("我已经说过好几次了，我是素食者。", "我是素食者。"),
     ("像我刚才讲的，服务器在北京。", "服务器在北京。"),
+    ("之前我也说过，我住在杭州。", "我住在杭州。"),
+    ("如前所述，我们用AWS。", "我们用AWS。"),
 ]  # fmt: skip
 
 UNMARKED = [
@@ -105,6 +112,7 @@ UNMARKED = [
     "Wie du willst, wir gehen um acht.",
     "Was habe ich gesagt?",
     "Ich hab dir doch schon gesagt, dass ich Vegetarier bin.",
+    "Ich sag es dir nochmal, wenn du willst.",
     # French
     "Comme tu veux, on part à 8 h.",
     "Rappelle-moi d'acheter du pain.",
