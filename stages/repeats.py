@@ -17,12 +17,24 @@ retraction by reference points at what it withdraws. The marker (per language, d
 A sentence that corrects ("... not MySQL, like I said", "actually", "ya no") is no repeat:
 its marker stays and nothing is flagged.
 
+Beside the fixed phrases, a marker is read by structure: the ``grammar`` of the data holds,
+per language, small word classes (an "as" word, a first-person subject, clitics, an
+auxiliary, an adverb of "already", the saying verbs, the remind family) and sequences of
+them ("AS SUBJ YOU? IT? AUX ADV? PART": "comme je te l'ai déjà dit", "como ya te lo había
+dicho"), compiled into the same patterns. Opening a sentence, such a marker counts only
+before punctuation or a complementizer ("Reminding you that ...", "Recuerda que ..."), never
+in a question: "Recuerda comprar pan" is a request, "Como decía mi abuela ..." a third
+person's words.
+
 >>> cut_marker("Just so you have it: Tomasz is my partner.")
 'Tomasz is my partner.'
 >>> cut_marker("Our billing contact is Maria Lopez, as I said before.")
 'Our billing contact is Maria Lopez.'
 >>> cut_marker("Correction: our database is Postgres 15, not MySQL like I said earlier.")
 >>> cut_marker("Remove what I told you about my car.")
+>>> cut_marker("Comme je te l'ai déjà dit, je suis végétarienne.")
+'Je suis végétarienne.'
+>>> cut_marker("Recuerda comprar pan.")
 """
 
 from __future__ import annotations
@@ -74,6 +86,66 @@ def _word(alt: str) -> str:
     return rf"(?<![\w'])(?:{alt})(?![\w'])"
 
 
+#: what may follow a marker of the grammar opening a sentence: punctuation ("Remind you: ...",
+#: "Como decía, ...": "Como decía mi abuela ..." is no marker); a dash only as punctuation
+#: ("Rappelle-moi ..." is a request)
+_FOLLOW: Final = r"\s*(?:[,:;，：；\u2013\u2014]|-(?!\w))"
+
+
+def _class(words: list[str]) -> str:
+    """A word class of the grammar as one alternation: whole words (Latin; a word ending in
+    an apostrophe, "l'", joins the next, and one opening with it, "'ve", the one before;
+    "rappelle-moi" is not "rappelle"), Chinese as substrings."""
+    out = []
+    for w in sorted({w.strip().lower() for w in words if w.strip()}, key=len, reverse=True):
+        w = w.replace("\u2019", "'")
+        esc = re.escape(w).replace(r"\ ", r"\s+").replace("'", "['\u2019]")
+        if not _CJK_RE.search(w):
+            esc = (r"(?<!\w)" if w[0].isalnum() else "") + esc
+            esc += r"(?!\w|-\w)" if w[-1].isalnum() else ""
+        out.append(esc)
+    return "(?:" + "|".join(out) + ")"
+
+
+def _sequence(tokens: list[str], classes: dict[str, list[str]]) -> str:
+    """A sequence of the grammar ("AS I AUX? ADV? SAY") as a regex: each token a class (an
+    upper-case name) or a literal word, optional with a '?', any spacing between."""
+    out = []
+    for tok in tokens:
+        name = tok.rstrip("?")
+        words = classes[name] if name.isupper() else [name]
+        out.append(rf"(?:\s*{_class(words)})" + ("?" if tok.endswith("?") else ""))
+    return "".join(out)
+
+
+def _grammar(data: dict[str, Any], tail: str) -> tuple[str, str]:
+    """The markers of ``grammar`` (``memgate/data/repeat_markers.json``): (anywhere, opening).
+    Anywhere: its ``markers`` sequences, each with a tail, for between commas and closing a
+    sentence. Opening: those and the ``openers`` (the remind family), before punctuation or,
+    for a sequence ending in THAT, with the complementizer after them; never in a question."""
+    anywhere: list[str] = []
+    plain: list[str] = []
+    that: list[str] = []
+    for lang in (v for k, v in data.items() if k != "about"):
+        classes = lang["classes"]
+        # "Ich hab dir schon gesagt, dass ...": a clause the cut would leave verb-final
+        stop = rf"(?!{_FOLLOW}\s*{_class(lang['not_before'])})" if lang.get("not_before") else ""
+        for kind in ("markers", "openers"):
+            for seq in lang.get(kind, []):
+                tokens = seq.split()
+                ends = tokens[-1].rstrip("?") == "THAT"
+                body = tokens[:-1] if ends else tokens
+                if ends:
+                    that.append(rf"{_sequence(body, classes)}{tail}\s*{_class(classes['THAT'])}")
+                if not ends or tokens[-1].endswith("?"):
+                    plain.append(_sequence(body, classes) + tail + stop)
+                    if kind == "markers":
+                        anywhere.append(plain[-1])
+    # the complementizer first: "..., dass ich Vegetarier bin" loses its "dass" too
+    opening = rf"(?![^?？]*[?？])(?:{'|'.join(that)}|(?:{'|'.join(plain)})(?={_FOLLOW}))"
+    return "|".join(anywhere), opening
+
+
 @dataclass(frozen=True)
 class RepeatMarkers:
     """The data of repeats by reference (``memgate/data/repeat_markers.json``)."""
@@ -108,10 +180,12 @@ class RepeatMarkers:
             rf"|(?:{_word(one)}{tail}(?=\s*(?:{_PUNCT}|[?!.。？！]|$)))"
         )
         m_cjk = rf"(?:(?:{_alt(cjk)})(?:{tails})?)" if cjk else "(?!)"
-        marker = rf"(?:{m_latin}|{m_cjk})"
+        g_any, g_open = _grammar(data["grammar"], tail) if "grammar" in data else ("(?!)",) * 2
+        marker = rf"(?:{m_latin}|{m_cjk}|{g_any})"
         lead = rf"(?:(?:{leads})\s*[,，]?\s*)?" if leads else ""
         opening = re.compile(
-            rf"^\s*(?P<lead>{lead})[¿¡]?{marker}\s*[?!]?\s*{_PUNCT}?\s*", re.IGNORECASE
+            rf"^\s*(?P<lead>{lead})[¿¡]?(?:{g_open}|{m_latin}|{m_cjk})\s*[?!]?\s*{_PUNCT}?\s*",
+            re.IGNORECASE,
         )
         inner = re.compile(rf"\s*[,，]\s*[¿¡]?{marker}\s*[?!]?\s*[,，]\s*", re.IGNORECASE)
         closing = re.compile(rf"\s*[,，;；]\s*[¿¡]?{marker}(?={_END})", re.IGNORECASE)
