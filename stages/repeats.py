@@ -146,6 +146,45 @@ def _grammar(data: dict[str, Any], tail: str) -> tuple[str, str]:
     return "|".join(anywhere), opening
 
 
+#: a word of a sentence, for the keys test (:func:`may_mark`)
+_KEY_WORD_RE: Final = re.compile(r"\w+")
+
+
+def _entry_key(entry: str) -> str:
+    """The one word every saying of ``entry`` (a phrase, a class word) holds: its longest
+    Latin word; a Chinese entry as it is (read as a substring)."""
+    low = entry.strip().lower().replace("\u2019", "'")
+    if _CJK_RE.search(low):
+        return low
+    words = _KEY_WORD_RE.findall(low)
+    return max(words, key=len) if words else ""
+
+
+def _marker_keys(data: dict[str, Any]) -> frozenset[str]:
+    """Words one of which every marker holds (fixed phrases and grammar sequences alike): a
+    sentence with none of them has no marker, and the patterns need not run on it. Of each
+    sequence, the required token whose words are the longest stands for it."""
+    keys = {_entry_key(w) for ws in data["markers"].values() for w in ws}
+    for lang in (v for k, v in data.get("grammar", {}).items() if k != "about"):
+        classes = lang["classes"]
+        for seq in (*lang.get("markers", []), *lang.get("openers", [])):
+            best: set[str] | None = None
+            for tok in seq.split():
+                if tok.endswith("?"):
+                    continue
+                words = classes[tok] if tok.isupper() else [tok]
+                got = {_entry_key(w) for w in words}
+                if "" in got:
+                    continue
+                if best is None or min(map(len, got)) > min(map(len, best)):
+                    best = got
+            if best is None:
+                raise ValueError(f"repeat_markers.json: the sequence {seq!r} requires no word")
+            keys |= best
+    keys.discard("")
+    return frozenset(keys)
+
+
 @dataclass(frozen=True)
 class RepeatMarkers:
     """The data of repeats by reference (``memgate/data/repeat_markers.json``)."""
@@ -163,6 +202,10 @@ class RepeatMarkers:
     """A marker closing the sentence after a comma ("..., as I said before.")."""
     contrast: re.Pattern[str]
     negation: re.Pattern[str]
+    keys: frozenset[str] = frozenset()
+    """Latin words one of which every Latin marker holds (:func:`may_mark`)."""
+    cjk_keys: tuple[str, ...] = ()
+    """Chinese strings one of which every Chinese marker holds."""
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> RepeatMarkers:
@@ -191,6 +234,7 @@ class RepeatMarkers:
         closing = re.compile(rf"\s*[,，;；]\s*[¿¡]?{marker}(?={_END})", re.IGNORECASE)
         contrast = _word(_alt([w for ws in data["contrasts"].values() for w in ws]))
         negation = _alt([w for ws in data["negations"].values() for w in ws])
+        keys = _marker_keys(data)
         return cls(
             version=str(data["version"]),
             usem_anchored=float(data["usem_anchored"]),
@@ -202,6 +246,8 @@ class RepeatMarkers:
             closing=closing,
             contrast=re.compile(contrast, re.IGNORECASE),
             negation=re.compile(rf"(?<![\w'])(?:{negation})(?![\w'])|n't|不|没", re.IGNORECASE),
+            keys=frozenset(k for k in keys if not _CJK_RE.search(k)),
+            cjk_keys=tuple(sorted(k for k in keys if _CJK_RE.search(k))),
         )
 
 
@@ -213,10 +259,31 @@ def _load() -> RepeatMarkers:
 REPEATS: Final = _load()
 
 
+def may_mark(sentence: str, data: RepeatMarkers = REPEATS) -> bool:
+    """Whether ``sentence`` may hold a repeat marker: False only when it holds none of the
+    markers' key words (:func:`_marker_keys`), so no marker pattern can match it. Most
+    sentences hold none, and the patterns (some thousand alternatives) cost ten times a
+    word set's test (issue 14).
+
+    >>> may_mark("Like I told you, we deploy on Fridays"), may_mark("We deploy on Fridays")
+    (True, False)
+    >>> may_mark("我之前说过，我对花生过敏"), may_mark("我对花生过敏")
+    (True, False)
+    """
+    low = sentence.lower()
+    if not data.keys.isdisjoint(_KEY_WORD_RE.findall(low)):
+        return True
+    if not data.cjk_keys or not _CJK_RE.search(low):
+        return False
+    return any(k in low for k in data.cjk_keys)
+
+
 def cut_marker(sentence: str, data: RepeatMarkers = REPEATS) -> str | None:
     """The sentence without its repeat marker; None when it has none, or when it corrects
     (a contrast, a correction lead, a change cue: "..., not MySQL, like I said")."""
     text = sentence.strip()
+    if not may_mark(text, data):
+        return None
     cut: str | None = None
     m = data.opening.match(text)
     if m is not None and m.end() < len(text):
@@ -270,6 +337,8 @@ def without_tag(sentence: str, data: RepeatMarkers = REPEATS) -> str:
     'Wie gesagt, die Staging-Umgebung läuft auf K8s 1.29.'
     """
     text = sentence.strip()
+    if not may_mark(text, data):
+        return sentence
     m = data.closing.search(text)
     if m is None or m.start() == 0 or data.opening.match(text) or cut_marker(text, data) is None:
         return sentence

@@ -200,3 +200,25 @@ def test_an_inflected_marker_flags_the_facts_read(
     assert got and all(c.repeats for c in got)
     assert all(c.type is not FactType.EVENT for c in got)
     assert not any(word in c.object.lower() for c in got)
+
+
+def test_every_marker_holds_a_key_word() -> None:
+    """The key-word test (``may_mark``) runs before the patterns: it must let through every
+    sentence a pattern reads a marker in, the fixed phrases' and the grammar's alike."""
+    from memgate.stages.repeats import REPEATS, cut_marker, may_mark
+
+    fixed = [p + ", we deploy on Fridays." for ps in _fixed_phrases().values() for p in ps]
+    for said in [s for s, _ in MARKED] + fixed:
+        if cut_marker(said) is not None:
+            assert may_mark(said), said
+    assert REPEATS.keys and REPEATS.cjk_keys
+    assert not may_mark("We deploy on Fridays and the staging cluster runs on Hetzner.")
+
+
+def _fixed_phrases() -> dict[str, list[str]]:
+    import json
+    from importlib import resources
+
+    text = resources.files("memgate.data").joinpath("repeat_markers.json").read_text("utf-8")
+    markers: dict[str, list[str]] = json.loads(text)["markers"]
+    return markers
