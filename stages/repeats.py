@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from itertools import pairwise
 from typing import Any, Final
 
 from memgate.core.events import CandidateFact, TurnEvent, stable_id
@@ -150,22 +151,49 @@ def _grammar(data: dict[str, Any], tail: str) -> tuple[str, str]:
 _KEY_WORD_RE: Final = re.compile(r"\w+")
 
 
-def _entry_key(entry: str) -> str:
-    """The one word every saying of ``entry`` (a phrase, a class word) holds: its longest
-    Latin word; a Chinese entry as it is (read as a substring)."""
+def _entry_key(entry: str, weak: frozenset[str] = frozenset()) -> str:
+    """What every saying of ``entry`` (a phrase, a class word) holds, as a key of
+    :func:`may_mark`: its longest Latin word not among ``weak`` (the words of the grammar's
+    function classes: "have", "been", "like") when that word is long enough to be rare;
+    else two of its words that stand next to each other ("so you", "you know"); a Chinese
+    entry as it is (a substring)."""
     low = entry.strip().lower().replace("\u2019", "'")
     if _CJK_RE.search(low):
         return low
     words = _KEY_WORD_RE.findall(low)
-    return max(words, key=len) if words else ""
+    if not words:
+        return ""
+    strong = [w for w in words if w not in weak] or words
+    best = max(strong, key=len)
+    if len(best) >= _RARE_LENGTH or len(words) < 2:
+        return best
+    i = words.index(best)
+    return " ".join(words[i : i + 2]) if i + 1 < len(words) else " ".join(words[i - 1 : i + 1])
+
+
+#: a key word at least this long is rare enough alone; a shorter one is paired
+_RARE_LENGTH: Final = 6
+
+
+#: the grammar's classes of function words (a subject, an auxiliary, an adverb, ...): a
+#: word of theirs is a poor key when a phrase holds another
+_WEAK_CLASSES: Final = ("AS", "I", "SUBJ", "YOU", "IT", "OBJ", "AUX", "ADV", "WHEN", "THAT")
 
 
 def _marker_keys(data: dict[str, Any]) -> frozenset[str]:
     """Words one of which every marker holds (fixed phrases and grammar sequences alike): a
     sentence with none of them has no marker, and the patterns need not run on it. Of each
-    sequence, the required token whose words are the longest stands for it."""
-    keys = {_entry_key(w) for ws in data["markers"].values() for w in ws}
-    for lang in (v for k, v in data.get("grammar", {}).items() if k != "about"):
+    sequence, its last required token (most often the saying verb) stands for it."""
+    grammar = [v for k, v in data.get("grammar", {}).items() if k != "about"]
+    weak = frozenset(
+        w
+        for lang in grammar
+        for name in _WEAK_CLASSES
+        for entry in lang["classes"].get(name, [])
+        for w in _KEY_WORD_RE.findall(entry.lower())
+    )
+    keys = {_entry_key(w, weak) for ws in data["markers"].values() for w in ws}
+    for lang in grammar:
         classes = lang["classes"]
         for seq in (*lang.get("markers", []), *lang.get("openers", [])):
             best: set[str] | None = None
@@ -173,11 +201,10 @@ def _marker_keys(data: dict[str, Any]) -> frozenset[str]:
                 if tok.endswith("?"):
                     continue
                 words = classes[tok] if tok.isupper() else [tok]
-                got = {_entry_key(w) for w in words}
+                got = {_entry_key(w, weak) for w in words}
                 if "" in got:
                     continue
-                if best is None or min(map(len, got)) > min(map(len, best)):
-                    best = got
+                best = got  # the last required token: most often the saying verb
             if best is None:
                 raise ValueError(f"repeat_markers.json: the sequence {seq!r} requires no word")
             keys |= best
@@ -261,7 +288,8 @@ REPEATS: Final = _load()
 
 def may_mark(sentence: str, data: RepeatMarkers = REPEATS) -> bool:
     """Whether ``sentence`` may hold a repeat marker: False only when it holds none of the
-    markers' key words (:func:`_marker_keys`), so no marker pattern can match it. Most
+    markers' keys (:func:`_marker_keys`: a word, or two words side by side), so no marker
+    pattern can match it. Most
     sentences hold none, and the patterns (some thousand alternatives) cost ten times a
     word set's test (issue 14).
 
@@ -271,7 +299,10 @@ def may_mark(sentence: str, data: RepeatMarkers = REPEATS) -> bool:
     (True, False)
     """
     low = sentence.lower()
-    if not data.keys.isdisjoint(_KEY_WORD_RE.findall(low)):
+    words = _KEY_WORD_RE.findall(low)
+    if not data.keys.isdisjoint(words):
+        return True
+    if not data.keys.isdisjoint(f"{a} {b}" for a, b in pairwise(words)):
         return True
     if not data.cjk_keys or not _CJK_RE.search(low):
         return False
