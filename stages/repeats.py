@@ -160,7 +160,7 @@ def _entry_key(entry: str, weak: frozenset[str] = frozenset()) -> str:
     low = entry.strip().lower().replace("\u2019", "'")
     if _CJK_RE.search(low):
         return low
-    words = _KEY_WORD_RE.findall(low)
+    words: list[str] = _KEY_WORD_RE.findall(low)
     if not words:
         return ""
     strong = [w for w in words if w not in weak] or words

@@ -58,7 +58,7 @@ from memgate.core.text import is_question, split_sentences
 from memgate.stages.durable_frame import durable_own, hedged_fact
 from memgate.stages.moment import moment_reason, request_material, split_statements
 from memgate.stages.references import find_references
-from memgate.stages.repeats import as_said
+from memgate.stages.repeats import cut_marker, without_tag
 from memgate.stages.statement_text import without_confirmation_leads
 from memgate.stages.triage_model import TriageModel
 from memgate.stages.unreal import standing_condition
@@ -309,6 +309,21 @@ def _is_vocative(chunk: str, original: str) -> bool:
     return bool(m and m.group(1)[:1].isupper())
 
 
+def _as_stated(sentence: str) -> str:
+    """``sentence`` as triage reads it: without a recall tag (its question mark is the
+    tag's); without a repeat marker ("wie gesagt", "like I said": discourse, not content)
+    when what is left speaks of the speaker ("Wie gesagt, unser Monorepo liegt auf Gitea").
+    What is left with no first person keeps its marker: "As I said, the first draft was
+    better" is talk about the conversation."""
+    tagless = without_tag(sentence)
+    if tagless != sentence:
+        return tagless
+    cut = cut_marker(sentence)
+    if cut is None or not _has_first_person_statement(cut, is_question(cut)):
+        return sentence
+    return cut
+
+
 def _has_first_person_statement(sentence: str, question: bool) -> bool:
     lowered = sentence.lower()
     for m in _FIRST_PERSON_RE.finditer(lowered):
@@ -390,10 +405,9 @@ def triage(
         return TriageVerdict.DROP, TriageReason.FILLER
 
     # a statement with a recall tag ("..., tu te souviens ?", "..., lembra?") is said, not
-    # asked: the tag's question mark is the tag's; a repeat marker ("wie gesagt", "as I
-    # told you") is discourse, not content: each sentence is read as the speaker states
-    # it, as extraction reads it (memgate.stages.repeats.as_said)
-    sentences = [as_said(s) for s in split_sentences(text)]
+    # asked: the tag's question mark is the tag's; a repeat marker before a statement of the
+    # speaker is discourse, not content (memgate.stages.repeats; _as_stated)
+    sentences = [_as_stated(s) for s in split_sentences(text)]
     content = [s for s in sentences if not is_filler_sentence(s, policy.filler_phrases)]
     if not content:
         return TriageVerdict.DROP, TriageReason.FILLER

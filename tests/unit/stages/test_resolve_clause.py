@@ -33,8 +33,6 @@ def apply(
 
 #: (stored, said again as one clause of a longer sentence)
 RESTATED = [
-    # a negation in the aside is not the clause's polarity
-    ("Uso Neovim como editor.", "Mi editor de siempre es Neovim, no pienso cambiarlo."),
     # no name on either side; the sentence is long, the clause is not
     (
         "Je suis allergique aux arachides.",
@@ -67,6 +65,18 @@ def test_without_usem_the_clause_is_not_read(store: EmbeddedIndex, first: str, a
     # a second fact, or (the cue word of the aside) the fact superseded by its restatement
     assert res.action.value in ("ADD", "SUPERSEDE")
     assert dec.details.get("match") != "clause:usem"
+
+
+def test_a_negation_in_the_aside_folds_with_no_clause_read(store: EmbeddedIndex) -> None:
+    """The aside's negation is not the statement's stance (resolve_stance.same_stance, session
+    40): the paraphrase fold takes it, with no usem and no clause read (old: the negation made
+    two stances; only the clause read by usem folded it)."""
+    apply(store, cand("Uso Neovim como editor.", days=0), usem=False)
+    again = cand("Mi editor de siempre es Neovim, no pienso cambiarlo.", days=14)
+    res, dec = apply(store, again, usem=False)
+    assert (res.action.value, res.reason) == ("DUPLICATE", "paraphrase")
+    assert dec.details["match"] == "paraphrase:family"
+    assert len(store.list_facts("acme", "u1", include_inactive=True)) == 1
 
 
 def test_the_person_of_a_typed_fact_named_in_a_clause_folds(store: EmbeddedIndex) -> None:

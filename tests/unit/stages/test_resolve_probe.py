@@ -82,11 +82,12 @@ def _dedupe_reasons(ws: Workspace, tenant: str, user: str) -> list[str]:
         # triage drops it: only a question, with the fact in it
         (1, "My daughter's name is Nora.", "You know my daughter Nora, right?", "Nora"),
         (2, "Mein Sohn heißt Jakob.", "Du kennst doch meinen Sohn Jakob, oder?", "Jakob"),
-        # triage drops it: the fact said again before a request
+        # triage drops it: the fact said again inside a request (a statement after a repeat
+        # marker, "Like I said, I'm a pharmacist. Could you ...?", is kept since session 40)
         (
             3,
-            "I work as a pharmacist in a hospital.",
-            "Like I said, I'm a pharmacist. Could you suggest a good book about sleep?",
+            "I'm a pharmacist.",
+            "Could you suggest a good book about sleep for a pharmacist like me?",
             "pharmacist",
         ),
         # kept, but extraction finds no fact: a bare noun phrase with a tag
@@ -229,7 +230,7 @@ def test_triage_carries_a_dropped_question_on_as_a_probe_only(gate: Workspace) -
     out = step(_turn("You know my son Leo, right?", 1))
     probes = [o for o in out if isinstance(o, TriagedTurn)]
     assert [p.probe for p in probes] == [True]
-    for other in ("ok thanks!", "Like I said, I'm a pharmacist. Any tips for night shifts?"):
+    for other in ("ok thanks!", "As I said, the first draft was better."):
         out_other = step(_turn(other, 1))  # filler, chatter: no probe (restate_probe.json)
         assert not [o for o in out_other if isinstance(o, TriagedTurn)]
     # the journal still says the turn was dropped
