@@ -40,6 +40,7 @@ from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact,
 from memgate.core.memo import reading_cache
 from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.fact_keys import cites_turn
+from memgate.stages.lasting import without_lasting
 from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
 from memgate.stages.resolve_qualifier import adds_another
@@ -576,8 +577,10 @@ def read_candidate(
     "now", "moved to"), or with no owner ("user", "team") to fold into. ``bare``: a thing
     said with no owner ("the backend is still Rust": ``backend``) is read too, its rest
     the whole subject (it folds only into the owner's same thing: :func:`fold_target`)."""
-    if lex.has_change_cue(c.object) or lex.has_change_cue(c.context):
-        return None
+    if lex.has_change_cue(without_lasting(c.object)) or lex.has_change_cue(
+        without_lasting(c.context)
+    ):
+        return None  # a span of a fact held all along is no change ("seit Jahren")
     owner, rest = _owner_and_rest(lex.canonical_subject(c.subject))
     if not owner and not (bare and rest):
         return None
@@ -649,7 +652,7 @@ def fold_target(
                 and ((rest_f and rest_c) or fold.is_person(rest_f) or fold.is_person(rest_c))
             ):
                 continue  # two things of the speaker, or another person's fact
-            if lex.has_change_cue(f.value) or not same_stance(f.value, c.object):
+            if lex.has_change_cue(without_lasting(f.value)) or not same_stance(f.value, c.object):
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"

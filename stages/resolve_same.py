@@ -43,6 +43,8 @@ from typing import Any, Final, Literal
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact
 from memgate.stages.fact_keys import cites_turn
+from memgate.stages.lasting import alternation
+from memgate.stages.lasting import without_lasting as _without
 from memgate.stages.relation_model import (
     _CJK_RE,
     FEATURE_NAMES,
@@ -108,14 +110,8 @@ class Same:
             minilm_bar=float(data["minilm_bar"]),
             plain_cover_bar=float(data["plain_cover_bar"]),
             zh_function_chars=frozenset(str(data.get("zh_function_chars", ""))),
-            lasting=_alternation(data.get("lasting", {})),
+            lasting=alternation(data.get("lasting", {})),
         )
-
-
-def _alternation(by_language: dict[str, list[str]]) -> re.Pattern[str] | None:
-    """One pattern of every language's patterns (None: none)."""
-    parts = [p for patterns in by_language.values() for p in patterns]
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE) if parts else None
 
 
 def _load() -> Same:
@@ -212,10 +208,7 @@ def without_lasting(text: str, data: Same = SAME) -> str:
     >>> without_lasting("Since I moved I walk to work")
     'Since I moved I walk to work'
     """
-    if data.lasting is None:
-        return text
-    out = data.lasting.sub(" ", text)
-    return text if out == text else re.sub(r"\s+([.,;:!?。，])", r"\1", " ".join(out.split()))
+    return _without(text, data.lasting)
 
 
 def _content_bigrams(text: str, function: frozenset[str]) -> list[str]:
