@@ -41,6 +41,7 @@ from memgate.core.memo import reading_cache
 from memgate.core.stores import FactView, subject_key_prefixes
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.lasting import without_lasting
+from memgate.stages.name_variants import name_said
 from memgate.stages.resolution_lexicon import LEXICON, READING_CACHE, Lexicon
 from memgate.stages.resolve_meaning import BARS, meaning_text, near_in_meaning
 from memgate.stages.resolve_qualifier import adds_another
@@ -58,7 +59,7 @@ from memgate.stages.resolve_slots import (
     slot_terms,
     substitution,
 )
-from memgate.stages.resolve_stance import STANCE, averse, inflected, polarity_words, same_stance
+from memgate.stages.resolve_stance import STANCE, averse, polarity_words, same_stance
 from memgate.stages.statement_text import rules_read
 
 __all__ = [
@@ -276,7 +277,7 @@ def _names_within(names: set[str], f: StoredFact | CandidateFact) -> bool:
     """Every name of one side is in the other's clause (the slot's own words left out
     of the names: a typed value may keep them, "PostgreSQL como banco de dados")."""
     words, flat = _clause_words(f"{f.subject} {f.predicate} {_val(f)}")
-    return all(t in words or t in flat or any(inflected(t, w) for w in words) for t in names)
+    return all(name_said(t, words, flat) for t in names)
 
 
 def _same_names(
@@ -295,8 +296,14 @@ def _same_names(
         return True
     core_f = names_f - fold.common_nouns(f.value)
     core_c = names_c - fold.common_nouns(c.object)
-    if not core_f or not core_c or (core_f, core_c) == (names_f, names_c):
+    if (core_f, core_c) == (names_f, names_c):
         return False
+    if not core_f or not core_c:
+        # one side's capitalised words are all common nouns: its name may open the sentence,
+        # where a capital says nothing ("Bruno ist der Name von unserem Hund"); the other
+        # side's names are then all said in it
+        core = core_f or core_c
+        return bool(core) and _names_within(core, c if core is core_f else f)
     return _names_within(core_f, c) and _names_within(core_c, f)
 
 
