@@ -39,6 +39,7 @@ from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact, normalise
 from memgate.core.memo import reading_cache
 from memgate.core.stores import FactView, subject_key_prefixes
+from memgate.stages.contrasts import alternatives_swapped
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.lasting import without_lasting
 from memgate.stages.name_variants import name_said
@@ -710,8 +711,10 @@ def fold_target(
                 )
                 if not words and (long_ or f.type != c.type):
                     continue
-                if _nouns_swapped(f.value, c.object, fold):
-                    continue  # "mit dem Zug" / "mit dem Fahrrad": another value, one frame
+                if _nouns_swapped(f.value, c.object, fold) or alternatives_swapped(
+                    f.value, c.object
+                ):
+                    continue  # "mit dem Zug" / "mit dem Fahrrad", "chez moi" / "au bureau"
                 small = min(len(ta), len(tb))
                 by_minilm = (
                     sim >= fold.fold_similarity_unanchored

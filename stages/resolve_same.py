@@ -42,6 +42,7 @@ from typing import Any, Final, Literal
 
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, FactType, StoredFact
+from memgate.stages.contrasts import alternatives_swapped
 from memgate.stages.fact_keys import cites_turn
 from memgate.stages.lasting import alternation
 from memgate.stages.lasting import without_lasting as _without
@@ -156,6 +157,8 @@ def guarded(
         return False
     if replaces(replaced_value(new_text), stored_value):
         return False
+    if alternatives_swapped(stored_value, new_text):
+        return False  # "de chez moi" / "au bureau": another value of one slot
     return same_stance(stored_value, new_text)
 
 
