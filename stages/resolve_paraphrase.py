@@ -664,8 +664,8 @@ def fold_target(
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"
-            if adds_another(f.value, c.object):
-                continue  # "also", "a second", another day of the week: another fact
+            if adds_another(f.value, c.object) or alternatives_swapped(f.value, c.object):
+                continue  # "also", another day of the week, "at home" / "at the office"
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
             if kin:  # the kin word said is the stored fact's slot, not a name
@@ -711,10 +711,8 @@ def fold_target(
                 )
                 if not words and (long_ or f.type != c.type):
                     continue
-                if _nouns_swapped(f.value, c.object, fold) or alternatives_swapped(
-                    f.value, c.object
-                ):
-                    continue  # "mit dem Zug" / "mit dem Fahrrad", "chez moi" / "au bureau"
+                if _nouns_swapped(f.value, c.object, fold):
+                    continue  # "mit dem Zug" / "mit dem Fahrrad": another value, one frame
                 small = min(len(ta), len(tb))
                 by_minilm = (
                     sim >= fold.fold_similarity_unanchored
