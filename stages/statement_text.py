@@ -29,6 +29,7 @@ from importlib import resources
 from typing import Any, Final
 
 from memgate.core.memo import TextMemo
+from memgate.stages.confirm_leads import lead_end
 
 __all__ = [
     "CUE_NAMES",
@@ -568,10 +569,9 @@ def clean_statement(sentence: str) -> str:
         ):
             break
         s = re.sub(r"^[\s,:;，：、]+", "", rest)
-    low = s.casefold()
-    m = _confirmation_re().match(low) if len(low) == len(s) else None
-    if m is not None and s[m.end() :].strip():
-        s = s[m.end() :].strip()  # "Double-checked: ..." says how the speaker knows
+    end = lead_end(s, _confirmation_re())
+    if end is not None and s[end:].strip():
+        s = s[end:].strip()  # "Double-checked: ..." says how the speaker knows
     s = re.sub(r"[\s.!。！…;；,，]+$", "", s)
     return s or sentence.strip()
 
@@ -611,8 +611,9 @@ def _confirmation_re() -> re.Pattern[str]:
 
 def without_confirmation_leads(text: str) -> tuple[str, bool]:
     """The turn with each sentence's confirmation opening cut (``confirmation_lead``:
-    "Double-checked:", "Vérification faite,", "确认过了，"), and whether one was cut: the
-    speaker says they checked what follows, so the turn confirms what it states.
+    "Double-checked:", "确认过了，"; or one read by its shape: :mod:`.confirm_leads`), and
+    whether one was cut: the speaker says they checked what follows, so the turn confirms
+    what it states.
 
     >>> without_confirmation_leads("Confirmed with the team: the services run on Node 18.")
     ('the services run on Node 18.', True)
@@ -633,10 +634,9 @@ def without_confirmation_leads(text: str) -> tuple[str, bool]:
     found = False
     for sentence in split_statements(text):
         said = without_agreement_lead(sentence)
-        low = said.casefold()
-        m = _confirmation_re().match(low) if len(low) == len(said) else None
-        rest = said[m.end() :].strip() if m is not None else ""
-        if m is not None and rest:
+        end = lead_end(said, _confirmation_re())
+        rest = said[end:].strip() if end is not None else ""
+        if rest:
             out.append(rest)
             found = True
         else:
