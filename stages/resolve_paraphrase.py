@@ -664,8 +664,8 @@ def fold_target(
                 continue
             if other_persons(f.value, c.object, fold, lex):
                 continue  # "mi hija estudia en Sevilla" / "mi hijo estudia en Sevilla"
-            if adds_another(f.value, c.object) or alternatives_swapped(f.value, c.object):
-                continue  # "also", another day of the week, "at home" / "at the office"
+            if adds_another(f.value, c.object):
+                continue  # "also", "a second", another day of the week: another fact
             sim = _cos(f.embedding, vec)
             slot = {*slot_terms(f, lex), *slot_c}
             if kin:  # the kin word said is the stored fact's slot, not a name
@@ -727,6 +727,8 @@ def fold_target(
                     why = "paraphrase:usem"
                 if substitution(f.value, c.object, lex) or cjk_swap(f.value, c.object):
                     continue  # one value swapped for another in the same frame
+            if alternatives_swapped(f.value, c.object):
+                continue  # "at home" / "at the office": another value (read last: rare)
             if best is None or sim > best.similarity:
                 best = SlotMatch(f, sim, why)
     return best
