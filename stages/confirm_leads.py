@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any, Final
 
@@ -58,9 +59,19 @@ class ConfirmLeads:
         )
 
     def holds(self, lead: str, words: frozenset[str]) -> bool:
-        """A word of ``words`` in ``lead`` (a Chinese entry inside it)."""
-        padded = f" {' '.join(_WORD_RE.findall(lead))} "
-        return any(f" {w} " in padded or (_CJK_RE.search(w) and w in lead) for w in words)
+        """A word of ``words`` in ``lead``: a single word among its words, words of more
+        than one in their order, a Chinese entry inside it."""
+        tokens = _WORD_RE.findall(lead)
+        if words & set(tokens):
+            return True
+        padded = f" {' '.join(tokens)} "
+        return any(f" {w} " in padded or w in lead for w in _phrases(words))
+
+
+@cache
+def _phrases(words: frozenset[str]) -> tuple[str, ...]:
+    """The entries of ``words`` that are no single Latin word: several words, Chinese."""
+    return tuple(w for w in words if " " in w or _CJK_RE.search(w))
 
 
 def _load() -> ConfirmLeads:

@@ -7,6 +7,10 @@ végétarienne depuis dix ans" and "从小就对花生过敏" say that nothing c
 The spans are data (``lasting`` in ``memgate/data/same.json``, per language); the folds
 read a text without them (:func:`without_lasting`) before they ask for a change cue, and
 the change rules still read the whole text.
+
+A fold reads every stored value of the speaker again for each candidate, so the reading is
+kept per text (an erasure empties it) and a text holding none of ``lasting_keys`` (a word
+every span holds: its since-word, "for", "schon", "há", "从") is not read further.
 """
 
 from __future__ import annotations
@@ -14,9 +18,15 @@ from __future__ import annotations
 import json
 import re
 from importlib import resources
-from typing import Final
+from typing import Any, Final
+
+from memgate.core.memo import reading_cache
 
 __all__ = ["LASTING", "alternation", "without_lasting"]
+
+_CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+#: the texts whose reading is kept (an active fact's value is read for every candidate)
+_KEPT: Final = 16_384
 
 
 def alternation(by_language: dict[str, list[str]]) -> re.Pattern[str] | None:
@@ -25,12 +35,23 @@ def alternation(by_language: dict[str, list[str]]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{p})" for p in parts), re.IGNORECASE) if parts else None
 
 
-def _load() -> re.Pattern[str] | None:
+def _keys(by_language: dict[str, list[str]]) -> re.Pattern[str]:
+    words = sorted({w for ws in by_language.values() for w in ws}, key=len, reverse=True)
+    cjk = [re.escape(w) for w in words if _CJK_RE.search(w)]
+    latin = [re.escape(w) for w in words if not _CJK_RE.search(w)]
+    parts = ([rf"\b(?:{'|'.join(latin)})\b"] if latin else []) + cjk
+    return re.compile("|".join(parts) or r"(?!)", re.IGNORECASE)
+
+
+def _load() -> dict[str, Any]:
     text = resources.files("memgate.data").joinpath("same.json").read_text("utf-8")
-    return alternation(json.loads(text).get("lasting", {}))
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
-LASTING: Final = _load()
+_DATA: Final = _load()
+LASTING: Final = alternation(_DATA.get("lasting", {}))
+_KEYS: Final = _keys(_DATA.get("lasting_keys", {})) if _DATA.get("lasting_keys") else None
 
 
 def without_lasting(text: str, pattern: re.Pattern[str] | None = LASTING) -> str:
@@ -47,6 +68,21 @@ def without_lasting(text: str, pattern: re.Pattern[str] | None = LASTING) -> str
     >>> without_lasting("Since I moved I walk to work")
     'Since I moved I walk to work'
     """
+    if pattern is None:
+        return text
+    if LASTING is not None and pattern.pattern == LASTING.pattern:
+        return _kept_reading(text)
+    return _strip(text, pattern)
+
+
+@reading_cache(_KEPT)
+def _kept_reading(text: str) -> str:
+    if _KEYS is not None and _KEYS.search(text) is None:
+        return text  # every span holds one of the keys
+    return _strip(text, LASTING)
+
+
+def _strip(text: str, pattern: re.Pattern[str] | None) -> str:
     if pattern is None:
         return text
     out = pattern.sub(" ", text)

@@ -15,9 +15,13 @@ as the gate's.
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import pytest
 
 from memgate.sinks.embedded import EmbeddedIndex
+from memgate.stages import lasting
 from memgate.stages.contrasts import alternatives_swapped
 from memgate.stages.dedupe import Resolver
 from memgate.stages.lasting import without_lasting
@@ -121,3 +125,19 @@ def test_alternatives_swapped_needs_an_alternative_on_each_side() -> None:
     assert alternatives_swapped("Ich arbeite montags im Homeoffice", "Montags im Büro")
     assert not alternatives_swapped("Ich arbeite montags im Homeoffice", "Montags arbeite ich")
     assert not alternatives_swapped("Trabajo desde casa", "Trabajo en casa los viernes")
+
+
+def test_the_key_test_before_the_spans_cuts_what_the_spans_alone_cut() -> None:
+    """``lasting_keys`` (a word every span holds) lets a text with none skip the patterns:
+    on every development turn it gives the reading of the patterns alone."""
+    texts = []
+    for f in resources.files("memgate.data").joinpath("eval").iterdir():
+        if f.name.startswith(("scenarios_dev", "labelled_turns_dev")) and "holdout" not in f.name:
+            texts += [
+                json.loads(line).get("content", "") for line in f.read_text("utf-8").splitlines()
+            ]
+            texts += [t["content"] for line in f.read_text("utf-8").splitlines()
+                      for t in json.loads(line).get("turns", [])]  # fmt: skip
+    spans = [t for t in texts if lasting._strip(t, lasting.LASTING) != t]
+    assert len(texts) > 3000 and len(spans) > 20
+    assert all(without_lasting(t) == lasting._strip(t, lasting.LASTING) for t in texts)

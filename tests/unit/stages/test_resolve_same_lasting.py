@@ -30,21 +30,24 @@ def _resolver() -> Resolver:
 
 #: a fact and a habit said with a standing word, one typed, the other a free statement
 TYPED_FOLDS = [
-    # (stored, its predicate, its type, restatement, its type)
+    # (stored, its predicate, its type, restatement, its type, the fold that finds it):
+    # since fold41 the paraphrase fold reads "Mongo" as "MongoDB" written shorter
+    # (stages/name_variants.py) and folds the pair before the same-fact fold is asked
     ("MongoDB en todas mis aplicaciones", "uses_tool:database", FACT,
-     "En todas mis aplicaciones la base de datos es siempre Mongo.", TOLD),
-    ("Vou sempre nadar às terças.", "statement", TOLD, "Às terças tenho natação.", FACT),
+     "En todas mis aplicaciones la base de datos es siempre Mongo.", TOLD, "paraphrase"),
+    ("Vou sempre nadar às terças.", "statement", TOLD, "Às terças tenho natação.", FACT,
+     "same_fact"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("said", "predicate", "t_said", "again", "t_again"), TYPED_FOLDS)
+@pytest.mark.parametrize(("said", "predicate", "t_said", "again", "t_again", "reason"), TYPED_FOLDS)
 def test_a_habit_said_again_with_a_standing_word_folds(
     store: EmbeddedIndex, said: str, predicate: str, t_said: FactType, again: str,
-    t_again: FactType,
+    t_again: FactType, reason: str,
 ) -> None:  # fmt: skip
     resolve(store, statement(said, days=0, predicate=predicate, type_=t_said), _resolver())
     res, dec = resolve(store, statement(again, days=30, type_=t_again), _resolver())
-    assert (res.action.value, res.reason) == ("DUPLICATE", "same_fact"), dec.details
+    assert (res.action.value, res.reason) == ("DUPLICATE", reason), dec.details
     got = facts(store)
     assert set(got) == {said} and got[said].occurrences == 2
 
