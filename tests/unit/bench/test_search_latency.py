@@ -40,9 +40,11 @@ def test_several_sizes_each_with_its_phases_and_the_first_at_the_top_level() -> 
         assert lib["server"] == {}  # the embedded store has no server
         assert sum(p["mean_ms"] for p in lib["phases"].values()) <= lib["mean_ms"] + 0.05
         # what the phases leave of each search's time: the total's mean less the phases'
-        # (each mean rounded to 0.01 ms)
+        # (each mean rounded to 0.01 ms: each of the phases, the total and the remainder
+        # may be off by half of that, so the bound is their count times 0.005 ms)
         accounted = sum(p["mean_ms"] for p in lib["phases"].values())
-        assert lib["unaccounted"]["mean_ms"] == pytest.approx(lib["mean_ms"] - accounted, abs=0.03)
+        bound = 0.005 * (len(lib["phases"]) + 2) + 1e-9
+        assert lib["unaccounted"]["mean_ms"] == pytest.approx(lib["mean_ms"] - accounted, abs=bound)
         assert lib["unaccounted"]["n"] == 6
     assert "| fetch |" in done.stderr and "120 facts p50 / p99 ms" in done.stderr
 
