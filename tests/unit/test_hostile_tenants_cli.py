@@ -84,7 +84,6 @@ def test_every_command_scoped_to_an_owner_prints_only_that_owner(
     assert result.exit_code == 0, result.output
 
     views = {}
-    stored = 0
     for t in TENANTS:
         for u in USERS:
             facts, hits = _owner_view(data, t, u)
@@ -101,8 +100,7 @@ def test_every_command_scoped_to_an_owner_prints_only_that_owner(
             daily = _ok(data, "audit", "daily", "-t", t, "-u", u, "--json")
             assert sum(r["turns"] for r in daily) == len(got)
             views[(t, u)] = facts
-            stored += len(facts)
-    assert stored > 0
+    assert any(views.values()), "no owner holds a fact: the isolation checks read nothing"
 
     result = _cli(data, "forget", "-t", victim[0], "-u", victim[1], "--yes")
     assert result.exit_code == (0 if views[victim] or any(k[:2] == victim for k in said) else 1)
