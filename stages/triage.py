@@ -52,6 +52,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
@@ -265,7 +266,17 @@ _INVERTING = frozenset(
      "würde", "wenn", "falls", "peux", "dois", "puis", "suis", "si", "puedo", "debo",
      "for", "to", "with", "about", "tell", "show", "give", "help", "let", "remind", "ask"}
 )
+#: the ASCII characters :data:`_PUNCT_RE` removes, as a table for str.translate
+_ASCII_PUNCT: Final = {c: None for c in range(128) if _PUNCT_RE.match(chr(c))}
+
+
 def _norm(text: str) -> str:
+    if text.isascii():  # the same form, read faster: tests/unit/core/test_ascii_forms.py
+        return " ".join(text.lower().translate(_ASCII_PUNCT).split())
+    return _norm_unicode(text)
+
+
+def _norm_unicode(text: str) -> str:
     t = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
     t = _PUNCT_RE.sub("", t)
     return _WS_RE.sub(" ", t).strip()

@@ -1,4 +1,4 @@
-"""The ASCII forms of ``normalise`` and ``normalise_text`` (issue 14) give exactly what
+"""The ASCII forms of ``normalise``, ``normalise_text`` and triage's ``_norm`` (issue 14) give exactly what
 the Unicode reading gives: every ASCII character alone and between letters, random ASCII
 strings, and every LoCoMo dev turn that is ASCII."""
 
@@ -13,6 +13,7 @@ from memgate.core.events import _normalise_unicode, normalise
 from memgate.inputs import ReadErrors, read_turns
 from memgate.stages.statement_text import _normalise_unicode as _text_unicode
 from memgate.stages.statement_text import normalise_text
+from memgate.stages.triage import _norm, _norm_unicode
 from tests.datasets import locomo_file
 
 _ASCII = [chr(c) for c in range(128)]
@@ -30,8 +31,8 @@ def _samples() -> Iterator[str]:
 
 @pytest.mark.parametrize(
     ("fast", "reference"),
-    [(normalise, _normalise_unicode), (normalise_text, _text_unicode)],
-    ids=["normalise", "normalise_text"],
+    [(normalise, _normalise_unicode), (normalise_text, _text_unicode), (_norm, _norm_unicode)],
+    ids=["normalise", "normalise_text", "triage_norm"],
 )
 def test_ascii_form_is_the_unicode_form(fast, reference) -> None:  # type: ignore[no-untyped-def]
     wrong = [s for s in _samples() if fast(s) != reference(s)]
@@ -44,6 +45,7 @@ def test_ascii_forms_on_locomo_turns() -> None:
     for text in turns:
         assert normalise(text) == _normalise_unicode(text), text[:80]
         assert normalise_text(text) == _text_unicode(text), text[:80]
+        assert _norm(text) == _norm_unicode(text), text[:80]
 
 
 def test_non_ascii_still_read_by_unicode() -> None:
