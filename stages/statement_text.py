@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from memgate.core.memo import TextMemo
 from memgate.stages.confirm_leads import lead_end
+from memgate.stages.word_trie import bounded_words
 
 __all__ = [
     "CUE_NAMES",
@@ -126,14 +127,11 @@ def word_pattern(entries: list[str]) -> re.Pattern[str]:
 
 def _pattern(entries: list[str]) -> re.Pattern[str]:
     entries = [normalise_text(e) for e in entries]  # "heißt" matches the case-folded "heisst"
-    latin = sorted({e for e in entries if not _CJK_RE.search(e)}, key=len, reverse=True)
-    cjk = sorted({e for e in entries if _CJK_RE.search(e)}, key=len, reverse=True)
-    parts = []
-    if latin:
-        parts.append(r"(?<![\w'])(?:" + "|".join(re.escape(e) for e in latin) + r")(?![\w])")
-    if cjk:
-        parts.append("(?:" + "|".join(re.escape(e) for e in cjk) + ")")
-    return re.compile("|".join(parts) if parts else r"(?!x)x")
+    latin = {e for e in entries if not _CJK_RE.search(e)}
+    cjk = {e for e in entries if _CJK_RE.search(e)}
+    # (?<![\w'])(?:latin, longest first)(?![\w])|(?:cjk, longest first), as a prefix tree
+    # (issue 14: the same matches, tests/unit/stages/test_word_trie.py)
+    return re.compile(bounded_words(latin, cjk, r"[\w']", r"[\w]"))
 
 
 @cache
