@@ -32,8 +32,16 @@ HEALTH_PLACEHOLDER = "[HEALTH]"
 PLACEHOLDER_ONLY = re.compile(r"^[\s\W]*(?:\[[A-Z_]+\][\s\W]*)+$")
 
 
+#: :data:`HEALTH_RE` for ASCII text lower-cased: case-sensitive, so read 2.4 times faster
+#: (issue 14). Only ASCII: no term's letter has a case pair outside ASCII that ASCII text
+#: could hold, so a miss here is a miss of :data:`HEALTH_RE` (tests/unit/stages/test_redact_health_ascii.py)
+_HEALTH_ASCII_RE = re.compile(rf"\b(?:{_HEALTH_TERMS.lower()})\b")
+
+
 def mask_health(text: str) -> tuple[str, int]:
     """Reduce health mentions to a placeholder; returns the text and the count."""
+    if text.isascii() and _HEALTH_ASCII_RE.search(text.lower()) is None:
+        return text, 0
     return HEALTH_RE.subn(HEALTH_PLACEHOLDER, text)
 
 
