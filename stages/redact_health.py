@@ -34,7 +34,8 @@ PLACEHOLDER_ONLY = re.compile(r"^[\s\W]*(?:\[[A-Z_]+\][\s\W]*)+$")
 
 #: :data:`HEALTH_RE` for ASCII text lower-cased: case-sensitive, so read 2.4 times faster
 #: (issue 14). Only ASCII: no term's letter has a case pair outside ASCII that ASCII text
-#: could hold, so a miss here is a miss of :data:`HEALTH_RE` (tests/unit/stages/test_redact_health_ascii.py)
+#: could hold, so a miss here is a miss of :data:`HEALTH_RE`
+#: (tests/unit/stages/test_redact_health_ascii.py)
 _HEALTH_ASCII_RE = re.compile(rf"\b(?:{_HEALTH_TERMS.lower()})\b")
 
 

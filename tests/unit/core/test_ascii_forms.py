@@ -1,6 +1,6 @@
-"""The ASCII forms of ``normalise``, ``normalise_text`` and triage's ``_norm`` (issue 14) give exactly what
-the Unicode reading gives: every ASCII character alone and between letters, random ASCII
-strings, and every LoCoMo dev turn that is ASCII."""
+"""The ASCII forms of ``normalise``, ``normalise_text`` and triage's ``_norm`` (issue 14)
+give exactly what the Unicode reading gives: every ASCII character alone and between
+letters, random ASCII strings, and every LoCoMo dev turn that is ASCII."""
 
 from __future__ import annotations
 

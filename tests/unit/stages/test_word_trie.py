@@ -20,7 +20,10 @@ from memgate.stages.word_trie import alternation, bounded_words
 from tests.datasets import locomo_file
 
 _FILES = (
-    "statements.json", "triage_cues.json", "moment_scope.json", "durable_frames.json",
+    "statements.json",
+    "triage_cues.json",
+    "moment_scope.json",
+    "durable_frames.json",
     "settled.json",
 )
 
@@ -85,7 +88,9 @@ def test_every_word_list_matches_as_before() -> None:
     lists = _word_lists()
     assert len(lists) > 60
     texts = _texts(lists)
-    differ = [ws[:3] for ws in lists if _spans(word_pattern(ws), texts) != _spans(_reference(ws), texts)]
+    differ = [
+        ws[:3] for ws in lists if _spans(word_pattern(ws), texts) != _spans(_reference(ws), texts)
+    ]
     assert not differ, f"{len(differ)} lists match otherwise, e.g. {differ[:3]}"
 
 
