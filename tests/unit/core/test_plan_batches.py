@@ -77,3 +77,20 @@ def test_planning_tokenises_one_text_at_a_time_not_on_the_parallel_batch_path() 
     plan = emb.plan_encoding(texts)
     ids = {tuple(int(x) for x in row[row != 0]) for _c, p, _m, _i in plan.passes for row in p}
     assert ids == {tuple(tok.encode(t, add_special_tokens=True).ids) for t in texts}
+
+
+def test_a_plan_tokenised_without_the_gil_is_the_same_plan() -> None:
+    """``release_gil`` (the read-ahead's background thread, issue 14) tokenises with
+    ``encode_batch``, which releases the GIL: the same passes, word pieces and masks as
+    ``encode`` one text at a time, on every LoCoMo dev turn of the first conversation."""
+    from memgate.inputs import ReadErrors, read_turns
+    from tests.datasets import locomo_file
+
+    emb = MiniLMEmbedder(cache_size=0)
+    texts = list(dict.fromkeys(t.content for t in read_turns(locomo_file(), ReadErrors())))[:600]
+    one, batch = emb.plan_encoding(texts), emb.plan_encoding(texts, release_gil=True)
+    assert one.texts == batch.texts
+    assert len(one.passes) == len(batch.passes) > 0
+    for (c1, i1, m1, q1), (c2, i2, m2, q2) in zip(one.passes, batch.passes, strict=True):
+        assert c1 == c2 and q1 == q2
+        assert (i1 == i2).all() and (m1 == m2).all()

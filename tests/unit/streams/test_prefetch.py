@@ -166,17 +166,17 @@ def test_read_ahead_stores_exactly_what_one_turn_at_a_time_stores(
 
 class FailingEmbedder(MiniLMEmbedder):
     """Fails every forward pass that has a text naming Coltrane (in the background when
-    read ahead), and the tokenisation of every text naming Porto (in the main thread)."""
+    read ahead), and the tokenisation of every text naming Porto (in the background too)."""
 
     def run_encoding(self, plan: EncodingPlan) -> Any:
         if any("Coltrane" in t for t in plan.texts):
             raise ValueError("the encoder failed on this text")
         return super().run_encoding(plan)
 
-    def plan_encoding(self, texts: Sequence[str]) -> EncodingPlan:
+    def plan_encoding(self, texts: Sequence[str], *, release_gil: bool = False) -> EncodingPlan:
         if any("Porto" in t for t in texts):
             raise RuntimeError("the tokenizer failed on this text")
-        return super().plan_encoding(texts)
+        return super().plan_encoding(texts, release_gil=release_gil)
 
 
 def test_a_failure_in_the_background_fails_the_same_turn_the_same_way(tmp_path: Path) -> None:
