@@ -30,6 +30,9 @@ __all__ = ["alternation", "bounded_words"]
 
 _END = ""  # the key of a node's "a word ends here"
 
+#: a node of the prefix tree: its children by letter, :data:`_END` where a word ends
+_Node = dict[str, "_Node"]
+
 
 def alternation(words: Iterable[str]) -> str:
     """The regex source (no group of its own at the top unless needed) matching exactly the
@@ -43,7 +46,7 @@ def alternation(words: Iterable[str]) -> str:
     return _source(root)
 
 
-def _source(node: dict[str, dict]) -> str:
+def _source(node: _Node) -> str:
     ends = _END in node
     branches = [re.escape(ch) + _source(child) for ch, child in sorted(node.items()) if ch]
     if not branches:
@@ -88,8 +91,8 @@ def bounded_words(latin: Iterable[str], cjk: Iterable[str], before: str, after: 
     return "(?:" + "|".join(branches) + ")" if branches else r"(?!x)x"
 
 
-def _tree(words: Iterable[str]) -> dict[str, dict]:
-    root: dict[str, dict] = {}
+def _tree(words: Iterable[str]) -> _Node:
+    root: _Node = {}
     for word in set(words):
         node = root
         for ch in word:

@@ -68,10 +68,7 @@ class EmbedAhead:
                 emb.encode_ahead(todo, fut)
                 self._keys.append(todo)
                 known.update(todo)
-                try:
-                    job.append((emb.plan_encoding(todo), fut))
-                except Exception as exc:  # raised by the call that takes it, as it would be
-                    fut.set_exception(exc)
+                job.append((todo, fut))  # tokenised and encoded on the thread (run_job)
         if len(self._keys) > self.limit:
             old = [self._keys.popleft() for _ in range(len(self._keys) - self.limit)]
             emb.forget_ahead(old)

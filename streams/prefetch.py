@@ -18,12 +18,13 @@ its vectors: 1.7 s of 20.5 on the LoCoMo dev file). For each window it:
    sent to an extraction API);
 2. runs those turns' front stages now, keeping each step's outputs, or the exception it
    raised, for the runner to take when it reaches that step (:meth:`ReadAhead.take`);
-3. tokenises the texts of the embedding calls the dedupe stage will make for each
-   candidate (:meth:`memgate.stages.dedupe.Resolver.embed_calls`) and queues their
-   forward passes, in the order the calls will come, on one background thread (ONNX
-   Runtime and numpy's matrix products release the GIL: the second core works while
-   this one goes on with the stateful steps). The thread gets them a few at a time
-   (:data:`PASSES_PER_JOB`) and does nothing but the forward passes: every time it needs
+3. queues the texts of the embedding calls the dedupe stage will make for each
+   candidate (:meth:`memgate.stages.dedupe.Resolver.embed_calls`), in the order the
+   calls will come, on one background thread that tokenises them and runs their forward
+   passes (the tokenizer's ``encode_batch``, ONNX Runtime and numpy's matrix products
+   release the GIL: the second core works while this one goes on with the stateful
+   steps). The thread gets them a few at a time
+   (:data:`PASSES_PER_JOB`) and does little but that: every time it needs
    the GIL back, the thread running Python must give it up, and on a loaded machine
    waits to get it again, so the fewer hand-overs the better.
 
@@ -47,7 +48,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from memgate.core.embedding import EncodesAhead, EncodingPlan, FloatArray
+from memgate.core.embedding import EncodesAhead, FloatArray
 from memgate.core.events import RedactedCandidate, Stage, TurnEvent
 from memgate.core.stores import FactView
 from memgate.stages.dedupe import Resolver
@@ -62,7 +63,7 @@ DEFAULT_WINDOW = 64
 #: as soon as there are this many, so that the thread starts early).
 PASSES_PER_JOB = 4
 
-Job = list[tuple[EncodingPlan, Future[FloatArray]]]
+Job = list[tuple[tuple[str, ...], Future[FloatArray]]]
 
 Step = Callable[[object], Sequence[object]]
 
@@ -231,10 +232,7 @@ class ReadAhead:
             window.keys.append(todo)
             window.known.update(todo)
             known.update(todo)
-            try:
-                self._job.append((emb.plan_encoding(todo), fut))
-            except Exception as exc:  # raised by the call that takes it, as it would be
-                fut.set_exception(exc)
+            self._job.append((todo, fut))
             if len(self._job) >= PASSES_PER_JOB:
                 self._submit()
 
@@ -276,12 +274,13 @@ class _Window:
 
 
 def run_job(emb: EncodesAhead, job: Job) -> None:
-    """The background thread's work: each plan's forward passes, its future set as soon as
-    they are done (a future cancelled meanwhile is skipped)."""
-    for plan, fut in job:
+    """The background thread's work: each call's texts tokenised and their forward passes
+    run, its future set as soon as they are done (a future cancelled meanwhile is skipped);
+    what either raised is raised by the call that takes it, as it would be."""
+    for texts, fut in job:
         if not fut.set_running_or_notify_cancel():
             continue
         try:
-            fut.set_result(emb.run_encoding(plan))
+            fut.set_result(emb.run_encoding(emb.plan_encoding(texts, release_gil=True)))
         except BaseException as exc:  # the call that takes it raises it
             fut.set_exception(exc)
