@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from memgate.core.events import normalise
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon
+from memgate.stages.word_trie import alternation, bounded_words
 
 __all__ = ["STANCE", "Stance", "averse", "inflected", "polarity_words", "same_stance"]
 
@@ -50,18 +51,12 @@ class Stance:
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Stance:
-        words = sorted(
-            {w.lower() for ws in data["aversion"].values() for w in ws}, key=len, reverse=True
-        )
-        parts = [
-            re.escape(w) if _CJK_RE.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)" for w in words
-        ]
+        words = {w.lower() for ws in data["aversion"].values() for w in ws}
         # the head of a compound ("Erdnussallergie", "Laktoseintoleranz"): at a word's end
         heads = {w.lower() for ws in data.get("compound_heads", {}).values() for w in ws}
-        parts += [rf"{re.escape(w)}(?!\w)" for w in sorted(heads, key=len, reverse=True)]
         return cls(
             version=str(data["version"]),
-            cues=re.compile("|".join(parts)) if parts else None,
+            cues=cue_pattern(words, heads),
             negated_within=int(data["negated_within"]),
             negated_within_cjk=int(data["negated_within_cjk"]),
             suffixes=tuple(sorted(data["inflection_suffixes"], key=len, reverse=True)),
@@ -77,6 +72,32 @@ class Stance:
         if self.cues is None:
             return []
         return [m.span() for m in self.cues.finditer(text)]
+
+
+def cue_pattern(words: set[str], heads: set[str]) -> re.Pattern[str] | None:
+    """The aversion cues as one pattern: each word whole (a Chinese one anywhere), the
+    longest first, then each compound head at a word's end, the longest first.
+
+    Written as prefix trees (issue 14: the same matches, ``tests/unit/stages/
+    test_word_trie.py``); a Latin and a Chinese word that start with the same letter would
+    need their lengths compared across the two trees, so such a list is written as one
+    alternation sorted longest first, as before."""
+    latin = {w for w in words if w and not _CJK_RE.search(w)}
+    cjk = {w for w in words if w and _CJK_RE.search(w)}
+    heads = {w for w in heads if w}
+    if {w[0] for w in latin} & {w[0] for w in cjk}:
+        parts = [
+            re.escape(w) if _CJK_RE.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)"
+            for w in sorted(latin | cjk, key=len, reverse=True)
+        ]
+        parts += [rf"{re.escape(w)}(?!\w)" for w in sorted(heads, key=len, reverse=True)]
+        return re.compile("|".join(parts)) if parts else None
+    trees = []
+    if latin or cjk:
+        trees.append(bounded_words(latin, cjk, r"\w", r"\w"))
+    if heads:
+        trees.append(f"(?:{alternation(heads)})(?!\\w)")
+    return re.compile("|".join(trees)) if trees else None
 
 
 def _load() -> Stance:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from memgate.inputs import ReadErrors, read_turns
+from memgate.stages.resolve_stance import cue_pattern
 from memgate.stages.statement_text import _CJK_RE, normalise_text, split_statements, word_pattern
 from memgate.stages.word_trie import alternation, bounded_words
 from tests.datasets import locomo_file
@@ -119,3 +120,33 @@ def test_alternation_is_the_same_language() -> None:
 def test_an_empty_word_is_refused() -> None:
     with pytest.raises(ValueError, match="empty word"):
         bounded_words(["a", ""], [], r"[\w']", r"[\w]")
+
+
+def _stance_reference(words: set[str], heads: set[str]) -> re.Pattern[str]:
+    """The aversion cues' pattern before the prefix trees."""
+    parts = [
+        re.escape(w) if _CJK_RE.search(w) else rf"(?<!\w){re.escape(w)}(?!\w)"
+        for w in sorted(words, key=len, reverse=True)
+    ]
+    parts += [rf"{re.escape(w)}(?!\w)" for w in sorted(heads, key=len, reverse=True)]
+    return re.compile("|".join(parts))
+
+
+def test_aversion_cues_match_as_before() -> None:
+    data = json.loads((resources.files("memgate") / "data" / "stance.json").read_text("utf-8"))
+    words = {w.lower() for ws in data["aversion"].values() for w in ws}
+    heads = {w.lower() for ws in data["compound_heads"].values() for w in ws}
+    new, old = cue_pattern(words, heads), _stance_reference(words, heads)
+    assert new is not None and new.pattern != old.pattern
+    texts = [t.content.lower() for t in read_turns(locomo_file(), ReadErrors())]
+    for w in [*words, *heads]:
+        texts += [w, f"x{w}", f"{w}x", f"ich hab eine erdnuss{w}.", f"我对{w}了", f"not {w}, ok"]
+    for text in texts:
+        assert [m.span() for m in new.finditer(text)] == [m.span() for m in old.finditer(text)]
+
+
+def test_aversion_cues_of_a_latin_and_a_chinese_word_alike_stay_one_alternation() -> None:
+    # "no" and "no过敏" start alike: the longest first across both, as before
+    p = cue_pattern({"no", "no过敏"}, set())
+    assert p is not None and p.search("no过敏").group() == "no过敏"
+    assert p.pattern == _stance_reference({"no", "no过敏"}, set()).pattern
