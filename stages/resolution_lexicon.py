@@ -33,6 +33,8 @@ from typing import Any, Final
 from memgate.core.events import normalise
 from memgate.core.memo import reading_cache
 from memgate.core.text import bounded_alternation
+from memgate.stages.literal_scan import LiteralScan
+from memgate.stages.regex_literals import required_literals
 
 __all__ = ["LEXICON", "Family", "Lexicon", "ReferencePattern", "Topic"]
 
@@ -178,12 +180,19 @@ class Lexicon:
     _families: Callable[[str, str], tuple[Family, ...]] = field(
         init=False, repr=False, compare=False
     )
+    #: the families' word patterns' literals, found in a text in one pass: a family none
+    #: of whose literals a reading holds is not searched (issue 14)
+    _family_scan: LiteralScan = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # per lexicon, bounded: the readings are pure functions of the text and the lists
         memo = reading_cache(READING_CACHE)
         single = tuple(f.words for f in self.families if f.single and f.words is not None)
         object.__setattr__(self, "single_words", single)
+        scan = LiteralScan(
+            [None if f.words is None else required_literals(f.words) for f in self.families]
+        )
+        object.__setattr__(self, "_family_scan", scan)
         object.__setattr__(self, "_cue", memo(self._read_change_cue))
         object.__setattr__(self, "_negation", memo(self._read_negation))
         object.__setattr__(self, "_family", memo(self._read_family))
@@ -354,10 +363,12 @@ class Lexicon:
             )  # fmt: skip
         if by_predicate is not None and not by_predicate.additive:
             return by_predicate, True
+        scan = self._family_scan
         for low in self._family_readings(value):
-            for f in self.families:
+            found = scan.found(low)
+            for i, f in enumerate(self.families):
                 usable = (by_predicate is None or f.single) and f.words is not None
-                if usable and f.words is not None and f.words.search(low):
+                if usable and f.words is not None and scan.may(i, found) and f.words.search(low):
                     return f, False
         return (by_predicate, True) if by_predicate is not None else (None, False)
 
@@ -402,13 +413,18 @@ class Lexicon:
             # a word inside the first family's phrase is that phrase's, no slot of its own:
             # "je vais au bureau en vélo" is the way to work, not the office
             readings = tuple(first.words.sub(" ", low) for low in readings)
+        scan = self._family_scan
+        found = [scan.found(low) for low in readings]
         more = [
             f
-            for f in self.families
+            for i, f in enumerate(self.families)
             if f is not first
             and f.single
             and f.words is not None
-            and any(f.words.search(low) for low in readings)
+            and any(
+                scan.may(i, fl) and f.words.search(low)
+                for low, fl in zip(readings, found, strict=True)
+            )
         ]
         return (first, *more)
 

@@ -1,0 +1,81 @@
+"""``LiteralScan`` (issue 14): it finds exactly the literals a text holds, and the
+families read with it (``Lexicon._read_family``, ``_read_families``) are those read by
+searching every family's pattern, on every LoCoMo dev sentence and word list phrase."""
+
+from __future__ import annotations
+
+import random
+
+from memgate.inputs import ReadErrors, read_turns
+from memgate.stages.literal_scan import LiteralScan
+from memgate.stages.resolution_lexicon import LEXICON, Family
+from memgate.stages.statement_text import split_statements
+from tests.datasets import locomo_file
+
+
+def _texts() -> list[str]:
+    turns = read_turns(locomo_file(), ReadErrors())
+    out = [s for t in turns for s in split_statements(t.content)]
+    for i, f in enumerate(LEXICON.families):
+        # each literal of each family, said in a sentence
+        for lit in sorted(LEXICON._family_scan._sets[i] or ()):
+            out += [f"Ich {lit} seit heute", f"my {lit}s now", f"我的{lit}换了"]
+    return out
+
+
+def test_found_is_every_literal_the_text_holds() -> None:
+    rng = random.Random(14)
+    sets = [frozenset({"ab", "abc", "b", "bca"}), frozenset({"北京", "京"}), None, frozenset()]
+    scan = LiteralScan(sets)
+    lits = {lit for s in sets if s for lit in s}
+    pool = list("abc北京 x")
+    for _ in range(5000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
+        found = scan.found(text)
+        assert found == {lit for lit in lits if lit in text}, text
+        assert [scan.may(i, found) for i in range(4)] == [
+            any(lit in text for lit in sets[0]),
+            any(lit in text for lit in sets[1]),
+            True,
+            False,
+        ]
+
+
+def _reference_family(predicate: str, value: str) -> tuple[Family | None, bool]:
+    """``_read_family`` searching every family, as before the scan."""
+    by_predicate = next((f for f in LEXICON.families if predicate in f.predicates), None)
+    if by_predicate is not None and not by_predicate.additive:
+        return by_predicate, True
+    for low in LEXICON._family_readings(value):
+        for f in LEXICON.families:
+            usable = (by_predicate is None or f.single) and f.words is not None
+            if usable and f.words is not None and f.words.search(low):
+                return f, False
+    return (by_predicate, True) if by_predicate is not None else (None, False)
+
+
+def test_families_read_with_the_scan_are_those_searched() -> None:
+    texts = _texts()
+    assert len(texts) > 10_000
+    additive = next(p for f in LEXICON.families if f.additive for p in sorted(f.predicates))
+    for text in texts:
+        for predicate in ("statement", additive):
+            assert LEXICON._read_family(predicate, text) == _reference_family(predicate, text)
+    for text in texts[::5]:
+        first, _ = LEXICON.family_of("statement", text)
+        got = LEXICON._read_families("statement", text)
+        if first is None:
+            assert got == ()
+            continue
+        readings = LEXICON._family_readings(text)
+        if first.words is not None:
+            readings = tuple(first.words.sub(" ", low) for low in readings)
+        more = [
+            f
+            for f in LEXICON.families
+            if f is not first
+            and f.single
+            and f.words is not None
+            and any(f.words.search(low) for low in readings)
+        ]
+        assert got == (first, *more), text
