@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Final
@@ -39,6 +39,7 @@ from phonenumbers import Leniency, PhoneNumberMatcher
 
 from memgate.stages.detector_kinds import Cand, char_classes, looks_like_placeholder, slug_like
 from memgate.stages.detector_text import is_cjk
+from memgate.stages.word_trie import alternation
 
 __all__ = ["LABEL_HINT_CHARS", "find_labelled_values", "may_hold", "not_a_value", "s10_valid"]
 
@@ -93,14 +94,12 @@ def _families() -> tuple[dict[str, _Family], dict[str, str]]:
 _FAMILIES, _LABEL_FAMILY = _families()
 
 
-def _alt(words: Iterable[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-
-
 # A Latin letter or digit on either side of a label means it is part of a word.
 _LATIN: Final = r"A-Za-z0-9\u00c0-\u024f"
+# the labels as a prefix tree: the same label found as by the list sorted longest first,
+# read 4.5 times faster (issue 14; tests/unit/stages/test_word_trie.py)
 _LABEL_RE: Final = re.compile(
-    rf"(?<![{_LATIN}_])(?P<label>{_alt(_LABEL_FAMILY)})(?![A-Za-z\u00c0-\u024f])"
+    rf"(?<![{_LATIN}_])(?P<label>{alternation(_LABEL_FAMILY)})(?![A-Za-z\u00c0-\u024f])"
 )
 _FILLERS: Final = frozenset(w.lower() for w in _DATA["fillers"])
 _CONNECTORS: Final = sorted(

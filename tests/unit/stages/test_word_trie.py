@@ -150,3 +150,23 @@ def test_aversion_cues_of_a_latin_and_a_chinese_word_alike_stay_one_alternation(
     p = cue_pattern({"no", "no过敏"}, set())
     assert p is not None and p.search("no过敏").group() == "no过敏"
     assert p.pattern == _stance_reference({"no", "no过敏"}, set()).pattern
+
+
+def test_secret_labels_are_found_as_before() -> None:
+    """The labels of ``detectors_labelled`` (a password, a PIN, a passport number's label):
+    the same spans and the same label by the prefix tree as by the list sorted longest
+    first, on every LoCoMo dev turn and each label in context."""
+    from memgate.stages import detectors_labelled as lab
+
+    old = re.compile(
+        rf"(?<![{lab._LATIN}_])(?P<label>"
+        + "|".join(re.escape(w) for w in sorted(set(lab._LABEL_FAMILY), key=len, reverse=True))
+        + r")(?![A-Za-z\u00c0-\u024f])"
+    )
+    assert old.pattern != lab._LABEL_RE.pattern
+    texts = [t.content.lower() for t in read_turns(locomo_file(), ReadErrors())]
+    for w in lab._LABEL_FAMILY:
+        texts += [w, f"my {w}: x1", f"x{w}", f"{w}s", f"_{w}", f"{w}é", f"我的{w}是", f"{w}{w}"]
+    for text in texts:
+        got = [(m.span(), m.group("label")) for m in lab._LABEL_RE.finditer(text)]
+        assert got == [(m.span(), m.group("label")) for m in old.finditer(text)], text
