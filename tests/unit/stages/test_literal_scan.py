@@ -16,7 +16,7 @@ from tests.datasets import locomo_file
 def _texts() -> list[str]:
     turns = read_turns(locomo_file(), ReadErrors())
     out = [s for t in turns for s in split_statements(t.content)]
-    for i, f in enumerate(LEXICON.families):
+    for i in range(len(LEXICON.families)):
         # each literal of each family, said in a sentence
         for lit in sorted(LEXICON._family_scan._sets[i] or ()):
             out += [f"Ich {lit} seit heute", f"my {lit}s now", f"我的{lit}换了"]
@@ -79,3 +79,55 @@ def test_families_read_with_the_scan_are_those_searched() -> None:
             and any(f.words.search(low) for low in readings)
         ]
         assert got == (first, *more), text
+
+
+def _vendor_texts() -> list[str]:
+    from importlib import resources
+
+    texts = [t.content for t in read_turns(locomo_file(), ReadErrors())]
+    for name in ("leaks.jsonl", "leaks_dev2.jsonl", "leaks_dev3.jsonl"):
+        raw = (resources.files("memgate") / "data" / "eval" / name).read_text("utf-8")
+        texts += [line for line in raw.splitlines() if line.strip()]
+    keys = [
+        "AKIAIOSFODNN7EXAMPLE",
+        "ghp_" + "a1B2" * 9,
+        "glpat-" + "x" * 20,
+        "xoxb-1234-5678-abcdEFGH",
+        "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+        "SG." + "a" * 22 + "." + "b" * 43,
+        "sk-" + "a" * 20 + "T3BlbkFJ" + "b" * 20,
+        "AC" + "0" * 32,
+        "SK" + "f" * 32,
+        "123456789:" + "A" * 35,
+        "AccountKey=" + "k" * 88,
+        "pypi-AgEIcHlwaS5vcmc" + "z" * 70,
+    ]
+    texts += [f"my key is {k} ok" for k in keys] + [f"token={k}" for k in keys]
+    return texts
+
+
+def test_vendor_keys_found_with_the_scan_are_those_of_every_pattern() -> None:
+    from memgate.stages import detectors_entropy as ent
+
+    def every_pattern(spaced: str) -> list[tuple[int, int]]:
+        out = []
+        for plugin in ent._VENDORS:
+            for rx in plugin.denylist:
+                for m in rx.finditer(spaced):
+                    start, end = m.span()
+                    while start < end and spaced[start] in " \t\"'=:":
+                        start += 1
+                    while end > start and spaced[end - 1] in " \t\"'":
+                        end -= 1
+                    if end - start >= 8:
+                        out.append((start, end))
+        return out
+
+    texts = _vendor_texts()
+    hits = 0
+    for text in texts:
+        got = [(c.start, c.end) for c in ent.find_vendor_keys(text, text.lower())]
+        want = every_pattern(text)
+        assert got == want, text[:80]
+        hits += bool(want)
+    assert hits >= 20  # the texts hold vendor keys the patterns find
