@@ -84,11 +84,6 @@ def normalise_text(text: str) -> str:
     """NFKC, case-folded, typographic apostrophes made plain, white space single."""
     if text.isascii():  # NFKC leaves ASCII as it is; its casefold() is lower() (issue 14)
         return " ".join(text.lower().replace("`", "'").split())
-    return _normalise_unicode(text)
-
-
-def _normalise_unicode(text: str) -> str:
-    """:func:`normalise_text` of any text (the reference its ASCII form is tested against)."""
     t = unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("`", "'")
     return " ".join(t.split())
 

@@ -80,11 +80,9 @@ class Embedder(Protocol):
 class EncodesAhead(Protocol):
     """An embedder whose calls can be given their encoding computed ahead, in another thread
     (:mod:`memgate.streams.prefetch`): :meth:`misses` says what a call would encode,
-    :meth:`plan_encoding` tokenises it (``release_gil``: without holding the GIL, in the
-    thread that runs it), :meth:`run_encoding` runs the plan's forward passes (they release
-    the GIL), :meth:`encode_ahead`
-    hands the result over to the call that encodes exactly those texts. A call's vectors
-    stay what they would have been."""
+    :meth:`plan_encoding` tokenises it, :meth:`run_encoding` runs the plan's forward passes
+    (both release the GIL in the background thread), :meth:`encode_ahead` hands the result
+    over to the call that encodes exactly those texts. A call's vectors stay the same."""
 
     def misses(self, texts: Sequence[str], known: Set[str] = frozenset()) -> tuple[str, ...]: ...
 
@@ -674,19 +672,14 @@ class MiniLMEmbedder:
 
     def plan_encoding(self, texts: Sequence[str], *, release_gil: bool = False) -> EncodingPlan:
         """How :meth:`embed` encodes these distinct texts when none is cached: tokenised,
-        planned into forward passes (:func:`plan_batches`), padded.
-
-        ``release_gil``: tokenised by ``encode_batch``, which releases the GIL (``encode``
-        holds it: a Python thread beside it measured half its speed), for the background
-        thread of :mod:`memgate.streams.prefetch`; the same word pieces
-        (tests/unit/core/test_plan_batches.py)."""
+        planned into forward passes (:func:`plan_batches`), padded. ``release_gil`` (the
+        read-ahead's thread): by ``encode_batch``, which releases the GIL (``encode`` holds
+        it); else one text at a time: ``encode_batch`` hands even two texts to a thread
+        pool (6.6 ms a call on a loaded machine against 0.1 ms). The same word pieces."""
         tok, _ = self._ensure_loaded()
         if release_gil:
             id_lists = [e.ids for e in tok.encode_batch(list(texts), add_special_tokens=True)]
         else:
-            # one text at a time in the caller's thread: encode_batch hands even two texts
-            # to a thread pool, which measured 6.6 ms a call on the loaded machine against
-            # 0.1 ms (same word pieces)
             id_lists = [tok.encode(t, add_special_tokens=True).ids for t in texts]
         lengths = [len(ids) for ids in id_lists]
         passes = []

@@ -5,18 +5,24 @@ letters, random ASCII strings, and every LoCoMo dev turn that is ASCII."""
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Iterator
 
 import pytest
 
 from memgate.core.events import _normalise_unicode, normalise
 from memgate.inputs import ReadErrors, read_turns
-from memgate.stages.statement_text import _normalise_unicode as _text_unicode
 from memgate.stages.statement_text import normalise_text
 from memgate.stages.triage import _norm, _norm_unicode
 from tests.datasets import locomo_file
 
 _ASCII = [chr(c) for c in range(128)]
+
+
+def _text_unicode(text: str) -> str:
+    """``normalise_text``'s reading of any text, as written before its ASCII form."""
+    t = unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("`", "'")
+    return " ".join(t.split())
 
 
 def _samples() -> Iterator[str]:
