@@ -49,11 +49,14 @@ _CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0xFF08, 0xFF09),  # full-width parentheses
     (0x20000, 0x2FA1F),  # CJK extensions B-F, compatibility supplement
 )
+_CJK_FIRST: Final = min(lo for lo, _ in _CJK_RANGES)
 
 
 def is_cjk(ch: str) -> bool:
     """True for a character of a script written without spaces (or its punctuation)."""
     cp = ord(ch)
+    if cp < _CJK_FIRST:  # every Latin letter, digit and sign: the ranges start above
+        return False
     return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
 
 

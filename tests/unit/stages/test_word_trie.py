@@ -170,3 +170,16 @@ def test_secret_labels_are_found_as_before() -> None:
     for text in texts:
         got = [(m.span(), m.group("label")) for m in lab._LABEL_RE.finditer(text)]
         assert got == [(m.span(), m.group("label")) for m in old.finditer(text)], text
+
+
+def test_is_cjk_reads_every_code_point_as_its_ranges_say() -> None:
+    """``is_cjk``'s shortcut below the first range (issue 14) changes no answer."""
+    from memgate.stages import detector_text as dt
+
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        want = any(lo <= cp <= hi for lo, hi in dt._CJK_RANGES)
+        if dt.is_cjk(ch) != want:
+            raise AssertionError(hex(cp))
