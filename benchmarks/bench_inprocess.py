@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -219,6 +220,12 @@ def main() -> None:
         default=3,
         help="runs, each in a fresh process and data dir (1: this process only)",
     )
+    ap.add_argument(
+        "--against",
+        metavar="CHECKOUT",
+        help="another checkout's folder: its runs and this one's alternated, --repeat of each, "
+        "each in a fresh process (the machine's speed drifts: only runs side by side compare)",
+    )
     ap.add_argument("--one-run", metavar="JSON", help=argparse.SUPPRESS)  # a child's output
     a = ap.parse_args()
     if a.repeat < 1:
@@ -226,6 +233,12 @@ def main() -> None:
     own = (a.runtime, a.limit, a.window, a.embedder_threads)
     if a.one_run:
         Path(a.one_run).write_text(json.dumps(one_run(*own)), encoding="utf-8")
+        return
+    if a.against:
+        other = Path(a.against).resolve()
+        if not (other / "benchmarks" / "bench_inprocess.py").is_file():
+            ap.error(f"--against {a.against}: no benchmarks/bench_inprocess.py there")
+        alternate(a, [Path(__file__).resolve().parent.parent, other])
         return
     if a.repeat == 1:
         runs = [one_run(*own)]
@@ -252,6 +265,48 @@ def main() -> None:
                     flush=True,
                 )
     write(f"inprocess-{a.runtime}", rows_of(runs, a.runtime))
+
+
+def _child(root: Path, a: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """One run of ``root``'s benchmark in a fresh process that imports ``root``'s code."""
+    argv = [
+        sys.executable,
+        str(root / "benchmarks" / "bench_inprocess.py"),
+        *("--runtime", a.runtime, "--limit", str(a.limit)),
+        *("--window", str(a.window), "--embedder-threads", str(a.embedder_threads)),
+        *("--one-run", str(out)),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    subprocess.run(argv, check=True, cwd=root, env=env)
+    run: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return run
+
+
+def alternate(a: argparse.Namespace, roots: list[Path]) -> None:
+    """``--repeat`` rounds, each one run of every checkout in turn; the medians side by side."""
+    runs: dict[Path, list[dict[str, Any]]] = {r: [] for r in roots}
+    with tempfile.TemporaryDirectory(prefix="memgate-bench-against-") as tmp:
+        for i in range(a.repeat):
+            for j, root in enumerate(roots):
+                r = _child(root, a, Path(tmp) / f"run{i}-{j}.json")
+                runs[root].append(r)
+                print(
+                    f"round {i + 1} of {a.repeat}, {root}: {r['turns'] / r['wall_s']:.1f} turns/s, "
+                    f"main thread {r['main_cpu_s']:.2f} CPU-s",
+                    flush=True,
+                )
+    rate = {r: statistics.median(x["turns"] / x["wall_s"] for x in runs[r]) for r in roots}
+    main_cpu = {r: statistics.median(x["main_cpu_s"] for x in runs[r]) for r in roots}
+    for root in roots:
+        print(
+            f"{root}: {rate[root]:.1f} turns/s (median of {a.repeat}), main thread "
+            f"{main_cpu[root]:.2f} CPU-s, {runs[root][0]['stored']} facts stored"
+        )
+    this, other = roots
+    print(
+        f"this checkout against the other: {rate[this] / rate[other]:.3f}x turns/s, "
+        f"{main_cpu[this] / main_cpu[other]:.3f}x the main thread's CPU"
+    )
 
 
 def _latency_sum(m: object, stage: str) -> float:
