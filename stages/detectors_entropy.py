@@ -196,13 +196,18 @@ def find_vendor_keys(spaced: str, lower: str) -> Iterator[Cand]:
     for i, rx in enumerate(_VENDOR_RES):
         if _VENDOR_SCAN.may(i, found):
             for m in rx.finditer(spaced):
-                start, end = m.span()
-                while start < end and spaced[start] in " \t\"'=:":
-                    start += 1
-                while end > start and spaced[end - 1] in " \t\"'":
-                    end -= 1
+                start, end = vendor_key_span(spaced, *m.span())
                 if end - start >= 8:
                     yield Cand(start, end, API_KEY)
+
+
+def vendor_key_span(spaced: str, start: int, end: int) -> tuple[int, int]:
+    """A vendor pattern's match with its delimiters trimmed (quotes, ``=``, ``:``, blanks)."""
+    while start < end and spaced[start] in " \t\"'=:":
+        start += 1
+    while end > start and spaced[end - 1] in " \t\"'":
+        end -= 1
+    return start, end
 
 
 _KEYWORD_HINT_RE: Final = re.compile(r"[:=]")

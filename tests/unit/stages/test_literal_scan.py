@@ -114,11 +114,7 @@ def test_vendor_keys_found_with_the_scan_are_those_of_every_pattern() -> None:
         for plugin in ent._VENDORS:
             for rx in plugin.denylist:
                 for m in rx.finditer(spaced):
-                    start, end = m.span()
-                    while start < end and spaced[start] in " \t\"'=:":
-                        start += 1
-                    while end > start and spaced[end - 1] in " \t\"'":
-                        end -= 1
+                    start, end = ent.vendor_key_span(spaced, *m.span())
                     if end - start >= 8:
                         out.append((start, end))
         return out
