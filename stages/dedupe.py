@@ -61,6 +61,7 @@ from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.resolve_change import change_target
 from memgate.stages.resolve_clause import clause_fold_target
 from memgate.stages.resolve_confirm import confirmed_guess
+from memgate.stages.resolve_cued import cued_target, says_change
 from memgate.stages.resolve_forget import (
     by_reference,
     candidate_marks,
@@ -117,6 +118,7 @@ _OWNERS = ("user", "team")
 #: What the near-duplicate check under another key (step 4) compares with.
 _NEAR_PROBE = 3
 _NEAR_STATUSES = (FactStatus.ACTIVE,)
+_CUED_PROBE = 6
 
 
 def _cos(a: Sequence[float] | None, b: np.ndarray) -> float:
@@ -566,6 +568,15 @@ class Resolver:
         if moved is not None and not other_thing(moved, c):
             details.update({"of": moved.fact_id, "match": "slot_hint"})
             return with_stale(c, supersede(moved, new, now, out, "slot_changed", details), view)
+        # 11. a change cue, and the one fact clearly nearest in meaning (resolve_cued)
+        cued = (
+            cued_target(c, key, nearest_of(view, c, vec, _CUED_PROBE, _NEAR_STATUSES),
+                        self.meaning, self.relation_model or RelationModel.load())
+            if self.meaning is not None and says_change(c) else None
+        )  # fmt: skip
+        if cued is not None and not other_thing(cued.fact, c):
+            details.update({"similarity": round(cued.similarity, 4), "match": cued.why})
+            return with_stale(c, supersede(cued.fact, new, now, out, "cued_update", details), view)
         return out(ResolutionAction.ADD, "new_key", [new], details)
 
     # --------------------------------------------------------------- helpers
