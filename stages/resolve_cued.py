@@ -87,15 +87,23 @@ def _load() -> CuedBars:
 
 
 CUED: Final = _load()
+_OWNER_RE: Final = re.compile(r"^(?:user|team)(?:'s\b|$)")
 _POSSESSIVE_RE: Final = re.compile(r"['’]s\b")
 _CJK_RE: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _names(f: StoredFact) -> frozenset[str]:
+    """The names and numbers of a fact's value."""
+    return frozenset(
+        anchors(f.value, sentence=f.predicate == "statement" or len(f.value.split()) > 3)
+    )
 
 
 def _restates(f: StoredFact, said: str) -> bool:
     """``said`` names every named value of ``f`` (its names and numbers) and no other: the
     same value said again, no change of it. A statement naming the old value beside a new
     one says what it replaces ("Deixei o Strava e agora registro as corridas no Garmin")."""
-    need = anchors(f.value, sentence=f.predicate == "statement" or len(f.value.split()) > 3)
+    need = _names(f)
     if not need or not names(" ".join(sorted(need)), said):
         return False
     return not anchors(said, sentence=True) - need
@@ -118,8 +126,8 @@ def _eligible(f: StoredFact, c: CandidateFact, said: str, lex: Lexicon) -> bool:
         return False
     if f.last_seen >= c.turn_ts or any(t in f.source_turn_ids for t in c.source_turn_ids):
         return False
-    if _of_another(f.subject) and f.predicate != "name_is":
-        return False
+    if not _OWNER_RE.match(f.subject) or (_of_another(f.subject) and f.predicate != "name_is"):
+        return False  # a fact of no speaker's, or another person's ("user's sister ...")
     fam = lex.family(f.predicate, f.value)
     if (fam is not None and fam.additive) or (
         f.predicate != "statement" and is_multi_valued(f.predicate)
@@ -165,9 +173,14 @@ def cued_target(
     if meaning is None or not says_change(c, lex, rules, bars):
         return None
     said = candidate_text(c)
+    # a change names its new value: a name or a number the old fact does not (Chinese marks
+    # no name by its letters: there the relation model and the topic decide)
+    named = None if _CJK_RE.search(said) else anchors(said, sentence=True)
     found: list[tuple[float, float, StoredFact]] = []
     for f, sim in near:
         if f.key == key or not bars.short(meaning_text(f)) or not _eligible(f, c, said, lex):
+            continue
+        if named is not None and not named - _names(f):
             continue
         close = meaning.similarity(meaning_text(f), said)
         if close < bars.floor:

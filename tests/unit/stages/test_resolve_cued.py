@@ -109,14 +109,23 @@ def test_a_fact_of_another_topic_is_below_the_floor() -> None:
     assert _target("These days I cycle to work", [_fact("My sister is called Ines", n=1)]) is None
 
 
+def test_a_change_names_its_new_value() -> None:
+    """An English or other Latin-script statement that names no value the old fact does not
+    (no name, no number) replaces nothing: "we raised money for new kennels" is no new
+    value of "I adopted a retriever from the shelter"."""
+    stored = [_fact("My gym is the Kraftwerk near the station", n=1)]
+    assert _target("I train at a new gym now, closer to work", stored) is None
+    assert _target("I train at Urban Gym now, closer to work", stored) == stored[0]
+
+
 def test_two_facts_read_as_replaced_leave_both_standing() -> None:
     """Not clearly one: with the bars lowered so both stored facts read as replaced, the
     step names neither."""
     stored = [
-        _fact("I commute to the office by bus", n=1),
-        _fact("I usually get to work on the tram", days=1, n=2),
+        _fact("I commute to the office on the 42 bus", n=1),
+        _fact("I usually get to work on the M2 tram", days=1, n=2),
     ]
-    said = "Now I cycle to the office every day"
+    said = "Now I ride my Brompton to the office every day"
     assert _target(said, stored[:1], replace(CUED, floor=-1.0, update=0.0)) == stored[0]
     assert _target(said, stored[1:], replace(CUED, floor=-1.0, update=0.0)) == stored[1]
     assert _target(said, stored, replace(CUED, floor=-1.0, update=0.0)) is None
