@@ -62,6 +62,9 @@ _RATIONALE_PREFIX: Final = "reference:"
 _STOP_CUT_RE: Final = re.compile(
     r"\s+(?:and|to|for|in favou?r of|because|since|und|zu|für|et|pour|y|por|e|para)\s+|因为|改用"
 )
+#: A topic is a noun phrase: what follows a colon, a dash between spaces or a semicolon
+#: is a clause of its own (the reason: "sur le chien : l'adoption est tombée à l'eau").
+_TOPIC_CUT_RE: Final = re.compile(r"\s*(?::\s|\s[—–-]\s|;|：|；)")
 _TEAM_RE: Final = re.compile(
     r"(?<!\w)(?:we|our|us|wir|unser\w*|nous|notre|nos|on|nosotros|nuestr\w*|nós|noss\w*)(?!\w)|我们"
 )
@@ -166,6 +169,7 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                 topic = orig[a:b]
                 if rp.op == "stop":
                     topic = _STOP_CUT_RE.split(topic, maxsplit=1)[0]
+                topic = _TOPIC_CUT_RE.split(topic, maxsplit=1)[0]
                 topic = topic.strip(" \t'\"“”«»:-")
                 if not lex.topic_terms(topic):
                     continue
