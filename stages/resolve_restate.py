@@ -11,6 +11,10 @@ Two shapes of saying a stored fact again that the folds read as another fact:
   (``reason_openers`` of ``memgate/data/restate.json``, six languages), every other check of
   the fold unchanged. A change cue in the reason still counts (``fold_target`` reads it on
   the candidate's context, which keeps the whole turn; the cut value is checked too).
+- :func:`without_request`: the fact said again with a clause addressed to the assistant
+  after it ("Ich fahre einen Kombi, falls du mir Parkhäuser heraussuchst", "On est sur
+  Django, donc pas de solution Node s'il te plaît"): a politeness word, a condition on the
+  assistant, a reminder to keep it in mind (``request_tails``). Read as without a reason.
 - :func:`persons_apart`: a fact of another person of the speaker's ("Ma sœur ne mange pas
   de porc", ``user's sœur``) is never the speaker's own fact said again ("Je ne mange pas de
   porc", ``user``), however many words the two share: the paraphrase fold already reads
@@ -49,10 +53,23 @@ __all__ = [
     "persons_apart",
     "shortened_value",
     "without_reason",
+    "without_request",
 ]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
 _WORD_RE: Final = re.compile(r"\w+", re.UNICODE)
+
+
+def _words_pattern(by_language: dict[str, list[str]]) -> re.Pattern[str]:
+    words = sorted({w.casefold() for ws in by_language.values() for w in ws}, key=len, reverse=True)
+    alts = [
+        re.escape(w) if _CJK_RE.search(w) else rf"(?<![\w']){re.escape(w)}(?!\w)" for w in words
+    ]
+    return re.compile("|".join(alts), re.IGNORECASE)
+
+
+#: Where a clause after the fact may start: a comma, semicolon, colon or dash.
+_CLAUSE_RE: Final = re.compile(r"\s*(?:[,;:，；：]|\s[—–-]\s)\s*")
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,7 @@ class Restate:
     version: str
     min_words: int
     reason: re.Pattern[str]
+    request: re.Pattern[str]
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Restate:
@@ -77,6 +95,7 @@ class Restate:
             version=str(data["version"]),
             min_words=int(data["min_words"]),
             reason=re.compile("|".join(alts), re.IGNORECASE),
+            request=_words_pattern(data["request_tails"]),
         )
 
 
@@ -110,6 +129,27 @@ def without_reason(text: str, data: Restate = RESTATE) -> str | None:
     return None
 
 
+def without_request(text: str, data: Restate = RESTATE) -> str | None:
+    """``text`` cut before the first clause (after a comma, semicolon, colon or dash) that
+    is addressed to the assistant (``request_tails``: "please", "falls du", "lembra disso",
+    "记得"), None when it has none after at least ``min_words`` words.
+
+    >>> without_request("Tenho asma desde criança, lembra disso quando sugerir exercícios")
+    'Tenho asma desde criança'
+    >>> without_request("I'm vegetarian, so skip the steak places please")
+    "I'm vegetarian"
+    >>> without_request("Please note: I'm vegetarian") is None
+    True
+    """
+    for m in _CLAUSE_RE.finditer(text):
+        head = text[: m.start()].strip()
+        if _words_before(head) < data.min_words:
+            continue
+        if data.request.search(text[m.end() :]) is not None:
+            return head
+    return None
+
+
 def fold_target_of_core(
     c: CandidateFact,
     key: str,
@@ -121,7 +161,7 @@ def fold_target_of_core(
     """The paraphrase fold of ``c`` read without its reason (:func:`without_reason`): None
     when it has no reason, or the cut candidate folds into nothing. A change cue anywhere in
     the candidate (its reason included) folds nothing."""
-    core = without_reason(c.object)
+    core = without_reason(c.object) or without_request(c.object)
     if core is None or lex.has_change_cue(c.object):
         return None
     match = fold_target(c.model_copy(update={"object": core}), key, view, vec, meaning=meaning)
