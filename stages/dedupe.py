@@ -572,7 +572,7 @@ class Resolver:
         cued = (
             cued_target(c, key, nearest_of(view, c, vec, _CUED_PROBE, _NEAR_STATUSES),
                         self.meaning, self.relation_model or RelationModel.load())
-            if self.meaning is not None and says_change(c) else None
+            if self.slotmask and self.meaning is not None and says_change(c) else None
         )  # fmt: skip
         if cued is not None and not other_thing(cued.fact, c):
             details.update({"similarity": round(cued.similarity, 4), "match": cued.why})

@@ -129,6 +129,10 @@ def _eligible(f: StoredFact, c: CandidateFact, said: str, lex: Lexicon) -> bool:
     if not _OWNER_RE.match(f.subject) or (_of_another(f.subject) and f.predicate != "name_is"):
         return False  # a fact of no speaker's, or another person's ("user's sister ...")
     fam = lex.family(f.predicate, f.value)
+    mine = {x.name for x in lex.families_of(f.predicate, f.value)}
+    theirs = {x.name for x in lex.families_of(c.predicate, said)}
+    if mine and theirs and not mine & theirs:
+        return False  # two slots of no family in common: the home is no new employer
     if (fam is not None and fam.additive) or (
         f.predicate != "statement" and is_multi_valued(f.predicate)
     ):

@@ -98,7 +98,8 @@ class Settings(BaseSettings):
         "statement with the values masked and whose value are near by usem (needs "
         "resolution_meaning = 'usem'), and a change to a slot no family names "
         "(stages/resolve_change.py: the old value of a replacement structure, or the "
-        "clearly nearest masked frame); off: not asked.",
+        "clearly nearest masked frame), and a change cue with the one fact of the speaker "
+        "that the relation model reads as replaced (stages/resolve_cued.py); off: not asked.",
     )
 
     # extraction

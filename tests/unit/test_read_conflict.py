@@ -164,14 +164,16 @@ def _turn(tid: str, text: str, ts: str) -> dict[str, str]:
 
 
 def test_the_embedded_store_serves_the_new_employer_first(tmp_path: Path) -> None:
-    """Before: "user works at Globant" first, the change in other words second. (A move
-    said with a word of the home's slot, "eine Wohnung in Leipzig", is closed at write
-    time since sup35: tests/unit/stages/test_slot_changed.py.)"""
+    """Read time: "user works at Globant" first, the change in other words second, before.
+    The write path closes this pair since cued43 (stages/resolve_cued.py: a change cue and
+    the one fact the relation model reads as replaced), as it closes a move said with a
+    word of the home's slot since sup35 (tests/unit/stages/test_slot_changed.py); with
+    ``resolution_slotmask`` off it leaves both open, and the read path orders them."""
     turns = [
         _turn("a1", "Trabajo en Globant.", "2025-01-08T09:00:00Z"),
         _turn("a2", "Desde la semana pasada estoy en Mercado Libre.", "2025-03-04T20:00:00Z"),
     ]
-    with Memory(data_dir=tmp_path) as m:
+    with Memory(data_dir=tmp_path / "open", resolution_slotmask="off") as m:
         m.add(turns)
         hits = m.search("¿Dónde trabajo?", "t", "u", min_score=-1).hits
         before = m.search(
@@ -181,6 +183,15 @@ def test_the_embedded_store_serves_the_new_employer_first(tmp_path: Path) -> Non
     assert "Mercado Libre" in hits[0].fact.text and "Globant" in hits[1].fact.text
     assert hits[1].score.ranked_below is not None
     assert "Globant" in before[0].fact.text
+    with Memory(data_dir=tmp_path / "closed") as m:
+        m.add(turns)
+        hits = m.search("¿Dónde trabajo?", "t", "u", min_score=-1).hits
+        before = m.search(
+            "¿Dónde trabajo?", "t", "u", min_score=-1, as_of=datetime(2025, 2, 1, tzinfo=UTC)
+        ).hits
+    assert [h.fact.text for h in hits] == [hits[0].fact.text]
+    assert "Mercado Libre" in hits[0].fact.text
+    assert "Globant" in before[0].fact.text  # the old employer, as of a day between
 
 
 def test_the_embedded_store_keeps_the_own_employer_above_a_brothers(tmp_path: Path) -> None:

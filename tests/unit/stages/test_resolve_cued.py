@@ -109,6 +109,12 @@ def test_a_fact_of_another_topic_is_below_the_floor() -> None:
     assert _target("These days I cycle to work", [_fact("My sister is called Ines", n=1)]) is None
 
 
+def test_a_change_of_another_familys_slot_replaces_nothing() -> None:
+    """The home and the employer are two slots: a new job in another city is no move."""
+    home = _fact("Bristol", predicate="lives_in", n=1)
+    assert _target("Now I work at Airbus in Filton", [home]) is None
+
+
 def test_a_change_names_its_new_value() -> None:
     """An English or other Latin-script statement that names no value the old fact does not
     (no name, no number) replaces nothing: "we raised money for new kennels" is no new
