@@ -68,6 +68,8 @@ def _words_pattern(by_language: dict[str, list[str]]) -> re.Pattern[str]:
     return re.compile("|".join(alts), re.IGNORECASE)
 
 
+#: How much of a restatement :func:`without_request` reads.
+_REQUEST_SPAN: Final = 2000
 #: Where a clause after the fact may start: a comma, semicolon, colon or dash.
 _CLAUSE_RE: Final = re.compile(r"\s*(?:[,;:，；：]|\s[—–-]\s)\s*")
 
@@ -132,7 +134,9 @@ def without_reason(text: str, data: Restate = RESTATE) -> str | None:
 def without_request(text: str, data: Restate = RESTATE) -> str | None:
     """``text`` cut before the first clause (after a comma, semicolon, colon or dash) that
     is addressed to the assistant (``request_tails``: "please", "falls du", "lembra disso",
-    "记得"), None when it has none after at least ``min_words`` words.
+    "记得"), None when it has none after at least ``min_words`` words. Only the first
+    :data:`_REQUEST_SPAN` characters are read: a restatement is a sentence, and a long
+    text of separators stays linear.
 
     >>> without_request("Tenho asma desde criança, lembra disso quando sugerir exercícios")
     'Tenho asma desde criança'
@@ -141,12 +145,21 @@ def without_request(text: str, data: Restate = RESTATE) -> str | None:
     >>> without_request("Please note: I'm vegetarian") is None
     True
     """
+    text = text[:_REQUEST_SPAN]
+    last = None
+    for r in data.request.finditer(text):
+        last = r.start()
+    if last is None:
+        return None
+    words = 0
+    start = 0
     for m in _CLAUSE_RE.finditer(text):
-        head = text[: m.start()].strip()
-        if _words_before(head) < data.min_words:
-            continue
-        if data.request.search(text[m.end() :]) is not None:
-            return head
+        if m.end() > last:
+            return None  # no request word after this clause's start
+        words += _words_before(text[start : m.start()])
+        start = m.end()
+        if words >= data.min_words:
+            return text[: m.start()].strip()
     return None
 
 

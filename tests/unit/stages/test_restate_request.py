@@ -7,6 +7,8 @@ request, and a change cue with one, stay apart.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from memgate.core.events import DecisionRecord, FactStatus, RedactedCandidate, Resolution
@@ -83,3 +85,10 @@ def test_another_value_or_a_change_with_a_request_stays_apart(
     _apply(store, statement(first, days=0))
     res, _ = _apply(store, statement(again, days=30))
     assert res.action.value != "DUPLICATE"
+
+
+def test_a_long_text_of_separators_stays_linear() -> None:
+    started = time.perf_counter()
+    for text in (",," * 50_000, "a, " * 40_000 + "please", "x" * 100_000 + ", please"):
+        without_request(text)
+    assert time.perf_counter() - started < 3.0
