@@ -8,21 +8,25 @@ Loki" after "Nos logs partent dans Splunk"; "王磊调走了，现在带我的�
 "我的上司是王磊"; "Ya estamos instalados en Bilbao" after "Vivo en Sevilla") names none of
 them, and was stored beside the fact it replaces: two current values of one thing.
 
-This step is asked last, when no rule found a target and the statement says that
-something changed (a change cue of ``memgate/data/resolution.json``: "now", "switched",
-"ya no", "换到", ...). Among the speaker's nearest active facts (the read the resolver
-already made) it reads each eligible one against the statement with usem, the
-multilingual sentence encoder, and supersedes the nearest when it is near enough
-(``floor``) and clearly nearer than the next one (``margin``); both are data, in
-``memgate/data/change.json`` under ``cued``.
+This step is asked last (with ``resolution_slotmask`` on), when no rule found a target and
+a short statement of the speaker's own says that something changed (a change cue of
+``memgate/data/resolution.json``: "now", "switched", "ya no", "换到", ...) and adds no
+value. Among the speaker's 6 nearest active facts it reads each eligible one against the
+statement twice: usem, the multilingual sentence encoder, for the topic (a cosine at or
+above ``floor``), and the shipped relation model (:mod:`memgate.stages.relation_model`) for
+an update (a probability at or above ``update``). The one fact that passes both is
+superseded; none when two or more do. The bars are data, in ``memgate/data/change.json``
+under ``cued``.
 
-Never: a statement that says it adds a value ("also", "auch", "也"); a fact of a family
-that holds several values at once (a second language is no new language); another
-person's fact, or a statement about another person ("my sister moved to Leeds"); two
-things told apart by a qualifier ("our staging database" / "our analytics database"); a
-fact the statement says again (every named value of the fact is in the statement: that is
-no change of it); a fact said at the same instant or later; an episode (the consolidation
-pass folds episodes).
+Never: a statement that says it adds a value ("also", "auch", "也"); a narration (more than
+``max_words`` words, or sentences joined into one memory); a fact of no speaker's, or of a
+family or predicate that holds several values at once (a second language is no new
+language); two facts whose words name families with none in common (a new job is no
+move); another person's fact, or a statement about a person the fact is not about ("my
+husband's dentist"); two things told apart by a qualifier ("our staging database" / "our
+analytics database"); a fact the statement says again (its named values and no other);
+outside Chinese, a statement that names no name or number the fact does not (a change
+names its new value); a fact said at the same instant or later.
 
 >>> from memgate.core.events import StoredFact
 >>> f = StoredFact.model_construct(subject="user", predicate="statement",
