@@ -118,10 +118,7 @@ def test_resolution_table(
     store: EmbeddedIndex, history: list[str], action: str, reason: str
 ) -> None:
     r = Resolver(preset("balanced"), EMB, clock=CLOCK)
-    res = None
-    for i, obj in enumerate(history):
-        res = apply(r, store, cand(obj, n=i, days=i))
-    assert res is not None
+    res = [apply(r, store, cand(obj, n=i, days=i)) for i, obj in enumerate(history)][-1]
     assert (res.action.value, res.reason) == (action, reason)
     active = [f for f in store.list_facts("acme", "u1") if f.status is FactStatus.ACTIVE]
     assert len(active) == 1
