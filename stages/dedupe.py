@@ -568,7 +568,7 @@ class Resolver:
         if moved is not None and not other_thing(moved, c):
             details.update({"of": moved.fact_id, "match": "slot_hint"})
             return with_stale(c, supersede(moved, new, now, out, "slot_changed", details), view)
-        # 11. a change cue, and the one fact clearly nearest in meaning (resolve_cued)
+        # 11. a change cue, and the one fact the relation model reads as replaced (resolve_cued)
         cued = (
             cued_target(c, key, nearest_of(view, c, vec, _CUED_PROBE, _NEAR_STATUSES),
                         self.meaning, self.relation_model or RelationModel.load())
