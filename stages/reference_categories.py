@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Final
@@ -45,17 +45,38 @@ class Categories:
     prototypes: dict[str, tuple[str, ...]]
     bar: float
     margin: float
+    includes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def named(self, topic: str) -> frozenset[str]:
-        """The categories a topic names by one of their words.
+        """The categories a topic names by one of their words, with the categories each
+        includes ("my job" reaches the colleagues named at work). A word inside a longer
+        word of another category names that one only: "gente de mi trabajo" names the
+        colleagues, not the job.
 
         >>> sorted(categories().named("meinen Essgewohnheiten")), categories().named("mein Auto")
         (['diet'], frozenset())
         >>> sorted(categories().named("我身体状况"))
         ['health']
+        >>> sorted(categories().named("gente de mi trabajo"))
+        ['colleagues']
+        >>> sorted(categories().named("mon boulot"))
+        ['colleagues', 'job']
         """
         low = topic.casefold()
-        return frozenset(name for name, rx in self.words.items() if rx.search(low))
+        spans = {name: [m.span() for m in rx.finditer(low)] for name, rx in self.words.items()}
+        longer = [(name, span) for name, own in spans.items() for span in own]
+        direct = {
+            name
+            for name, own in spans.items()
+            if any(not _inside(span, name, longer) for span in own)
+        }
+        return frozenset(direct | {i for name in direct for i in self.includes.get(name, ())})
+
+
+def _inside(span: tuple[int, int], name: str, spans: list[tuple[str, tuple[int, int]]]) -> bool:
+    """``span`` lies inside a longer match of another category's word."""
+    s, e = span
+    return any(o != name and a <= s and e <= b and (a, b) != span for o, (a, b) in spans)
 
 
 def _pattern(words: list[str]) -> re.Pattern[str]:
@@ -80,7 +101,13 @@ def categories() -> Categories:
         prototypes={k: tuple(v["prototypes"]) for k, v in cats.items()},
         bar=float(raw["bar"]),
         margin=float(raw["margin"]),
+        includes={k: tuple(v.get("includes", ())) for k, v in cats.items()},
     )
+
+
+def _nearest(text: str, meaning: Meaning, cats: Categories) -> dict[str, float]:
+    """Each category's nearest prototype to ``text``, by usem."""
+    return {k: max(meaning.similarity(text, p) for p in ps) for k, ps in cats.prototypes.items()}
 
 
 def category_of(text: str, meaning: Meaning, cats: Categories | None = None) -> str | None:
@@ -88,15 +115,27 @@ def category_of(text: str, meaning: Meaning, cats: Categories | None = None) -> 
     the margin over every other category's nearest; None when no category is clearly
     nearest."""
     cats = cats or categories()
-    scores = sorted(
-        ((max(meaning.similarity(text, p) for p in ps), k) for k, ps in cats.prototypes.items()),
-        reverse=True,
-    )
+    scores = sorted(((v, k) for k, v in _nearest(text, meaning, cats).items()), reverse=True)
     if not scores or scores[0][0] < cats.bar:
         return None
     if len(scores) > 1 and scores[0][0] - scores[1][0] < cats.margin:
         return None
     return scores[0][1]
+
+
+def _side(text: str, named: frozenset[str], meaning: Meaning, cats: Categories) -> int:
+    """1 when ``text`` is clearly of a named category, -1 when clearly of another one, 0
+    when neither: the nearest prototype of one side at or above the bar and by the margin
+    over the other side's nearest ("my job" and the colleagues it includes are one side: a
+    work fact near both is still a work fact)."""
+    near = _nearest(text, meaning, cats)
+    inside = max((v for k, v in near.items() if k in named), default=0.0)
+    outside = max((v for k, v in near.items() if k not in named), default=0.0)
+    if inside >= cats.bar and inside - outside >= cats.margin:
+        return 1
+    if outside >= cats.bar and outside - inside >= cats.margin:
+        return -1
+    return 0
 
 
 def by_category(
@@ -107,11 +146,14 @@ def by_category(
     or usem is off."""
     if meaning is None:
         return None
-    named = categories().named(c.object)
+    cats = categories()
+    named = cats.named(c.object)
     if not named:
         return None
     facts = sorted(speaker_facts(view, c), key=lambda f: (f.recorded_at, f.fact_id))
-    return [(f, "topic_category") for f in facts if category_of(meaning_text(f), meaning) in named]
+    return [
+        (f, "topic_category") for f in facts if _side(meaning_text(f), named, meaning, cats) > 0
+    ]
 
 
 def other_category(c: CandidateFact, f: StoredFact, meaning: Meaning | None) -> bool:
@@ -119,8 +161,8 @@ def other_category(c: CandidateFact, f: StoredFact, meaning: Meaning | None) -> 
     (False when the topic names none, or usem is off)."""
     if meaning is None:
         return False
-    named = categories().named(c.object)
+    cats = categories()
+    named = cats.named(c.object)
     if not named:
         return False
-    cat = category_of(meaning_text(f), meaning)
-    return cat is not None and cat not in named
+    return _side(meaning_text(f), named, meaning, cats) < 0
