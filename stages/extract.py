@@ -171,7 +171,14 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
-from memgate.core.text import abbreviations, is_question, split_sentences, starts_like_question
+from memgate.core.text import (
+    abbreviations,
+    initial_dots,
+    is_question,
+    ordinal_dots,
+    split_sentences,
+    starts_like_question,
+)
 from memgate.stages.extract_build_statement import _statement_score
 from memgate.stages.extract_clauses import (
     _CORRECTION_LEAD_RE,
@@ -289,7 +296,9 @@ class RuleExtractor:
             low = _INNER_DOT_RE.sub("\u2024", low)  # "2.0" -> "2\u20240", same length
             # "st. mary's" -> "st\u2024 mary's" in both (same length): no value ends there;
             # the fact says it with its full stop again (_facts)
-            for at in _abbreviation_dots(low):
+            # so do a name's initials ("ursula k. le guin", read where the case still shows)
+            # and a day's ordinal before its month ("am 12. august")
+            for at in sorted({*_abbreviation_dots(low), *initial_dots(orig), *ordinal_dots(low)}):
                 low = f"{low[:at]}\u2024{low[at + 1:]}"
                 orig = f"{orig[:at]}\u2024{orig[at + 1:]}"
         words = _TOKEN_RE.findall(low)

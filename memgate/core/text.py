@@ -23,7 +23,8 @@ from importlib import resources
 
 __all__ = [
     "MAX_QUERY_TERMS", "abbreviations", "bounded_alternation", "ends_with_abbreviation",
-    "is_question", "query_terms", "question_starts", "split_sentences", "starts_like_question",
+    "initial_dots", "is_question", "ordinal_dots", "query_terms", "question_starts",
+    "split_sentences", "starts_like_question",
 ]
 
 # CJK sentence ends (。！？) need no space after them
@@ -40,21 +41,84 @@ _CLOSERS = " \"')]”"
 
 def split_sentences(text: str) -> list[str]:
     """Split on sentence punctuation and line breaks; drop empty pieces. A full stop after
-    an abbreviation of ``memgate/data/abbreviations.json`` ends no sentence ("St. Mary's").
+    an abbreviation of ``memgate/data/abbreviations.json`` ends no sentence ("St. Mary's"),
+    nor one after the initial of a name ("Ursula K. Le Guin", "J. R. R. Tolkien") or a day
+    before its month ("am 12. August").
 
     >>> split_sentences("I work at St. Mary's hospital. I said no. It is big.")
     ["I work at St. Mary's hospital.", 'I said no.', 'It is big.']
+    >>> split_sentences("My favourite author is Ursula K. Le Guin. I take vitamin D. It helps.")
+    ['My favourite author is Ursula K. Le Guin.', 'I take vitamin D.', 'It helps.']
+    >>> split_sentences("Wir fliegen am 12. August nach Rom. Ich bin 30. Das ist viel.")
+    ['Wir fliegen am 12. August nach Rom.', 'Ich bin 30.', 'Das ist viel.']
     """
     out: list[str] = []
     for piece in _SENT_SPLIT_RE.split(text):
         if not piece or not piece.strip():
             continue
         piece = piece.strip()
-        if out and ends_with_abbreviation(out[-1]):
+        if out and (
+            ends_with_abbreviation(out[-1])
+            or _initial_of_a_name(out[-1], piece)
+            or _ordinal_day(out[-1], piece)
+        ):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
     return out
+
+
+#: A capital letter and its full stop, before a space and a capital: a name's initial if
+#: a capitalised word or another initial stands before it, or another initial after it.
+_INITIAL_RE = re.compile(r"(?<![^\W\d_])[A-Z]\.(?=\s+[A-Z])")
+_NAME_WORD_RE = re.compile(r"(?:[A-Z][^\W\d_]*|[A-Z]\.)\s+$")
+_NEXT_INITIAL_RE = re.compile(r"\s+[A-Z]\.(?:\s|$)")
+
+
+def initial_dots(text: str) -> list[int]:
+    """Where the full stops of a name's initials stand in ``text`` ("Ursula K. Le Guin",
+    "J. R. R. Tolkien"): no sentence or value ends there. A lone capital after a lower-case
+    word ("vitamin D. Then") ends its sentence.
+
+    >>> initial_dots("I read Ursula K. Le Guin and J. R. R. Tolkien. I take vitamin D. It helps.")
+    [15, 30, 33, 36]
+    """
+    return [
+        m.end() - 1
+        for m in _INITIAL_RE.finditer(text)
+        if _NAME_WORD_RE.search(text, 0, m.start()) or _NEXT_INITIAL_RE.match(text, m.end())
+    ]
+
+
+def _initial_of_a_name(piece: str, following: str) -> bool:
+    """``piece`` ends with a name's initial that ``following`` goes on from."""
+    return len(piece) - 1 in initial_dots(f"{piece} {following[:3]}")
+
+
+_DAY_DOT_RE = re.compile(r"(?<![\d.])\d{1,2}\.(?=\s+([^\W\d_]+))")
+
+
+def ordinal_dots(text: str) -> list[int]:
+    """Where the full stops of a day's ordinal number before its month stand in ``text``
+    (``ordinal_months`` of ``memgate/data/abbreviations.json``): no sentence or value ends
+    there.
+
+    >>> ordinal_dots("Wir fliegen am 12. August. Ich bin 30. Das ist viel.")
+    [17]
+    """
+    months = _months()
+    return [m.end() - 1 for m in _DAY_DOT_RE.finditer(text) if m.group(1).casefold() in months]
+
+
+def _ordinal_day(piece: str, following: str) -> bool:
+    """``piece`` ends with a day's ordinal number that ``following`` names the month of."""
+    return len(piece) - 1 in ordinal_dots(f"{piece} {following[:16]}")
+
+
+@cache
+def _months() -> frozenset[str]:
+    raw = (resources.files("memgate") / "data" / "abbreviations.json").read_text("utf-8")
+    return frozenset(str(w).casefold() for w in json.loads(raw).get("ordinal_months", []))
 
 
 @cache
