@@ -52,26 +52,34 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("Wir fliegen am 12. August nach Rom. Ich bin 30. Das ist viel.")
     ['Wir fliegen am 12. August nach Rom.', 'Ich bin 30.', 'Das ist viel.']
     """
-    out: list[str] = []
+    out: list[list[str]] = []
+    tail = ""  # the end of the sentence so far: every reading below looks at its end only
     for piece in _SENT_SPLIT_RE.split(text):
         if not piece or not piece.strip():
             continue
         piece = piece.strip()
         if out and (
-            ends_with_abbreviation(out[-1])
-            or _initial_of_a_name(out[-1], piece)
-            or _ordinal_day(out[-1], piece)
+            ends_with_abbreviation(tail)
+            or _initial_of_a_name(tail, piece)
+            or _ordinal_day(tail, piece)
         ):
-            out[-1] = f"{out[-1]} {piece}"
+            out[-1].append(piece)
+            tail = f"{tail} {piece}"[-_TAIL:]
         else:
-            out.append(piece)
-    return out
+            out.append([piece])
+            tail = piece[-_TAIL:]
+    return [" ".join(parts) for parts in out]
+
+
+#: How much of a sentence's end the readings of its last full stop look at: a joined
+#: sentence is never read again whole (a text of a thousand "Dr." stays linear).
+_TAIL = 64
 
 
 #: A capital letter and its full stop, before a space and a capital: a name's initial if
 #: a capitalised word or another initial stands before it, or another initial after it.
 _INITIAL_RE = re.compile(r"(?<![^\W\d_])[A-Z]\.(?=\s+[A-Z])")
-_NAME_WORD_RE = re.compile(r"(?:[A-Z][^\W\d_]*|[A-Z]\.)\s+$")
+_NAME_WORD_RE = re.compile(r"[A-Z][^\W\d_]*|[A-Z]\.")
 _NEXT_INITIAL_RE = re.compile(r"\s+[A-Z]\.(?:\s|$)")
 
 
@@ -86,8 +94,18 @@ def initial_dots(text: str) -> list[int]:
     return [
         m.end() - 1
         for m in _INITIAL_RE.finditer(text)
-        if _NAME_WORD_RE.search(text, 0, m.start()) or _NEXT_INITIAL_RE.match(text, m.end())
+        if _name_before(text, m.start()) or _NEXT_INITIAL_RE.match(text, m.end())
     ]
+
+
+def _name_before(text: str, at: int) -> bool:
+    """A capitalised word or an initial right before ``at``, after a space (the word is
+    read within the ``_TAIL`` characters before: the reading stays linear)."""
+    before = text[max(0, at - _TAIL) : at]
+    if not before[-1:].isspace():
+        return False
+    words = before.split()
+    return bool(words) and _NAME_WORD_RE.fullmatch(words[-1]) is not None
 
 
 def _initial_of_a_name(piece: str, following: str) -> bool:
@@ -132,7 +150,7 @@ def ends_with_abbreviation(piece: str) -> bool:
     """The text ends with an abbreviation and its full stop ("... at St.")."""
     if not piece.endswith("."):
         return False
-    words = piece[:-1].split()
+    words = piece[-_TAIL:-1].split()
     return bool(words) and words[-1].casefold().lstrip("(\"'") in abbreviations()
 
 
