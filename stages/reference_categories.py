@@ -35,6 +35,9 @@ from memgate.stages.resolve_meaning import meaning_text
 __all__ = ["Categories", "by_category", "categories", "category_of", "other_category"]
 
 _CJK_RE: Final = re.compile(r"[\u3400-\u9fff]")
+#: How much of a topic is read for the categories it names (a topic is a noun phrase; a
+#: longer one is read this far, so reading it stays cheap whatever a user sends).
+_TOPIC_CHARS: Final = 400
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class Categories:
         >>> sorted(categories().named("mon boulot"))
         ['colleagues', 'job']
         """
-        low = topic.casefold()
+        low = topic[:_TOPIC_CHARS].casefold()  # a noun phrase: its head is near the start
         spans = {name: [m.span() for m in rx.finditer(low)] for name, rx in self.words.items()}
         longer = [(name, span) for name, own in spans.items() for span in own]
         direct = {
