@@ -67,6 +67,10 @@ def test_a_withdrawal_in_other_word_forms(text: str, op: str, topic: str) -> Non
         "That laptop isn't mine, it belongs to the office.",
         "Retira el mensaje de error del log, por favor.",
         "Ce que je vous ai dit sur la réunion, c'est pour demain.",
+        # "not at all", "not like that": said of how a thing is, not of what was said
+        "Das mit dem Umzug ist gar nicht so einfach.",
+        "Lo de la mudanza no es así de fácil.",
+        "Aquilo da mudança não é bem assim tão simples.",
     ],
 )
 def test_no_withdrawal_without_a_thing_said_and_an_error(text: str) -> None:
