@@ -354,8 +354,7 @@ def _check(out: list[CandidateFact], t: TurnEvent) -> None:
     assert len(out) <= MAX_FACTS_PER_TURN
     frames = 0
     for i, f in enumerate(out):
-        assert isinstance(f, CandidateFact)
-        CandidateFact.model_validate(f.model_dump())  # round-trips as a valid event
+        CandidateFact.model_validate(f.model_dump())  # a valid event that round-trips
         if f.rationale == CHANGE_FRAME:
             # the change sentences the rules read nothing else from come last, numbered
             # on their own (memgate.stages.references.change_frames)
