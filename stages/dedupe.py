@@ -411,7 +411,7 @@ class Resolver:
                         "similarity": round(sim, 4), "occurrences": f.occurrences + 1
                     })  # fmt: skip
                 updated = seen_again(f, event, now)
-                promote = self._promotion_reason(updated, c.confirmed)
+                promote = self._promotion_reason(updated, c.confirmed, c.confidence > f.confidence)
                 if promote is None:
                     return out(
                         ResolutionAction.PENDING,
@@ -734,9 +734,18 @@ class Resolver:
         (:mod:`memgate.core.embedding_unseen`)."""
         return unseen_apart(unseen_of(self.embedder), f.text, c.text())
 
-    def _promotion_reason(self, f: StoredFact, confirmed: bool | None) -> str | None:
+    def _promotion_reason(
+        self, f: StoredFact, confirmed: bool | None, firmer: bool = False
+    ) -> str | None:
+        """Why the pending ``f``, said again, becomes active: the turn was confirmed, the
+        fact is now seen in ``min_sessions`` sessions, or it was said again more firmly
+        than before (``firmer``) and now at ``explicit_confidence`` or above ("The lease
+        is signed, we're moving to Lyon" after "We're moving to Lyon, nothing is signed
+        yet": a belief, then a statement)."""
         if confirmed:
             return "promoted_confirmed"
+        if firmer and f.confidence >= self.policy.explicit_confidence:
+            return "promoted_stated"
         if len(f.session_ids) >= self.policy.min_sessions:
             return "promoted_repeated_evidence"
         return None

@@ -232,6 +232,7 @@ from memgate.stages.extract_text import (
 )
 from memgate.stages.policy import claimed_source
 from memgate.stages.references import change_frames
+from memgate.stages.value_tails import TAILED, extend
 from memgate.stages.vocabulary import MULTI_VALUED_PREDICATES
 
 __all__ = [
@@ -515,6 +516,9 @@ class RuleExtractor:
                     if cut and _meaningful(cut):
                         obj = cut
                         when = when or found[0]
+            if h.predicate in TAILED and ctx.orig[: m.end()].lower().endswith(obj.lower()):
+                # "a dog" of "a dog, a beagle named Rocky": the name is part of the value
+                obj = extend(h.predicate, obj, ctx.orig[m.end() :])
             out.append(_Hit(h.type, h.subject, h.predicate, obj, h.confidence, rule.name, when,
                             h.retracts))
         return out
