@@ -739,9 +739,9 @@ class Resolver:
     ) -> str | None:
         """Why the pending ``f``, said again, becomes active: the turn was confirmed, the
         fact is now seen in ``min_sessions`` sessions, or it was said again more firmly
-        than before (``firmer``) and now at ``explicit_confidence`` or above ("The lease
-        is signed, we're moving to Lyon" after "We're moving to Lyon, nothing is signed
-        yet": a belief, then a statement)."""
+        than before (``firmer``) and now at ``explicit_confidence`` or above ("We're moving
+        to Lyon in March, the lease is signed" after "I think we're moving to Lyon in
+        March": a belief, then a statement)."""
         if confirmed:
             return "promoted_confirmed"
         if firmer and f.confidence >= self.policy.explicit_confidence:

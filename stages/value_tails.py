@@ -43,7 +43,6 @@ _NAME: Final = r"[A-ZÀ-ÖØ-Þ][\w'’-]*"
 _CJK_NAME: Final = r"\s*[A-Za-z\u4e00-\u9fff][\w'’-]*"
 #: any day: the date reader only says whether the words are a time
 _SOME_DAY: Final = datetime(2024, 1, 1, tzinfo=UTC)
-_END: Final = r"(?=\s*(?:[,.;:!?，。；：！？)]|$|\s+(?:and|und|et|y|e|but|aber|mais|pero|mas)\b))"
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class Tails:
 
 
 def _words(words: list[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    return "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
 
 
 @cache
@@ -74,6 +73,7 @@ def data() -> Tails:
         for pairs in raw["relative_naming"].values()
         for a, b in pairs
     )
+    end = rf"(?=\s*(?:[,.;:!?，。；：！？)]|$|\s+(?:{_words(raw['clause_ends'])})\b))"
     n = int(raw["max_apposition_words"])
     apposition = rf"(?:\s*,\s*(?i:{articles})\s+(?:[\w'’-]+\s+){{0,{n - 1}}}?[\w'’-]+)?"
     naming_word = rf"(?:\s*,)?\s+(?:(?i:{_words(latin)})\s+{_NAME}"
@@ -85,9 +85,9 @@ def data() -> Tails:
     return Tails(
         version=str(raw["version"]),
         predicates={p: frozenset(t) for p, t in raw["predicates"].items()},
-        naming=re.compile(rf"^{apposition}{naming_word}{_END}"),
+        naming=re.compile(rf"^{apposition}{naming_word}{end}"),
         place=re.compile(
-            rf"^(?:\s*,)?\s+(?i:{_words(raw['place_prepositions'])})\s+{_NAME}(?:\s+{_NAME})?{_END}"
+            rf"^(?:\s*,)?\s+(?i:{_words(raw['place_prepositions'])})\s+{_NAME}(?:\s+{_NAME})?{end}"
         ),
     )
 
