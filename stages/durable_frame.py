@@ -53,6 +53,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.statement_text import (
     cues,
     first_person_verb,
@@ -69,6 +70,7 @@ __all__ = [
     "hedged_fact",
     "hedged_lasting",
     "lasting_of_speaker",
+    "sets_a_slot",
     "without_hedge",
 ]
 
@@ -469,3 +471,19 @@ def without_hedge(sentence: str) -> str:
     """The sentence as it is stored: a hedged fact without its hedge (:func:`hedged_fact`),
     any other sentence as it is."""
     return hedged_fact(sentence) or sentence
+
+
+def sets_a_slot(sentence: str) -> bool:
+    """The sentence names a slot that holds one value (a city, an editor, the language of
+    replies: a single-valued family of ``memgate/data/resolution.json``) with a change cue
+    or a standing cue: "三月底搬到苏州了", "Merci de toujours nous répondre en français"
+    set or change what a later session must know, with or without a pronoun of the
+    speaker (Chinese drops it).
+
+    >>> sets_a_slot("三月底搬到苏州了。"), sets_a_slot("苏州很漂亮。")
+    (True, False)
+    """
+    fam, _ = LEXICON.family_of("statement", sentence)
+    if fam is None or not fam.single:
+        return False
+    return LEXICON.has_change_cue(sentence) or cues(sentence)["standing"]

@@ -407,6 +407,13 @@ def names_keeping(text: str) -> bool:
     return w.keep_verbs.search(low) is not None or w.keep_negations.search(low) is not None
 
 
+def says_own_error(text: str) -> bool:
+    """The speaker says they were wrong or mixed something up ("me equivoqué antes",
+    "I misspoke", "我搞混了"; ``self_error_cues``): what follows corrects a fact said
+    before, an operation on the store, never a remark of the moment."""
+    return _words().self_cues.search(text.lower().replace("’", "'")) is not None
+
+
 def anaphoric_reference(text: str) -> str | None:
     """``retract`` or ``delete`` when a clause of ``text`` is a verb of withdrawing with a
     bare anaphor ("scratch that", "vergiss das bitte", "olvídalo", "当我没说") and the

@@ -180,6 +180,11 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                 clause = low[m.start() : m.end()]
                 op, forget = withdrawn(rp.op)
                 out.append(Reference(op, topic, subject, clause, retracted=forget))
+                if op == "delete":
+                    # "borra lo de mis viajes, lo del asiento y lo de Iberia": the things
+                    # listed after the topic are topics of the same request
+                    for more in listed_after(orig[m.end() :], lex):
+                        out.append(Reference(op, more, subject, clause, retracted=forget))
         if not taken:
             # no phrase pattern: a clause's roles (an imperative delete verb, a "no longer")
             found = clause_references(sentence)
@@ -200,6 +205,49 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
             low = text.lower()
             subject = "team" if _TEAM_RE.search(low) else "user"
             out.append(Reference(said, "that", subject, low, previous=True))
+    return out
+
+
+#: A list after a topic: a comma opens it; commas and the words "and", "or" part it.
+_LIST_OPEN_RE: Final = re.compile(r"^\s*[,，、]\s*")
+_LIST_PART_RE: Final = re.compile(
+    r"\s*[,，、]\s*|\s+(?:and|or|und|oder|et|ou|y|o|e)\s+|和|或"
+)
+#: The longest item of such a list (words): a longer piece is a clause, which ends it.
+_LIST_ITEM_WORDS: Final = 5
+#: The most items read from one list (a request names a few things; a longer list is
+#: read this far, so that a turn of thousands of items costs no more than a short one).
+_LIST_MAX_ITEMS: Final = 8
+
+
+def listed_after(rest: str, lex: Lexicon = LEXICON) -> list[str]:
+    """The noun phrases listed right after a deletion's topic, up to the sentence's end
+    ("..., lo del asiento y lo de Iberia."): each opens with a determiner or a word of
+    ``list_openers`` (``memgate/data/resolution.json``); a longer piece, one opened
+    otherwise ("thanks", "I moved") or one with no topic word is no item and ends the
+    list. Chinese lists are not read.
+
+    >>> listed_after(", lo del asiento y lo de Iberia.")
+    ['lo del asiento', 'lo de Iberia']
+    >>> listed_after(", because I changed my mind about all of it.")
+    []
+    """
+    if not _LIST_OPEN_RE.match(rest):
+        return []
+    out: list[str] = []
+    body = _LIST_OPEN_RE.sub("", rest, count=1).rstrip(" .!。！")
+    for piece in _LIST_PART_RE.split(body, maxsplit=_LIST_MAX_ITEMS)[:_LIST_MAX_ITEMS]:
+        piece = piece.strip(" \t'\"“”«»")
+        if not piece:
+            continue
+        words = piece.split()
+        if (
+            len(words) > _LIST_ITEM_WORDS
+            or normalise(words[0]) not in lex.determiners | lex.list_openers
+            or not lex.topic_terms(piece)
+        ):
+            break
+        out.append(piece)
     return out
 
 

@@ -150,6 +150,9 @@ class Lexicon:
     negations: re.Pattern[str] | None
     delete_verbs: re.Pattern[str] | None
     determiners: frozenset[str] = frozenset()
+    list_openers: frozenset[str] = frozenset()
+    """Words besides the determiners that open a noun phrase listed after a deletion's
+    topic ("lo de Iberia")."""
     final_particles: str = ""
     """Chinese particles that close a clause (read before a clause's head noun)."""
     elision: re.Pattern[str] | None = None
@@ -250,6 +253,9 @@ class Lexicon:
             ),
             determiners=frozenset(
                 normalise(w) for ws in data.get("determiners", {}).values() for w in ws
+            ),
+            list_openers=frozenset(
+                normalise(w) for ws in data.get("list_openers", {}).values() for w in ws
             ),
             elision=_elision_re([w for ws in data.get("elisions", {}).values() for w in ws]),
             enclitic=_enclitic_re([w for ws in data.get("enclitics", {}).values() for w in ws]),
@@ -406,8 +412,8 @@ class Lexicon:
 
     def _read_families(self, predicate: str, value: str) -> tuple[Family, ...]:
         first, by_predicate = self.family_of(predicate, value)
-        if first is None or (by_predicate and not first.additive):
-            return () if first is None else (first,)
+        if first is None:
+            return ()
         readings = self._family_readings(value)
         if not by_predicate and first.words is not None:
             # a word inside the first family's phrase is that phrase's, no slot of its own:

@@ -57,6 +57,7 @@ from memgate.stages.resolve_qualifier import adds_another, other_thing
 from memgate.stages.resolve_replaced import replaced_value, replaces
 from memgate.stages.resolve_restate import persons_apart
 from memgate.stages.resolve_stance import same_stance
+from memgate.stages.value_tails import data as tails
 
 __all__ = ["PROBE", "Probe", "covered", "may_restate", "probe_candidate", "restated_target"]
 
@@ -135,7 +136,7 @@ def covered(
     >>> covered("Je suis diabétique", "J'ai un diabète")
     1.0
     """
-    want, have = _bare_words(stored, lex), _bare_words(said, lex)
+    want, have = _bare_words(stored, lex) - _NAMING, _bare_words(said, lex)
     if not want:
         return 0.0
     stems = {w[:prefix] for w in have if len(w) >= prefix}
@@ -188,6 +189,11 @@ def _kept_bare_words(text: str) -> frozenset[str]:
 def _bare(word: str) -> str:
     """``word`` without its accents (NFD, combining marks dropped; Chinese unchanged)."""
     return "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
+
+
+#: the words that say a name follows ("chamado", "named"): no content of a value ("um gato
+#: persa chamado Biscoito" is said again by "o Biscoito, meu persa")
+_NAMING: Final = frozenset(_bare(w) for w in tails().naming_words)
 
 
 def _apart(f: StoredFact, c: CandidateFact, said: str, sim: float) -> bool:

@@ -312,6 +312,9 @@ def slot_update_target(
     words = set(said.split()) | set(normalise(lex.unelide(c.object)).split())
     flat = said.replace(" ", "")
     value_n = said
+    # a cue only in the turn around the statement ("..., la synchro ne marche plus") does
+    # not make a statement that says a stored value again a change of it
+    cue_said = lex.has_change_cue(c.object)
     best: tuple[int, float, str, SlotMatch] | None = None
     for root in ("user", "team"):
         for f in view.by_subject(
@@ -319,6 +322,8 @@ def slot_update_target(
         ):
             if f.key == key or normalise(f.value) == value_n or f.last_seen >= c.turn_ts:
                 continue
+            if not cue_said and _says_value(f.value, said):
+                continue  # "des réponses en français uniquement" after "français"
             fam = lex.family(f.predicate, f.value)
             if fam is not None and fam.additive:
                 continue
@@ -344,6 +349,20 @@ def slot_update_target(
             if best is None or cand[:3] > best[:3]:
                 best = cand
     return None if best is None else best[3]
+
+
+def _says_value(value: str, said: str) -> bool:
+    """``said`` (normalised) holds the short value ``value`` whole, as words.
+
+    >>> _says_value("français", "chez nous il faut des réponses en français uniquement")
+    True
+    >>> _says_value("Vue 3", "we moved off vue 30 last year")
+    False
+    """
+    v = normalise(value)
+    if not v or len(v.split()) > ANCHOR_MAX_WORDS:
+        return False
+    return re.search(rf"(?<!\w){re.escape(v)}(?!\w)", said) is not None
 
 
 def _about_another(f: StoredFact, c: CandidateFact, lex: Lexicon) -> bool:

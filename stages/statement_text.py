@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from memgate.core.memo import TextMemo
 from memgate.stages.confirm_leads import lead_end
+from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.word_trie import bounded_words
 
 __all__ = [
@@ -52,30 +53,6 @@ __all__ = [
 
 _CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RE: Final = re.compile(f"[{_CJK}]")
-_ABBREV: Final = frozenset(
-    {
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "st",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "z.b",
-        "m",
-        "mme",
-        "mlle",
-        "sr",
-        "sra",
-        "dra",
-        "no",
-        "nr",
-        "approx",
-        "ca",
-    }
-)
 # after sentence punctuation and white space; after Chinese sentence punctuation; line breaks
 _SPLIT_RE: Final = re.compile(r"(?<=[.!?…])\s+|(?<=[。！？；])|\n+")
 
@@ -105,7 +82,13 @@ def split_statements(text: str) -> list[str]:
 def _ends_with_abbrev(sentence: str) -> bool:
     words = sentence[:-1].rsplit(None, 1)
     last = words[-1].casefold() if words else ""
-    return last in _ABBREV or (len(last) == 1 and last.isalpha())
+    return last in _abbreviations() or (len(last) == 1 and last.isalpha())
+
+
+@cache
+def _abbreviations() -> frozenset[str]:
+    """``sentence_abbreviations``: a full stop after one ends no statement ("Mr.", "z.B.")."""
+    return frozenset(lexicon()["sentence_abbreviations"])
 
 
 @cache
@@ -679,6 +662,10 @@ def subject_of(statement: str) -> str:
     if norm.split(" ", 1)[0] in lexicon()["pro_drop_first_person"].get("irregular", ()):
         return "user"  # "(ahora los sábados) voy a clases ...": a verb of the speaker
     noun = _noun_phrase(norm)
+    if noun and _CJK_RE.search(noun) and (
+        LEXICON.has_change_cue(noun) or LEXICON.family_of("statement", noun)[0] is not None
+    ):
+        noun = ""  # "三月底搬到苏州了": a clause with no subject (Chinese drops "我")
     if noun and _matcher("team_nouns").fullmatch(noun):
         return "team"  # "a equipe só usa o Discord": the team itself
     if noun:
@@ -718,6 +705,8 @@ def _noun_phrase(text: str) -> str:
     """
     verb = _matcher("verbs").search(text)
     end = verb.start() if verb is not None else -1
+    if end > 0 and text[end - 1] == "-":
+        end = text.rfind(" ", 0, end) + 1  # "mudou-se": the pronoun joined to its verb
     adverbs = set(lexicon().get("clause_adverbs", ()))
     at = 0
     for i, m in enumerate(re.finditer(r"[\w'-]+", text)):

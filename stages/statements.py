@@ -42,6 +42,7 @@ from memgate.stages.durable_frame import (
     durable_own,
     hedged_lasting,
     lasting_of_speaker,
+    sets_a_slot,
     without_hedge,
 )
 from memgate.stages.extract import RuleExtractor
@@ -49,6 +50,7 @@ from memgate.stages.keep_model import KeepModel
 from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.policy import claimed_source
 from memgate.stages.repeats import extract_with_repeats
+from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.slot_frames import FRAMES, frame_probability
 from memgate.stages.statement_text import (
     _without_time_lead,
@@ -136,8 +138,10 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         p = frame_probability(said, model.probability(said))
         if checked != said:  # the opening says how the speaker knows: never against a keep
             p = max(p, frame_probability(checked, model.probability(checked)))
-        if hedged_lasting(without_agreement_lead(sentence)) or (
-            checked != said and lasting_of_speaker(checked)
+        if (
+            hedged_lasting(without_agreement_lead(sentence))
+            or (checked != said and lasting_of_speaker(checked))
+            or (sets_a_slot(said) and not _own(said))
         ):
             # a belief about something lasting of the speaker or the team, read by its
             # structure as triage reads it (held as a belief: _believed), or the same
@@ -300,8 +304,15 @@ class HybridExtractor(StatementExtractor):
         ]
         rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
-        # narrated turn of several: only a sentence the classifier is nearly sure of
-        bar = self.short_threshold if len(rest) <= 1 else self.long_turn_threshold
+        # narrated turn of several: only a sentence the classifier is nearly sure of. A
+        # change of the speaker's said before a question or request ("Bin auf Zed
+        # umgestiegen. Wie richte ich da rust-analyzer ein?") is one sentence to judge:
+        # the request is the reason for the turn, the change is what a later session needs
+        bar = (
+            self.short_threshold
+            if len(rest) <= 1 or _change_before_asking(rest)
+            else self.long_turn_threshold
+        )
         if bar > self.ruleless_threshold and not rules_read(turn.content):
             # a language the rules do not read: a sentence the speaker says of themselves
             # or their team is held to the bar of a value frame
@@ -443,6 +454,13 @@ def _own(sentence: str) -> bool:
     # a durable statement of the speaker by its frame ("Colecciono sellos antiguos",
     # "j'enseigne le piano": a verb of the first person the cues do not see)
     return own or durable_own(sentence)
+
+
+def _change_before_asking(sentences: list[str]) -> bool:
+    """One sentence that says a change (a change cue: "switched", "umgestiegen", "改去"),
+    the others questions or requests after it."""
+    stated = [s for s in sentences if not _aside(s)]
+    return len(stated) == 1 and sentences[0] == stated[0] and LEXICON.has_change_cue(stated[0])
 
 
 def _aside(sentence: str) -> bool:

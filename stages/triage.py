@@ -56,8 +56,9 @@ from typing import Final
 
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
-from memgate.stages.durable_frame import durable_own, hedged_fact
+from memgate.stages.durable_frame import durable_own, hedged_fact, sets_a_slot
 from memgate.stages.moment import moment_reason, request_material, split_statements
+from memgate.stages.reference_topics import says_own_error
 from memgate.stages.references import find_references
 from memgate.stages.repeats import cut_marker, without_tag
 from memgate.stages.statement_text import without_confirmation_leads
@@ -191,6 +192,17 @@ _ALNUM_RE = re.compile(r"\w", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # Chinese has no spaces: each character counts as a word for ``min_words``
 _CJK_CHAR_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: the end of a sentence's first clause: a comma, semicolon or colon (Chinese ones too)
+_CLAUSE_END_RE = re.compile(r"\s*[,;:，；：]\s*")
+
+
+def _lead_clause(sentence: str) -> str:
+    """The first clause of a sentence: "I'm pescatarian, so fish is fine but no meat
+    please" leads with a lasting fact of the speaker that the rest of the sentence (a
+    reason, a request) hides from the turn classifier; "" when the sentence has one."""
+    parts = _CLAUSE_END_RE.split(sentence, maxsplit=1)
+    return parts[0] if len(parts) > 1 else ""
+
 
 # "what do you mean?" and friends: the turn only asks the assistant to clarify.
 _CLARIFY_RE = re.compile(
@@ -439,6 +451,10 @@ def triage(
 
     # states of the moment, one-off requests, chatter, questions (memgate.stages.moment)
     parts = [_checked(p, policy.filler_phrases) for s in content for p in split_statements(s)]
+    if turn.role is Role.USER and says_own_error(text) and not all(map(is_question, content)):
+        # "Perdona, me equivoqué antes: no es Django, es Flask": a correction of a fact
+        # said before, whatever the words around it
+        return TriageVerdict.KEEP, TriageReason.MEMORY_SIGNAL
     moment = moment_reason(parts)
     if moment is not None and policy.drop_questions:
         return TriageVerdict.DROP, TriageReason(moment)
@@ -470,7 +486,11 @@ def triage(
         if (
             model.turn_score(parts) < bar
             and not references
-            and not any(durable_own(p) or hedged_fact(p) or standing_condition(p) for p in parts)
+            and not any(
+                durable_own(p) or durable_own(_lead_clause(p)) or hedged_fact(p)
+                or standing_condition(p) or sets_a_slot(p)
+                for p in parts
+            )
         ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE
     if first_person:

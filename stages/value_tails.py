@@ -53,6 +53,9 @@ class Tails:
     predicates: dict[str, frozenset[str]]
     naming: re.Pattern[str]
     place: re.Pattern[str]
+    naming_words: frozenset[str] = frozenset()
+    """The one-word entries of ``naming`` ("named", "chamado"): they say a name follows,
+    no content of the value (:func:`memgate.stages.resolve_probe.covered`)."""
 
 
 def _words(words: list[str]) -> str:
@@ -74,8 +77,14 @@ def data() -> Tails:
         for a, b in pairs
     )
     end = rf"(?=\s*(?:[,.;:!?，。；：！？)]|$|\s+(?:{_words(raw['clause_ends'])})\b))"
+    stops = _words([*raw["clause_ends"], *raw["articles"]])
     n = int(raw["max_apposition_words"])
-    apposition = rf"(?:\s*,\s*(?i:{articles})\s+(?:[\w'’-]+\s+){{0,{n - 1}}}?[\w'’-]+)?"
+    # ", a beagle" before the name, or a word or two of lower case after the value
+    # ("um gato persa chamado Biscoito": the breed)
+    apposition = (
+        rf"(?:\s*,\s*(?i:{articles})\s+(?:[\w'’-]+\s+){{0,{n - 1}}}?[\w'’-]+"
+        rf"|(?:\s+(?!(?i:{stops})\b)[^\W\d_A-Z][\w'’-]*){{1,{n}}}?)?"
+    )
     naming_word = rf"(?:\s*,)?\s+(?:(?i:{_words(latin)})\s+{_NAME}"
     if relatives:
         naming_word += rf"|{relatives}"
@@ -86,6 +95,7 @@ def data() -> Tails:
         version=str(raw["version"]),
         predicates={p: frozenset(t) for p, t in raw["predicates"].items()},
         naming=re.compile(rf"^{apposition}{naming_word}{end}"),
+        naming_words=frozenset(w.casefold() for w in latin if " " not in w),
         place=re.compile(
             rf"^(?:\s*,)?\s+(?i:{_words(raw['place_prepositions'])})\s+{_NAME}(?:\s+{_NAME})?{end}"
         ),

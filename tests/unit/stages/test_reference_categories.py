@@ -41,6 +41,9 @@ def _active(store: EmbeddedIndex, value: str, user: str = "u1") -> bool:
          "Je fais de l'escalade tous les week-ends"),
         ("herramientas trabajo", "En mi empresa despliego todo con Kubernetes y Terraform",
          "Tengo una hija de cinco años que se llama Vera"),
+        # a doctor of the speaker's is a health fact (session 46); a hobby is not
+        ("ma santé", "Mon endocrinologue, c'est la docteure Aubertin, à Rennes",
+         "J'adore la randonnée, je fais le GR34 chaque été"),
     ],
 )  # fmt: skip
 def test_a_category_reaches_its_fact_and_not_the_other(
