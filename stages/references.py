@@ -41,7 +41,7 @@ from memgate.stages.reference_topics import (
 )
 from memgate.stages.regex_literals import required_literals
 from memgate.stages.resolution_lexicon import LEXICON, Lexicon, ReferencePattern
-from memgate.stages.statement_text import cues, first_person_verb
+from memgate.stages.statement_text import cues, first_person_verb, word_class
 
 __all__ = [
     "CHANGE_FRAME",
@@ -180,7 +180,7 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                 clause = low[m.start() : m.end()]
                 op, forget = withdrawn(rp.op)
                 out.append(Reference(op, topic, subject, clause, retracted=forget))
-                if op == "delete":
+                if rp.op == "delete":
                     # "borra lo de mis viajes, lo del asiento y lo de Iberia": the things
                     # listed after the topic are topics of the same request
                     for more in listed_after(orig[m.end() :], lex):
@@ -244,6 +244,7 @@ def listed_after(rest: str, lex: Lexicon = LEXICON) -> list[str]:
         if (
             len(words) > _LIST_ITEM_WORDS
             or normalise(words[0]) not in lex.determiners | lex.list_openers
+            or word_class("verbs").search(normalise(piece)) is not None  # "das war ..."
             or not lex.topic_terms(piece)
         ):
             break

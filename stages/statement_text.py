@@ -369,6 +369,12 @@ def _persons() -> str:
 
 
 @cache
+def _person_re() -> re.Pattern[str]:
+    """A person's noun at the start ("irmã mudou-se ...": ``persons`` of paraphrase.json)."""
+    return re.compile(rf"(?:{_persons()})(?!\w)")
+
+
+@cache
 def _reported_re(verbs_key: str = "saying_verbs") -> re.Pattern[str]:
     """Another person of the speaker (a possessive lead, at most two words, a person noun,
     at most two words), then a verb of ``verbs_key``."""
@@ -644,6 +650,10 @@ def subject_of(statement: str) -> str:
     """
     norm = _without_time_lead(normalise_text(statement))
     lead = _matcher("possessive_lead").match(norm)
+    if lead is not None and " " in lead.group(0).strip():
+        # an article and a possessive before a person ("a minha irmã"); before a thing
+        # ("a nossa casa fica em Aveiro") the speaker's own slot, read as before
+        lead = lead if _person_re().match(norm[lead.end() :].lstrip()) else None
     if lead is not None:
         owner = "team" if _has("first_person_plural", lead.group(0)) else "user"
         rest = norm[lead.end() :].lstrip()
