@@ -42,6 +42,7 @@ __all__ = [
     "asks_not_to_keep",
     "edits_a_thing",
     "family_reach",
+    "is_anaphor",
     "loose_references",
     "negated_request",
     "speaker_owned",
@@ -179,6 +180,11 @@ def _topic_after_lead(
 
 def _only_anaphor(topic: str, w: _Words) -> bool:
     return topic.lower().strip(" .!?") in w.anaphors
+
+
+def is_anaphor(topic: str) -> bool:
+    """The topic is a bare anaphor ("that", "isso", "das", "这个"): it names nothing."""
+    return _only_anaphor(topic, _words())
 
 
 def _op(low: str, w: _Words) -> str | None:

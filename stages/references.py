@@ -35,6 +35,7 @@ from memgate.stages.reference_topics import (
     anaphoric_reference,
     edits_a_thing,
     family_reach,
+    is_anaphor,
     loose_references,
     names_keeping,
     negated_request,
@@ -198,6 +199,10 @@ def _read(text: str, lex: Lexicon) -> list[Reference]:
                     out.append(Reference(op, topic, subject, clause, "" if clause else sentence))
             if not found:
                 out += _loose(sentence, text, lex)
+    if any(not is_anaphor(r.topic) for r in out):
+        # "esquece essa história das aulas de música. apaga isso da memória": the bare
+        # anaphor of a turn that names its topic points at that topic, at nothing else
+        out = [r for r in out if not is_anaphor(r.topic)]
     if not out:
         # a bare anaphor ("scratch that"), only when nothing else in the turn is meant
         said = anaphoric_reference(text)

@@ -210,9 +210,11 @@ def change_target(
     hit = slot_mask_target(c, key, view, meaning, lex)
     if hit is not None or meaning is None:
         return hit
-    if c.type not in (FactType.FACT, FactType.EVENT) or rules.adds(c.object):
-        return None
+    # a replacement structure says what is left: "entrei pra outra banda … e larguei a
+    # antiga" adds nothing beside the old one, whatever its word of another
     pair = replaced_value(c.object, rules)
+    if c.type not in (FactType.FACT, FactType.EVENT) or (pair is None and rules.adds(c.object)):
+        return None
     if pair is None and not (lex.has_change_cue(c.object) or lex.has_change_cue(c.context)):
         return None
     owner, rest = _owner(c.subject)

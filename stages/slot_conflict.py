@@ -187,11 +187,11 @@ def hinted_family(text: str, rules: ConflictRules | None = None) -> str | None:
 def _plain(text: str) -> bool:
     """A standing statement naming a value: no question, hypothesis or one-off request,
     and a name said (a capitalised word after the first, a Latin word in Chinese, or
-    Chinese, whose names the script does not mark)."""
+    Chinese, or a text in lower case only: neither marks its names, "we're in bristol now")."""
     cue = cues(text)
     if cue["question"] or cue["hypothetical"] or cue["one_off"]:
         return False
-    return bool(cue["named_thing"] or cue["cjk"])
+    return bool(cue["named_thing"] or cue["cjk"] or text == text.lower())
 
 
 def changed_slot(c: CandidateFact, new: StoredFact, view: FactView) -> StoredFact | None:

@@ -29,6 +29,7 @@ from importlib import resources
 from typing import Any, Final
 
 from memgate.core.memo import TextMemo
+from memgate.core.text import ordinal_dots
 from memgate.stages.confirm_leads import lead_end
 from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.word_trie import bounded_words
@@ -72,17 +73,17 @@ def split_statements(text: str) -> list[str]:
         piece = piece.strip()
         if not piece:
             continue
-        if out and out[-1][-1:] == "." and _ends_with_abbrev(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
+        if out and out[-1][-1:] == "." and _ends_with_abbrev(out[-1], piece):
+            out[-1] = f"{out[-1]} {piece}"  # "z.B.", "seit dem 1. mai": no sentence ends
         else:
             out.append(piece)
     return out
 
 
-def _ends_with_abbrev(sentence: str) -> bool:
-    words = sentence[:-1].rsplit(None, 1)
-    last = words[-1].casefold() if words else ""
-    return last in _abbreviations() or (len(last) == 1 and last.isalpha())
+def _ends_with_abbrev(sentence: str, following: str) -> bool:
+    last = (sentence[:-1].rsplit(None, 1) or [""])[-1].casefold()
+    day = last.isdigit() and len(last) <= 2 and bool(ordinal_dots(f"{last}. {following[:16]}"))
+    return last in _abbreviations() or (len(last) == 1 and last.isalpha()) or day
 
 
 @cache

@@ -37,9 +37,11 @@ from typing import Final
 
 from memgate.core.events import CandidateFact, FactType, Role, TurnEvent, normalise, stable_id
 from memgate.stages.activity import said_as_episode
+from memgate.stages.clauses import after_lead, asked_after, of_speaker
 from memgate.stages.durable_frame import (
     DURABLE,
     durable_own,
+    habit_scope,
     hedged_lasting,
     lasting_of_speaker,
     sets_a_slot,
@@ -68,6 +70,7 @@ from memgate.stages.statement_text import (
     subject_of,
     without_agreement_lead,
     without_confirmation_leads,
+    word_class,
 )
 from memgate.stages.tentative import believed
 from memgate.stages.triage import is_filler_sentence
@@ -91,6 +94,12 @@ SHORT_TURN_THRESHOLD: Final = 0.6
 #: sentence is all that says the fact ("Sorry, war beim Einkaufen. Übrigens, ich bin seit
 #: drei Jahren bei der Bahn als Fahrdienstleiterin.").
 RULELESS_TURN_THRESHOLD: Final = float(FRAMES["keep_probability"])
+#: Keep probability a statement cut from the question it led needs
+#: (:func:`memgate.stages.clauses.asked_after`: "ich fahr nen alten VW Golf IV, also …,
+#: was mach ich …?"): midway between the bar of a turn's one sentence and that of a value
+#: frame, set on the development files ("Je cherche un cadeau pour mon frère, …, vous avez
+#: des baskets en promo ?" is a moment at 0.63).
+CUT_LEAD_THRESHOLD: Final = 0.75
 _VETO: Final = (
     "question",
     "moment",
@@ -108,10 +117,32 @@ _HARD_VETO: Final = ("social", "anaphoric")
 _TASTE: Final = frozenset({"likes", "dislikes", "prefers:other"})
 
 
+def statement_parts(text: str) -> list[str]:
+    """The turn's sentences; a question led by a statement of the speaker's own is that
+    statement and the question (:func:`memgate.stages.clauses.asked_after`)."""
+    return [part for sentence in split_statements(text) for part in asked_after(sentence)]
+
+
+def announced(sentence: str) -> str:
+    """The sentence without a short lead that announces a fact of the speaker's ("quick
+    thing so you have it: my manager is Dana Whitfield"); a confirmation's opening ("Oui,
+    c'est confirmé : ...") is read by :func:`without_confirmation_leads` instead."""
+    tail = after_lead(sentence)  # "" for a sentence with no colon: most (issue 14)
+    if not tail or without_confirmation_leads(sentence)[1]:
+        return sentence
+    return tail
+
+
 def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
     """The sentences of ``text`` the classifier keeps, with their probability, best first."""
     out: list[tuple[float, str]] = []
-    for sentence in split_statements(text):
+    # a statement cut from the question it led is judged without the rest of its sentence:
+    # held to a margin above the bar of a sentence read whole
+    cut = {parts[0] for s in split_statements(text) if len(parts := asked_after(s)) > 1}
+    for part in statement_parts(text):
+        # a short lead that announces the fact ("Und bevor du fragst: Kaffee rühr ich nicht
+        # an") is no part of it: the fact is judged alone (memgate.stages.clauses)
+        sentence = announced(part)
         # an opening of agreement ("Isso mesmo, ...") says nothing of the fact after it,
         # and its pronoun ("isso": that) is no comment on something said before
         # a hedge before a fact of the speaker ("I think I'm allergic to penicillin") is no
@@ -141,14 +172,14 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
         if (
             hedged_lasting(without_agreement_lead(sentence))
             or (checked != said and lasting_of_speaker(checked))
-            or (sets_a_slot(said) and not _own(said))
+            or (sets_a_slot(said) and not of_speaker(said))
         ):
             # a belief about something lasting of the speaker or the team, read by its
             # structure as triage reads it (held as a belief: _believed), or the same
             # said as checked ("C'est confirmé, la réunion d'équipe a lieu le jeudi")
             p = max(p, float(DURABLE["keep_probability"]))
-        if p >= model.threshold:
-            out.append((p, sentence))
+        if p >= (CUT_LEAD_THRESHOLD if part in cut else model.threshold):
+            out.append((p, part))
     out.sort(key=lambda ps: -ps[0])
     return out
 
@@ -156,7 +187,18 @@ def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
 def _fact_type(sentence: str, predicate: str) -> FactType:
     if starts_with_correction(sentence):
         return FactType.CORRECTION
-    if cues(sentence)["standing"] and not cues(sentence)["first_person_plural"]:
+    if (
+        cues(sentence)["standing"]
+        and not cues(sentence)["first_person_plural"]
+        and not durable_own(sentence)
+        and not (
+            habit_scope(normalise_text(sentence))[1]
+            and word_class("task_verbs").match(normalise_text(sentence)) is None
+        )
+    ):
+        # a standing wish ("always answer in French"); a habit the speaker says of
+        # themselves with a word of always ("Morgens trink ich immer einen Flat White",
+        # "我每周六上午都去打羽毛球") is a fact of theirs, which a change replaces
         return FactType.INSTRUCTION
     if predicate in _TASTE:
         return FactType.PREFERENCE
@@ -189,17 +231,21 @@ class StatementExtractor:
         seen: set[str] = set()
         source = claimed_source(turn.metadata)
         for sentence in sentences:
-            statement = clean_statement(without_hedge(sentence))[:max_chars].strip()
+            statement = clean_statement(without_hedge(announced(sentence)))[:max_chars].strip()
             if not statement or normalise(statement) in seen:
                 continue
             seen.add(normalise(statement))
             predicate = family(statement)
+            kind = _fact_type(sentence, predicate)
+            subject = subject_of(statement)[:200]
+            if kind is FactType.INSTRUCTION and not subject.startswith(("user", "team")):
+                subject = "user"  # "Strict mode TS always": a standing wish is the speaker's
             out.append(
                 CandidateFact.from_turn(
                     turn,
                     candidate_id=stable_id(turn.tenant_id, turn.turn_id, str(start + len(out))),
-                    type=_fact_type(sentence, predicate),
-                    subject=subject_of(statement)[:200],
+                    type=kind,
+                    subject=subject,
                     predicate=predicate,
                     object=statement,
                     confidence=0.9,
@@ -271,7 +317,7 @@ class HybridExtractor(StatementExtractor):
         # a retraction is an operation on stored facts, never a statement to store: the
         # rules' retractions pass as they are, and their sentences are said by them
         typed = [f for f in facts if f.predicate not in generic or f.retracts]
-        sentences = split_statements(turn.content)
+        sentences = statement_parts(turn.content)
         loose = [
             f
             for f in facts
@@ -316,7 +362,7 @@ class HybridExtractor(StatementExtractor):
         if bar > self.ruleless_threshold and not rules_read(turn.content):
             # a language the rules do not read: a sentence the speaker says of themselves
             # or their team is held to the bar of a value frame
-            kept_own = [(p, s) for p, s in kept if _own(s)]
+            kept_own = [(p, s) for p, s in kept if of_speaker(s)]
             if any(p >= self.ruleless_threshold for p, _ in kept_own):
                 bar = self.ruleless_threshold
         if chosen or any(p >= bar for p, _ in kept):
@@ -331,7 +377,9 @@ class HybridExtractor(StatementExtractor):
         # a state of the day or an excuse ("Sorry, my cat just walked across the keyboard")
         # may hold a rule's fact that says the turn holds a memory, but is no part of it
         said = [i for i in sorted(chosen) if not of_the_day(sentences[i])]
-        parts = [p for p in (clean_statement(without_hedge(sentences[i])) for i in said) if p]
+        parts = [
+            p for p in (clean_statement(without_hedge(announced(sentences[i]))) for i in said) if p
+        ]
         out = typed + unplaced
         if parts:
             first = loose[0] if loose else None
@@ -446,21 +494,15 @@ def _of_the_moment(sentence: str) -> bool:
     return c["moment"] or c["moment_class"] or of_the_day(sentence)
 
 
-def _own(sentence: str) -> bool:
-    """The speaker or the speaker's team is the sentence's subject or owner (a pronoun, or
-    a Spanish or Portuguese verb of the first person)."""
-    c = cues(sentence)
-    own = c["first_person"] or c["first_person_plural"] or c["first_person_verb"]
-    # a durable statement of the speaker by its frame ("Colecciono sellos antiguos",
-    # "j'enseigne le piano": a verb of the first person the cues do not see)
-    return own or durable_own(sentence)
-
-
 def _change_before_asking(sentences: list[str]) -> bool:
     """One sentence that says a change (a change cue: "switched", "umgestiegen", "改去"),
     the others questions or requests after it."""
     stated = [s for s in sentences if not _aside(s)]
-    return len(stated) == 1 and sentences[0] == stated[0] and LEXICON.has_change_cue(stated[0])
+    return (
+        len(stated) == 1
+        and sentences[0] == stated[0]
+        and (LEXICON.has_change_cue(stated[0]) or of_speaker(stated[0]))
+    )
 
 
 def _aside(sentence: str) -> bool:

@@ -56,6 +56,7 @@ from typing import Final
 
 from memgate.core.events import Role, TriageVerdict, TurnEvent
 from memgate.core.text import is_question, split_sentences
+from memgate.stages.clauses import after_lead, asked_after, lead_clause
 from memgate.stages.durable_frame import durable_own, hedged_fact, sets_a_slot
 from memgate.stages.moment import moment_reason, request_material, split_statements
 from memgate.stages.reference_topics import says_own_error
@@ -192,16 +193,11 @@ _ALNUM_RE = re.compile(r"\w", re.UNICODE)
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # Chinese has no spaces: each character counts as a word for ``min_words``
 _CJK_CHAR_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-#: the end of a sentence's first clause: a comma, semicolon or colon (Chinese ones too)
-_CLAUSE_END_RE = re.compile(r"\s*[,;:，；：]\s*")
-
-
-def _lead_clause(sentence: str) -> str:
-    """The first clause of a sentence: "I'm pescatarian, so fish is fine but no meat
-    please" leads with a lasting fact of the speaker that the rest of the sentence (a
-    reason, a request) hides from the turn classifier; "" when the sentence has one."""
-    parts = _CLAUSE_END_RE.split(sentence, maxsplit=1)
-    return parts[0] if len(parts) > 1 else ""
+def _clauses(sentence: str) -> list[str]:
+    """The sentence, and the clauses of it judged beside it (memgate.stages.clauses)."""
+    asked = asked_after(sentence)
+    out = [sentence, after_lead(sentence), asked[0] if len(asked) > 1 else ""]
+    return [c for c in dict.fromkeys(out) if c]
 
 
 # "what do you mean?" and friends: the turn only asks the assistant to clarify.
@@ -464,7 +460,8 @@ def triage(
     first_person = False
     all_questions = True
     for s in content:
-        q = is_question(s)
+        # "我们公司生产环境用的是 OceanBase，分区表该怎么建？": a statement, then the question
+        q = is_question(s) and len(asked_after(s)) == 1
         all_questions = all_questions and q
         if not first_person and _has_first_person_statement(s, q):
             first_person = True
@@ -483,13 +480,15 @@ def triage(
         # a durable statement of the speaker or a hedged fact (memgate.stages.durable_frame)
         # is read by its structure: too few n-grams for the classifier to be sure of it; so
         # is a real condition with a standing instruction (memgate.stages.unreal)
+        # a clause of a sentence is judged beside it: the fact a request or a lead hides
+        # from the classifier ("quick thing so you have it: my manager is Dana Whitfield")
+        clauses = [c for p in parts for c in _clauses(p)]
         if (
-            model.turn_score(parts) < bar
+            model.turn_score(clauses) < bar
             and not references
+            and not any(durable_own(c) or durable_own(lead_clause(c)) for c in clauses)
             and not any(
-                durable_own(p) or durable_own(_lead_clause(p)) or hedged_fact(p)
-                or standing_condition(p) or sets_a_slot(p)
-                for p in parts
+                hedged_fact(p) or standing_condition(p) or sets_a_slot(p) for p in parts
             )
         ):
             return TriageVerdict.DROP, TriageReason.NOTHING_DURABLE

@@ -16,7 +16,11 @@ for everything of theirs:
   (:func:`baseline`: engine metadata, mutation text), and in none of the
   metadata files of the parts (column names and kinds: ``*.txt``, ``*.json``,
   ``*.sql`` but mutation files), so a hit can only be a residue of the
-  forgotten user.
+  forgotten user. Another user's rows are compared as read back and as the
+  SQLite file lays them out too (:func:`_record_texts`): a record's body
+  writes its values back to back, so one that ends a column and the next
+  column's value can spell a word that neither holds (``…im Dashboard`` then
+  ``superseded`` spell ``dashboards`` on disk).
 
 Words not found before the forget are dropped (there is nothing to erase);
 ids and secrets are always searched. A forgotten user of whom nothing was
@@ -27,9 +31,11 @@ does a file whose compressed blocks cannot be decoded.
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from memgate.core.events import TurnEvent
@@ -156,18 +162,72 @@ def _stored_texts(ws: Workspace) -> dict[Scope, list[str]]:
     return out
 
 
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _record_body(values: Iterable[object]) -> str:
+    """The text values of one record as its body holds them: adjacent ones run together.
+
+    A body has no separator (the lengths are in the record's header). A value written
+    with bytes of its own (a number but 0 and 1, a blob) parts two runs; NULL, 0 and 1
+    take no byte of the body."""
+    runs: list[list[str]] = [[]]
+    for v in values:
+        if isinstance(v, str):
+            runs[-1].append(v)
+        elif not (v is None or (type(v) is int and v in (0, 1))):
+            runs.append([])
+    return " ".join("".join(run) for run in runs if run)
+
+
+def _record_texts(path: Path) -> dict[Scope, list[str]]:
+    """Each row of the SQLite file at ``path`` that names its owner (``tenant_id`` and
+    ``user_id`` columns), as the file writes it (:func:`_record_body`): in the table's
+    column order (an ``INTEGER PRIMARY KEY`` is the rowid, not in the record) and in each
+    index's (which for a ``WITHOUT ROWID`` table is the table itself)."""
+    out: dict[Scope, list[str]] = {}
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            # cid, name, type, notnull, default, pk, hidden (a virtual or generated column)
+            info = [c for c in conn.execute(f"PRAGMA table_xinfo({_quote(table)})") if not c[6]]
+            if not {"tenant_id", "user_id"} <= {c[1] for c in info}:
+                continue
+            keys = [c for c in info if c[5]]
+            rowid = keys[0][1] if len(keys) == 1 and keys[0][2].upper() == "INTEGER" else None
+            layouts = [[c[1] for c in info if c[1] != rowid]]
+            for index in conn.execute(f"PRAGMA index_list({_quote(table)})").fetchall():
+                xinfo = conn.execute(f"PRAGMA index_xinfo({_quote(index[1])})").fetchall()
+                layouts.append([c[2] for c in xinfo if c[1] >= 0])  # cid -1: the rowid
+            for columns in layouts:
+                listed = ", ".join(map(_quote, columns))
+                query = f"SELECT tenant_id, user_id, {listed} FROM {_quote(table)}"
+                for tenant, user, *values in conn.execute(query):
+                    out.setdefault((str(tenant), str(user)), []).append(_record_body(values))
+    finally:
+        conn.close()
+    return out
+
+
 def _needles(
     scope: Scope,
     turns: Sequence[TurnEvent],
     secrets: Mapping[Scope, Sequence[str]],
     stored: Mapping[Scope, list[str]],
     engine_files: Sequence[ScannedFile],
+    records: Mapping[Scope, list[str]] | None = None,
 ) -> dict[str, tuple[str, bool]]:
-    """label -> (value, always searched) for one forgotten user."""
+    """label -> (value, always searched) for one forgotten user.
+
+    ``records`` are the users' rows as the SQLite file lays them out
+    (:func:`_record_texts`): compared against, never a source of the user's words."""
     tenant, user = scope
     others = [
         t.casefold()
-        for s, texts in stored.items()
+        for texts_by_scope in (stored, records or {})
+        for s, texts in texts_by_scope.items()
         if s != scope
         for t in texts
     ] + [
@@ -226,13 +286,14 @@ def check(
     if not users:
         return result
     stored = _stored_texts(ws)
+    records = _record_texts(ws.settings.retrieval_path)
     engine_files = [*baseline_files, *_metadata(ws)]
     before = scan(ws)
     needles: dict[str, str] = {}
     for scope in users:
         found = 0
         for label, (value, always) in _needles(
-            scope, turns, secrets, stored, engine_files
+            scope, turns, secrets, stored, engine_files, records
         ).items():
             seen = bool(before.find(value))
             found += seen

@@ -4,6 +4,7 @@ forgotten users must leave no residue, and a forget that leaves one is caught.""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from memgate.core.events import TurnEvent
@@ -136,3 +137,83 @@ def test_memgate_eval_prints_the_erasure_line_and_its_target(tmp_path: Path) -> 
     assert out["dev"]["leaks"]["erasure"]["users"] == 1
     assert out["dev"]["detail"]["leaks"]["erasure"]["users"] == ["acme/erin.gone@example.org"]
     assert out["dev"]["detail"]["leaks"]["erasure"]["residues"] == []
+
+
+def _said(user: str, turn_id: str, text: str) -> TurnEvent:
+    return TurnEvent.model_validate(
+        {
+            "tenant_id": "acme",
+            "user_id": user,
+            "session_id": f"{user}-s",
+            "turn_id": turn_id,
+            "role": "user",
+            "content": text,
+            "ts": "2024-03-01T09:00:00Z",
+        }
+    )
+
+
+def test_a_word_another_users_record_spells_across_two_columns_is_no_residue(
+    tmp_path: Path,
+) -> None:
+    # the kept user's fact key ends in 'said_radio' and its status column, written
+    # right after it in the record's body (no separator), is 'active': the file spells
+    # 'radioactive', a word of the forgotten user's alone as read back (the dev leak
+    # check's 'dashboards': a key ending in 'im dashboard', then 'superseded')
+    turns = [
+        _said("erin.gone", "g1", "Send the Quoxtrelpipe invoices to erin.private@mail.test"),
+        _said("erin.gone", "g2", "Our lab measures radioactive isotopes."),
+        _said("kept.user", "radio", "We deploy Brambleworth with Jenkins."),
+    ]
+    with Workspace(settings(tmp_path), EMBEDDER, gate(KeepEverything())) as ws:
+        base = erasure_check.baseline(ws)
+        ws.ingest(turns)
+        secrets = {("acme", "g1"): ["erin.private@mail.test"]}
+        result = erasure_check.check(ws, turns, secrets, base, leaks.scan_workspace)
+        on_disk = ws.settings.retrieval_path.read_bytes()  # the WAL is empty after a forget
+    assert b"said_radioactive" in on_disk  # the kept user's row, key then status
+    assert result.users == ["acme/erin.gone"]
+    assert result.ok, result.residues
+    assert result.found_before >= 3  # its other words were searched and found before
+
+
+def test_record_texts_run_adjacent_text_columns_together(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE facts (rid INTEGER PRIMARY KEY, tenant_id TEXT, user_id TEXT,
+                            key TEXT, status TEXT, n INTEGER, doc TEXT, flag INTEGER, tail TEXT);
+        CREATE INDEX facts_by_status ON facts (tenant_id, user_id, status);
+        CREATE TABLE turns (turn_id TEXT, user_id TEXT, tenant_id TEXT, body TEXT,
+                            PRIMARY KEY (tenant_id, turn_id)) WITHOUT ROWID;
+        INSERT INTO facts VALUES (7, 'acme', 'kept', 'k/dashboard', 'superseded', 42,
+                                  'doc', 1, 'end');
+        INSERT INTO turns VALUES ('t1', 'kept', 'acme', 'body');
+        """
+    )
+    conn.commit()
+    conn.close()
+    texts = erasure_check._record_texts(path)
+    assert set(texts) == {("acme", "kept")}
+    got = texts["acme", "kept"]
+    # the rowid is no column of the record; 42 takes bytes of its own; 1 takes none
+    assert "acmekeptk/dashboardsuperseded docend" in got
+    assert "acmekeptsuperseded" in got  # the index's record
+    assert "acmet1keptbody" in got  # a WITHOUT ROWID table: its primary key first
+    assert erasure_check._record_body([None, "a", 0, "b", 2.5, "c", b"x", "d"]) == "ab c d"
+
+
+def test_a_word_spelled_across_another_users_columns_is_not_searched() -> None:
+    turns = [_said("gone", "g1", "Our dashboards are green.")]
+    stored = {("acme", "gone"): ["Our dashboards are green."], ("acme", "kept"): ["im dashboard"]}
+    records = {("acme", "kept"): ["acme/kept/im dashboardsuperseded"]}
+    words = {v for v, _ in erasure_check._needles(("acme", "gone"), turns, {}, stored, []).values()}
+    assert "dashboards" in words
+    kept_alone = erasure_check._needles(("acme", "gone"), turns, {}, stored, [], records)
+    assert "dashboards" not in {v for v, _ in kept_alone.values()}
+    assert "green" not in words and "gone" in words  # 6+ letters only; the user id always
+    # the forgotten user's own records never supply or withdraw a word
+    own = {("acme", "gone"): ["acme/gone/our dashboardsactive"]}
+    mine = erasure_check._needles(("acme", "gone"), turns, {}, stored, [], own)
+    assert {v for v, _ in mine.values()} == words
