@@ -86,6 +86,20 @@ def source_context(turn_text: str, value: str, max_chars: int = DEFAULT_CONTEXT_
     return " ".join(sentences[lo : hi + 1])
 
 
+def said_in(context: str, value: str) -> str:
+    """The sentence of ``context`` a fact of ``value`` was read from: the one sharing the
+    most words with it (the first of a tie).
+
+    >>> said_in("Hi! We moved our DNS to Cloudflare. Any tips?", "team uses Cloudflare")
+    'We moved our DNS to Cloudflare.'
+    """
+    sentences = split_sentences(context)
+    if not sentences:
+        return ""
+    want = _words(value)
+    return max(sentences, key=lambda s: (len(want & _words(s)), -sentences.index(s)))
+
+
 def with_context(
     turn_text: str, facts: Sequence[CandidateFact], max_chars: int = DEFAULT_CONTEXT_CHARS
 ) -> list[CandidateFact]:

@@ -73,6 +73,7 @@ class _Roles:
     infinitives: frozenset[str]
     nominal_stops: tuple[tuple[str, str], ...]
     not_topics: frozenset[str]
+    prepositions: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -111,6 +112,7 @@ def _roles() -> _Roles:
         infinitives=frozenset(d["request_infinitives"]),
         nominal_stops=tuple((f["open"], f["close"]) for f in d.get("nominal_stops", ())),
         not_topics=frozenset(d.get("nominal_stop_not_topics", ())),
+        prepositions=frozenset(w for ws in d["topic_prepositions"].values() for w in ws),
     )
 
 
@@ -156,7 +158,9 @@ def _delete_topic(tokens: list[str], roles: _Roles) -> list[str]:
     if not roles.markers & set(tokens):
         return []  # "delete line three of the file": an instruction, not about memory
     for i, t in enumerate(tokens):
-        if t in _COMPLEMENTIZERS and i + 1 < len(tokens):
+        # "... about that client": after a preposition, a demonstrative
+        after_preposition = i > 0 and tokens[i - 1] in roles.prepositions
+        if t in _COMPLEMENTIZERS and i + 1 < len(tokens) and not after_preposition:
             # "... the information that we use Sentry": the subordinate clause's object
             return _object(tokens[i + 1 :], roles, verb_final=t in _VERB_FINAL)
     return [t for t in tokens if t not in roles.frame]

@@ -38,7 +38,13 @@ from memgate.stages.fact_keys import DELETED_VALUE, fact_key
 from memgate.stages.reference_categories import by_category, other_category
 from memgate.stages.reference_kinds import named_by_kind
 from memgate.stages.references import is_previous, is_retracted_deletion, reference_op
-from memgate.stages.resolve_semantic import DELETED_PREDICATE, cosine, referenced_facts
+from memgate.stages.resolve_residual import no_topic, residual_fact, residual_value
+from memgate.stages.resolve_semantic import (
+    DELETED_PREDICATE,
+    cosine,
+    referenced_facts,
+    topic_namer,
+)
 
 __all__ = [
     "Out",
@@ -306,7 +312,18 @@ def by_reference(
         return out(ResolutionAction.REJECT, "nothing_referenced", [], {"op": op})
     ends = c.valid_from or c.turn_ts
     closed: list[StoredFact] = []
-    for f, _why in found:
+    left: list[StoredFact] = []
+    named = topic_namer(c, no_topic())
+    for f, why in found:
+        # a fact the topic names only in part keeps the rest ("forget what I said about
+        # Canal+" after "j'ai Netflix et Canal+"): memgate.stages.resolve_residual
+        rest = (
+            residual_value(f.value, named)
+            if why == "topic_words" and f.status is not FactStatus.SUPERSEDED
+            else None
+        )
+        if rest is not None:
+            left.append(residual_fact(f, rest, marker, now, embedder))
         update: dict[str, object] = {
             "status": FactStatus.SUPERSEDED,
             "valid_to": max(ends, f.valid_from),
@@ -344,12 +361,12 @@ def by_reference(
         op, "retracted_by_reference"
     )
     whys = sorted({why for _f, why in found})
-    return out(
-        ResolutionAction.SUPERSEDE,
-        reason,
-        closed,
-        {"op": op, "closed": len(found), "matched_by": ",".join(whys)},
-    )
+    details: dict[str, str | int | float] = {
+        "op": op, "closed": len(found), "matched_by": ",".join(whys)
+    }
+    if left:
+        details["residuals"] = len(left)
+    return out(ResolutionAction.SUPERSEDE, reason, closed + left, details)
 
 
 def _by_category(

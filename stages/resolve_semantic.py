@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -40,6 +40,7 @@ import numpy as np
 from memgate.core.embedding_use import Meaning
 from memgate.core.events import CandidateFact, FactStatus, StoredFact, normalise
 from memgate.core.stores import SUBJECT_SCAN_LIMIT, FactView
+from memgate.stages.context import said_in
 from memgate.stages.reference_topics import TopicReach, family_reach, speaker_owned
 from memgate.stages.references import is_previous, reference_op
 from memgate.stages.resolution_lexicon import LEXICON, Family, Lexicon, Topic
@@ -202,7 +203,26 @@ def _mentions(f: StoredFact, terms: Sequence[str], *, said: bool = False) -> boo
     everything about our DNS" erases "team uses Cloudflare", said of the DNS)."""
     text = normalise(f"{f.subject} {f.predicate.replace('_', ' ')} {f.value}")
     if said and f.context:
-        text = f"{text} {normalise(f.context)}"
+        # the sentence the fact was read from, not the turn's others ("tengo el plan
+        # Premium. quiero las facturas a nombre de Olmedo": the plan is not said of them)
+        text = f"{text} {normalise(said_in(f.context, f.value))}"
+    return _names(text, terms)
+
+
+def topic_namer(
+    c: CandidateFact, ignore: frozenset[str] = frozenset(), lex: Lexicon = LEXICON
+) -> Callable[[str], bool]:
+    """Whether a piece of text names the topic a reference ``c`` points at: one of its
+    terms (as :func:`_mentions` reads them, but those of ``ignore``) or a word of one of
+    its topics."""
+    terms = tuple(t for t in lex.topic_terms(c.object) if t not in ignore)
+    topics = lex.topic_of(c.object)
+    return lambda piece: _names(normalise(piece), terms) or any(
+        t.words.search(piece.lower()) for t in topics
+    )
+
+
+def _names(text: str, terms: Sequence[str]) -> bool:
     words = _words(text)
     for t in terms:
         if _CJK_RE.search(t):

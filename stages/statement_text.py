@@ -35,21 +35,9 @@ from memgate.stages.resolution_lexicon import LEXICON
 from memgate.stages.word_trie import bounded_words
 
 __all__ = [
-    "CUE_NAMES",
-    "clean_statement",
-    "cues",
-    "family",
-    "is_single_valued",
-    "lexicon",
-    "normalise_text",
-    "rules_read",
-    "said_of_another",
-    "split_statements",
-    "subject_of",
-    "without_agreement_lead",
-    "without_confirmation_leads",
-    "word_class",
-    "word_pattern",
+    "CUE_NAMES", "clean_statement", "cues", "family", "is_single_valued", "lexicon",
+    "normalise_text", "rules_read", "said_of_another", "split_statements", "subject_of",
+    "without_agreement_lead", "without_confirmation_leads", "word_class", "word_pattern",
 ]
 
 _CJK: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -670,6 +658,8 @@ def subject_of(statement: str) -> str:
         return "team"
     if _has("first_person_singular", norm):
         return "user"
+    if norm.startswith("on ") and norm[3:].split(" ")[0] in lexicon()["plural_openers"]["on"]:
+        return "team"  # "on a l'offre Pro": French 'on' before a verb is the speaker's 'we'
     if norm.split(" ", 1)[0] in lexicon()["pro_drop_first_person"].get("irregular", ()):
         return "user"  # "(ahora los sábados) voy a clases ...": a verb of the speaker
     noun = _noun_phrase(norm)

@@ -53,6 +53,7 @@ from memgate.stages.moment_scope import object_first_request, of_the_day
 from memgate.stages.policy import claimed_source
 from memgate.stages.repeats import extract_with_repeats
 from memgate.stages.resolution_lexicon import LEXICON
+from memgate.stages.resolve_residual import residual_value
 from memgate.stages.slot_frames import FRAMES, frame_probability
 from memgate.stages.statement_text import (
     _without_time_lead,
@@ -72,8 +73,8 @@ from memgate.stages.statement_text import (
     without_confirmation_leads,
     word_class,
 )
-from memgate.stages.tentative import believed
-from memgate.stages.triage import is_filler_sentence
+from memgate.stages.tentative import believed, trial
+from memgate.stages.triage import is_filler_sentence, without_greeting
 from memgate.stages.unreal import unreal_kind
 
 __all__ = ["MAX_FACTS_PER_TURN", "HybridExtractor", "StatementExtractor", "kept_statements"]
@@ -133,13 +134,16 @@ def announced(sentence: str) -> str:
     return tail
 
 
-def kept_statements(text: str, model: KeepModel) -> list[tuple[float, str]]:
-    """The sentences of ``text`` the classifier keeps, with their probability, best first."""
+def kept_statements(
+    text: str, model: KeepModel, read: list[str] | None = None
+) -> list[tuple[float, str]]:
+    """The sentences of ``text`` the classifier keeps, with their probability, best first
+    (``read``: the sentences as the caller reads them, else :func:`statement_parts`)."""
     out: list[tuple[float, str]] = []
     # a statement cut from the question it led is judged without the rest of its sentence:
     # held to a margin above the bar of a sentence read whole
     cut = {parts[0] for s in split_statements(text) if len(parts := asked_after(s)) > 1}
-    for part in statement_parts(text):
+    for part in statement_parts(text) if read is None else read:
         # a short lead that announces the fact ("Und bevor du fragst: Kaffee rühr ich nicht
         # an") is no part of it: the fact is judged alone (memgate.stages.clauses)
         sentence = announced(part)
@@ -307,6 +311,10 @@ class HybridExtractor(StatementExtractor):
     def extract(self, turn: TurnEvent) -> list[CandidateFact]:
         if turn.role is not Role.USER or not turn.content.strip():
             return []
+        # a greeting that opens the turn ("Hallo nochmal – wie gesagt, …") is no part of it
+        said = without_greeting(turn.content)
+        if said != turn.content:
+            turn = turn.model_copy(update={"content": said})
         # a sentence the speaker says is a repeat ("as I told you ...") is read alone, its
         # marker cut, its facts flagged for resolution (memgate.stages.repeats)
         return extract_with_repeats(checked_turn(turn), self._extract)
@@ -325,30 +333,39 @@ class HybridExtractor(StatementExtractor):
         ]
         # a sentence a typed rule fact was read from is said by that fact
         taken = {i for i, s in enumerate(sentences) for f in typed if _source_of(f, s)}
+        # ... but for what it leaves of it: the pieces no typed fact was read from that have
+        # a subject of their own ("our nightly builds run on jenkins and the repo is an nx
+        # monorepo"), judged as a sentence (memgate.stages.resolve_residual)
+        judged = list(sentences)
+        for i in sorted(taken):
+            left = residual_value(sentences[i], lambda p: any(_source_of(f, p) for f in typed))
+            judged[i] = sentences[i] if left is None else left
+        taken = {i for i in taken if judged[i] == sentences[i]}
         chosen = {i for i, s in enumerate(sentences) for f in loose if _source_of(f, s)} - taken
         # a German, French or Spanish episode of the speaker ("Ich war am Montag klettern"),
         # which the (English) rules do not read: chosen as the rules' event would choose it
         episodes = {
-            i for i, s in enumerate(sentences)
-            if i not in taken and said_as_episode(s) and not any(cues(s)[v] for v in _RULE_VETO)
+            i for i, s in enumerate(judged)
+            if i not in taken and not is_filler_sentence(s) and said_as_episode(s)
+            and not any(cues(s)[v] for v in (*_RULE_VETO, "one_off"))  # "帮我写个 …": asked
             and unreal_kind(s) is None
         }  # fmt: skip
         chosen |= episodes
         unplaced = [f for f in loose if not any(_source_of(f, s) for s in sentences)]
         kept = [
             (p, s)
-            for p, s in kept_statements(turn.content, self.model)
-            if sentences.index(s) not in taken
+            for p, s in kept_statements(turn.content, self.model, read=judged)
+            if judged.index(s) not in taken
         ]
         # a state of the moment ("Je suis crevée ce soir.") or a sentence of no fact of the
         # speaker's world (irony, fiction: memgate.stages.unreal) is no sentence to judge:
         # the durable one beside it is held to the bar of a turn with one sentence
         content = [
             s
-            for s in sentences
+            for s in judged
             if not is_filler_sentence(s) and not _of_the_moment(s) and unreal_kind(s) is None
         ]
-        rest = [s for i, s in enumerate(sentences) if i not in taken and s in content]
+        rest = [s for i, s in enumerate(judged) if i not in taken and s in content]
         # one sentence left to judge: a sentence the classifier keeps with some margin; a
         # narrated turn of several: only a sentence the classifier is nearly sure of. A
         # change of the speaker's said before a question or request ("Bin auf Zed
@@ -356,7 +373,7 @@ class HybridExtractor(StatementExtractor):
         # the request is the reason for the turn, the change is what a later session needs
         bar = (
             self.short_threshold
-            if len(rest) <= 1 or _change_before_asking(rest)
+            if len(rest) <= 1 or _change_before_asking(rest) or _one_change(rest)
             else self.long_turn_threshold
         )
         if bar > self.ruleless_threshold and not rules_read(turn.content):
@@ -371,22 +388,32 @@ class HybridExtractor(StatementExtractor):
             # (the context a reader needs: "we went to the lake; the kids loved it")
             chosen |= {
                 i
-                for i, s in enumerate(sentences)
+                for i, s in enumerate(judged)
                 if i not in taken and s in content and not _aside(s)
             }
         # a state of the day or an excuse ("Sorry, my cat just walked across the keyboard")
         # may hold a rule's fact that says the turn holds a memory, but is no part of it
-        said = [i for i in sorted(chosen) if not of_the_day(sentences[i])]
+        said = [i for i in sorted(chosen) if not of_the_day(judged[i])]
+        if any(not trial(judged[i]) for i in said):
+            # a trial beside a lasting sentence ("… rodam no Jest com Node 20. vou testar o
+            # Bun pra ver se …") is no part of what lasts (memgate.stages.tentative.trial)
+            said = [i for i in said if not trial(judged[i])]
         parts = [
-            p for p in (clean_statement(without_hedge(announced(sentences[i]))) for i in said) if p
+            p for p in (clean_statement(without_hedge(announced(judged[i]))) for i in said) if p
         ]
         out = typed + unplaced
         if parts:
             first = loose[0] if loose else None
             inferred = [f for f in typed if not any(_source_of(f, s) for s in sentences)]
-            out += self._merged_fact(
+            merged = self._merged_fact(
                 turn, parts, first, start=len(out), inferred=inferred, episode=bool(episodes)
             )
+            if any(judged[i] != sentences[i] for i in said):
+                # what a typed fact left of its sentence is searched by its own words, not
+                # by the typed fact's ("a gente mora em Niterói" is no answer about a husband)
+                merged = [f.model_copy(update={"context": " ".join(judged[i] for i in said)})
+                          for f in merged]  # fmt: skip
+            out += merged
         return _believed(out, sentences)
 
     def _merged_fact(
@@ -471,7 +498,8 @@ def _believed(facts: list[CandidateFact], sentences: list[str]) -> list[Candidat
     out = []
     for f in facts:
         sources = [s for s in sentences if _source_of(f, s)]
-        if not f.retracts and sources and all(hedged(s) or believed(s) for s in sources):
+        doubted = [hedged(s) or believed(s) or trial(s) for s in sources]
+        if not f.retracts and sources and all(doubted):
             f = f.model_copy(update={"confidence": min(f.confidence, BELIEVED_CONFIDENCE)})
         out.append(f)
     return out
@@ -503,6 +531,16 @@ def _change_before_asking(sentences: list[str]) -> bool:
         and sentences[0] == stated[0]
         and (LEXICON.has_change_cue(stated[0]) or of_speaker(stated[0]))
     )
+
+
+def _one_change(sentences: list[str]) -> bool:
+    """One sentence of a change of the speaker's, the others asides or a few words
+    ("reorg finally happened lol. i report to marcus now"; "cambio de curro!! ...")."""
+    said = [s for s in sentences if not _aside(s) and len(s.split()) > _FEW_WORDS]
+    return len(said) == 1 and LEXICON.has_change_cue(said[0]) and of_speaker(said[0])
+
+
+_FEW_WORDS: Final = 4
 
 
 def _aside(sentence: str) -> bool:

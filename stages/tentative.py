@@ -122,6 +122,7 @@ class Tentative:
     determiners: frozenset[str]
     speaker_forms: frozenset[str]
     called_off: re.Pattern[str]
+    trial: re.Pattern[str]
     function: frozenset[str]
     months: frozenset[str]
 
@@ -169,6 +170,7 @@ def data() -> Tentative:
         determiners=frozenset(w.casefold() for w in raw["determiners"]),
         speaker_forms=frozenset(w.casefold() for ws in raw["speaker_forms"].values() for w in ws),
         called_off=_alternation([w for ws in raw["called_off"].values() for w in ws]),
+        trial=_alternation([w for ws in raw["trial"].values() for w in ws]),
         function=frozenset(w.casefold() for ws in raw["function"].values() for w in ws),
         months=frozenset(m.casefold() for m in lexicon().get("month_homographs", ())),
     )
@@ -315,6 +317,19 @@ def believed(sentence: str) -> bool:
     if not impersonal and data().modal.search(_main_clause(body)) is None:
         return False
     return _of_speaker(sentence, body, impersonal)
+
+
+def trial(sentence: str) -> bool:
+    """The sentence tries something out (``trial``: "... pra ver se fica mais rápido",
+    "换成 pnpm 试试", "to see if it's faster"): what it says may not last; what is read
+    from it alone is a belief.
+
+    >>> trial("vou testar rodar com o Bun pra ver se fica mais rápido"), trial("我换成 pnpm 试试")
+    (True, True)
+    >>> trial("nossos testes rodam no Jest com Node 20")
+    False
+    """
+    return data().trial.search(sentence) is not None
 
 
 def plain_statement(text: str) -> str | None:

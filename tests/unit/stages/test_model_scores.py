@@ -8,7 +8,9 @@ fixed matrix. The tolerance (1e-12 relative) only absorbs the order of a BLAS su
 changed feature, weight, bucket or training step moves these numbers by far more.
 A change of the word classes the cues read (statements.json) retrains both models
 (tools/train_keep.py, tools/train_triage.py) and re-pins these figures (judge6: one-off
-imperatives, one-time adverbs; keepemb: the first person on a Spanish or Portuguese verb).
+imperatives, one-time adverbs; keepemb: the first person on a Spanish or Portuguese verb;
+session 48: the triage rules the triage model is trained behind read greetings and led
+questions, so it was retrained).
 """
 
 from __future__ import annotations
@@ -27,49 +29,49 @@ PINNED = [
     (
         "The checkout service is written in Go.",
         0.8060920680475483,
-        0.8096745325960807,
+        0.8104890024763091,
         "acd0c20bfa8e0f2a",
         "acd0c20bfa8e0f2a",
     ),
     (
         "I'm swamped this week, so keep it brief.",
         0.03473774851799779,
-        0.12747724271492797,
+        0.12683431961885197,
         "38eb850ef31178d7",
         "29b2d430ae2a0f51",
     ),
     (
         "Wir hosten alle internen Tools auf einem eigenen Kubernetes-Cluster.",
         0.961151719756886,
-        0.8661031510805146,
+        0.8661415836490526,
         "8865b17a4ec45c71",
         "8865b17a4ec45c71",
     ),
     (
         "我们团队所有的新服务都用Kotlin写。",
         0.9826011600637253,
-        0.8658662037814575,
+        0.864994200788159,
         "0eefc88842a6a705",
         "0eefc88842a6a705",
     ),
     (
         "The deploy is still failing with the same timeout!",
         0.2589049525755938,
-        0.08733621694100337,
+        0.0875571772852741,
         "285517fd955944c5",
         "d629ecf37c2bd9ab",
     ),
     (
         "My brother says I should sell my car and cycle to work.",
         0.8964107703004367,
-        0.5598542810741541,
+        0.5591317715735342,
         "782fd1ddd991ab71",
         "4cfdd73d8883856a",
     ),
     (
         "Treino na Smart Fit perto de casa.",
         0.88543032696444,
-        0.7656498407443209,
+        0.7674228161393667,
         "5333b4137c02345a",
         "5333b4137c02345a",
     ),
