@@ -13,7 +13,7 @@ from memgate.core.events import FactStatus, RedactedCandidate
 from memgate.sinks.embedded import EmbeddedIndex
 from memgate.stages.context import said_in
 from memgate.stages.resolve_residual import residual_value
-from tests.unit.stages.resolver_kit import apply, facts, ref, statement
+from tests.unit.stages.resolver_kit import T0, apply, facts, ref, statement
 
 
 def _named(word: str):  # type: ignore[no-untyped-def]
@@ -79,7 +79,7 @@ def test_a_deletion_erases_the_named_part_and_keeps_the_rest(store: EmbeddedInde
     got = facts(store)
     assert STATED not in got  # erased: a tombstone holds no content
     assert got[LEFT].status is FactStatus.ACTIVE
-    assert got[LEFT].valid_from == facts(store)[LEFT].valid_from
+    assert got[LEFT].valid_from == T0  # valid since the statement was said, not since now
     for f in got.values():  # no word of what went, in any field of any row
         assert "argocd" not in f.model_dump_json().lower()
     # the retraction delivered again writes nothing more
